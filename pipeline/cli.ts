@@ -1,0 +1,33 @@
+// `pnpm pipeline <command>`: parse, call, print. Nothing else lives here.
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { STAGES } from "../stages/index.js";
+import { pipelineCommands } from "./cli/pipeline-commands.js";
+import { UserError } from "./errors.js";
+
+export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
+  let cli = yargs(argv)
+    .scriptName("pnpm pipeline")
+    .usage("$0 <command> [options]")
+    .strict()
+    .demandCommand(1, "name a command; see --help")
+    .recommendCommands()
+    .help()
+    .alias("h", "help")
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .fail((message, error, y) => {
+      if (error) throw error;
+      process.stderr.write(`${y.help() ? "" : ""}${message}\nRun with --help for usage.\n`);
+      process.exit(2);
+    });
+  for (const command of pipelineCommands(STAGES)) cli = cli.command(command);
+  try {
+    await cli.parseAsync();
+  } catch (error) {
+    if (error instanceof UserError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    throw error;
+  }
+}

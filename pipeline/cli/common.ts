@@ -1,0 +1,35 @@
+// Options and set-up shared by the commands that read or write pipeline data.
+import type { Argv } from "yargs";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+
+export const DEFAULT_CONFIG = "configs/default.yaml";
+
+export interface DataOptions {
+  config: string;
+  "data-dir"?: string;
+  set?: string[];
+}
+
+export function withDataOptions<T>(yargs: Argv<T>): Argv<T & DataOptions> {
+  return yargs
+    .option("config", {
+      type: "string",
+      default: process.env.CODEFEEDBACK_CONFIG ?? DEFAULT_CONFIG,
+      describe:
+        "YAML config file (configs/default.yaml: paper settings; configs/sample.yaml: bundled samples)",
+    })
+    .option("data-dir", { type: "string", describe: "where stage outputs live (overrides data_dir)" })
+    .option("set", {
+      type: "string",
+      array: true,
+      describe: "override a config key, e.g. --set stages.filter.threshold=4 (repeatable)",
+    }) as Argv<T & DataOptions>;
+}
+
+export function loadFromArgs(args: DataOptions): LoadedConfig {
+  return loadConfig({
+    file: args.config,
+    sets: args.set ?? [],
+    ...(args["data-dir"] ? { dataDir: args["data-dir"] } : {}),
+  });
+}

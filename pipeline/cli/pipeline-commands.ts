@@ -1,0 +1,209 @@
+// The commands that drive the pipeline: run, status, stages, cat, reset.
+import type { CommandModule } from "yargs";
+import { createLogger } from "../log.js";
+import { formatDuration } from "../runner/progress.js";
+import { Runner, type StageStatus } from "../runner.js";
+import { createServices } from "../services.js";
+import type { Stage } from "../stage.js";
+import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+import { printTable } from "./table.js";
+
+function openRunner(
+  stages: readonly Stage<unknown>[],
+  args: DataOptions & { limit?: number; cache?: boolean },
+) {
+  const loaded = loadFromArgs(args);
+  const log = createLogger();
+  const services = createServices(loaded.config, {
+    dataDir: loaded.config.data_dir,
+    noCache: args.cache === false,
+    log,
+  });
+  const runner = new Runner(stages, loaded, {
+    services,
+    log,
+    ...(args.limit !== undefined ? { limit: args.limit } : {}),
+  });
+  return { runner, services };
+}
+
+export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule<object, any>[] {
+  const names = stages.map((s) => s.name);
+  const run: CommandModule<object, any> = {
+    command: "run <stages..>",
+    describe: "run stages (and every upstream stage that is not complete)",
+    builder: (y) =>
+      withDataOptions(y)
+        .positional("stages", { type: "string", array: true, choices: names, describe: "stages to run" })
+        .option("only", {
+          type: "boolean",
+          default: false,
+          describe: "run only the named stages, not their upstream",
+        })
+        .option("force", {
+          type: "boolean",
+          default: false,
+          describe: "recompute the named stages; downstream becomes stale",
+        })
+        .option("limit", {
+          type: "number",
+          describe: "take only the first N rows of each source (for trials)",
+        })
+        .option("dry-run", {
+          type: "boolean",
+          default: false,
+          describe: "estimate LLM requests and tokens; send nothing",
+        })
+        .option("cache", {
+          type: "boolean",
+          default: true,
+          describe: "use the LLM response cache (--no-cache to bypass)",
+        }),
+    handler: async (args) => {
+      const { runner, services } = openRunner(stages, args as never);
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSignal = (signal: NodeJS.Signals) => {
+        interrupts++;
+        if (interrupts > 1) process.exit(130);
+        process.stderr.write(
+          `\n${signal}: finishing the records in flight and saving; press Ctrl-C again to quit at once\n`,
+        );
+        controller.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      try {
+        await runner.run(args.stages as string[], {
+          only: args.only,
+          force: args.force,
+          dryRun: args["dry-run"],
+          signal: controller.signal,
+        });
+      } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+        await services.close();
+      }
+    },
+  };
+
+  const status: CommandModule<object, any> = {
+    command: "status",
+    describe: "state, counts, LLM usage and timings of every stage",
+    builder: (y) =>
+      withDataOptions(y).option("json", { type: "boolean", default: false, describe: "print JSON" }),
+    handler: async (args) => {
+      const { runner } = openRunner(stages, args as never);
+      const rows = stages.map((s) => runner.status(s.name));
+      if (args.json) {
+        process.stdout.write(`${JSON.stringify(rows.map(statusJson), null, 2)}\n`);
+        return;
+      }
+      printTable(
+        [
+          "stage",
+          "state",
+          "in",
+          "out",
+          "rejected",
+          "failed",
+          "llm req",
+          "cached",
+          "tokens",
+          "cost $",
+          "elapsed",
+          "config",
+        ],
+        rows.map((r) => {
+          const m = r.manifest;
+          const u = m?.usage;
+          return [
+            r.stage,
+            r.reason ? `${r.state} (${r.reason})` : r.state,
+            m?.counts.in ?? "",
+            m?.counts.out ?? "",
+            m?.counts.rejected ?? "",
+            m?.counts.failed ?? "",
+            u ? u.requests : "",
+            u ? u.cachedRequests : "",
+            u ? u.promptTokens + u.completionTokens : "",
+            u?.costUsd ? u.costUsd.toFixed(2) : "",
+            m ? formatDuration(m.elapsedMs) : "",
+            r.configHash.slice(0, 8),
+          ];
+        }),
+      );
+    },
+  };
+
+  const list: CommandModule<object, any> = {
+    command: "stages",
+    describe: "every stage with what it does and its upstream stages",
+    handler: () => {
+      printTable(
+        ["stage", "kind", "upstream", "what it does"],
+        stages.map((s) => [s.name, s.kind, s.upstream.join(", ") || "-", s.description]),
+      );
+    },
+  };
+
+  const cat: CommandModule<object, any> = {
+    command: "cat <stage>",
+    describe: "print a stage's output records (or rejects) as JSONL",
+    builder: (y) =>
+      withDataOptions(y)
+        .positional("stage", { type: "string", choices: names })
+        .option("rejects", {
+          type: "boolean",
+          default: false,
+          describe: "print the rejects with their reasons",
+        }),
+    handler: async (args) => {
+      const { runner } = openRunner(stages, args as never);
+      const out = process.stdout;
+      for await (const record of runner.store(args.stage).read({ rejects: args.rejects })) {
+        if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((r) => out.once("drain", r));
+      }
+    },
+  };
+
+  const reset: CommandModule<object, any> = {
+    command: "reset <stage>",
+    describe: "remove a stage's outputs; downstream stages become stale",
+    builder: (y) =>
+      withDataOptions(y)
+        .positional("stage", { type: "string", choices: names })
+        .option("purge", {
+          type: "boolean",
+          default: false,
+          describe: "also delete the stage's work files (downloads)",
+        }),
+    handler: (args) => {
+      const { runner } = openRunner(stages, args as never);
+      runner.reset(args.stage, undefined, { purge: args.purge });
+      process.stderr.write(
+        `${args.stage}: outputs removed; downstream: ${runner.downstreamOf(args.stage).join(", ") || "none"} marked stale\n`,
+      );
+    },
+  };
+  return [run, status, list, cat, reset];
+}
+
+function statusJson(s: StageStatus) {
+  const m = s.manifest;
+  return {
+    stage: s.stage,
+    state: s.state,
+    reason: s.reason ?? null,
+    configHash: s.configHash,
+    counts: m?.counts ?? null,
+    usage: m?.usage ?? null,
+    elapsedMs: m?.elapsedMs ?? null,
+    runs: m?.runs ?? 0,
+    startedAt: m?.startedAt ?? null,
+    finishedAt: m?.finishedAt ?? null,
+    outputHash: m?.outputHash ?? null,
+    stats: m?.stats ?? null,
+  };
+}

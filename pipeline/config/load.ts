@@ -1,0 +1,135 @@
+// Loads a YAML config, applies `--set key=value` overrides, and validates it. Every error names the
+// file, the key path and, where the key is in the file, its line, so a user can go straight to it.
+import { readFileSync } from "node:fs";
+import { isMap, parseDocument } from "yaml";
+import type { z } from "zod";
+import { ConfigError } from "../errors.js";
+import { type RootConfig, rootConfigSchema } from "./schema.js";
+
+export interface LoadedConfig {
+  config: RootConfig;
+  /** the file it came from, or "(built-in defaults)" */
+  source: string;
+  /** line numbers of keys in the file, by dotted path, for error messages */
+  lines: Map<string, number>;
+}
+
+export interface LoadOptions {
+  file?: string;
+  /** `key.path=value` overrides; values are parsed as YAML scalars/flow collections */
+  sets?: string[];
+  /** overrides `data_dir` */
+  dataDir?: string;
+}
+
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const source = options.file ?? "(built-in defaults)";
+  const lines = new Map<string, number>();
+  let raw: Record<string, unknown> = {};
+  if (options.file) {
+    let text: string;
+    try {
+      text = readFileSync(options.file, "utf8");
+    } catch (error) {
+      throw new ConfigError(
+        `cannot read config file ${options.file}: ${(error as Error).message}. Pass an existing file with --config (see configs/).`,
+      );
+    }
+    const doc = parseDocument(text, { prettyErrors: true });
+    if (doc.errors.length > 0) {
+      throw new ConfigError(`${options.file}: invalid YAML: ${doc.errors[0]!.message}`);
+    }
+    const value = doc.toJS() ?? {};
+    if (typeof value !== "object" || Array.isArray(value)) {
+      throw new ConfigError(
+        `${options.file}: the top level must be a mapping of keys (data_dir, llm, stages, ...)`,
+      );
+    }
+    raw = value as Record<string, unknown>;
+    collectLines(doc.contents, [], text, lines);
+  }
+  for (const assignment of options.sets ?? []) applySet(raw, assignment);
+  if (options.dataDir) raw.data_dir = options.dataDir;
+  const config = validate(rootConfigSchema, raw, [], source, lines);
+  return { config, source, lines };
+}
+
+/** Validates a value found at `path` of the config against `schema`, with errors that name file, key and line. */
+export function validate<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: (string | number)[],
+  source: string,
+  lines: Map<string, number>,
+): T {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const at = [...path, ...issue.path.map((k) => (typeof k === "number" ? k : String(k)))];
+    const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...at, k]) : [at];
+    return keys
+      .map((full) => {
+        const dotted = full.join(".");
+        const line = nearestLine(lines, full);
+        const where = line ? ` (line ${line})` : "";
+        const what = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
+        return `  ${dotted || "(top level)"}${where}: ${what}`;
+      })
+      .join("\n");
+  });
+  throw new ConfigError(
+    `invalid configuration in ${source}:\n${problems.join("\n")}\nFix the key(s) above; configs/default.yaml documents every key.`,
+  );
+}
+
+function nearestLine(lines: Map<string, number>, path: (string | number)[]): number | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const line = lines.get(path.slice(0, n).join("."));
+    if (line) return line;
+  }
+  return undefined;
+}
+
+function collectLines(node: unknown, path: string[], text: string, lines: Map<string, number>): void {
+  if (!isMap(node)) return;
+  for (const pair of node.items) {
+    const key = pair.key as { value?: unknown; range?: [number, number, number] } | null;
+    if (!key || key.value === undefined) continue;
+    const full = [...path, String(key.value)];
+    if (key.range) lines.set(full.join("."), lineOf(text, key.range[0]));
+    collectLines(pair.value, full, text, lines);
+  }
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+function applySet(raw: Record<string, unknown>, assignment: string): void {
+  const eq = assignment.indexOf("=");
+  if (eq <= 0) {
+    throw new ConfigError(
+      `--set ${assignment}: expected key.path=value, e.g. --set stages.filter.threshold=4`,
+    );
+  }
+  const keys = assignment.slice(0, eq).split(".");
+  const text = assignment.slice(eq + 1);
+  let value: unknown;
+  try {
+    value = parseDocument(text).toJS();
+  } catch {
+    value = text;
+  }
+  let target: Record<string, unknown> = raw;
+  for (const key of keys.slice(0, -1)) {
+    const next = target[key];
+    if (next === undefined || next === null) target[key] = {};
+    else if (typeof next !== "object" || Array.isArray(next)) {
+      throw new ConfigError(`--set ${assignment}: ${key} is not a mapping, so it has no key ${keys.at(-1)}`);
+    }
+    target = target[key] as Record<string, unknown>;
+  }
+  target[keys.at(-1)!] = value ?? null;
+}

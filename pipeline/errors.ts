@@ -1,0 +1,24 @@
+// Errors a user can hit. Each one says what went wrong, where, and what to do; the CLI prints the
+// message without a stack trace and exits with `exitCode`.
+
+export class UserError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = options?.exitCode ?? 2;
+  }
+}
+
+/** The configuration is invalid: names the file and the key. */
+export class ConfigError extends UserError {}
+
+/** A stage needs something that is not configured (e.g. an LLM endpoint) and cannot go on. */
+export class NotConfiguredError extends UserError {}
+
+/** The run was interrupted (SIGINT/SIGTERM) after flushing; rerunning resumes. */
+export class InterruptedError extends UserError {
+  constructor(message: string) {
+    super(message, { exitCode: 130 });
+  }
+}

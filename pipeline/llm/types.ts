@@ -1,0 +1,33 @@
+// What stages see of the LLM layer: one client per role (scorer, weak, strong), each backed by the
+// official `openai` SDK, the persistent response cache, retries and usage accounting.
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface ChatOptions {
+  /** overrides of the role's sampling parameters for this call (part of the cache key) */
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  seed?: number;
+  /** skip the cache lookup (the answer is still stored) */
+  noCache?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ChatResult {
+  content: string;
+  /** true when answered from the persistent cache (nothing sent, nothing paid) */
+  cached: boolean;
+  model: string;
+  finishReason: string | null;
+  usage: { promptTokens: number; completionTokens: number };
+}
+
+export interface LlmClient {
+  readonly role: string;
+  readonly model: string;
+  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+}

@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from "./cli.js";
+
+await main();

@@ -1,0 +1,145 @@
+// Runs one stage once its plan says so. Record-wise stages stream their input, skip what an earlier
+// run committed, keep `concurrency` records in flight, and commit each outcome in one append. Global
+// stages write to a staging part that is committed only when they finish.
+import { UserError } from "../errors.js";
+import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
+import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
+import type { OutputDigest, StageStore } from "../store/index.js";
+import type { StageCounts } from "../store/manifest.js";
+import type { Progress } from "./progress.js";
+
+export interface ExecutionResult {
+  counts: StageCounts;
+  outputHash: string;
+  /** failure reason -> inputs that failed with it in this run (retried on the next run) */
+  failures: Map<string, number>;
+  interrupted: boolean;
+}
+
+export interface ExecutionHooks {
+  progress: Progress;
+  /** called every few seconds and at the end with the running counts */
+  checkpoint(counts: StageCounts): void;
+}
+
+export async function executeRecordStage<C>(
+  stage: RecordStage<C>,
+  ctx: StageContext<C>,
+  store: StageStore,
+  hooks: ExecutionHooks,
+): Promise<ExecutionResult> {
+  const scan = await store.scan();
+  const counts: StageCounts = { ...scan.counts, failed: 0 };
+  const failures = new Map<string, number>();
+  const digest = scan.digest;
+  const writer = store.newPart();
+  const concurrency = Math.max(1, stage.concurrency?.(ctx) ?? 1);
+  const inflight = new Set<Promise<void>>();
+  let fatal: unknown;
+  const timer = setInterval(() => hooks.checkpoint(counts), 2000);
+
+  const handle = async (position: number, record: PipelineRecord): Promise<void> => {
+    let outcome: RecordOutcome;
+    try {
+      outcome = await stage.process(record, ctx);
+    } catch (error) {
+      if (error instanceof UserError) {
+        fatal ??= error;
+        return;
+      }
+      outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
+    }
+    if (outcome.failed) {
+      writer.append({ s: position, f: outcome.failed });
+      counts.failed++;
+      failures.set(outcome.failed.reason, (failures.get(outcome.failed.reason) ?? 0) + 1);
+    } else {
+      const out = outcome.out ?? [];
+      checkIds(stage.name, out, record);
+      const rejects = outcome.rejects ?? [];
+      writer.append({
+        s: position,
+        ...(out.length ? { o: out } : {}),
+        ...(rejects.length ? { r: rejects } : {}),
+      });
+      for (const r of out) digest.add(r);
+      counts.in++;
+      counts.out += out.length;
+      counts.rejected += rejects.length;
+    }
+    hooks.progress.tick();
+  };
+
+  try {
+    let position = -1;
+    const input = stage.input ? stage.input(ctx) : ctx.read(stage.upstream[0]!);
+    for await (const record of input) {
+      position++;
+      if (scan.done.has(position)) {
+        hooks.progress.skip();
+        continue;
+      }
+      while (inflight.size >= concurrency) await Promise.race(inflight);
+      if (ctx.signal.aborted || fatal) break;
+      const task: Promise<void> = handle(position, record).finally(() => inflight.delete(task));
+      inflight.add(task);
+    }
+    await Promise.all(inflight);
+  } finally {
+    await Promise.allSettled(inflight);
+    clearInterval(timer);
+    writer.close();
+    hooks.progress.done();
+    hooks.checkpoint(counts);
+  }
+  if (fatal) throw fatal;
+  return { counts, outputHash: digest.value, failures, interrupted: ctx.signal.aborted };
+}
+
+export async function executeGlobalStage<C>(
+  stage: GlobalStage<C>,
+  ctx: StageContext<C>,
+  store: StageStore,
+  hooks: ExecutionHooks,
+  digest: OutputDigest,
+): Promise<ExecutionResult> {
+  const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
+  const staging = store.stagingPart();
+  const emit = {
+    out: async (record: PipelineRecord) => {
+      checkIds(stage.name, [record]);
+      staging.writer.append({ s: -1, o: [record] });
+      digest.add(record);
+      counts.out++;
+      hooks.progress.tick();
+    },
+    reject: async (reject: Reject) => {
+      staging.writer.append({ s: -1, r: [reject] });
+      counts.rejected++;
+    },
+  };
+  try {
+    await stage.run(ctx, emit);
+  } catch (error) {
+    staging.writer.close();
+    hooks.progress.done();
+    if (ctx.signal.aborted && !(error instanceof UserError)) {
+      return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
+    }
+    throw error;
+  }
+  staging.commit();
+  hooks.progress.done();
+  for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
+  return { counts, outputHash: digest.value, failures: new Map(), interrupted: false };
+}
+
+function checkIds(stage: string, records: PipelineRecord[], input?: PipelineRecord): void {
+  for (const record of records) {
+    if (typeof record?.id !== "string" || record.id.length === 0) {
+      throw new Error(
+        `stage ${stage} emitted a record without a string id${input ? ` for input ${input.id}` : ""}: every record needs a stable id`,
+      );
+    }
+  }
+}

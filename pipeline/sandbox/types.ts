@@ -1,0 +1,50 @@
+// Request and response shapes of SandboxFusion's POST /run_code, so its clients work unchanged,
+// plus our own extras (peak memory, signal, truncation). Every face of the sandbox speaks these.
+
+export type RunStatus = "Success" | "Failed" | "SandboxError";
+export type CommandStatus = "Finished" | "Error" | "TimeLimitExceeded";
+
+export interface RunCodeRequest {
+  code: string;
+  /** SandboxFusion language id: python, cpp, nodejs, go, java, php, csharp, bash, typescript, rust, ... */
+  language: string;
+  /** seconds */
+  compile_timeout?: number;
+  /** seconds */
+  run_timeout?: number;
+  memory_limit_MB?: number;
+  stdin?: string | null;
+  /** path inside the work dir -> base64 content */
+  files?: Record<string, string | null>;
+  fetch_files?: string[];
+}
+
+export interface CommandRunResult {
+  status: CommandStatus;
+  /** seconds */
+  execution_time: number | null;
+  return_code: number | null;
+  stdout: string | null;
+  stderr: string | null;
+  // extras
+  peak_memory_kb?: number | null;
+  signal?: string | null;
+  stdout_truncated?: boolean;
+  stderr_truncated?: boolean;
+}
+
+export interface RunCodeResponse {
+  status: RunStatus;
+  message: string;
+  compile_result: CommandRunResult | null;
+  run_result: CommandRunResult | null;
+  executor_pod_name?: string | null;
+  /** fetched files: path -> base64 */
+  files: Record<string, string>;
+}
+
+/** What every stage and the evaluator call; implemented by the embedded sandbox and the HTTP client. */
+export interface CodeRunner {
+  run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,46 @@
+// Services a stage may ask for, built lazily from the root config so a stage that needs no LLM never
+// asks for an endpoint. The runner owns one Services per run and closes it at the end.
+import type { RootConfig } from "./config/schema.js";
+import { createLlmService } from "./llm/index.js";
+import type { LlmClient } from "./llm/types.js";
+import type { Logger } from "./log.js";
+import { createCodeRunner } from "./sandbox/index.js";
+import type { CodeRunner } from "./sandbox/types.js";
+import type { UsageMeter } from "./usage.js";
+
+export interface Services {
+  /** the client for an LLM role (scorer, weak, strong); throws NotConfiguredError with advice if unset */
+  llm(role: string, usage: UsageMeter): LlmClient;
+  /** the code sandbox (embedded or a remote /run_code server) */
+  sandbox(): CodeRunner;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  dataDir: string;
+  /** `--no-cache`: ask the LLM again even when the response cache has an answer */
+  noCache?: boolean;
+  log: Logger;
+}
+
+export function createServices(root: RootConfig, options: ServiceOptions): Services {
+  let llm: ReturnType<typeof createLlmService> | undefined;
+  let sandbox: CodeRunner | undefined;
+  return {
+    llm(role, usage) {
+      llm ??= createLlmService(root.llm, {
+        dataDir: options.dataDir,
+        noCache: options.noCache ?? false,
+        log: options.log,
+      });
+      return llm.client(role, usage);
+    },
+    sandbox() {
+      if (!sandbox) sandbox = createCodeRunner(root.sandbox);
+      return sandbox;
+    },
+    async close() {
+      await Promise.all([llm?.close(), sandbox?.close()]);
+    },
+  };
+}

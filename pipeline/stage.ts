@@ -1,0 +1,120 @@
+// The stage contract. A stage says what the paper says about one step; the runner does the
+// bookkeeping once for all (resume, counting, rejects, staleness, progress, signals).
+//
+// Two kinds:
+// - record-wise: `process` maps one input record to zero or more outputs and/or rejects. The runner
+//   streams the input, keeps at most `concurrency` records in flight, and commits each input's outcome
+//   in one append, so memory does not grow with the dataset and a `kill -9` loses nothing.
+// - global: `run` sees all of its input at once (packing, dedup, export) and emits its outputs; they
+//   are committed together when `run` returns, so an interrupted global stage simply starts over
+//   (its expensive calls go through persistent caches).
+
+import type { z } from "zod";
+import type { RootConfig } from "./config/schema.js";
+import type { Logger } from "./log.js";
+import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
+import type { Services } from "./services.js";
+import type { UsageMeter } from "./usage.js";
+
+export const STAGE_NAMES = [
+  "download",
+  "normalize",
+  "dedup",
+  "filter",
+  "pack",
+  "simulate",
+  "correct",
+  "leetcode",
+  "validate",
+  "export",
+] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+export interface ReadOptions {
+  /** read the stage's rejects instead of its outputs */
+  rejects?: boolean;
+}
+
+export interface StageContext<C> {
+  name: string;
+  /** this stage's section of the config, validated by its schema */
+  config: C;
+  /** the whole validated config (services: hub, llm, sandbox, embed) */
+  root: RootConfig;
+  dataDir: string;
+  /** `<dataDir>/<stage>/work`: the stage's private files (downloads, indexes); kept across resumes */
+  workDir: string;
+  /** `--limit N`: stages that read source rows take only the first N of each source */
+  limit: number | undefined;
+  /** aborted on SIGINT/SIGTERM: stop starting new work, let in-flight work finish */
+  signal: AbortSignal;
+  log: Logger;
+  services: Services;
+  /** LLM usage of this stage; persisted in its manifest */
+  usage: UsageMeter;
+  /** stream a completed stage's outputs (or rejects) */
+  read(stage: string, options?: ReadOptions): AsyncIterable<PipelineRecord>;
+  /** number of output records of a completed stage, from its manifest (for progress totals) */
+  countOf(stage: string): number | undefined;
+}
+
+interface StageBase<C> {
+  name: StageName | string;
+  /** one line for `pnpm pipeline stages` */
+  description: string;
+  upstream: readonly string[];
+  /** schema of `stages.<name>` in the config; `{}` must parse (every key has a default) */
+  configSchema: z.ZodType<C>;
+  /**
+   * Anything besides the stage's own config whose change makes its outputs stale, e.g. the model and
+   * sampling parameters of the LLM role it uses, or `limit` for stages that read sources.
+   */
+  fingerprint?(ctx: { config: C; root: RootConfig; limit: number | undefined }): unknown;
+  /**
+   * `run --dry-run`: what the stage would send to LLMs for its input, before any spend. Requests already
+   * in the response cache are not counted.
+   */
+  estimate?(ctx: StageContext<C>): Promise<CostEstimate>;
+  /** statistics to keep in the manifest and print at the end, computed after the stage completes */
+  summarize?(ctx: StageContext<C>): Promise<Record<string, unknown>>;
+}
+
+export interface RecordStage<C = unknown> extends StageBase<C> {
+  kind: "record";
+  /** records in flight at once; default 1 */
+  concurrency?(ctx: StageContext<C>): number;
+  /**
+   * The input stream. Default: the outputs of `upstream[0]`. Must yield the same records in the same
+   * order on every call while the configuration is unchanged: resume skips by position.
+   */
+  input?(ctx: StageContext<C>): AsyncIterable<PipelineRecord>;
+  /** how many input records to expect, for progress (optional) */
+  inputSize?(ctx: StageContext<C>): Promise<number | undefined>;
+  process(record: PipelineRecord, ctx: StageContext<C>): Promise<RecordOutcome>;
+}
+
+export interface CostEstimate {
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd?: number;
+  /** how the numbers were obtained, e.g. "2 rounds x 5,000 records, 40% assumed to survive round 1" */
+  note?: string;
+}
+
+export interface Emitter {
+  out(record: PipelineRecord): Promise<void>;
+  reject(reject: Reject): Promise<void>;
+}
+
+export interface GlobalStage<C = unknown> extends StageBase<C> {
+  kind: "global";
+  run(ctx: StageContext<C>, emit: Emitter): Promise<void>;
+}
+
+export type Stage<C = unknown> = RecordStage<C> | GlobalStage<C>;
+
+/** Identity helper that keeps the config type of a stage definition. */
+export function defineStage<C>(stage: Stage<C>): Stage<C> {
+  return stage;
+}

@@ -1,0 +1,59 @@
+// A stage's manifest: what produced its outputs (config hash, upstream output hashes), how far it got,
+// counts, LLM usage and timings. Written atomically (temp file + rename), so it is never torn.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { UsageTotals } from "../usage.js";
+
+export type StoredState = "running" | "partial" | "complete";
+
+export interface StageCounts {
+  /** input records handled (done) */
+  in: number;
+  out: number;
+  rejected: number;
+  /** inputs whose last attempt failed for an operational reason; retried on the next run */
+  failed: number;
+}
+
+export interface Manifest {
+  version: 1;
+  stage: string;
+  state: StoredState;
+  configHash: string;
+  /** upstream stage -> its outputHash when this stage started */
+  upstream: Record<string, string>;
+  /** set by `run --force` or `reset` of an upstream stage: outputs must be recomputed */
+  staleReason?: string;
+  counts: StageCounts;
+  /** order-independent hash of the outputs; set when complete */
+  outputHash?: string;
+  usage?: UsageTotals;
+  runs: number;
+  pid?: number;
+  startedAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  /** wall time spent running, summed over resumed runs */
+  elapsedMs: number;
+  stats?: Record<string, unknown>;
+}
+
+export const MANIFEST_FILE = "manifest.json";
+
+export function readManifest(stageDir: string): Manifest | undefined {
+  try {
+    return JSON.parse(readFileSync(join(stageDir, MANIFEST_FILE), "utf8")) as Manifest;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new Error(
+      `the manifest of ${stageDir} is unreadable (${(error as Error).message}); run \`pnpm pipeline reset\` on that stage`,
+    );
+  }
+}
+
+export function writeManifest(stageDir: string, manifest: Manifest): void {
+  const path = join(stageDir, MANIFEST_FILE);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(tmp, path);
+}

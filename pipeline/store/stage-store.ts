@@ -1,0 +1,179 @@
+// One stage's corner of the data dir:
+//   <dataDir>/<stage>/manifest.json   what produced the outputs, state, counts, usage, timings
+//   <dataDir>/<stage>/parts/*.jsonl   committed entries (outputs + rejects + failures), append-only
+//   <dataDir>/<stage>/work/           the stage's private files (downloads, indexes), kept by `reset`
+//   <dataDir>/<stage>/lock            held by the process running the stage
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../errors.js";
+import type { PipelineRecord, Reject } from "../record.js";
+import { DoneSet } from "./done-set.js";
+import { type Manifest, readManifest, type StageCounts, writeManifest } from "./manifest.js";
+import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
+
+export interface ScanResult {
+  done: DoneSet;
+  counts: StageCounts;
+  outputHash: string;
+  /** the running digest, to continue adding outputs of this run */
+  digest: OutputDigest;
+  /** failure reasons of inputs not (yet) done, with how many hit each */
+  failures: Map<string, number>;
+}
+
+/** Order-independent digest of a set of records: resumed and uninterrupted runs hash the same. */
+export class OutputDigest {
+  private sum = 0n;
+  private n = 0;
+  add(record: unknown): void {
+    const digest = createHash("sha1").update(JSON.stringify(record)).digest();
+    this.sum = (this.sum + digest.readBigUInt64BE(0)) & 0xffffffffffffffffn;
+    this.n++;
+  }
+  get value(): string {
+    return `${this.n.toString(16)}-${this.sum.toString(16).padStart(16, "0")}`;
+  }
+}
+
+export class StageStore {
+  readonly dir: string;
+  readonly partsDir: string;
+  readonly workDir: string;
+
+  constructor(
+    readonly dataDir: string,
+    readonly stage: string,
+  ) {
+    this.dir = join(dataDir, stage);
+    this.partsDir = join(this.dir, "parts");
+    this.workDir = join(this.dir, "work");
+  }
+
+  manifest(): Manifest | undefined {
+    return readManifest(this.dir);
+  }
+
+  saveManifest(manifest: Manifest): void {
+    mkdirSync(this.dir, { recursive: true });
+    writeManifest(this.dir, { ...manifest, updatedAt: new Date().toISOString() });
+  }
+
+  parts(): string[] {
+    if (!existsSync(this.partsDir)) return [];
+    return readdirSync(this.partsDir)
+      .filter((f) => /^part-\d+\.jsonl$/.test(f))
+      .sort()
+      .map((f) => join(this.partsDir, f));
+  }
+
+  /** Repairs torn tails and rebuilds what is done from the committed entries. */
+  async scan(): Promise<ScanResult> {
+    const done = new DoneSet();
+    const failedAt = new Map<number, string>();
+    const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
+    const digest = new OutputDigest();
+    for (const part of this.parts()) {
+      repairTail(part);
+      for await (const entry of readEntries(part)) {
+        if (entry.f) {
+          if (entry.s >= 0 && !done.has(entry.s)) failedAt.set(entry.s, entry.f.reason);
+          continue;
+        }
+        if (entry.s >= 0) {
+          if (done.has(entry.s)) continue;
+          done.add(entry.s);
+          failedAt.delete(entry.s);
+          counts.in++;
+        }
+        for (const record of entry.o ?? []) digest.add(record);
+        counts.out += entry.o?.length ?? 0;
+        counts.rejected += entry.r?.length ?? 0;
+      }
+    }
+    const failures = new Map<string, number>();
+    for (const reason of failedAt.values()) failures.set(reason, (failures.get(reason) ?? 0) + 1);
+    counts.failed = failedAt.size;
+    return { done, counts, outputHash: digest.value, digest, failures };
+  }
+
+  /** A new part file for this run; earlier parts are never written again. */
+  newPart(): PartWriter {
+    mkdirSync(this.partsDir, { recursive: true });
+    const last = this.parts().at(-1);
+    const next = last ? Number(/part-(\d+)\.jsonl$/.exec(last)![1]) + 1 : 0;
+    return new PartWriter(join(this.partsDir, `part-${String(next).padStart(5, "0")}.jsonl`));
+  }
+
+  /** Writes a global stage's outputs to a temporary part that becomes visible only when `commit` runs. */
+  stagingPart(): { writer: PartWriter; commit(): void } {
+    mkdirSync(this.partsDir, { recursive: true });
+    const tmp = join(this.partsDir, "staging.jsonl.tmp");
+    rmSync(tmp, { force: true });
+    const writer = new PartWriter(tmp);
+    return {
+      writer,
+      commit: () => {
+        writer.close();
+        for (const part of this.parts()) rmSync(part);
+        renameSync(tmp, join(this.partsDir, "part-00000.jsonl"));
+      },
+    };
+  }
+
+  /** Streams the committed outputs (or rejects), each input's entry once. */
+  async *read(options: { rejects?: boolean } = {}): AsyncGenerator<PipelineRecord> {
+    const seen = new DoneSet();
+    for (const part of this.parts()) {
+      for await (const entry of readEntries(part)) {
+        if (entry.f) continue;
+        if (entry.s >= 0) {
+          if (seen.has(entry.s)) continue;
+          seen.add(entry.s);
+        }
+        const items: (PipelineRecord | Reject)[] | undefined = options.rejects ? entry.r : entry.o;
+        if (items) for (const item of items) yield item as PipelineRecord;
+      }
+    }
+  }
+
+  /** Removes outputs and manifest; keeps `work/` (verified downloads, indexes) unless `purge`. */
+  reset(options: { purge?: boolean } = {}): void {
+    rmSync(this.partsDir, { recursive: true, force: true });
+    rmSync(join(this.dir, "manifest.json"), { force: true });
+    if (options.purge) rmSync(this.workDir, { recursive: true, force: true });
+  }
+
+  /** Takes the stage's lock; a lock left by a dead process is taken over. */
+  lock(): () => void {
+    mkdirSync(this.dir, { recursive: true });
+    const path = join(this.dir, "lock");
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(path, String(process.pid), { flag: "wx" });
+        return () => rmSync(path, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        const holder = Number(readFileSync(path, "utf8"));
+        if (holder && holder !== process.pid && isAlive(holder)) {
+          throw new UserError(
+            `stage ${this.stage} is being run by process ${holder}; wait for it or stop it before running it again`,
+          );
+        }
+        rmSync(path, { force: true });
+      }
+    }
+    throw new UserError(`could not take the lock of stage ${this.stage} in ${this.dir}`);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export type { Entry };

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything codefeedback needs on a fresh Debian machine: the Debian packages listed in
+# scripts/apt-packages.txt (sandbox isolation and language toolchains), pnpm at the version pinned in
+# package.json, and the locked Node dependencies. Safe to run again; it skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' scripts/apt-packages.txt | grep -v '^$')
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install: Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+pnpm_version=$(node -p "require('./package.json').packageManager.split('@')[1]")
+if [ "$(pnpm --version 2>/dev/null || true)" != "$pnpm_version" ]; then
+  echo "install: pnpm $pnpm_version"
+  npm install -g "pnpm@$pnpm_version" >/dev/null
+fi
+
+pnpm install --frozen-lockfile
