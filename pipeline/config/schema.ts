@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { hubConfigSchema } from "../hub/config.js";
 import { llmConfigSchema } from "../llm/config.js";
-import { sandboxConfigSchema } from "../sandbox/index.js";
+import { sandboxConfigSchema } from "../sandbox/config.js";
 
 export const rootConfigSchema = z
   .object({

@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { InterruptedError, UserError } from "../../pipeline/errors.js";
+import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { TOY_STAGES } from "../support/toy-stages.js";
+
+const ids = (records: { id: string }[]) => records.map((r) => r.id).sort();
+
+describe("runner", () => {
+  it("runs the named stage and every upstream stage, with rejects counted", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  numbers: {count: 30}\n" });
+    const reports = await runner.run(["total"]);
+    expect(reports.map((r) => [r.stage, r.action])).toEqual([
+      ["numbers", "ran"],
+      ["expand", "ran"],
+      ["total", "ran"],
+    ]);
+    const expand = runner.status("expand");
+    expect(expand.state).toBe("complete");
+    // values 0..29: value%3==0 rejected (10), 1 -> one copy (10), 2 -> two copies (10)
+    expect(expand.manifest!.counts).toEqual({ in: 30, out: 30, rejected: 10, failed: 0 });
+    const rejects = await collect(runner.store("expand").read({ rejects: true }));
+    expect(rejects).toHaveLength(10);
+    expect(rejects[0]).toMatchObject({ reason: "no-copies" });
+    const [total] = await collect(runner.store("total").read());
+    const expected = Array.from({ length: 30 }, (_, v) => v * (v % 3)).reduce((a, b) => a + b, 0);
+    expect(total).toEqual({ id: "total", sum: expected, n: 30 });
+  });
+
+  it("skips complete stages and recomputes a stage whose config changed, then its downstream", async () => {
+    const dir = tempDir();
+    await makeRunner(TOY_STAGES, { dir }).run(["total"]);
+    const again = await makeRunner(TOY_STAGES, { dir }).run(["total"]);
+    expect(again.map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
+
+    const changed = makeRunner(TOY_STAGES, { dir, sets: ["stages.expand.copies=4"] });
+    expect(changed.status("numbers").state).toBe("complete");
+    expect(changed.status("expand")).toMatchObject({ state: "stale", reason: "its configuration changed" });
+    expect(changed.status("total").state).toBe("stale");
+    const reports = await changed.run(["total"]);
+    expect(reports.map((r) => r.action)).toEqual(["skipped", "ran", "ran"]);
+    expect(changed.status("expand").manifest!.counts.rejected).toBe(13); // multiples of 4 in 0..49
+  });
+
+  it("--only refuses to run a stage whose upstream is not complete", async () => {
+    const runner = makeRunner(TOY_STAGES, { dir: tempDir() });
+    await expect(runner.run(["expand"], { only: true })).rejects.toThrow(/needs numbers to be complete/);
+  });
+
+  it("--force recomputes the named stage and marks downstream stale", async () => {
+    const dir = tempDir();
+    await makeRunner(TOY_STAGES, { dir }).run(["total"]);
+    const runner = makeRunner(TOY_STAGES, { dir });
+    await runner.run(["expand"], { force: true, only: true });
+    expect(runner.status("expand").state).toBe("complete");
+    expect(runner.status("total")).toMatchObject({ state: "stale", reason: "upstream expand was forced" });
+  });
+
+  it("reset removes outputs and marks downstream stale", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir });
+    await runner.run(["total"]);
+    runner.reset("numbers");
+    expect(runner.status("numbers").state).toBe("not started");
+    expect(runner.status("expand").state).toBe("stale");
+    expect(await collect(runner.store("numbers").read())).toEqual([]);
+  });
+
+  it("keeps failed records out of the done set and retries them on the next run", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand: {fail_every: 7}\n" });
+    process.env.TOY_FAILING = "1";
+    try {
+      await expect(runner.run(["expand"])).rejects.toThrow(/8 records failed \(8 x flaky-service\)/);
+    } finally {
+      delete process.env.TOY_FAILING;
+    }
+    const partial = runner.status("expand");
+    expect(partial.state).toBe("partial");
+    expect(partial.manifest!.counts.failed).toBe(8);
+    await runner.run(["expand"]);
+    expect(runner.status("expand").manifest!.counts).toMatchObject({ in: 50, failed: 0 });
+    const fresh = makeRunner(TOY_STAGES, { dir: tempDir() });
+    await fresh.run(["expand"]);
+    expect(ids(await collect(runner.store("expand").read()))).toEqual(
+      ids(await collect(fresh.store("expand").read())),
+    );
+    expect(runner.status("expand").manifest!.outputHash).toBe(fresh.status("expand").manifest!.outputHash);
+  });
+
+  it("an abort lets in-flight records finish, saves them, and the next run resumes", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, {
+      dir,
+      yaml: "stages:\n  numbers: {count: 200}\n  expand: {delay_ms: 5}\n",
+    });
+    await runner.run(["numbers"]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 60);
+    await expect(runner.run(["expand"], { signal: controller.signal })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+    const partial = runner.status("expand");
+    expect(partial.state).toBe("partial");
+    expect(partial.manifest!.counts.in).toBeGreaterThan(0);
+    expect(partial.manifest!.counts.in).toBeLessThan(200);
+    await runner.run(["expand"]);
+    const out = await collect(runner.store("expand").read());
+    expect(new Set(out.map((r) => r.id)).size).toBe(out.length);
+    expect(runner.status("expand").manifest!.counts).toMatchObject({ in: 200, out: 199 }); // 67 values give 1 copy, 66 give 2
+  });
+
+  it("names an unknown stage section and an unknown key with file and line", () => {
+    const dir = tempDir();
+    expect(() => makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  nubmers: {}\n" })).toThrow(
+      /stages\.nubmers: unknown stage/,
+    );
+    expect(() => makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand:\n    copys: 2\n" })).toThrow(
+      /config\.yaml:\n {2}stages\.expand\.copys \(line 4\): unknown key/,
+    );
+    expect(() => makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand:\n    copies: three\n" })).toThrow(
+      /stages\.expand\.copies \(line 4\): Invalid input: expected number/,
+    );
+  });
+
+  it("rejects an unknown stage name with the list of stages", () => {
+    const runner = makeRunner(TOY_STAGES, { dir: tempDir() });
+    expect(() => runner.stage("filtr")).toThrow(UserError);
+    expect(() => runner.stage("filtr")).toThrow(/Stages are: numbers, expand, total/);
+  });
+
+  it("--limit is part of a source stage's fingerprint", async () => {
+    const dir = tempDir();
+    await makeRunner(TOY_STAGES, { dir, limit: 5 }).run(["numbers"]);
+    const full = makeRunner(TOY_STAGES, { dir });
+    expect(full.status("numbers").state).toBe("stale");
+    await full.run(["numbers"]);
+    expect(full.status("numbers").manifest!.counts.out).toBe(50);
+  });
+});

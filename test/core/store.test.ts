@@ -1,0 +1,85 @@
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  DoneSet,
+  OutputDigest,
+  type PartWriter,
+  repairTail,
+  StageStore,
+} from "../../pipeline/store/index.js";
+import { collect, tempDir } from "../support/runner-kit.js";
+
+describe("store", () => {
+  it("repairTail cuts a torn last line and keeps whole ones", () => {
+    const file = join(tempDir(), "p.jsonl");
+    writeFileSync(file, '{"s":0}\n{"s":1}\n{"s":2,"o":[{"id":"x"');
+    expect(repairTail(file)).toBe(21);
+    expect(readFileSync(file, "utf8")).toBe('{"s":0}\n{"s":1}\n');
+    expect(repairTail(file)).toBe(0);
+    writeFileSync(file, "no newline at all");
+    repairTail(file);
+    expect(readFileSync(file, "utf8")).toBe("");
+  });
+
+  it("DoneSet grows and counts each position once", () => {
+    const done = new DoneSet();
+    for (const p of [0, 7, 8, 100_000, 7]) done.add(p);
+    expect(done.size).toBe(4);
+    expect(done.has(100_000)).toBe(true);
+    expect(done.has(99_999)).toBe(false);
+    expect(done.has(10_000_000)).toBe(false);
+  });
+
+  it("OutputDigest does not depend on order", () => {
+    const a = new OutputDigest();
+    const b = new OutputDigest();
+    const records = [{ id: "1" }, { id: "2", x: [1] }, { id: "3" }];
+    for (const r of records) a.add(r);
+    for (const r of [...records].reverse()) b.add(r);
+    expect(a.value).toBe(b.value);
+    b.add({ id: "4" });
+    expect(a.value).not.toBe(b.value);
+  });
+
+  it("scan rebuilds the done set; a failed entry is not done until a later success", async () => {
+    const store = new StageStore(tempDir(), "s");
+    const w = store.newPart();
+    w.append({ s: 0, o: [{ id: "a" }] });
+    w.append({ s: 1, f: { reason: "llm-error" } });
+    w.append({ s: 2, r: [{ id: "c", reason: "bad" }] });
+    w.close();
+    let scan = await store.scan();
+    expect(scan.counts).toEqual({ in: 2, out: 1, rejected: 1, failed: 1 });
+    expect(scan.failures.get("llm-error")).toBe(1);
+    expect(scan.done.has(1)).toBe(false);
+    const w2 = store.newPart();
+    w2.append({ s: 1, o: [{ id: "b" }] });
+    w2.append({ s: 0, o: [{ id: "a-duplicate" }] }); // never happens in a run, but must not double count
+    w2.close();
+    appendFileSync(store.parts().at(-1)!, '{"s":9,"o":[');
+    scan = await store.scan();
+    expect(scan.counts).toEqual({ in: 3, out: 2, rejected: 1, failed: 0 });
+    expect((await collect(store.read())).map((r) => r.id)).toEqual(["a", "b"]);
+    expect((await collect(store.read({ rejects: true }))).map((r) => r.id)).toEqual(["c"]);
+  });
+
+  it("PartWriter buffers but loses nothing on close", async () => {
+    const store = new StageStore(tempDir(), "s");
+    const w: PartWriter = store.newPart();
+    for (let i = 0; i < 5000; i++) w.append({ s: i, o: [{ id: String(i) }] });
+    w.close();
+    expect((await collect(store.read())).length).toBe(5000);
+  });
+
+  it("the lock refuses a second live holder and takes over a dead one", () => {
+    const store = new StageStore(tempDir(), "s");
+    const unlock = store.lock();
+    writeFileSync(join(store.dir, "lock"), "1"); // pid 1 is alive
+    expect(() => store.lock()).toThrow(/being run by process 1/);
+    writeFileSync(join(store.dir, "lock"), "999999999");
+    const again = store.lock();
+    again();
+    unlock();
+  });
+});

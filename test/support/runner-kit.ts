@@ -1,0 +1,44 @@
+// Builds a Runner over a temporary data dir and a YAML config written for the test.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../pipeline/config/load.js";
+import { silentLogger } from "../../pipeline/log.js";
+import { Runner } from "../../pipeline/runner.js";
+import type { Services } from "../../pipeline/services.js";
+import type { Stage } from "../../pipeline/stage.js";
+
+export const noServices: Services = {
+  llm() {
+    throw new Error("this test configures no LLM");
+  },
+  sandbox() {
+    throw new Error("this test configures no sandbox");
+  },
+  async close() {},
+};
+
+export function tempDir(prefix = "cf-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function makeRunner(
+  stages: readonly Stage<unknown>[],
+  options: { dir: string; yaml?: string; sets?: string[]; limit?: number },
+): Runner {
+  const file = join(options.dir, "config.yaml");
+  writeFileSync(file, `data_dir: ${join(options.dir, "data")}\n${options.yaml ?? ""}`);
+  const loaded = loadConfig({ file, sets: options.sets ?? [] });
+  return new Runner(stages, loaded, {
+    services: noServices,
+    log: silentLogger,
+    progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+  });
+}
+
+export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}

@@ -1,0 +1,67 @@
+// Small stages for testing the runner itself: a numbered source, a record-wise flat-map with rejects,
+// failures and latency, and a global stage. They follow the same contract as the real stages.
+import { z } from "zod";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { defineStage, type Stage } from "../../pipeline/stage.js";
+
+export const numbersStage = defineStage({
+  name: "numbers",
+  description: "emits records 0..count-1",
+  upstream: [],
+  kind: "record",
+  configSchema: z.object({ count: z.number().int().default(50) }).strict(),
+  fingerprint: ({ limit }) => ({ limit }),
+  input: async function* (ctx) {
+    const n = ctx.limit ?? ctx.config.count;
+    for (let i = 0; i < n; i++) yield { id: `n:${i}`, value: i };
+  },
+  process: async (record) => ({ out: [record] }),
+});
+
+/** n -> n copies of n (0 copies: rejected); multiples of `failEvery` fail while `failing` is set. */
+export const expandStage = defineStage({
+  name: "expand",
+  description: "flat-map with rejects, failures and latency",
+  upstream: ["numbers"],
+  kind: "record",
+  configSchema: z
+    .object({
+      copies: z.number().int().default(3),
+      concurrency: z.number().int().default(8),
+      delay_ms: z.number().default(0),
+      fail_every: z.number().int().default(0),
+    })
+    .strict(),
+  concurrency: (ctx) => ctx.config.concurrency,
+  process: async (record, ctx) => {
+    const value = record.value as number;
+    if (ctx.config.delay_ms) await new Promise((r) => setTimeout(r, Math.random() * ctx.config.delay_ms));
+    if (ctx.config.fail_every && value % ctx.config.fail_every === 0 && process.env.TOY_FAILING === "1") {
+      return { failed: { reason: "flaky-service", detail: `value ${value}` } };
+    }
+    const copies = value % ctx.config.copies;
+    if (copies === 0) return { rejects: [{ id: record.id, reason: "no-copies", record }] };
+    const out: PipelineRecord[] = [];
+    for (let i = 0; i < copies; i++) out.push({ id: `${record.id}/${i}`, value, copy: i });
+    return { out };
+  },
+});
+
+export const totalStage = defineStage({
+  name: "total",
+  description: "sums every value (global)",
+  upstream: ["expand"],
+  kind: "global",
+  configSchema: z.object({}).strict(),
+  run: async (ctx, emit) => {
+    let sum = 0;
+    let n = 0;
+    for await (const r of ctx.read("expand")) {
+      sum += r.value as number;
+      n++;
+    }
+    await emit.out({ id: "total", sum, n });
+  },
+});
+
+export const TOY_STAGES = [numbersStage, expandStage, totalStage] as Stage<unknown>[];
