@@ -14,7 +14,22 @@ export interface ChatOptions {
   seed?: number;
   /** skip the cache lookup (the answer is still stored) */
   noCache?: boolean;
+  /**
+   * Stops waiting (for a slot, a budget, a backoff) when aborted; a request already sent is left to
+   * finish so its answer is not paid for twice. An aborted call rejects with LlmAbortedError.
+   */
   signal?: AbortSignal;
+  /** for `estimate` only: the expected answer length in tokens (default: max_tokens) */
+  expectedCompletionTokens?: number;
+}
+
+/** What one request would cost, for `run --dry-run`. */
+export interface RequestEstimate {
+  /** already answered: nothing would be sent */
+  cached: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
 }
 
 export interface ChatResult {
@@ -30,4 +45,6 @@ export interface LlmClient {
   readonly role: string;
   readonly model: string;
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /** What `chat` with the same arguments would send and cost; nothing is sent. */
+  estimate?(messages: ChatMessage[], options?: ChatOptions): RequestEstimate;
 }

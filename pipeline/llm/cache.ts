@@ -1,0 +1,116 @@
+// The persistent response cache: nothing already answered is ever sent again. An answer is
+// committed (SQLite, WAL) before `chat` returns it, so by the time a stage commits the record the
+// answer is on disk: a `kill -9` anywhere loses at most the requests still in flight.
+//
+// WAL with synchronous=NORMAL survives a killed process (the WAL is in the OS page cache) without an
+// fsync per answer; only a power cut may lose the last few answers, which then cost one request each.
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { Sampling } from "./config.js";
+import type { ChatMessage } from "./types.js";
+
+export interface CachedAnswer {
+  content: string;
+  model: string;
+  finishReason: string | null;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+// Bump when the key's recipe changes, so old entries are simply never found again.
+const KEY_VERSION = 1;
+
+/**
+ * The cache key: a SHA-256 of the model, the messages and the sampling parameters. Neither the base
+ * URL nor the key is part of it: the same model answers the same way wherever it is served.
+ */
+export function cacheKey(model: string, messages: readonly ChatMessage[], sampling: Sampling): Buffer {
+  const params: [string, unknown][] = [];
+  for (const name of Object.keys(sampling).sort()) {
+    const value = sampling[name as keyof Sampling];
+    if (value !== undefined) params.push([name, value]);
+  }
+  const canonical = JSON.stringify([KEY_VERSION, model, messages.map((m) => [m.role, m.content]), params]);
+  return createHash("sha256").update(canonical).digest();
+}
+
+interface Row {
+  model: string;
+  content: string;
+  finish_reason: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export class ResponseCache {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly selectOne: Database.Statement<[Buffer], Row>;
+  private readonly selectHas: Database.Statement<[Buffer], { one: number }>;
+  private readonly upsert: Database.Statement<
+    [Buffer, string, string, string | null, number, number, number]
+  >;
+
+  constructor(path: string) {
+    this.path = path;
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    // Several processes (a run and a `status`, two stages) may share the file.
+    this.db.pragma("busy_timeout = 15000");
+    this.db.exec(`CREATE TABLE IF NOT EXISTS responses (
+      key BLOB PRIMARY KEY,
+      model TEXT NOT NULL,
+      content TEXT NOT NULL,
+      finish_reason TEXT,
+      prompt_tokens INTEGER NOT NULL,
+      completion_tokens INTEGER NOT NULL,
+      created_at INTEGER NOT NULL
+    ) WITHOUT ROWID`);
+    this.selectOne = this.db.prepare(
+      "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
+    );
+    this.selectHas = this.db.prepare("SELECT 1 AS one FROM responses WHERE key = ?");
+    this.upsert = this.db.prepare("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)");
+  }
+
+  get(key: Buffer): CachedAnswer | undefined {
+    const row = this.selectOne.get(key);
+    if (!row) return undefined;
+    return {
+      content: row.content,
+      model: row.model,
+      finishReason: row.finish_reason,
+      promptTokens: row.prompt_tokens,
+      completionTokens: row.completion_tokens,
+    };
+  }
+
+  has(key: Buffer): boolean {
+    return this.selectHas.get(key) !== undefined;
+  }
+
+  /** Durable against a killed process once this returns (see the note at the top). */
+  put(key: Buffer, answer: CachedAnswer): void {
+    this.upsert.run(
+      key,
+      answer.model,
+      answer.content,
+      answer.finishReason,
+      answer.promptTokens,
+      answer.completionTokens,
+      Date.now(),
+    );
+  }
+
+  count(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

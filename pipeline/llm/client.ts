@@ -1,0 +1,279 @@
+// The LlmClient a stage gets for a role: cache first, then the endpoint under its concurrency limit
+// and budgets, with retries. One `RoleEndpoint` per role is shared by every client of that role, so
+// two stages (or two meters) never exceed the role's concurrency together.
+import type OpenAI from "openai";
+import pLimit, { type LimitFunction } from "p-limit";
+import type { Logger } from "../log.js";
+import type { UsageMeter } from "../usage.js";
+import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
+import { backoffMs, sleep } from "./backoff.js";
+import { MinuteBudget } from "./budget.js";
+import { type CachedAnswer, cacheKey, type ResponseCache } from "./cache.js";
+import { costUsd, type Price, type Sampling } from "./config.js";
+import type { Endpoint } from "./endpoint.js";
+import { LlmAbortedError, LlmAttemptError, LlmAuthError, LlmRequestError } from "./errors.js";
+import { FailureDigest } from "./failure-digest.js";
+import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
+import type { ChatMessage, ChatOptions, ChatResult, LlmClient, RequestEstimate } from "./types.js";
+
+/** What is shared by all clients of one role: the connection, the limits, the cache. */
+export class RoleEndpoint {
+  readonly endpoint: Endpoint;
+  readonly cache: ResponseCache;
+  readonly noCache: boolean;
+  readonly price: Price | undefined;
+  readonly log: Logger;
+  private readonly sdk: OpenAI;
+  private readonly limit: LimitFunction;
+  private readonly requestBudget: MinuteBudget | undefined;
+  private readonly tokenBudget: MinuteBudget | undefined;
+  /** identical requests in flight at once are sent once */
+  private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
+  /** set after a 429 with Retry-After: nobody sends before this time */
+  private pausedUntil = 0;
+  private authFailure: LlmAuthError | undefined;
+  private readonly digest: FailureDigest;
+  private warnedNoPrice = false;
+
+  constructor(
+    endpoint: Endpoint,
+    deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; log: Logger },
+  ) {
+    this.endpoint = endpoint;
+    this.cache = deps.cache;
+    this.noCache = deps.noCache;
+    this.price = deps.price;
+    this.log = deps.log;
+    this.sdk = createSdkClient(endpoint.baseUrl, endpoint.apiKey);
+    this.limit = pLimit(endpoint.config.concurrency);
+    const rc = endpoint.config;
+    const role = endpoint.role;
+    if (rc.requests_per_minute) this.requestBudget = new MinuteBudget(rc.requests_per_minute, { role });
+    if (rc.tokens_per_minute) this.tokenBudget = new MinuteBudget(rc.tokens_per_minute, { role });
+    this.digest = new FailureDigest(role, deps.log);
+  }
+
+  get model(): string {
+    return this.endpoint.config.model;
+  }
+
+  sampling(options: ChatOptions | undefined): Sampling {
+    const s: Sampling = { ...this.endpoint.config.sampling };
+    if (options?.temperature !== undefined) s.temperature = options.temperature;
+    if (options?.top_p !== undefined) s.top_p = options.top_p;
+    if (options?.max_tokens !== undefined) s.max_tokens = options.max_tokens;
+    if (options?.seed !== undefined) s.seed = options.seed;
+    return s;
+  }
+
+  async chat(messages: readonly ChatMessage[], options: ChatOptions | undefined, usage: UsageMeter) {
+    if (this.authFailure) throw this.authFailure;
+    const sampling = this.sampling(options);
+    const key = cacheKey(this.model, messages, sampling);
+    if (!this.noCache && !options?.noCache) {
+      const hit = this.cache.get(key);
+      if (hit) {
+        usage.add({ cachedRequests: 1 });
+        return toResult(hit, true);
+      }
+    }
+    const id = key.toString("base64");
+    const pending = this.inFlight.get(id);
+    if (pending) {
+      const answer = await pending;
+      usage.add({ cachedRequests: 1 });
+      return toResult(answer, true);
+    }
+    const promise = this.send(key, messages, sampling, options?.signal, usage);
+    this.inFlight.set(id, promise);
+    try {
+      return toResult(await promise, false);
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private async send(
+    key: Buffer,
+    messages: readonly ChatMessage[],
+    sampling: Sampling,
+    signal: AbortSignal | undefined,
+    usage: UsageMeter,
+  ): Promise<CachedAnswer> {
+    const rc = this.endpoint.config;
+    const maxAttempts = rc.retries + 1;
+    const estimatedPrompt = estimatePromptTokens(messages);
+    for (let attempt = 1; ; attempt++) {
+      let failure: LlmAttemptError;
+      try {
+        const answer = await this.limit(() =>
+          this.sendOnce(messages, sampling, estimatedPrompt, signal, usage),
+        );
+        const cached = this.complete(answer, estimatedPrompt);
+        // Committed before the caller sees the answer, hence before the stage commits its record.
+        this.cache.put(key, cached);
+        usage.add({
+          promptTokens: cached.promptTokens,
+          completionTokens: cached.completionTokens,
+          costUsd: costUsd(this.price, cached.promptTokens, cached.completionTokens),
+        });
+        this.noteMissingPrice();
+        return cached;
+      } catch (error) {
+        if (error instanceof AuthRefusedError) throw this.failAuth(error);
+        if (!(error instanceof LlmAttemptError)) throw error;
+        failure = error;
+      }
+      this.digest.note(failure.kind);
+      if (!failure.retryable || attempt >= maxAttempts) {
+        throw new LlmRequestError(this.endpoint.role, attempt, failure);
+      }
+      const wait = backoffMs(attempt, {
+        baseMs: rc.backoff_s * 1000,
+        maxMs: rc.max_backoff_s * 1000,
+        retryAfterMs: failure.retryAfterMs,
+      });
+      if (failure.kind === "rate-limited" && failure.retryAfterMs !== undefined) {
+        // The server spoke for the whole endpoint: everyone waits, not just this request.
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + failure.retryAfterMs);
+      }
+      await sleep(wait, signal, () => new LlmAbortedError(this.endpoint.role));
+    }
+  }
+
+  private async sendOnce(
+    messages: readonly ChatMessage[],
+    sampling: Sampling,
+    estimatedPrompt: number,
+    signal: AbortSignal | undefined,
+    usage: UsageMeter,
+  ): Promise<AttemptAnswer> {
+    const role = this.endpoint.role;
+    if (this.authFailure) throw this.authFailure;
+    if (signal?.aborted) throw new LlmAbortedError(role);
+    const pause = this.pausedUntil - Date.now();
+    if (pause > 0) await sleep(pause, signal, () => new LlmAbortedError(role));
+    await this.requestBudget?.take(1, signal);
+    const tokenCharge = estimatedPrompt + (sampling.max_tokens ?? 256);
+    await this.tokenBudget?.take(tokenCharge, signal);
+    if (this.authFailure) throw this.authFailure;
+    usage.add({ requests: 1 });
+    try {
+      const answer = await attemptChat(
+        this.sdk,
+        {
+          model: this.model,
+          messages,
+          sampling,
+          stream: this.endpoint.config.stream,
+          timeoutMs: this.endpoint.config.timeout_s * 1000,
+        },
+        this.endpoint.apiKey,
+      );
+      if (this.tokenBudget && answer.promptTokens !== undefined && answer.completionTokens !== undefined) {
+        this.tokenBudget.adjust(tokenCharge - answer.promptTokens - answer.completionTokens);
+      }
+      return answer;
+    } catch (error) {
+      usage.add({ failedRequests: 1 });
+      throw error;
+    }
+  }
+
+  /** Fills in token counts the server left out, so the meter and the cache always have numbers. */
+  private complete(answer: AttemptAnswer, estimatedPrompt: number): CachedAnswer {
+    return {
+      content: answer.content,
+      model: answer.model,
+      finishReason: answer.finishReason,
+      promptTokens: answer.promptTokens ?? estimatedPrompt,
+      completionTokens: answer.completionTokens ?? estimateTextTokens(answer.content),
+    };
+  }
+
+  private failAuth(error: AuthRefusedError): LlmAuthError {
+    this.authFailure ??= new LlmAuthError(
+      this.endpoint.role,
+      this.endpoint.baseUrl,
+      this.endpoint.apiKeyEnv,
+      error.status,
+      error.message,
+    );
+    return this.authFailure;
+  }
+
+  private noteMissingPrice(): void {
+    if (this.price || this.warnedNoPrice) return;
+    this.warnedNoPrice = true;
+    this.log.debug(
+      `llm role '${this.endpoint.role}': no price for model ${this.model} in llm.prices; its cost counts as 0`,
+    );
+  }
+
+  estimate(messages: readonly ChatMessage[], options: ChatOptions | undefined): RequestEstimate {
+    const sampling = this.sampling(options);
+    const key = cacheKey(this.model, messages, sampling);
+    if (!this.noCache && this.cache.has(key)) {
+      return { cached: true, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+    }
+    return estimateUncached(messages, sampling, this.price, options?.expectedCompletionTokens);
+  }
+
+  close(): void {
+    this.digest.flush();
+  }
+}
+
+export function estimateUncached(
+  messages: readonly ChatMessage[],
+  sampling: Sampling,
+  price: Price | undefined,
+  expectedCompletionTokens: number | undefined,
+): RequestEstimate {
+  const promptTokens = estimatePromptTokens(messages);
+  const completionTokens = Math.min(
+    expectedCompletionTokens ?? sampling.max_tokens ?? 256,
+    sampling.max_tokens ?? Number.POSITIVE_INFINITY,
+  );
+  return {
+    cached: false,
+    promptTokens,
+    completionTokens,
+    costUsd: costUsd(price, promptTokens, completionTokens),
+  };
+}
+
+function toResult(answer: CachedAnswer, cached: boolean): ChatResult {
+  return {
+    content: answer.content,
+    cached,
+    model: answer.model,
+    finishReason: answer.finishReason,
+    usage: { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens },
+  };
+}
+
+/** The per-stage face of a RoleEndpoint: same limits and cache, the stage's own usage meter. */
+export class ChatClient implements LlmClient {
+  readonly role: string;
+  private readonly endpoint: RoleEndpoint;
+  private readonly usage: UsageMeter;
+
+  constructor(endpoint: RoleEndpoint, usage: UsageMeter) {
+    this.endpoint = endpoint;
+    this.role = endpoint.endpoint.role;
+    this.usage = usage;
+  }
+
+  get model(): string {
+    return this.endpoint.model;
+  }
+
+  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult> {
+    return this.endpoint.chat(messages, options, this.usage);
+  }
+
+  estimate(messages: ChatMessage[], options?: ChatOptions): RequestEstimate {
+    return this.endpoint.estimate(messages, options);
+  }
+}

@@ -1,0 +1,90 @@
+// Errors of the LLM layer. Two kinds matter to a stage: a request that failed after every retry
+// (`LlmRequestError`: the record is marked failed and retried on the next run) and a key the server
+// refuses (`LlmAuthError`: a UserError, so the whole run stops at once with advice). No message
+// here ever contains a key: texts from the server go through `redact` first.
+import { UserError } from "../errors.js";
+
+/** Why one attempt failed; `retryable` decides whether the client tries again. */
+export type AttemptFailureKind =
+  | "rate-limited"
+  | "server-error"
+  | "timeout"
+  | "connection"
+  | "malformed-response"
+  | "empty-choices"
+  | "bad-request"
+  | "not-found"
+  | "http-error";
+
+export class LlmAttemptError extends Error {
+  readonly kind: AttemptFailureKind;
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  /** milliseconds the server asked us to wait (Retry-After), if it said */
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    kind: AttemptFailureKind,
+    message: string,
+    extra: { status?: number; requestId?: string; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = "LlmAttemptError";
+    this.kind = kind;
+    this.status = extra.status;
+    this.requestId = extra.requestId;
+    this.retryAfterMs = extra.retryAfterMs;
+  }
+  get retryable(): boolean {
+    return this.kind !== "bad-request" && this.kind !== "not-found" && this.kind !== "http-error";
+  }
+}
+
+/** A request that did not get an answer after all its attempts, or one the server rejects for good. */
+export class LlmRequestError extends Error {
+  readonly role: string;
+  readonly attempts: number;
+  readonly last: LlmAttemptError;
+  constructor(role: string, attempts: number, last: LlmAttemptError) {
+    const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
+    const id = last.requestId ? ` (request id ${last.requestId})` : "";
+    super(`llm role '${role}': ${last.kind} after ${tries}: ${last.message}${id}`);
+    this.name = "LlmRequestError";
+    this.role = role;
+    this.attempts = attempts;
+    this.last = last;
+  }
+  /** short machine-readable reason for a failed record, e.g. `llm-rate-limited` */
+  get reason(): string {
+    return `llm-${this.last.kind}`;
+  }
+}
+
+/** The run was interrupted while this request waited (queue, backoff, budget); nothing was lost. */
+export class LlmAbortedError extends Error {
+  constructor(role: string) {
+    super(`llm role '${role}': interrupted before the request was answered`);
+    this.name = "LlmAbortedError";
+  }
+}
+
+/** 401/403: every further request would fail the same way, so the run stops here. */
+export class LlmAuthError extends UserError {
+  readonly status: number;
+  constructor(role: string, baseUrl: string, keyEnv: string, status: number, serverMessage: string) {
+    const what = status === 401 ? "rejected the API key" : "refused access (403)";
+    super(
+      `llm role '${role}': the server at ${baseUrl} ${what}: ${serverMessage}\n` +
+        `Check the key in $${keyEnv} (or set llm.${role}.api_key_env to the variable that holds the right ` +
+        `key), and that llm.${role}.model is a model this key may use. Nothing was recorded for the ` +
+        "records in flight; rerun once the key is fixed.",
+      { exitCode: 3 },
+    );
+    this.status = status;
+  }
+}
+
+/** Replaces every occurrence of the secret in a text a server or library produced. */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return text;
+  return text.split(secret).join("[redacted]");
+}

@@ -1,0 +1,169 @@
+// Reading a complexity score out of a model's answer. The prompt says "give the score first then
+// explain why", but real answers read "4", "Score: 4", "**4 Points** - Difficult", "I would rate this
+// query a 4", "Rating: 5/5", "评分：4分"... The parser looks for a score said as a score (a label, a
+// verb of rating, "N points", "N/5", a leading number), takes the first one, and refuses rather than
+// guesses: "between 3 and 4", "4.5", "8/10" and answers with no score at all are unparseable, so the
+// model is asked once more instead of being counted as any score.
+
+export const MIN_SCORE = 1;
+export const MAX_SCORE = 5;
+
+export interface ParsedScore {
+  score: number;
+  /** which form it was said in, for tests and debugging */
+  form: "label" | "verb" | "points" | "fraction" | "leading" | "criterion";
+}
+
+/** Criterion labels of a scoring prompt ("4 Points - Difficult: ..." -> difficult = 4). */
+export function criterionLabels(promptText: string): Map<string, number> {
+  const labels = new Map<string, number>();
+  for (const m of promptText.matchAll(/^\s*([1-5])\s+Points?\s*-\s*([^:\n]+?)\s*:/gim)) {
+    labels.set(m[2]!.toLowerCase(), Number(m[1]));
+  }
+  return labels;
+}
+
+// A score digit: one digit 1-5, not part of a longer number or a decimal ("10", "4.5").
+const DIGIT = String.raw`(?<![\d.])([1-5])(?!\d|[.,]\d)`;
+// An optional "out of" part; anything but 5 there means another scale.
+const OUT_OF = String.raw`(?:\s*(?:\/|out\s+of)\s*(\d+))?`;
+// A second score right after the first: "3-4", "3 or 4", "3 to 4", "3 and 4", "3/4".
+const AMBIGUOUS_TAIL = /^\s*(?:-|–|—|~|or|to|and|\/)\s*(?:a\s+)?[1-5](?!\d|[.,]\d|\s*(?:out\s+of|\/)\s*5)/i;
+
+interface Form {
+  form: ParsedScore["form"];
+  pattern: RegExp;
+}
+
+const FORMS: Form[] = [
+  {
+    // "Score: 4", "Rating: 5/5", "a score of 4", "the rating is 3", "评分：4分", "Complexity score = 4"
+    form: "label",
+    pattern: new RegExp(
+      String.raw`(?:\bscore[sd]?\b|\brating\b|\bgrade\b|评分|分数|得分|打分)[^\d\n]{0,30}?${DIGIT}${OUT_OF}`,
+      "gid",
+    ),
+  },
+  {
+    // "I would rate this query a 4", "I'd give it a 4", "rated as 3", "assign it 5 points"
+    form: "verb",
+    pattern: new RegExp(
+      String.raw`\b(?:rate|rated|give|gave|assign|assigned)\b[^\d\n]{0,40}?${DIGIT}${OUT_OF}`,
+      "gid",
+    ),
+  },
+  {
+    // "Complexity: 4", "Difficulty level: 5", "complexity is 3"
+    form: "label",
+    pattern: new RegExp(
+      String.raw`\b(?:complexity|difficulty)(?:\s+(?:level|rating))?\s*(?::|=|is|of|would\s+be)\s*(?:a\s+|level\s+)?${DIGIT}${OUT_OF}`,
+      "gid",
+    ),
+  },
+  {
+    // "4 Points", "**4 Points** - Difficult", "4 pts", "4分"
+    form: "points",
+    pattern: new RegExp(String.raw`${DIGIT}\s*(?:points?\b|pts?\b|分)()`, "gid"),
+  },
+  {
+    // "4/5", "4 out of 5"
+    form: "fraction",
+    pattern: new RegExp(String.raw`${DIGIT}\s*(?:\/|out\s+of)\s*(\d+)`, "gid"),
+  },
+];
+
+const SCALE_MENTION =
+  /(?:\bon\s+)?(?:\ba\s+)?\bscale\s+(?:of\s+|from\s+)?1\s*(?:-|–|to)\s*5\b|\bfrom\s+1\s+to\s+5\b|\(1\s*-\s*5\)|\b1\s*(?:-|–|to)\s*5\s+scale\b/gi;
+const CRITERION_LINE = /^\s*(?:[-*•]\s*)?[1-5]\s*points?\s*[-–—:]/i;
+
+/** Strips what hides the score without changing where it is: Markdown, full-width digits, restated scales. */
+function normalize(answer: string): string {
+  let text = answer
+    .replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48))
+    .replace(/[：]/g, ":")
+    .replace(/[*_`#>]+/g, "")
+    .replace(SCALE_MENTION, " ");
+  // An answer that repeats the criteria list ("1 Point - Very Basic: ..." x5) would otherwise score 1.
+  const lines = text.split("\n");
+  if (lines.filter((l) => CRITERION_LINE.test(l)).length >= 3) {
+    text = lines.filter((l) => !CRITERION_LINE.test(l)).join("\n");
+  }
+  return text.trim();
+}
+
+interface Candidate {
+  at: number;
+  score: number;
+  form: ParsedScore["form"];
+  ambiguous: boolean;
+}
+
+function firstOf(text: string, form: Form): Candidate | undefined {
+  form.pattern.lastIndex = 0;
+  for (const m of text.matchAll(form.pattern)) {
+    const denominator = m[2];
+    // "8/10", "3 out of 4": a score on another scale is not ours; keep looking.
+    if (denominator && denominator !== "5") continue;
+    const digitAt = m.indices![1]![0];
+    const end = (m.index ?? 0) + m[0].length;
+    return {
+      at: digitAt,
+      score: Number(m[1]),
+      form: form.form,
+      ambiguous: AMBIGUOUS_TAIL.test(text.slice(denominator ? end : digitAt + 1)),
+    };
+  }
+  return undefined;
+}
+
+function leading(text: string): Candidate | undefined {
+  // "4", "4.", "4 -", "(4)", "[4]", "4: Difficult"
+  const m = /^[[(]?\s*([1-5])(?!\d|[.,]\d)\s*(?:[\])]|[.:,;-]|–|—|\s|$)/.exec(text);
+  if (!m) return undefined;
+  return {
+    at: 0,
+    score: Number(m[1]),
+    form: "leading",
+    ambiguous: AMBIGUOUS_TAIL.test(text.slice(m[0].indexOf(m[1]!) + 1)),
+  };
+}
+
+function criterion(text: string, labels: Map<string, number>): Candidate | undefined {
+  const head = text.slice(0, 80).toLowerCase();
+  // Longest first: "very difficult" before "difficult".
+  const byLength = [...labels.keys()].sort((a, b) => b.length - a.length);
+  for (const label of byLength) {
+    if (head.startsWith(label) && !/^[a-z]/.test(head.slice(label.length))) {
+      return { at: 0, score: labels.get(label)!, form: "criterion", ambiguous: false };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The score in an answer, or undefined when there is none or it is ambiguous. `labels` (from
+ * `criterionLabels` of the prompt) let an answer that starts with a criterion's name count too.
+ */
+export function parseComplexityScore(
+  answer: string,
+  labels: Map<string, number> = new Map(),
+): ParsedScore | undefined {
+  const text = normalize(answer);
+  if (!text) return undefined;
+  const candidates: Candidate[] = [];
+  const lead = leading(text);
+  if (lead) candidates.push(lead);
+  for (const form of FORMS) {
+    const found = firstOf(text, form);
+    if (found) candidates.push(found);
+  }
+  if (candidates.length === 0) {
+    const named = criterion(text, labels);
+    return named ? { score: named.score, form: named.form } : undefined;
+  }
+  // The earliest score said as a score wins: the prompt asks for the score first.
+  candidates.sort((a, b) => a.at - b.at);
+  const first = candidates[0]!;
+  if (first.ambiguous) return undefined;
+  return { score: first.score, form: first.form };
+}
