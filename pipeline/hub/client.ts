@@ -1,0 +1,210 @@
+// The hub as the pipeline sees it: resolve a revision to a commit, list the files a source asks for,
+// and open a file from a byte offset. All traffic goes through `@huggingface/hub`; this wrapper adds
+// the endpoint/token/timeout/retry policy and turns the hub's answers into errors that say what to do.
+
+import path from "node:path";
+import { datasetInfo, downloadFile, fileDownloadInfo, HubApiError, listFiles } from "@huggingface/hub";
+import type { Logger } from "../log.js";
+import { type HubConfig, resolveEndpoint } from "./config.js";
+import { DirectoryHub } from "./directory-hub.js";
+import { HubAccessError, HubNotFoundError, HubResponseError, HubUnreachableError } from "./errors.js";
+import { createHubFetch, directoryOfEndpoint, fileBase } from "./fetch.js";
+import { globBase, globToRegExp, isGlob } from "./glob.js";
+
+/** A file of a dataset at a commit, as the hub lists it. */
+export interface HubFile {
+  repo: string;
+  path: string;
+  size: number;
+  /** sha256 of the contents (the LFS oid), when the file is stored in LFS/Xet */
+  sha256?: string | undefined;
+  /** git blob id of the contents, when the file is a plain git file */
+  gitOid?: string | undefined;
+}
+
+export interface OpenedFile {
+  size: number;
+  etag: string;
+  body: ReadableStream<Uint8Array>;
+}
+
+export interface HubClientOptions {
+  signal?: AbortSignal | undefined;
+  log?: Logger | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** What the public hub is called in messages when no endpoint is configured. */
+const PUBLIC_HUB = "the public Hugging Face hub";
+
+export class HubClient {
+  /** the endpoint as configured, for messages */
+  readonly endpoint: string;
+  readonly tokenEnv: string;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly backoffMs: number;
+  private readonly hubUrl: string | undefined;
+  private readonly hasToken: boolean;
+  private readonly fetch: typeof fetch;
+
+  constructor(config: HubConfig, options: HubClientOptions = {}) {
+    const env = options.env ?? process.env;
+    const endpoint = resolveEndpoint(config, env);
+    const token = env[config.token_env] || undefined;
+    const directory = endpoint === undefined ? undefined : directoryOfEndpoint(endpoint);
+    this.endpoint = endpoint ?? PUBLIC_HUB;
+    this.tokenEnv = config.token_env;
+    this.hasToken = token !== undefined;
+    this.timeoutMs = config.timeout_s * 1000;
+    this.retries = config.retries;
+    this.backoffMs = config.retry_backoff_s * 1000;
+    this.hubUrl = directory === undefined ? endpoint : fileBase(path.resolve(directory));
+    this.fetch = createHubFetch({
+      // the library's own default host is used when no endpoint is set; the token goes there too
+      base: this.hubUrl ?? "https://",
+      token,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      signal: options.signal,
+      directory: directory === undefined ? undefined : new DirectoryHub(directory),
+      onRetry: (attempt, reason) => options.log?.warn(`hub request failed (${reason}); retry ${attempt}`),
+    });
+  }
+
+  /** The commit a revision (branch, tag or commit id) points to now. */
+  async resolveCommit(repo: string, revision: string): Promise<string> {
+    const what = `dataset ${repo} at revision "${revision}"`;
+    const info = await this.call(what, "check the dataset name and `revision` in the config", () =>
+      datasetInfo({ name: repo, revision, additionalFields: ["sha"], ...this.params() }),
+    );
+    if (typeof info.sha !== "string" || info.sha === "") {
+      throw new HubResponseError(what, "the revision info has no commit id (sha)");
+    }
+    return info.sha;
+  }
+
+  /**
+   * The files of `repo` at `commit` matching `patterns` (exact paths or globs), in pattern order and,
+   * within a glob, sorted by path. A pattern that matches nothing is an error: a silently empty
+   * source would only surface stages later as a missing resource.
+   */
+  async listFiles(repo: string, commit: string, patterns: readonly string[]): Promise<HubFile[]> {
+    const out: HubFile[] = [];
+    const seen = new Set<string>();
+    const listings = new Map<string, HubFile[]>();
+    for (const pattern of patterns) {
+      const base = isGlob(pattern) ? globBase(pattern) : path.posix.dirname(pattern).replace(/^\.$/, "");
+      let listing = listings.get(base);
+      if (!listing) {
+        listing = await this.list(repo, commit, base);
+        listings.set(base, listing);
+      }
+      const regex = isGlob(pattern) ? globToRegExp(pattern) : undefined;
+      const matches = listing
+        .filter((f) => (regex ? regex.test(f.path) : f.path === pattern))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      if (matches.length === 0) {
+        const nearby = listing.slice(0, 8).map((f) => f.path);
+        throw new HubNotFoundError(
+          `"${pattern}" in dataset ${repo} at commit ${commit}`,
+          `fix \`files\` of this source in the config${nearby.length ? `; files there include: ${nearby.join(", ")}` : ""}`,
+        );
+      }
+      for (const f of matches) {
+        if (seen.has(f.path)) continue;
+        seen.add(f.path);
+        out.push(f);
+      }
+    }
+    return out;
+  }
+
+  /** Opens `file` from byte `offset` on; the body is the rest of the file. */
+  async open(file: HubFile, commit: string, offset: number): Promise<OpenedFile> {
+    const what = `${file.path} of dataset ${file.repo} at commit ${commit}`;
+    const advice = "fix `files` of this source in the config, or pin a revision that has it";
+    const common = { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
+    const info = await this.call(what, advice, () => fileDownloadInfo({ ...common, ...this.params() }));
+    if (!info) throw new HubNotFoundError(what, advice);
+    if (info.size !== file.size) {
+      throw new HubResponseError(
+        what,
+        `the listing says ${file.size} bytes but the file is ${info.size} bytes`,
+      );
+    }
+    const blob = await this.call(what, advice, () =>
+      downloadFile({ ...common, downloadInfo: info, ...this.params() }),
+    );
+    if (!blob) throw new HubNotFoundError(what, advice);
+    return { size: info.size, etag: info.etag, body: blob.slice(offset).stream() };
+  }
+
+  private async list(repo: string, commit: string, dir: string): Promise<HubFile[]> {
+    const what = `the file list of dataset ${repo}${dir ? ` under ${dir}/` : ""} at commit ${commit}`;
+    return this.call(what, "check the dataset name and `files` in the config", async () => {
+      const files: HubFile[] = [];
+      const entries = listFiles({
+        repo: { type: "dataset", name: repo },
+        revision: commit,
+        recursive: true,
+        ...(dir ? { path: dir } : {}),
+        ...this.params(),
+      });
+      for await (const entry of entries) {
+        if (entry.type !== "file") continue;
+        files.push({
+          repo,
+          path: entry.path,
+          size: entry.lfs?.size ?? entry.size,
+          sha256: entry.lfs?.oid,
+          gitOid: entry.lfs ? undefined : entry.oid,
+        });
+      }
+      return files;
+    });
+  }
+
+  private params(): { hubUrl?: string; fetch: typeof fetch } {
+    return { ...(this.hubUrl ? { hubUrl: this.hubUrl } : {}), fetch: this.fetch };
+  }
+
+  /** Runs one hub call and turns its failure into a UserError that names `what` and says what to do. */
+  private async call<T>(what: string, notFoundAdvice: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw this.explain(error, what, notFoundAdvice);
+    }
+  }
+
+  explain(error: unknown, what: string, notFoundAdvice: string): unknown {
+    if (error instanceof HubApiError) {
+      const detail = firstLine(error.message);
+      if (error.statusCode === 401 || error.statusCode === 403) {
+        return new HubAccessError(what, error.statusCode, this.tokenEnv, this.hasToken, detail);
+      }
+      if (error.statusCode === 404) return new HubNotFoundError(what, notFoundAdvice, detail);
+      return new HubResponseError(what, `HTTP ${error.statusCode}: ${detail}`);
+    }
+    if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {
+      return new HubUnreachableError(this.endpoint, what, error);
+    }
+    if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
+      return new HubUnreachableError(this.endpoint, what, error);
+    }
+    if (error instanceof Error && /no response within/.test(error.message)) {
+      return new HubUnreachableError(this.endpoint, what, error);
+    }
+    return error;
+  }
+}
+
+function firstLine(message: string): string {
+  // the library appends ". URL: ..." and a request id; the URL repeats what `what` already says
+  return message
+    .split(/\. URL: /)[0]!
+    .split("\n")[0]!
+    .slice(0, 300);
+}

@@ -1,0 +1,221 @@
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HubClient } from "../../pipeline/hub/client.js";
+import { hubConfigSchema } from "../../pipeline/hub/config.js";
+import { downloadVerified } from "../../pipeline/hub/download.js";
+import {
+  FileIntegrityError,
+  HubAccessError,
+  HubNotFoundError,
+  HubUnreachableError,
+} from "../../pipeline/hub/errors.js";
+import { startTestHub, type TestHub } from "../support/hub-server.js";
+
+const REPO = "acme/tiny-instruct";
+let root: string;
+let work: string;
+let bigBytes: Buffer;
+
+function client(endpoint: string, env: NodeJS.ProcessEnv = {}) {
+  const config = hubConfigSchema.parse({ endpoint, retries: 2, retry_backoff_s: 0.01, timeout_s: 5 });
+  return new HubClient(config, { env });
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "hub-root-"));
+  work = await mkdtemp(path.join(tmpdir(), "hub-work-"));
+  const lines: string[] = [];
+  for (let i = 0; i < 4000; i++)
+    lines.push(JSON.stringify({ instruction: `task ${i} ${"x".repeat(i % 97)}`, output: `answer ${i}` }));
+  bigBytes = Buffer.from(`${lines.join("\n")}\n`);
+  await mkdir(path.join(root, REPO, "data"), { recursive: true });
+  await writeFile(path.join(root, REPO, "data", "train-00000-of-00002.jsonl"), bigBytes);
+  await writeFile(
+    path.join(root, REPO, "data", "train-00001-of-00002.jsonl"),
+    '{"instruction":"a","output":"b"}\n',
+  );
+  await writeFile(path.join(root, REPO, "README.md"), "# tiny\n");
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
+});
+
+async function withHub<T>(
+  options: Omit<Parameters<typeof startTestHub>[0], "root">,
+  fn: (hub: TestHub) => Promise<T>,
+) {
+  const hub = await startTestHub({ root, ...options });
+  try {
+    return await fn(hub);
+  } finally {
+    await hub.close();
+  }
+}
+
+async function fresh(name: string): Promise<string> {
+  const dir = path.join(work, name);
+  await rm(dir, { recursive: true, force: true });
+  return path.join(dir, "file");
+}
+
+describe("hub client against the test hub", () => {
+  it("resolves a branch to a commit, lists globs in order, and downloads a verified file once", async () => {
+    await withHub({}, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      expect(commit).toMatch(/^[0-9a-f]{40}$/);
+      const files = await hubClient.listFiles(REPO, commit, ["data/train-*.jsonl", "README.md"]);
+      expect(files.map((f) => f.path)).toEqual([
+        "data/train-00000-of-00002.jsonl",
+        "data/train-00001-of-00002.jsonl",
+        "README.md",
+      ]);
+      expect(files[0]!.sha256).toBe(createHash("sha256").update(bigBytes).digest("hex"));
+      expect(files[2]!.gitOid).toMatch(/^[0-9a-f]{40}$/);
+
+      const dest = await fresh("once");
+      const first = await downloadVerified(hubClient, files[0]!, commit, dest);
+      expect(first.fetched).toBe(true);
+      expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+      const before = hub.requests.length;
+      const second = await downloadVerified(hubClient, files[0]!, commit, dest);
+      expect(second.fetched).toBe(false);
+      expect(hub.requests.length).toBe(before);
+
+      // a plain git file (not LFS) is verified by its git blob id
+      const readme = await downloadVerified(hubClient, files[2]!, commit, await fresh("readme"));
+      expect(readme.gitOid).toBe(files[2]!.gitOid);
+    });
+  });
+
+  it("continues a download dropped mid-file with a Range request from where it stopped", async () => {
+    await withHub(
+      { faults: [{ kind: "drop", afterBytes: 50_000, match: "/resolve/", times: 2 }] },
+      async (hub) => {
+        const hubClient = client(hub.url);
+        const commit = await hubClient.resolveCommit(REPO, "main");
+        const [file] = await hubClient.listFiles(REPO, commit, ["data/train-00000-of-00002.jsonl"]);
+        const dest = await fresh("dropped");
+        await downloadVerified(hubClient, file!, commit, dest);
+        expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+        const ranges = hub.requests.filter((r) => r.url.includes("/resolve/")).map((r) => r.range);
+        // the probe and body of the first attempt, then a body from the dropped offset
+        expect(ranges.some((r) => r !== undefined && /^bytes=[1-9]\d*-/.test(r))).toBe(true);
+      },
+    );
+  });
+
+  it("resumes from a .part left by an interrupted run instead of starting over", async () => {
+    await withHub({}, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const [file] = await hubClient.listFiles(REPO, commit, ["data/train-00000-of-00002.jsonl"]);
+      const dest = await fresh("interrupted");
+      await mkdir(path.dirname(dest), { recursive: true });
+      await writeFile(`${dest}.part`, bigBytes.subarray(0, 123_457));
+      await downloadVerified(hubClient, file!, commit, dest);
+      expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+      const bodyRanges = hub.requests.filter((r) => r.range && r.range !== "bytes=0-0").map((r) => r.range);
+      expect(bodyRanges).toEqual([`bytes=123457-${bigBytes.length - 1}`]);
+      await expect(stat(`${dest}.part`)).rejects.toThrow();
+    });
+  });
+
+  it("refetches a corrupted file once, and names the file when it stays corrupt", async () => {
+    await withHub({ faults: [{ kind: "corrupt", match: "train-00000", times: 2 }] }, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const [file] = await hubClient.listFiles(REPO, commit, ["data/train-00000-of-00002.jsonl"]);
+      // the first fault hits the 1-byte probe (harmless); the second corrupts the body
+      const dest = await fresh("corrupt-once");
+      await downloadVerified(hubClient, file!, commit, dest);
+      expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+    });
+    await withHub({ faults: [{ kind: "corrupt", match: "train-00000" }] }, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const [file] = await hubClient.listFiles(REPO, commit, ["data/train-00000-of-00002.jsonl"]);
+      const dest = await fresh("corrupt-always");
+      const error = await downloadVerified(hubClient, file!, commit, dest).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FileIntegrityError);
+      expect((error as Error).message).toContain("data/train-00000-of-00002.jsonl");
+      expect((error as Error).message).toContain("sha256");
+      await expect(stat(dest)).rejects.toThrow();
+    });
+  });
+
+  it("explains 401: without a token it says which variable to set", async () => {
+    await withHub({ token: "hf_secret" }, async (hub) => {
+      const error = await client(hub.url)
+        .resolveCommit(REPO, "main")
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HubAccessError);
+      expect((error as Error).message).toMatch(/set \$HF_TOKEN/);
+      const wrong = await client(hub.url, { HF_TOKEN: "hf_wrong" })
+        .resolveCommit(REPO, "main")
+        .catch((e: unknown) => e);
+      expect((wrong as Error).message).toMatch(/check that the token in \$HF_TOKEN/);
+      await expect(client(hub.url, { HF_TOKEN: "hf_secret" }).resolveCommit(REPO, "main")).resolves.toMatch(
+        /^[0-9a-f]{40}$/,
+      );
+    });
+  });
+
+  it("explains 404 for a missing dataset, revision and file", async () => {
+    await withHub({}, async (hub) => {
+      const hubClient = client(hub.url);
+      await expect(hubClient.resolveCommit("acme/missing", "main")).rejects.toThrow(HubNotFoundError);
+      await expect(hubClient.resolveCommit(REPO, "0".repeat(40))).rejects.toThrow(/revision/);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const error = await hubClient.listFiles(REPO, commit, ["data/test-*.jsonl"]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HubNotFoundError);
+      expect((error as Error).message).toContain("data/test-*.jsonl");
+      expect((error as Error).message).toContain("data/train-00000-of-00002.jsonl");
+      const ghost = { repo: REPO, path: "data/ghost.jsonl", size: 3 };
+      await expect(downloadVerified(hubClient, ghost, commit, await fresh("ghost"))).rejects.toThrow(
+        /data\/ghost\.jsonl.*not found/,
+      );
+    });
+  });
+
+  it("retries 5xx and succeeds when the hub recovers", async () => {
+    await withHub(
+      { faults: [{ kind: "status", status: 503, match: "/revision/", times: 2 }] },
+      async (hub) => {
+        await expect(client(hub.url).resolveCommit(REPO, "main")).resolves.toMatch(/^[0-9a-f]{40}$/);
+        expect(hub.requests.filter((r) => r.url.includes("/revision/")).length).toBe(3);
+      },
+    );
+  });
+
+  it("says the hub is unreachable when nothing listens", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const error = await client(`http://127.0.0.1:${port}`)
+      .resolveCommit(REPO, "main")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HubUnreachableError);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect((error as Error).message).toMatch(/HF_ENDPOINT/);
+  });
+
+  it("serves a local directory as a hub through the same client (file: endpoint)", async () => {
+    const hubClient = client(`file:${root}`);
+    const commit = await hubClient.resolveCommit(REPO, "main");
+    const [file] = await hubClient.listFiles(REPO, commit, ["data/*-00000-*.jsonl"]);
+    const dest = await fresh("local");
+    await downloadVerified(hubClient, file!, commit, dest);
+    expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+  });
+});
