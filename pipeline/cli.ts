@@ -4,8 +4,12 @@ import { hideBin } from "yargs/helpers";
 import { STAGES } from "../stages/index.js";
 import { pipelineCommands } from "./cli/pipeline-commands.js";
 import { UserError } from "./errors.js";
+import type { Stage } from "./stage.js";
 
-export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
+export async function main(
+  argv: string[] = hideBin(process.argv),
+  stages: readonly Stage<unknown>[] = STAGES,
+): Promise<void> {
   let cli = yargs(argv)
     .scriptName("pnpm pipeline")
     .usage("$0 <command> [options]")
@@ -17,10 +21,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((message, error, y) => {
       if (error) throw error;
-      process.stderr.write(`${y.help() ? "" : ""}${message}\nRun with --help for usage.\n`);
+      void y;
+      process.stderr.write(`${message}\nRun with --help for usage.\n`);
       process.exit(2);
     });
-  for (const command of pipelineCommands(STAGES)) cli = cli.command(command);
+  for (const command of pipelineCommands(stages)) cli = cli.command(command);
   try {
     await cli.parseAsync();
   } catch (error) {

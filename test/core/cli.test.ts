@@ -1,0 +1,88 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/runner-kit.js";
+
+const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function setup(): { config: string } {
+  const dir = tempDir();
+  const config = join(dir, "c.yaml");
+  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 9}\n`);
+  return { config };
+}
+
+describe("cli", () => {
+  it("run, status --json, cat, cat --rejects, reset", () => {
+    const { config } = setup();
+    const run = cli(["run", "expand", "--config", config]);
+    expect(run.stderr).toContain("expand: complete: 9 in, 9 out, 3 rejected");
+    expect(run.code).toBe(0);
+
+    const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    expect(status.map((s: { stage: string; state: string }) => [s.stage, s.state])).toEqual([
+      ["numbers", "complete"],
+      ["expand", "complete"],
+      ["total", "not started"],
+    ]);
+    expect(status[1].counts).toEqual({ in: 9, out: 9, rejected: 3, failed: 0 });
+
+    const lines = cli(["cat", "expand", "--config", config]).stdout.trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(
+      ["n:1/0", "n:2/0", "n:2/1", "n:4/0", "n:5/0", "n:5/1", "n:7/0", "n:8/0", "n:8/1"].sort(),
+    );
+    const rejects = cli(["cat", "expand", "--rejects", "--config", config]).stdout.trim().split("\n");
+    expect(rejects.map((l) => JSON.parse(l).reason)).toEqual(["no-copies", "no-copies", "no-copies"]);
+
+    const reset = cli(["reset", "numbers", "--config", config]);
+    expect(reset.stderr).toContain("downstream: expand, total marked stale");
+    const table = cli(["status", "--config", config]).stdout;
+    expect(table).toMatch(/numbers\s+not started/);
+    expect(table).toMatch(/expand\s+stale \(upstream numbers was reset\)/);
+  });
+
+  it("--set overrides a key; --limit applies to sources", () => {
+    const { config } = setup();
+    expect(cli(["run", "numbers", "--config", config, "--set", "stages.numbers.count=4"]).stderr).toContain(
+      "numbers: complete: 4 in, 4 out",
+    );
+    expect(cli(["run", "numbers", "--config", config, "--limit", "2"]).stderr).toContain(
+      "numbers: complete: 2 in, 2 out",
+    );
+  });
+
+  it("stages lists every stage with its upstream", () => {
+    const out = cli(["stages"]).stdout;
+    expect(out).toMatch(/expand\s+record\s+numbers\s+flat-map with rejects/);
+    expect(out).toMatch(/total\s+global\s+expand/);
+  });
+
+  it("--help works on every command", () => {
+    for (const command of ["run", "status", "stages", "cat", "reset"]) {
+      const r = cli([command, "--help"]);
+      expect(r.code, command).toBe(0);
+      expect(r.stdout, command).toContain(`pnpm pipeline ${command}`);
+    }
+  });
+
+  it("a bad config key exits 2 naming file, key and line", () => {
+    const { config } = setup();
+    writeFileSync(config, "data_dir: x\nstages:\n  expand:\n    copiez: 1\n");
+    const r = cli(["status", "--config", config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`invalid configuration in ${config}`);
+    expect(r.stderr).toContain("stages.expand.copiez (line 4): unknown key");
+  });
+
+  it("an unknown stage is a usage error", () => {
+    const r = cli(["run", "nope", "--config", setup().config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/Invalid values|Choices/);
+  });
+});
