@@ -86,3 +86,42 @@ describe("cli", () => {
     expect(r.stderr).toMatch(/Invalid values|Choices/);
   });
 });
+
+describe("cli signals", () => {
+  it("SIGINT lets in-flight records finish, saves, exits 130 saying how to resume; the rerun completes", async () => {
+    const { spawn } = await import("node:child_process");
+    const { existsSync } = await import("node:fs");
+    const dir = tempDir();
+    const config = join(dir, "c.yaml");
+    writeFileSync(
+      config,
+      `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 3000}\n  expand: {delay_ms: 12, concurrency: 4}\n`,
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", CLI, "run", "expand", "--config", config], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const poll = setInterval(() => {
+      if (existsSync(join(dir, "data", "expand", "parts"))) {
+        clearInterval(poll);
+        setTimeout(() => child.kill("SIGINT"), 300);
+      }
+    }, 10);
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+    clearInterval(poll);
+    expect(code).toBe(130);
+    expect(stderr).toContain("SIGINT: finishing the records in flight and saving");
+    expect(stderr).toMatch(
+      /interrupted: expand saved \d+ records so far\. Run the same command again to resume/,
+    );
+    const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    expect(status[1].state).toBe("partial");
+    const saved = status[1].counts.in as number;
+    expect(saved).toBeGreaterThan(0);
+    const rerun = cli(["run", "expand", "--config", config]);
+    expect(rerun.code).toBe(0);
+    const done = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    expect(done[1].counts).toEqual({ in: 3000, out: 3000, rejected: 1000, failed: 0 });
+  }, 60_000);
+});
