@@ -1,0 +1,294 @@
+// The embedded sandbox: runs SandboxFusion /run_code requests on this machine, each one in a fresh
+// private run dir and fresh bubblewrap sandboxes (one for the compile step, one for the run step),
+// never reusing either for another request.
+
+import { runHostCommand } from "./command.js";
+import { defaultWorkers, type SandboxConfig } from "./config.js";
+import { SandboxClosedError, SandboxRequestError } from "./errors.js";
+import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
+import {
+  type HostCommand,
+  type IsolationMode,
+  type ProcessLimits,
+  runUnisolated,
+  type SandboxedCommand,
+  wrapInSandbox,
+} from "./isolation.js";
+import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
+import { WorkerPool } from "./pool.js";
+import { requestBytes, runStatus, sandboxErrorResponse } from "./request.js";
+import { missingToolchain, toolchainPaths } from "./toolchains.js";
+import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
+import { RunDirectory } from "./workdir.js";
+
+const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: "/usr/bin:/bin",
+  HOME: "/tmp",
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  USER: "sandbox",
+  LOGNAME: "sandbox",
+  TERM: "dumb",
+};
+
+interface Ready {
+  area: HostArea;
+  mode: IsolationMode | null;
+  /** why isolation cannot run, when mode is null */
+  problem: string | null;
+}
+
+export class EmbeddedSandbox implements CodeRunner {
+  private readonly pool: WorkerPool;
+  private ready: Promise<Ready> | null = null;
+  private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(readonly config: SandboxConfig) {
+    this.pool = new WorkerPool(config.workers ?? defaultWorkers(), config.queue);
+  }
+
+  /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
+  async isolation(): Promise<{ mode: IsolationMode | null; problem: string | null }> {
+    const { mode, problem } = await this.prepare();
+    return { mode, problem };
+  }
+
+  async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
+    if (this.closed) throw new SandboxClosedError();
+    const work = this.runTracked(request, options?.signal);
+    this.inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      this.inFlight.delete(work);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.pool.close();
+    await Promise.allSettled([...this.inFlight]);
+    if (this.ready) {
+      const ready = await this.ready.catch(() => null);
+      if (ready) await removeHostArea(ready.area);
+    }
+  }
+
+  private prepare(): Promise<Ready> {
+    this.ready ??= this.setUp();
+    return this.ready;
+  }
+
+  private async setUp(): Promise<Ready> {
+    const isolated = this.config.isolation === "bwrap";
+    const area = await createHostArea({
+      slots: this.pool.size,
+      uidBase: this.config.uid_base,
+      workDirMb: this.config.limits.work_dir_mb,
+      tmpfs: isolated,
+    });
+    if (!isolated) {
+      process.emitWarning(
+        "sandbox.isolation is 'none': model-written code runs directly on this machine as this user, with only rlimits. Use it for trusted code only; set sandbox.isolation: bwrap for anything else.",
+        { code: "CODEFEEDBACK_SANDBOX_UNISOLATED" },
+      );
+      return { area, mode: "none", problem: null };
+    }
+    const { probeIsolation } = await import("./probe.js");
+    const probe = await probeIsolation(area.slots[0]!);
+    return { area, mode: probe.mode, problem: probe.problem };
+  }
+
+  private async runTracked(request: RunCodeRequest, signal?: AbortSignal): Promise<RunCodeResponse> {
+    const spec = findLanguage(String(request.language ?? ""));
+    if (!spec) {
+      return sandboxErrorResponse(
+        `unknown language ${JSON.stringify(request.language)}; the sandbox runs: ${languageIds().join(", ")}`,
+      );
+    }
+    const bytes = requestBytes(request);
+    if (bytes > this.config.max_request_bytes) {
+      return sandboxErrorResponse(
+        `request too large: ${bytes} bytes of code, stdin and files, over sandbox.max_request_bytes (${this.config.max_request_bytes}); send smaller inputs or raise the limit`,
+      );
+    }
+    const missing = missingToolchain(spec);
+    if (missing.length > 0) {
+      return sandboxErrorResponse(
+        `${spec.id} is not available here: ${missing.join(", ")} not found. Install Debian package(s) ${spec.debianPackages.join(" ")} (scripts/install.sh installs every toolchain), or point sandbox.url at a server that has it.`,
+      );
+    }
+    const ready = await this.prepare();
+    if (ready.mode === null) {
+      return sandboxErrorResponse(
+        `refusing to run untrusted code: bubblewrap isolation does not work here (${ready.problem}). Install bubblewrap (Debian package bubblewrap) and allow user namespaces, or run as root; set sandbox.isolation: none only for trusted code.`,
+      );
+    }
+    const slotIndex = await this.pool.acquire(signal);
+    try {
+      return await this.runInSlot(ready.area.slots[slotIndex]!, ready.mode, spec, request, signal);
+    } catch (error) {
+      if (error instanceof SandboxRequestError) return sandboxErrorResponse(error.message);
+      throw error;
+    } finally {
+      this.pool.release(slotIndex);
+    }
+  }
+
+  private seconds(requested: number | undefined, fallback: number): number {
+    const value = requested !== undefined && requested > 0 ? requested : fallback;
+    return Math.min(value, this.config.max_timeout_s);
+  }
+
+  private async runInSlot(
+    slot: SlotArea,
+    mode: IsolationMode,
+    spec: LanguageSpec,
+    request: RunCodeRequest,
+    signal?: AbortSignal,
+  ): Promise<RunCodeResponse> {
+    const limits = this.config.limits;
+    const requestedMb = request.memory_limit_MB ?? 0;
+    const memoryMb = Math.min(
+      requestedMb > 0 ? Math.max(16, Math.floor(requestedMb)) : limits.memory_mb,
+      limits.max_memory_mb,
+    );
+    const owner = isRoot() && mode !== "none" ? slot.uid : null;
+    const dir = await RunDirectory.create(slot.runsDir, owner);
+    try {
+      for (const [path, content] of Object.entries(request.files ?? {})) {
+        if (content !== null) await dir.write(path, Buffer.from(content, "base64"));
+      }
+      const source = await dir.write(spec.sourceFile(request.code), request.code);
+      const paths = toolchainPaths();
+      const ctx: LanguageContext = {
+        source,
+        code: request.code,
+        memoryMb,
+        ...(mode === "none" ? paths.host : paths.inside),
+      };
+      const env = { ...BASE_ENV, ...spec.env };
+
+      let compileResult: CommandRunResult | null = null;
+      if (spec.compile) {
+        const timeout = this.seconds(request.compile_timeout, this.config.compile_timeout_s);
+        const compileMb = Math.max(spec.compileMemoryMb ?? memoryMb, memoryMb);
+        compileResult = await this.step(
+          mode,
+          slot,
+          dir,
+          spec.compile(ctx),
+          env,
+          timeout,
+          null,
+          {
+            cpuSeconds: timeout + 1,
+            addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(compileMb) : compileMb + 1024,
+            processes: limits.processes,
+            fileSizeMb: limits.file_size_mb,
+            openFiles: limits.open_files,
+          },
+          signal,
+        );
+        if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
+          return this.respond(compileResult, null, dir, request);
+        }
+      }
+      const timeout = this.seconds(request.run_timeout, this.config.run_timeout_s);
+      const runResult = await this.step(
+        mode,
+        slot,
+        dir,
+        spec.run(ctx),
+        env,
+        timeout,
+        request.stdin ?? null,
+        {
+          cpuSeconds: timeout + 1,
+          addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(memoryMb) : memoryMb,
+          processes: limits.processes,
+          fileSizeMb: limits.file_size_mb,
+          openFiles: limits.open_files,
+        },
+        signal,
+      );
+      return await this.respond(compileResult, runResult, dir, request);
+    } finally {
+      await dir.remove();
+    }
+  }
+
+  private async step(
+    mode: IsolationMode,
+    slot: SlotArea,
+    dir: RunDirectory,
+    argv: string[],
+    env: Record<string, string>,
+    timeoutSeconds: number,
+    stdin: string | null,
+    limits: ProcessLimits,
+    signal?: AbortSignal,
+  ): Promise<CommandRunResult> {
+    const command: SandboxedCommand = {
+      argv,
+      env,
+      limits,
+      hostWorkDir: dir.work,
+      hostMetaDir: dir.meta,
+      tmpMb: this.config.limits.tmp_mb,
+      uid: slot.uid,
+      readOnlyBinds: toolchainPaths().binds,
+    };
+    const host: HostCommand =
+      mode === "none" ? runUnisolated(command, dir.tmp) : wrapInSandbox(mode, command, slot.etc);
+    const outcome = await runHostCommand(host, {
+      stdin,
+      timeoutSeconds,
+      maxOutputBytes: this.config.max_output_bytes,
+      killOutputBytes: this.config.kill_output_bytes,
+      ...(signal ? { signal } : {}),
+    });
+    const result = outcome.result;
+    if (result.status !== "Error") result.peak_memory_kb = await dir.peakMemoryKb();
+    if (outcome.killedBy === "output") {
+      result.stderr = `${result.stderr ?? ""}\n[sandbox] killed: output exceeded ${this.config.kill_output_bytes} bytes`;
+    }
+    return result;
+  }
+
+  private async respond(
+    compile: CommandRunResult | null,
+    run: CommandRunResult | null,
+    dir: RunDirectory,
+    request: RunCodeRequest,
+  ): Promise<RunCodeResponse> {
+    const status = runStatus(compile, run);
+    const files = request.fetch_files?.length
+      ? await dir.fetch(request.fetch_files, this.config.max_request_bytes)
+      : {};
+    return { status, message: describe(compile, run), compile_result: compile, run_result: run, files };
+  }
+}
+
+function describe(compile: CommandRunResult | null, run: CommandRunResult | null): string {
+  const failed = (result: CommandRunResult) =>
+    result.status === "TimeLimitExceeded"
+      ? "time limit exceeded"
+      : result.status === "Error"
+        ? (result.stderr ?? "could not start")
+        : result.return_code === 0
+          ? null
+          : `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
+  if (compile) {
+    const problem = failed(compile);
+    if (problem) return `compile: ${problem}`;
+  }
+  if (run) {
+    const problem = failed(run);
+    if (problem) return `run: ${problem}`;
+  }
+  return "";
+}

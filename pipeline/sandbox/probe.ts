@@ -1,0 +1,61 @@
+// Finds out, once per sandbox, which isolation works on this machine by running /usr/bin/true the way
+// real runs will be wrapped: first with an unprivileged user namespace, then (as root) with setpriv.
+import { access, constants as fsConstants } from "node:fs/promises";
+import { runHostCommand } from "./command.js";
+import { isRoot, type SlotArea } from "./host-area.js";
+import { type IsolationMode, SANDBOX_TOOLS, wrapInSandbox } from "./isolation.js";
+import { toolchainPaths } from "./toolchains.js";
+import { RunDirectory } from "./workdir.js";
+
+export interface IsolationProbe {
+  mode: IsolationMode | null;
+  /** why no mode works, with the errors seen */
+  problem: string | null;
+}
+
+export async function probeIsolation(slot: SlotArea): Promise<IsolationProbe> {
+  for (const [name, path] of Object.entries(SANDBOX_TOOLS)) {
+    if (name === "setpriv" && !isRoot()) continue;
+    const found = await access(path, fsConstants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!found)
+      return {
+        mode: null,
+        problem: `${path} is missing (Debian package ${name === "bwrap" ? "bubblewrap" : name === "time" ? "time" : "util-linux"})`,
+      };
+  }
+  const tried: string[] = [];
+  const modes: Exclude<IsolationMode, "none">[] = isRoot() ? ["userns", "setuid"] : ["userns"];
+  for (const mode of modes) {
+    const dir = await RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null);
+    try {
+      const host = wrapInSandbox(
+        mode,
+        {
+          argv: ["/usr/bin/true"],
+          env: { PATH: "/usr/bin:/bin" },
+          limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
+          hostWorkDir: dir.work,
+          hostMetaDir: dir.meta,
+          tmpMb: 1,
+          uid: slot.uid,
+          readOnlyBinds: toolchainPaths().binds,
+        },
+        slot.etc,
+      );
+      const { result } = await runHostCommand(host, {
+        stdin: null,
+        timeoutSeconds: 20,
+        maxOutputBytes: 4096,
+        killOutputBytes: 65536,
+      });
+      if (result.status === "Finished" && result.return_code === 0) return { mode, problem: null };
+      tried.push(`${mode}: ${(result.stderr ?? "").trim() || `exit code ${result.return_code}`}`);
+    } finally {
+      await dir.remove();
+    }
+  }
+  return { mode: null, problem: tried.join("; ") };
+}
