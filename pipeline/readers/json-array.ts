@@ -1,0 +1,187 @@
+// A JSON array streamed element by element, so a 121 MB `[{...}, {...}]` file never becomes one
+// string: a byte scanner finds where each top-level element starts and ends (tracking strings,
+// escapes and nesting across chunk boundaries) and hands just that element to JSON.parse.
+
+import { UserError } from "../errors.js";
+import { decodeJsonRow, tooLarge } from "./decode.js";
+import { PREFIX_BYTES, type RawRow, type RowReadOptions } from "./types.js";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Index of `byte` at or after `from`, or the chunk's length when there is none. */
+function positionOf(chunk: Buffer, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at === -1 ? chunk.length : at;
+}
+
+type Where = "before-array" | "between" | "in-element" | "after-array";
+
+export async function* readJsonArray(
+  chunks: AsyncIterable<Buffer>,
+  options: RowReadOptions & { file?: string },
+): AsyncGenerator<RawRow> {
+  const max = options.maxRowBytes;
+  let where: Where = "before-array";
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let pieces: Buffer[] = [];
+  let elementBytes = 0;
+  let skipping = false;
+  let prefix = "";
+  let index = 0;
+  let offset = 0; // bytes of the file before the current chunk, for messages
+
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    if (to <= from) return;
+    if (!skipping && elementBytes + (to - from) > max) {
+      skipping = true;
+      prefix = Buffer.concat([...pieces, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES))])
+        .subarray(0, PREFIX_BYTES)
+        .toString("utf8");
+      pieces = [];
+    }
+    if (!skipping) pieces.push(chunk.subarray(from, to));
+    elementBytes += to - from;
+  };
+  const take = (): RawRow => {
+    const row = skipping
+      ? tooLarge(index, elementBytes, max, prefix)
+      : decodeJsonRow(Buffer.concat(pieces), index);
+    index++;
+    pieces = [];
+    elementBytes = 0;
+    skipping = false;
+    return row;
+  };
+
+  for await (const chunk of chunks) {
+    let i = 0;
+    let elementStart = where === "in-element" ? 0 : -1;
+    const n = chunk.length;
+    let nextQuote = -1;
+    let nextBackslash = -1;
+    while (i < n) {
+      if (where === "in-element") {
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            i++;
+            continue;
+          }
+          // jump to the next quote or backslash (strings are most of the bytes); both positions are
+          // cached so a long string full of escapes is still scanned once
+          if (nextBackslash < i) nextBackslash = positionOf(chunk, BACKSLASH, i);
+          if (nextQuote < i) nextQuote = positionOf(chunk, QUOTE, i);
+          if (nextBackslash < nextQuote) {
+            escaped = true;
+            i = nextBackslash + 1;
+            continue;
+          }
+          if (nextQuote === n) {
+            i = n;
+            continue;
+          }
+          inString = false;
+          i = nextQuote + 1;
+          if (depth === 0) {
+            keep(chunk, elementStart, i);
+            yield take();
+            where = "between";
+            elementStart = -1;
+          }
+          continue;
+        }
+        const c = chunk[i]!;
+        if (c === QUOTE) inString = true;
+        else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+          if (depth === 0) {
+            // `]` ends a bare scalar element and the array
+            keep(chunk, elementStart, i);
+            yield take();
+            where = "after-array";
+            elementStart = -1;
+            i++;
+            continue;
+          }
+          depth--;
+          if (depth === 0) {
+            keep(chunk, elementStart, i + 1);
+            yield take();
+            where = "between";
+            elementStart = -1;
+          }
+        } else if (depth === 0 && (c === COMMA || isSpace(c))) {
+          // end of a bare scalar (number, true, false, null)
+          keep(chunk, elementStart, i);
+          yield take();
+          where = "between";
+          elementStart = -1;
+        }
+        i++;
+        continue;
+      }
+      const c = chunk[i]!;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      if (where === "before-array") {
+        if (c === 0xef || c === 0xbb || c === 0xbf) {
+          i++; // a byte-order mark
+          continue;
+        }
+        if (c !== OPEN_BRACKET) {
+          throw new UserError(
+            `${options.file ?? "input"} is not a JSON array (it starts with ${JSON.stringify(String.fromCharCode(c))}); ` +
+              "if it holds one JSON object per line, name it .jsonl or set the source's `format: jsonl`",
+          );
+        }
+        where = "between";
+        i++;
+        continue;
+      }
+      if (where === "after-array") {
+        throw new UserError(
+          `${options.file ?? "input"}: unexpected data after the closing ] at byte ${offset + i}; the file is not one JSON array`,
+        );
+      }
+      // between elements
+      if (c === COMMA) {
+        i++;
+        continue;
+      }
+      if (c === CLOSE_BRACKET) {
+        where = "after-array";
+        i++;
+        continue;
+      }
+      where = "in-element";
+      elementStart = i;
+      depth = 0;
+      inString = false;
+      escaped = false;
+    }
+    if (where === "in-element" && elementStart >= 0) keep(chunk, elementStart, n);
+    offset += n;
+  }
+  if (where === "in-element") {
+    // the file ended inside an element: whatever was kept fails to parse and is rejected as such
+    yield take();
+  } else if (where === "before-array") {
+    throw new UserError(`${options.file ?? "input"} is empty; expected a JSON array`);
+  } else if (where === "between") {
+    // a missing closing ] loses no element; the last element has been yielded already
+  }
+}

@@ -1,0 +1,190 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { gzipSync } from "node:zlib";
+import { parquetWriteBuffer } from "hyparquet-writer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readRows } from "../../pipeline/readers/index.js";
+import { readJsonArray } from "../../pipeline/readers/json-array.js";
+import { readJsonLines } from "../../pipeline/readers/jsonl.js";
+import type { RawRow } from "../../pipeline/readers/types.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "readers-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += size) yield Buffer.from(bytes.subarray(i, i + size));
+}
+
+async function collect(rows: AsyncIterable<RawRow>): Promise<RawRow[]> {
+  const out: RawRow[] = [];
+  for await (const row of rows) out.push(row);
+  return out;
+}
+
+const opts = { maxRowBytes: 1000 };
+
+/** A little pseudo-random generator so failures reproduce. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const tricky = [
+  { instruction: 'say "hi" and [brackets] {braces}', output: "a\\b\nc" },
+  { instruction: "unicode: é 中文 🎉", output: "" },
+  { nested: { list: [1, [2, [3]], { x: "]" }] }, output: 'ends with backslash \\"' },
+  "a bare string",
+  42,
+  null,
+];
+
+describe("JSON Lines reader", () => {
+  it("yields the same rows whatever the chunk boundaries", async () => {
+    const text = `${tricky.map((r) => JSON.stringify(r)).join("\n")}\n`;
+    for (const size of [1, 2, 3, 7, 64, 4096]) {
+      const rows = await collect(readJsonLines(chunked(Buffer.from(text), size), opts));
+      expect(rows.map((r) => r.value)).toEqual(tricky);
+      expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    }
+  });
+
+  it("skips blank lines, accepts CRLF and a last line without newline", async () => {
+    const text = '{"a":1}\r\n\n   \n{"a":2}\r\n{"a":3}';
+    const rows = await collect(readJsonLines(chunked(Buffer.from(text), 5), opts));
+    expect(rows.map((r) => r.value)).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
+  });
+
+  it("turns malformed JSON, broken UTF-8 and oversized lines into row errors and goes on", async () => {
+    const big = JSON.stringify({ x: "y".repeat(5000) });
+    const bytes = Buffer.concat([
+      Buffer.from('{"a":1}\n{"a": tru}\n'),
+      Buffer.from('{"a":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}\n'),
+      Buffer.from(`${big}\n{"a":4}\n`),
+    ]);
+    for (const size of [3, 100, 1 << 20]) {
+      const rows = await collect(readJsonLines(chunked(bytes, size), opts));
+      expect(rows.map((r) => r.error?.reason ?? "ok")).toEqual([
+        "ok",
+        "malformed-json",
+        "invalid-utf8",
+        "row-too-large",
+        "ok",
+      ]);
+      expect(rows[3]!.error!.prefix).toBe(big.slice(0, 200));
+      expect(rows[3]!.error!.detail).toContain(String(big.length));
+      expect(rows[4]).toEqual({ index: 4, value: { a: 4 } });
+    }
+  });
+});
+
+describe("JSON array reader", () => {
+  it("yields each element whatever the chunk boundaries, strings with quotes and brackets included", async () => {
+    const text = JSON.stringify(tricky, null, 2);
+    for (let size = 1; size <= 40; size++) {
+      const rows = await collect(readJsonArray(chunked(Buffer.from(text), size), opts));
+      expect(rows.map((r) => r.value)).toEqual(tricky);
+    }
+  });
+
+  it("matches JSON.parse on random documents split at random points", async () => {
+    const random = prng(7);
+    const alphabet = ['"', "\\", "[", "]", "{", "}", ",", " ", "a", "é", "\n", "\u0001"];
+    for (let trial = 0; trial < 60; trial++) {
+      const doc = Array.from({ length: 1 + Math.floor(random() * 6) }, () => ({
+        s: Array.from(
+          { length: Math.floor(random() * 30) },
+          () => alphabet[Math.floor(random() * alphabet.length)],
+        ).join(""),
+        n: [random(), { k: "v" }],
+      }));
+      const rows = await collect(
+        readJsonArray(chunked(Buffer.from(JSON.stringify(doc)), 1 + Math.floor(random() * 20)), opts),
+      );
+      expect(rows.map((r) => r.value)).toEqual(JSON.parse(JSON.stringify(doc)));
+    }
+  });
+
+  it("rejects a bad element, a broken UTF-8 element and an oversized element, and keeps the rest", async () => {
+    const big = JSON.stringify({ x: "z".repeat(3000) });
+    const bytes = Buffer.concat([
+      Buffer.from('[{"a":1}, {"a": tru}, {"a":"'),
+      Buffer.from([0xff]),
+      Buffer.from(`"}, ${big}, {"a":5}]`),
+    ]);
+    for (const size of [2, 50, 1 << 20]) {
+      const rows = await collect(readJsonArray(chunked(bytes, size), opts));
+      expect(rows.map((r) => r.error?.reason ?? r.value)).toEqual([
+        { a: 1 },
+        "malformed-json",
+        "invalid-utf8",
+        "row-too-large",
+        { a: 5 },
+      ]);
+      expect(rows.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    }
+  });
+
+  it("handles an empty array, a byte-order mark, and says so when the file is not an array", async () => {
+    expect(await collect(readJsonArray(chunked(Buffer.from(" [ ] "), 1), opts))).toEqual([]);
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('[{"a":1}]')]);
+    expect((await collect(readJsonArray(chunked(bom, 3), opts))).map((r) => r.value)).toEqual([{ a: 1 }]);
+    await expect(
+      collect(readJsonArray(chunked(Buffer.from('{"a":1}'), 4), { ...opts, file: "x.json" })),
+    ).rejects.toThrow(/x\.json is not a JSON array/);
+  });
+
+  it("rejects the last element of a truncated file", async () => {
+    const rows = await collect(readJsonArray(chunked(Buffer.from('[{"a":1},{"a":"cut'), 4), opts));
+    expect(rows.map((r) => r.error?.reason ?? "ok")).toEqual(["ok", "malformed-json"]);
+  });
+});
+
+describe("readRows", () => {
+  it("reads a .json file holding JSON Lines, and gzip", async () => {
+    const lines = '{"a":1}\n{"a":2}\n';
+    await writeFile(path.join(dir, "lines.json"), lines);
+    await writeFile(path.join(dir, "array.jsonl.gz"), gzipSync('[{"a":1},{"a":2}]'));
+    await writeFile(path.join(dir, "lines.jsonl.gz"), gzipSync(lines));
+    for (const name of ["lines.json", "lines.jsonl.gz"]) {
+      const rows = await collect(readRows(path.join(dir, name), opts));
+      expect(rows.map((r) => r.value)).toEqual([{ a: 1 }, { a: 2 }]);
+    }
+    await expect(collect(readRows(path.join(dir, "data.bin"), opts))).rejects.toThrow(/set `format`/);
+  });
+
+  it("reads Parquet row group by row group, with int64 as numbers and lists intact", async () => {
+    const n = 25;
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "task_id", data: BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), type: "INT64" },
+        {
+          name: "text",
+          data: Array.from({ length: n }, (_, i) => (i === 3 ? "w".repeat(2000) : `task ${i}`)),
+        },
+        { name: "tests", data: Array.from({ length: n }, (_, i) => [`assert f(${i})`, "assert g()"]) },
+      ],
+      rowGroupSize: 10,
+    });
+    const file = path.join(dir, "bench.parquet");
+    await writeFile(file, Buffer.from(buffer));
+    const rows = await collect(readRows(file, opts));
+    expect(rows).toHaveLength(n);
+    expect(rows[0]).toEqual({
+      index: 0,
+      value: { task_id: 0, text: "task 0", tests: ["assert f(0)", "assert g()"] },
+    });
+    expect(rows[3]!.error?.reason).toBe("row-too-large");
+    expect(rows[24]!.value).toMatchObject({ task_id: 24, text: "task 24" });
+  });
+});
