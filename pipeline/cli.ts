@@ -3,6 +3,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { STAGES } from "../stages/index.js";
 import { pipelineCommands } from "./cli/pipeline-commands.js";
+import { sandboxCommand } from "./cli/sandbox.js";
 import { UserError } from "./errors.js";
 import type { Stage } from "./stage.js";
 
@@ -26,6 +27,7 @@ export async function main(
       process.exit(2);
     });
   for (const command of pipelineCommands(stages)) cli = cli.command(command);
+  cli = cli.command(sandboxCommand);
   try {
     await cli.parseAsync();
   } catch (error) {
