@@ -11,7 +11,13 @@ import { MinuteBudget } from "./budget.js";
 import { type CachedAnswer, cacheKey, type ResponseCache } from "./cache.js";
 import { costUsd, type Price, type Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
-import { LlmAbortedError, LlmAttemptError, LlmAuthError, LlmRequestError } from "./errors.js";
+import {
+  LlmAbortedError,
+  LlmAttemptError,
+  LlmAuthError,
+  LlmNotFoundError,
+  LlmRequestError,
+} from "./errors.js";
 import { FailureDigest } from "./failure-digest.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
 import type { ChatMessage, ChatOptions, ChatResult, LlmClient, RequestEstimate } from "./types.js";
@@ -31,7 +37,8 @@ export class RoleEndpoint {
   private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
   /** set after a 429 with Retry-After: nobody sends before this time */
   private pausedUntil = 0;
-  private authFailure: LlmAuthError | undefined;
+  /** a 401/403/404: the endpoint is unusable as configured, so nothing more is sent */
+  private unusable: LlmAuthError | LlmNotFoundError | undefined;
   private readonly digest: FailureDigest;
   private warnedNoPrice = false;
 
@@ -67,7 +74,7 @@ export class RoleEndpoint {
   }
 
   async chat(messages: readonly ChatMessage[], options: ChatOptions | undefined, usage: UsageMeter) {
-    if (this.authFailure) throw this.authFailure;
+    if (this.unusable) throw this.unusable;
     const sampling = this.sampling(options);
     const key = cacheKey(this.model, messages, sampling);
     if (!this.noCache && !options?.noCache) {
@@ -122,6 +129,15 @@ export class RoleEndpoint {
       } catch (error) {
         if (error instanceof AuthRefusedError) throw this.failAuth(error);
         if (!(error instanceof LlmAttemptError)) throw error;
+        if (error.kind === "not-found") {
+          this.unusable ??= new LlmNotFoundError(
+            this.endpoint.role,
+            this.endpoint.baseUrl,
+            this.model,
+            error.message,
+          );
+          throw this.unusable;
+        }
         failure = error;
       }
       this.digest.note(failure.kind);
@@ -149,14 +165,14 @@ export class RoleEndpoint {
     usage: UsageMeter,
   ): Promise<AttemptAnswer> {
     const role = this.endpoint.role;
-    if (this.authFailure) throw this.authFailure;
+    if (this.unusable) throw this.unusable;
     if (signal?.aborted) throw new LlmAbortedError(role);
     const pause = this.pausedUntil - Date.now();
     if (pause > 0) await sleep(pause, signal, () => new LlmAbortedError(role));
     await this.requestBudget?.take(1, signal);
     const tokenCharge = estimatedPrompt + (sampling.max_tokens ?? 256);
     await this.tokenBudget?.take(tokenCharge, signal);
-    if (this.authFailure) throw this.authFailure;
+    if (this.unusable) throw this.unusable;
     usage.add({ requests: 1 });
     try {
       const answer = await attemptChat(
@@ -191,15 +207,15 @@ export class RoleEndpoint {
     };
   }
 
-  private failAuth(error: AuthRefusedError): LlmAuthError {
-    this.authFailure ??= new LlmAuthError(
+  private failAuth(error: AuthRefusedError): LlmAuthError | LlmNotFoundError {
+    this.unusable ??= new LlmAuthError(
       this.endpoint.role,
       this.endpoint.baseUrl,
       this.endpoint.apiKeyEnv,
       error.status,
       error.message,
     );
-    return this.authFailure;
+    return this.unusable;
   }
 
   private noteMissingPrice(): void {
@@ -217,6 +233,12 @@ export class RoleEndpoint {
       return { cached: true, promptTokens: 0, completionTokens: 0, costUsd: 0 };
     }
     return estimateUncached(messages, sampling, this.price, options?.expectedCompletionTokens);
+  }
+
+  peek(messages: readonly ChatMessage[], options: ChatOptions | undefined): ChatResult | undefined {
+    if (this.noCache) return undefined;
+    const hit = this.cache.get(cacheKey(this.model, messages, this.sampling(options)));
+    return hit ? toResult(hit, true) : undefined;
   }
 
   close(): void {
@@ -275,5 +297,9 @@ export class ChatClient implements LlmClient {
 
   estimate(messages: ChatMessage[], options?: ChatOptions): RequestEstimate {
     return this.endpoint.estimate(messages, options);
+  }
+
+  peek(messages: ChatMessage[], options?: ChatOptions): ChatResult | undefined {
+    return this.endpoint.peek(messages, options);
   }
 }

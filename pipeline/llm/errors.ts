@@ -83,6 +83,18 @@ export class LlmAuthError extends UserError {
   }
 }
 
+/** 404: the model or the route does not exist there; every request would fail the same way. */
+export class LlmNotFoundError extends UserError {
+  constructor(role: string, baseUrl: string, model: string, serverMessage: string) {
+    super(
+      `llm role '${role}': the server at ${baseUrl} answered 404 for model ${model}: ${serverMessage}\n` +
+        `Check llm.${role}.model (the name the server lists under /models) and llm.${role}.base_url ` +
+        "(OpenAI-compatible servers usually want it to end in /v1).",
+      { exitCode: 3 },
+    );
+  }
+}
+
 /** Replaces every occurrence of the secret in a text a server or library produced. */
 export function redact(text: string, secret: string | undefined): string {
   if (!secret || secret.length < 4) return text;

@@ -47,4 +47,6 @@ export interface LlmClient {
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
   /** What `chat` with the same arguments would send and cost; nothing is sent. */
   estimate?(messages: ChatMessage[], options?: ChatOptions): RequestEstimate;
+  /** The cached answer `chat` would give, if there is one; nothing is sent or counted. */
+  peek?(messages: ChatMessage[], options?: ChatOptions): ChatResult | undefined;
 }

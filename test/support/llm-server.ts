@@ -79,6 +79,8 @@ export interface LlmServer {
   readonly maxInFlight: number;
   /** requests received per conversation key */
   readonly byKey: Map<string, number>;
+  /** answers sent in full (not faults) per conversation key */
+  readonly answered: Map<string, number>;
   readonly requests: ReceivedRequest[];
   options: LlmServerOptions;
   reset(): void;
@@ -108,6 +110,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
   let inFlight = 0;
   let maxInFlight = 0;
   const byKey = new Map<string, number>();
+  const answered = new Map<string, number>();
   const requests: ReceivedRequest[] = [];
   const state: LlmServer = {
     url: "",
@@ -122,12 +125,14 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       return maxInFlight;
     },
     byKey,
+    answered,
     requests,
     options,
     reset() {
       count = 0;
       maxInFlight = inFlight;
       byKey.clear();
+      answered.clear();
       requests.length = 0;
     },
     close: () =>
@@ -176,7 +181,9 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     const delay = typeof latency === "function" ? latency(request) : (latency ?? 0);
     const answer = () => {
       if (res.destroyed) return finish();
-      respond(state.options, request, attempt, res);
+      if (respond(state.options, request, attempt, res)) {
+        answered.set(key, (answered.get(key) ?? 0) + 1);
+      }
     };
     if (delay > 0) setTimeout(answer, delay);
     else answer();
@@ -197,16 +204,26 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
   return state;
 }
 
-function respond(options: LlmServerOptions, request: ReceivedRequest, attempt: number, res: ServerResponse) {
+/** Answers or misbehaves; true when a real answer was sent. */
+function respond(
+  options: LlmServerOptions,
+  request: ReceivedRequest,
+  attempt: number,
+  res: ServerResponse,
+): boolean {
   if (options.requireKey && request.authorization !== `Bearer ${options.requireKey}`) {
     // Quotes what it was sent, like real providers do, so tests can check that it is redacted.
     const sent = request.authorization?.replace(/^Bearer /, "") ?? "";
-    return sendJson(res, 401, {
+    sendJson(res, 401, {
       error: { message: `Incorrect API key provided: ${sent}`, type: "invalid_request_error" },
     });
+    return false;
   }
   const fault = options.fault?.(request, attempt);
-  if (fault) return injectFault(fault, res);
+  if (fault) {
+    injectFault(fault, res);
+    return false;
+  }
   const reply = pickReply(options, request);
   const { content, finishReason, usage } =
     typeof reply === "string" ? { content: reply, finishReason: "stop", usage: true } : reply;
@@ -240,7 +257,7 @@ function respond(options: LlmServerOptions, request: ReceivedRequest, attempt: n
     }
     out += "data: [DONE]\n\n";
     res.end(out);
-    return;
+    return true;
   }
   sendJson(res, 200, {
     id,
@@ -257,6 +274,7 @@ function respond(options: LlmServerOptions, request: ReceivedRequest, attempt: n
     ],
     ...(usage === false ? {} : { usage: usageBlock }),
   });
+  return true;
 }
 
 function pickReply(options: LlmServerOptions, request: ReceivedRequest): Reply {

@@ -1,0 +1,193 @@
+// The paper's query filtering: "we used Qwen-72B-Chat to rate each query on a scale of 1 to 5 based
+// on its complexity and kept those rated 4 or 5; the filtering was repeated with a second prompt."
+// Each record's query is scored by round 1; a survivor is scored by round 2; a record is kept when
+// every round it went through said 4 or 5. Survivors carry their scores and the model's rationales;
+// dropped records are rejects that carry them too (`pnpm pipeline cat filter --rejects`).
+import { NotConfiguredError } from "../pipeline/errors.js";
+import { roleConfig } from "../pipeline/llm/config.js";
+import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
+import { estimateWithoutEndpoint } from "../pipeline/llm/index.js";
+import { loadPrompt } from "../pipeline/llm/prompts.js";
+import type { ChatMessage, ChatOptions, LlmClient, RequestEstimate } from "../pipeline/llm/types.js";
+import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
+import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
+import type { UsageMeter } from "../pipeline/usage.js";
+import { complexityMessages, type RoundScore, scoreComplexity, scoreOfAnswer } from "./filter/complexity.js";
+import { type FilterConfig, filterConfigSchema } from "./filter/config.js";
+import { FunnelCounter } from "./filter/funnel.js";
+
+type FilterContext = StageContext<FilterConfig>;
+
+// One client per run (per usage meter), not one per record.
+const clients = new WeakMap<UsageMeter, LlmClient>();
+
+function scorerOf(ctx: FilterContext): LlmClient {
+  let client = clients.get(ctx.usage);
+  if (!client) {
+    client = ctx.services.llm(ctx.config.role, ctx.usage);
+    clients.set(ctx.usage, client);
+  }
+  return client;
+}
+
+// Providers word it differently; all of them mean the prompt does not fit the model's context.
+const TOO_LONG = /context|too long|too many tokens|maximum.{0,40}length|max_tokens/i;
+
+export async function filterRecord(record: PipelineRecord, ctx: FilterContext): Promise<RecordOutcome> {
+  const { config } = ctx;
+  const query = record.query;
+  if (typeof query !== "string" || query.trim() === "") {
+    return {
+      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
+    };
+  }
+  const client = scorerOf(ctx);
+  const templates = config.rounds.map((name) => loadPrompt(name));
+  const options = { reminder: config.reminder, signal: ctx.signal };
+  const scores: RoundScore[] = [];
+  try {
+    if (config.rule === "every") {
+      scores.push(
+        ...(await Promise.all(templates.map((t, i) => scoreComplexity(client, t, i + 1, query, options)))),
+      );
+    } else {
+      for (const [i, template] of templates.entries()) {
+        const score = await scoreComplexity(client, template, i + 1, query, options);
+        scores.push(score);
+        if (score.score === null || score.score < config.threshold) break;
+      }
+    }
+  } catch (error) {
+    if (error instanceof LlmRequestError) {
+      if (error.last.kind === "bad-request" && TOO_LONG.test(error.last.message)) {
+        return {
+          rejects: [
+            { id: record.id, reason: "query-too-long", detail: error.message, record: { ...record } },
+          ],
+        };
+      }
+      return { failed: { reason: error.reason, detail: error.message } };
+    }
+    if (error instanceof LlmAbortedError) return { failed: { reason: "interrupted", detail: error.message } };
+    // A UserError (no endpoint, key refused) stops the run; anything else is a bug worth seeing.
+    throw error;
+  }
+  const scored: PipelineRecord = { ...record, complexity: scores };
+  const verdict = judge(scores, config.threshold);
+  if (!verdict) return { out: [scored] };
+  return { rejects: [{ id: record.id, ...verdict, record: scored }] };
+}
+
+function judge(scores: RoundScore[], threshold: number): Pick<Reject, "reason" | "detail"> | undefined {
+  const said = scores.map((s) => `round ${s.round} (${s.prompt}): ${s.score ?? "unscored"}`).join(", ");
+  const unscored = scores.find((s) => s.score === null);
+  if (unscored) {
+    const raw = (unscored.answers ?? []).map((a) =>
+      JSON.stringify(a.length > 300 ? `${a.slice(0, 300)}...` : a),
+    );
+    return {
+      reason: "unscored",
+      detail: `${said}; no score 1-5 in the answer, even after a reminder: ${raw.join(" / ")}`,
+    };
+  }
+  if (scores.some((s) => (s.score ?? 0) < threshold)) {
+    return { reason: "complexity-below-threshold", detail: `${said}; threshold ${threshold}` };
+  }
+  return undefined;
+}
+
+async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
+  const { config } = ctx;
+  let client: LlmClient | undefined;
+  try {
+    client = ctx.services.llm(config.role, ctx.usage);
+  } catch (error) {
+    // A dry-run is how one finds out what a run would cost before configuring an endpoint.
+    if (!(error instanceof NotConfiguredError)) throw error;
+  }
+  const estimate = (messages: ChatMessage[], options: ChatOptions): RequestEstimate =>
+    client?.estimate
+      ? client.estimate(messages, options)
+      : estimateWithoutEndpoint(ctx.root.llm, config.role, messages, options);
+  const templates = config.rounds.map((name) => loadPrompt(name));
+  const options = { expectedCompletionTokens: config.estimate.completion_tokens };
+  let records = 0;
+  let cached = 0;
+  let requests = 0;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  let costUsd = 0;
+  for await (const record of ctx.read("dedup")) {
+    const query = record.query;
+    if (typeof query !== "string" || query.trim() === "") continue;
+    records++;
+    // The chance that this record reaches the round: known from cached answers, assumed otherwise.
+    let reach = 1;
+    for (const template of templates) {
+      if (config.rule === "every") reach = 1;
+      const messages = complexityMessages(template, query);
+      const e = estimate(messages, options);
+      if (e.cached) cached++;
+      else {
+        requests += reach;
+        promptTokens += reach * e.promptTokens;
+        completionTokens += reach * e.completionTokens;
+        costUsd += reach * e.costUsd;
+      }
+      if (config.rule === "sequential") {
+        const hit = client?.peek?.(messages);
+        const score = hit ? scoreOfAnswer(template, hit.content) : undefined;
+        reach *= score === undefined ? config.estimate.pass_rate : score >= config.threshold ? 1 : 0;
+        if (reach === 0) break;
+      }
+    }
+  }
+  const rounds = templates.length;
+  const assumption =
+    config.rule === "sequential" && rounds > 1
+      ? `, ${Math.round(config.estimate.pass_rate * 100)}% assumed to pass each round where no cached answer says`
+      : "";
+  return {
+    requests: Math.round(requests),
+    promptTokens: Math.round(promptTokens),
+    completionTokens: Math.round(completionTokens),
+    costUsd,
+    note:
+      `${rounds} round${rounds === 1 ? "" : "s"} (${config.rule}) over ${records.toLocaleString("en-US")} records` +
+      `${assumption}; ${cached.toLocaleString("en-US")} answers already cached` +
+      `${client ? "" : "; no endpoint configured yet, so the cache was not consulted"}`,
+  };
+}
+
+async function summarizeFilter(ctx: FilterContext): Promise<Record<string, unknown>> {
+  const counter = new FunnelCounter(ctx.config.rounds, ctx.config.threshold);
+  for await (const record of ctx.read(ctx.name)) counter.kept(record);
+  for await (const reject of ctx.read(ctx.name, { rejects: true }))
+    counter.rejected(reject as unknown as Reject);
+  for (const line of counter.describe()) ctx.log.info(line);
+  return { ...counter.result() };
+}
+
+export const filterStage = defineStage<FilterConfig>({
+  kind: "record",
+  name: "filter",
+  description: "rates each query's complexity (1-5) with the scorer LLM, twice, and keeps 4-5",
+  upstream: ["dedup"],
+  configSchema: filterConfigSchema,
+  fingerprint: ({ config, root }) => {
+    const role = roleConfig(root.llm, config.role);
+    return {
+      model: role?.model,
+      sampling: role?.sampling,
+      prompts: config.rounds.map((name) => loadPrompt(name).text),
+    };
+  },
+  concurrency: (ctx) => {
+    // Twice the role's request limit: records waiting for a slot keep the endpoint busy, while
+    // answers from the cache need no slot at all.
+    return ctx.config.concurrency ?? 2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16);
+  },
+  process: filterRecord,
+  estimate: estimateFilter,
+  summarize: summarizeFilter,
+});

@@ -1,0 +1,82 @@
+// One round of complexity scoring: the prompt with the query in it, one answer, the score read out
+// of it. An answer without a readable score gets one follow-up turn with a reminder; if that one has
+// none either, the round is unscored and keeps both raw answers. Both requests go through the
+// response cache, so a rerun replays them for free.
+import type { PromptTemplate } from "../../pipeline/llm/prompts.js";
+import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
+import { criterionLabels, parseComplexityScore } from "./score-parser.js";
+
+export interface RoundScore {
+  /** 1-based */
+  round: number;
+  /** the prompt's name, e.g. complexity-1 */
+  prompt: string;
+  /** 1-5, or null when no answer had a readable score */
+  score: number | null;
+  /** the model's answer that gave the score (its explanation), or the last answer when none did */
+  rationale: string;
+  /** whether the score came from the answer to the reminder */
+  reminded: boolean;
+  /** both answers, when unscored */
+  answers?: string[];
+}
+
+const labelsOf = new WeakMap<PromptTemplate, Map<string, number>>();
+
+function labels(template: PromptTemplate): Map<string, number> {
+  let found = labelsOf.get(template);
+  if (!found) {
+    found = criterionLabels(template.text);
+    labelsOf.set(template, found);
+  }
+  return found;
+}
+
+export function complexityMessages(template: PromptTemplate, query: string): ChatMessage[] {
+  return [{ role: "user", content: template.render({ query }) }];
+}
+
+export function reminderMessages(
+  template: PromptTemplate,
+  query: string,
+  firstAnswer: string,
+  reminder: string,
+): ChatMessage[] {
+  return [
+    ...complexityMessages(template, query),
+    { role: "assistant", content: firstAnswer },
+    { role: "user", content: reminder },
+  ];
+}
+
+export async function scoreComplexity(
+  client: LlmClient,
+  template: PromptTemplate,
+  round: number,
+  query: string,
+  options: { reminder: string; signal?: AbortSignal },
+): Promise<RoundScore> {
+  const base = { round, prompt: template.name };
+  const signal = options.signal ? { signal: options.signal } : {};
+  const first = await client.chat(complexityMessages(template, query), signal);
+  const parsed = parseComplexityScore(first.content, labels(template));
+  if (parsed) return { ...base, score: parsed.score, rationale: first.content.trim(), reminded: false };
+  const second = await client.chat(
+    reminderMessages(template, query, first.content, options.reminder),
+    signal,
+  );
+  const again = parseComplexityScore(second.content, labels(template));
+  if (again) return { ...base, score: again.score, rationale: second.content.trim(), reminded: true };
+  return {
+    ...base,
+    score: null,
+    rationale: second.content.trim(),
+    reminded: true,
+    answers: [first.content, second.content],
+  };
+}
+
+/** For the dry-run: the score of a cached first answer, without sending anything. */
+export function scoreOfAnswer(template: PromptTemplate, answer: string): number | undefined {
+  return parseComplexityScore(answer, labels(template))?.score;
+}

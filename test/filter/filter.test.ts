@@ -1,0 +1,384 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NotConfiguredError, UserError } from "../../pipeline/errors.js";
+import { loadPrompt } from "../../pipeline/llm/prompts.js";
+import type { RoundScore } from "../../stages/filter/complexity.js";
+import { filterConfigSchema } from "../../stages/filter/config.js";
+import { filterStage } from "../../stages/filter.js";
+import { tempDir } from "../llm/helpers.js";
+import {
+  type Fault,
+  faultRate,
+  type LlmServer,
+  type ReceivedRequest,
+  type Reply,
+  startLlmServer,
+} from "../support/llm-server.js";
+import { fakeRun, llmConfig, record } from "./helpers.js";
+
+/** How the fake scorer answers each query: by round, and after the reminder. */
+interface Script {
+  r1: string;
+  r2?: string;
+  r1again?: string;
+  r2again?: string;
+}
+
+function scripted(scripts: Record<string, Script>): (request: ReceivedRequest) => Reply {
+  return (request) => {
+    const messages = request.body.messages;
+    const prompt = messages[0]!.content;
+    const tag = Object.keys(scripts).find((t) => prompt.includes(`[${t}]`));
+    if (!tag) return "Score: 1";
+    const script = scripts[tag]!;
+    const round2 = prompt.includes("Expert Level");
+    const again = messages.length > 1;
+    if (round2) return (again ? script.r2again : script.r2) ?? "Score: 1";
+    return (again ? script.r1again : script.r1) ?? "Score: 1";
+  };
+}
+
+let server: LlmServer;
+let dir: ReturnType<typeof tempDir>;
+
+beforeEach(async () => {
+  server = await startLlmServer();
+  dir = tempDir("cf-filter-");
+});
+
+afterEach(async () => {
+  await server.close();
+  dir.remove();
+});
+
+const scoresOf = (r: object | undefined) =>
+  (((r as { complexity?: RoundScore[] } | undefined)?.complexity as RoundScore[] | undefined) ?? []).map(
+    (s) => s.score,
+  );
+
+describe("filter: the paper's two rounds", () => {
+  it("keeps 4-5 of round 1, rescores them with round 2, keeps 4-5 again", async () => {
+    server.options.fallback = scripted({
+      hard: { r1: "Score: 5\nIt needs a new algorithm.", r2: "**4 Points** - Advanced: performance work." },
+      easy: { r1: "2 Points - Basic: a loop." },
+      mid: { r1: "I would rate this query a 4.", r2: "Score: 3\nDynamic programming." },
+    });
+    const input = [
+      record("a", "hard"),
+      record("b", "easy", { resource: "codealpaca", lang: "java" }),
+      record("c", "mid"),
+    ];
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
+    await run.processAll();
+
+    const kept = run.outcomes.get("a")!.out![0]!;
+    expect(kept).toMatchObject({
+      id: "a",
+      query: "hard",
+      answer: "answer of a",
+      resource: "evolinstruct",
+      lang: "python",
+    });
+    const complexity = kept.complexity as RoundScore[];
+    expect(complexity).toEqual([
+      {
+        round: 1,
+        prompt: "complexity-1",
+        score: 5,
+        rationale: "Score: 5\nIt needs a new algorithm.",
+        reminded: false,
+      },
+      {
+        round: 2,
+        prompt: "complexity-2",
+        score: 4,
+        rationale: "**4 Points** - Advanced: performance work.",
+        reminded: false,
+      },
+    ]);
+
+    const easy = run.outcomes.get("b")!.rejects![0]!;
+    expect(easy.reason).toBe("complexity-below-threshold");
+    expect(scoresOf(easy.record as object)).toEqual([2]);
+    expect(easy.detail).toContain("round 1 (complexity-1): 2");
+    expect((easy.record as { complexity: RoundScore[] }).complexity[0]!.rationale).toContain("a loop");
+
+    const mid = run.outcomes.get("c")!.rejects![0]!;
+    expect(mid.reason).toBe("complexity-below-threshold");
+    expect(scoresOf(mid.record as object)).toEqual([4, 3]);
+    expect(mid.detail).toContain("round 2 (complexity-2): 3");
+
+    // Round 2 only for round-1 survivors: 3 + 2 requests, each prompt exactly the paper's.
+    expect(server.count).toBe(5);
+    const sent = server.requests.map((r) => r.body.messages[0]!.content);
+    expect(sent).toContain(loadPrompt("complexity-1").render({ query: "easy" }));
+    expect(sent).toContain(loadPrompt("complexity-2").render({ query: "hard" }));
+    expect(sent.filter((s) => s.includes("[easy]"))).toHaveLength(1);
+    expect(server.requests[0]!.body.model).toBe("test-scorer");
+    expect(server.requests[0]!.body.temperature).toBe(0);
+    await run.close();
+  });
+
+  it("scores every record with every prompt under the `every` rule", async () => {
+    server.options.fallback = scripted({
+      easy: { r1: "Score: 2", r2: "Score: 5" },
+      hard: { r1: "5", r2: "5" },
+    });
+    const run = fakeRun({
+      dataDir: dir.path,
+      llm: llmConfig(server.url),
+      filter: { rule: "every" },
+      input: [record("a", "easy"), record("b", "hard")],
+    });
+    await run.processAll();
+    expect(scoresOf(run.outcomes.get("a")!.rejects![0]!.record as object)).toEqual([2, 5]);
+    expect(scoresOf(run.outcomes.get("b")!.out![0])).toEqual([5, 5]);
+    expect(server.count).toBe(4);
+    await run.close();
+  });
+
+  it("follows the configured threshold and rounds", async () => {
+    server.options.fallback = scripted({ mid: { r1: "Score: 3" } });
+    const run = fakeRun({
+      dataDir: dir.path,
+      llm: llmConfig(server.url),
+      filter: { threshold: 3, rounds: ["complexity-1"] },
+      input: [record("a", "mid")],
+    });
+    await run.processAll();
+    expect(scoresOf(run.outcomes.get("a")!.out![0])).toEqual([3]);
+    expect(server.count).toBe(1);
+    await run.close();
+  });
+});
+
+describe("filter: answers without a score", () => {
+  it("asks once more with a reminder, in the same conversation", async () => {
+    server.options.fallback = scripted({
+      vague: { r1: "This query is about graphs and needs care.", r1again: "Score: 4", r2: "5" },
+    });
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input: [record("a", "vague")] });
+    await run.processAll();
+    const kept = run.outcomes.get("a")!.out![0]!;
+    expect(kept.complexity).toMatchObject([
+      { score: 4, reminded: true, rationale: "Score: 4" },
+      { score: 5, reminded: false },
+    ]);
+    const reminder = server.requests[1]!.body.messages;
+    expect(reminder.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(reminder[1]!.content).toBe("This query is about graphs and needs care.");
+    expect(reminder[2]!.content).toBe(filterConfigSchema.parse({}).reminder);
+    await run.close();
+  });
+
+  it("records an answer that stays unreadable as `unscored`, with the raw text, never as a score", async () => {
+    server.options.fallback = scripted({
+      vague: { r1: "Interesting question!", r1again: "It is somewhere between 3 and 4." },
+    });
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input: [record("a", "vague")] });
+    await run.processAll();
+    const reject = run.outcomes.get("a")!.rejects![0]!;
+    expect(reject.reason).toBe("unscored");
+    expect(reject.detail).toContain("Interesting question!");
+    expect(reject.detail).toContain("between 3 and 4");
+    expect((reject.record as { complexity: RoundScore[] }).complexity[0]).toMatchObject({
+      score: null,
+      answers: ["Interesting question!", "It is somewhere between 3 and 4."],
+    });
+    expect(server.count).toBe(2);
+    await run.close();
+  });
+
+  it("rejects a record without a query, sending nothing", async () => {
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input: [record("a", "  ")] });
+    await run.processAll();
+    expect(run.outcomes.get("a")!.rejects![0]!.reason).toBe("empty-query");
+    expect(server.count).toBe(0);
+    await run.close();
+  });
+});
+
+describe("filter: failures", () => {
+  it("loses no record under injected faults, and records every failure with its reason", async () => {
+    const faults: Fault[] = [
+      { type: "status", status: 500 },
+      { type: "rate-limit", retryAfterMs: 5 },
+      { type: "hang" },
+      { type: "malformed" },
+      { type: "empty-choices" },
+      { type: "drop" },
+    ];
+    server.options.fault = faultRate(0.45, faults, 7);
+    const input = Array.from({ length: 60 }, (_, i) => record(`r${i}`, `query number ${i}`));
+    const llm = llmConfig(server.url, { retries: 1, timeout_s: 0.25 });
+    const run = fakeRun({ dataDir: dir.path, llm, input });
+    await run.processAll(input, 16);
+    const outcomes = [...run.outcomes.values()];
+    expect(run.outcomes.size).toBe(60);
+    const failed = outcomes.filter((o) => o.failed);
+    const done = outcomes.filter((o) => !o.failed);
+    for (const o of done) expect((o.out?.length ?? 0) + (o.rejects?.length ?? 0)).toBe(1);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const o of failed) {
+      expect(o.failed!.reason).toMatch(
+        /^llm-(server-error|rate-limited|timeout|malformed-response|empty-choices|connection)$/,
+      );
+      expect(o.failed!.detail).toContain("after 2 attempts");
+    }
+    expect(run.usage.totals.failedRequests).toBeGreaterThan(0);
+    await run.close();
+
+    // The next run retries only the failed records, and the answers already paid for are replayed.
+    const paidFor = new Set(server.answered.keys());
+    server.options.fault = undefined;
+    server.reset();
+    const again = fakeRun({ dataDir: dir.path, llm, input });
+    const retry = input.filter((r) => run.outcomes.get(r.id)!.failed);
+    await again.processAll(retry);
+    for (const r of retry) expect(again.outcomes.get(r.id)!.failed).toBeUndefined();
+    expect(server.count).toBeGreaterThan(0);
+    for (const request of server.requests) expect(paidFor.has(request.key)).toBe(false);
+    await again.close();
+  });
+
+  it("rejects a query the model cannot take (context length), and does not retry it", async () => {
+    server.options.fault = () => ({
+      type: "status",
+      status: 400,
+      message: "This model's maximum context length is 8192 tokens, however you requested 9000 tokens",
+    });
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input: [record("a", "long")] });
+    await run.processAll();
+    expect(run.outcomes.get("a")!.rejects![0]!.reason).toBe("query-too-long");
+    expect(server.count).toBe(1);
+    await run.close();
+  });
+
+  it("stops the run when the key is refused", async () => {
+    server.options.requireKey = "sk-right";
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input: [record("a", "q")] });
+    await expect(run.processAll()).rejects.toBeInstanceOf(UserError);
+    await run.close();
+  });
+
+  it("stops the run with the recipe when the scorer has no endpoint", async () => {
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(undefined), input: [record("a", "q")] });
+    const error = await run.processAll().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotConfiguredError);
+    expect((error as Error).message).toContain("OPENAI_BASE_URL");
+    await run.close();
+  });
+
+  it("marks a record interrupted while it waited as failed, to be redone", async () => {
+    server.options.fault = () => ({ type: "status", status: 500 });
+    const controller = new AbortController();
+    const run = fakeRun({
+      dataDir: dir.path,
+      llm: llmConfig(server.url, { backoff_s: 30, max_backoff_s: 30 }),
+      input: [record("a", "q")],
+      signal: controller.signal,
+    });
+    const pending = run.processAll();
+    while (server.count < 1) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await pending;
+    expect(run.outcomes.get("a")!.failed!.reason).toBe("interrupted");
+    await run.close();
+  });
+});
+
+describe("filter: dry-run, fingerprint, funnel", () => {
+  it("estimates requests and tokens before any spend, and counts what is cached", async () => {
+    server.options.fallback = scripted({ q0: { r1: "5", r2: "5" }, q1: { r1: "2" } });
+    const input = Array.from({ length: 10 }, (_, i) => record(`r${i}`, `q${i}`));
+    const llm = llmConfig(server.url);
+    const run = fakeRun({ dataDir: dir.path, llm, input });
+    const before = await filterStage.estimate!(run.ctx as never);
+    expect(before.requests).toBe(10 + Math.round(10 * 0.665));
+    expect(before.promptTokens).toBeGreaterThan(10 * 100);
+    expect(before.completionTokens).toBe(Math.round((10 + 10 * 0.665) * 120));
+    expect(server.count).toBe(0);
+
+    await run.processAll(input.slice(0, 2));
+    const after = await filterStage.estimate!(run.ctx as never);
+    // q0 and q1 are fully answered (q1 stopped at round 1): 8 records left, 8 x 1.665 requests.
+    expect(after.requests).toBe(Math.round(8 + 8 * 0.665));
+    expect(after.note).toContain("3 answers already cached");
+    await run.close();
+
+    const unconfigured = fakeRun({ dataDir: dir.path, llm: llmConfig(undefined), input });
+    const blind = await filterStage.estimate!(unconfigured.ctx as never);
+    expect(blind.requests).toBe(before.requests);
+    expect(blind.note).toContain("no endpoint configured");
+    await unconfigured.close();
+  });
+
+  it("changes its fingerprint with the model, the sampling and the prompt texts", () => {
+    const config = filterConfigSchema.parse({});
+    const root = (llm: ReturnType<typeof llmConfig>) => ({ llm }) as never;
+    const base = JSON.stringify(
+      filterStage.fingerprint!({ config, root: root(llmConfig("http://x/v1")), limit: undefined }),
+    );
+    const other = (scorer: Record<string, unknown>) =>
+      JSON.stringify(
+        filterStage.fingerprint!({ config, root: root(llmConfig("http://x/v1", scorer)), limit: undefined }),
+      );
+    expect(other({ model: "another" })).not.toBe(base);
+    expect(other({ sampling: { temperature: 0.2 } })).not.toBe(base);
+    // The endpoint itself is not part of it: moving the same model to another server changes nothing.
+    expect(
+      JSON.stringify(
+        filterStage.fingerprint!({ config, root: root(llmConfig("http://y/v1")), limit: undefined }),
+      ),
+    ).toBe(base);
+    expect(base).toContain("Please give the score first then explain why");
+  });
+
+  it("summarizes the funnel: in, histogram per round, kept, by resource and language", async () => {
+    server.options.fallback = scripted({
+      a: { r1: "5", r2: "4" },
+      b: { r1: "4", r2: "2" },
+      c: { r1: "1" },
+      d: { r1: "??", r1again: "no idea" },
+    });
+    const input = [
+      record("1", "a"),
+      record("2", "b", { lang: "cpp" }),
+      record("3", "c", { resource: "oss" }),
+      record("4", "d", { resource: "oss", lang: "cpp" }),
+    ];
+    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
+    await run.processAll();
+    const stats = (await filterStage.summarize!(run.ctx as never)) as Record<string, unknown>;
+    expect(stats).toMatchObject({
+      in: 4,
+      kept: 1,
+      rejected: { "complexity-below-threshold": 2, unscored: 1 },
+      rounds: [
+        {
+          round: 1,
+          prompt: "complexity-1",
+          scored: 4,
+          passed: 2,
+          histogram: { "1": 1, "4": 1, "5": 1, unscored: 1 },
+        },
+        { round: 2, prompt: "complexity-2", scored: 2, passed: 1, histogram: { "2": 1, "4": 1 } },
+      ],
+      by_resource: { evolinstruct: { in: 2, kept: 1 }, oss: { in: 2, kept: 0 } },
+      by_lang: { python: { in: 2, kept: 1 }, cpp: { in: 2, kept: 0 } },
+    });
+    const printed = run.log.lines.join("\n");
+    expect(printed).toContain(
+      "funnel: 4 in -> 2 pass round 1 (complexity-1) -> 1 pass round 2 (complexity-2); kept 1",
+    );
+    expect(printed).toContain("by language: python 1/2");
+    await run.close();
+  });
+
+  it("keeps as many records in flight as twice the scorer's concurrency", () => {
+    const ctx = {
+      config: filterConfigSchema.parse({}),
+      root: { llm: llmConfig("http://x/v1", { concurrency: 64 }) },
+    };
+    expect(filterStage.kind === "record" && filterStage.concurrency!(ctx as never)).toBe(128);
+  });
+});

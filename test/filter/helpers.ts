@@ -1,0 +1,110 @@
+// A StageContext for calling the filter stage's functions directly, with a real LLM service against
+// the test server and upstream records held in memory.
+import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
+import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
+import type { PipelineRecord, RecordOutcome, Reject } from "../../pipeline/record.js";
+import type { StageContext } from "../../pipeline/stage.js";
+import { UsageMeter } from "../../pipeline/usage.js";
+import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
+import { filterRecord } from "../../stages/filter.js";
+import { recordingLogger } from "../llm/helpers.js";
+
+export interface FakeRun {
+  ctx: StageContext<FilterConfig>;
+  service: LlmService;
+  usage: UsageMeter;
+  log: ReturnType<typeof recordingLogger>;
+  /** what the stage committed, by input id */
+  outcomes: Map<string, RecordOutcome>;
+  /** runs `process` over the input (or the given records), `concurrency` at a time */
+  processAll(records?: PipelineRecord[], concurrency?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function record(id: string, query: string, extra: Partial<PipelineRecord> = {}): PipelineRecord {
+  return { id, query, answer: `answer of ${id}`, resource: "evolinstruct", lang: "python", ...extra };
+}
+
+export function llmConfig(url: string | undefined, scorer: Record<string, unknown> = {}): LlmConfig {
+  return llmConfigSchema.parse({
+    scorer: {
+      ...(url ? { base_url: url } : {}),
+      model: "test-scorer",
+      retries: 3,
+      backoff_s: 0.01,
+      max_backoff_s: 0.05,
+      timeout_s: 1,
+      ...scorer,
+    },
+  });
+}
+
+export function fakeRun(options: {
+  dataDir: string;
+  llm: LlmConfig;
+  filter?: Record<string, unknown>;
+  input: PipelineRecord[];
+  noCache?: boolean;
+  signal?: AbortSignal;
+}): FakeRun {
+  const log = recordingLogger();
+  const service = createLlmService(options.llm, {
+    dataDir: options.dataDir,
+    noCache: options.noCache ?? false,
+    log,
+    env: {},
+  });
+  const usage = new UsageMeter();
+  const outcomes = new Map<string, RecordOutcome>();
+  const config = filterConfigSchema.parse(options.filter ?? {});
+  const ctx: StageContext<FilterConfig> = {
+    name: "filter",
+    config,
+    root: {
+      data_dir: options.dataDir,
+      llm: options.llm,
+      stages: {},
+    } as unknown as StageContext<FilterConfig>["root"],
+    dataDir: options.dataDir,
+    workDir: `${options.dataDir}/filter/work`,
+    limit: undefined,
+    signal: options.signal ?? new AbortController().signal,
+    log,
+    services: {
+      llm: (role, meter) => service.client(role, meter),
+      sandbox: () => {
+        throw new Error("the filter needs no sandbox");
+      },
+      close: () => service.close(),
+    },
+    usage,
+    async *read(stage, opts) {
+      if (stage === "dedup") {
+        yield* options.input;
+        return;
+      }
+      for (const outcome of outcomes.values()) {
+        const items: (PipelineRecord | Reject)[] = (opts?.rejects ? outcome.rejects : outcome.out) ?? [];
+        for (const item of items) yield item as PipelineRecord;
+      }
+    },
+    countOf: (stage) => (stage === "dedup" ? options.input.length : undefined),
+  };
+  return {
+    ctx,
+    service,
+    usage,
+    log,
+    outcomes,
+    async processAll(records = options.input, concurrency = 8) {
+      const queue = [...records];
+      const worker = async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          outcomes.set(next.id, await filterRecord(next, ctx));
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+    },
+    close: () => service.close(),
+  };
+}

@@ -1,0 +1,304 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UserError } from "../../pipeline/errors.js";
+import { LlmAbortedError, LlmAuthError, LlmRequestError } from "../../pipeline/llm/errors.js";
+import type { ChatMessage } from "../../pipeline/llm/types.js";
+import { UsageMeter } from "../../pipeline/usage.js";
+import { failFirst, type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { recordingLogger, tempDir, testConfig, testService } from "./helpers.js";
+
+const ask = (text: string): ChatMessage[] => [{ role: "user", content: text }];
+
+let server: LlmServer;
+let dir: ReturnType<typeof tempDir>;
+
+beforeEach(async () => {
+  server = await startLlmServer({ rules: [{ match: /hello/, reply: "hi there" }] });
+  dir = tempDir();
+});
+
+afterEach(async () => {
+  await server.close();
+  dir.remove();
+});
+
+describe("LLM client: answers and the response cache", () => {
+  it("answers, counts usage, and never sends an answered request again", async () => {
+    const service = testService(testConfig(server.url), dir.path);
+    const usage = new UsageMeter();
+    const client = service.client("scorer", usage);
+    const first = await client.chat(ask("hello"));
+    expect(first).toMatchObject({
+      content: "hi there",
+      cached: false,
+      model: "test-model",
+      finishReason: "stop",
+    });
+    expect(first.usage.promptTokens).toBeGreaterThan(0);
+    const again = await client.chat(ask("hello"));
+    expect(again).toMatchObject({ content: "hi there", cached: true });
+    expect(server.count).toBe(1);
+    expect(usage.totals).toMatchObject({ requests: 1, cachedRequests: 1, failedRequests: 0 });
+    expect(usage.totals.promptTokens).toBe(first.usage.promptTokens);
+    await service.close();
+
+    // A new process (a rerun, or after a crash) finds the answer on disk.
+    const reopened = testService(testConfig(server.url), dir.path);
+    const later = await reopened.client("scorer", new UsageMeter()).chat(ask("hello"));
+    expect(later).toMatchObject({ content: "hi there", cached: true });
+    expect(server.count).toBe(1);
+    await reopened.close();
+  });
+
+  it("reads server-sent events, usage included", async () => {
+    const service = testService(testConfig(server.url, { stream: true }), dir.path);
+    const usage = new UsageMeter();
+    const answer = await service.client("scorer", usage).chat(ask("hello"));
+    expect(answer).toMatchObject({ content: "hi there", cached: false, finishReason: "stop" });
+    expect(server.requests[0]!.body.stream).toBe(true);
+    // The server's own count, not our estimate: "hi there" is 8 characters, 2 tokens by its rule.
+    expect(answer.usage.completionTokens).toBe(2);
+    expect(usage.totals.completionTokens).toBe(2);
+    await service.close();
+  });
+
+  it("estimates tokens when the server reports no usage", async () => {
+    server.options.rules = [{ match: /.*/, reply: { content: "four", usage: false } }];
+    const service = testService(testConfig(server.url), dir.path);
+    const answer = await service.client("scorer", new UsageMeter()).chat(ask("hello"));
+    expect(answer.usage.completionTokens).toBe(1);
+    expect(answer.usage.promptTokens).toBeGreaterThan(0);
+    await service.close();
+  });
+
+  it("keys the cache on model, messages and sampling parameters", async () => {
+    const service = testService(testConfig(server.url), dir.path);
+    const client = service.client("scorer", new UsageMeter());
+    await client.chat(ask("hello"));
+    await client.chat(ask("hello again"));
+    await client.chat(ask("hello"), { temperature: 0.5 });
+    await client.chat(ask("hello"), { max_tokens: 7 });
+    expect(server.count).toBe(4);
+    expect(server.requests[2]!.body.temperature).toBe(0.5);
+    await service.close();
+    const otherModel = testService(testConfig(server.url, { model: "other-model" }), dir.path);
+    await otherModel.client("scorer", new UsageMeter()).chat(ask("hello"));
+    expect(server.count).toBe(5);
+    await otherModel.close();
+  });
+
+  it("bypasses the cache with --no-cache, and stores the fresh answer", async () => {
+    const first = testService(testConfig(server.url), dir.path);
+    await first.client("scorer", new UsageMeter()).chat(ask("hello"));
+    await first.close();
+    server.options.rules = [{ match: /hello/, reply: "fresh" }];
+    const bypass = testService(testConfig(server.url), dir.path, { noCache: true });
+    const usage = new UsageMeter();
+    expect((await bypass.client("scorer", usage).chat(ask("hello"))).content).toBe("fresh");
+    expect(usage.totals.cachedRequests).toBe(0);
+    await bypass.close();
+    const after = testService(testConfig(server.url), dir.path);
+    expect(await after.client("scorer", new UsageMeter()).chat(ask("hello"))).toMatchObject({
+      content: "fresh",
+      cached: true,
+    });
+    expect(server.count).toBe(2);
+    await after.close();
+  });
+
+  it("sends identical requests in flight at once only once", async () => {
+    server.options.latencyMs = 30;
+    const service = testService(testConfig(server.url), dir.path);
+    const usage = new UsageMeter();
+    const client = service.client("scorer", usage);
+    const answers = await Promise.all([1, 2, 3].map(() => client.chat(ask("hello"))));
+    expect(answers.map((a) => a.content)).toEqual(["hi there", "hi there", "hi there"]);
+    expect(server.count).toBe(1);
+    expect(usage.totals).toMatchObject({ requests: 1, cachedRequests: 2 });
+    await service.close();
+  });
+
+  it("keeps at most `concurrency` requests in flight, across clients of the same role", async () => {
+    server.options.latencyMs = 20;
+    const service = testService(testConfig(server.url, { concurrency: 3 }), dir.path);
+    const a = service.client("scorer", new UsageMeter());
+    const b = service.client("scorer", new UsageMeter());
+    await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 ? a : b).chat(ask(`q${i}`))));
+    expect(server.count).toBe(24);
+    expect(server.maxInFlight).toBe(3);
+    await service.close();
+  });
+
+  it("adds the price table's cost to the meter", async () => {
+    const config = testConfig(
+      server.url,
+      {},
+      { prices: { "test-model": { prompt: 1_000_000, completion: 0 } } },
+    );
+    const service = testService(config, dir.path);
+    const usage = new UsageMeter();
+    const answer = await service.client("scorer", usage).chat(ask("hello"));
+    expect(usage.totals.costUsd).toBe(answer.usage.promptTokens);
+    await service.close();
+  });
+
+  it("estimates a request without sending it, and knows what is cached", async () => {
+    const service = testService(testConfig(server.url), dir.path);
+    const client = service.client("scorer", new UsageMeter());
+    const before = client.estimate!(ask("hello"));
+    expect(before.cached).toBe(false);
+    expect(before.promptTokens).toBeGreaterThan(0);
+    expect(before.completionTokens).toBe(512);
+    expect(client.estimate!(ask("hello"), { expectedCompletionTokens: 100 }).completionTokens).toBe(100);
+    await client.chat(ask("hello"));
+    expect(client.estimate!(ask("hello")).cached).toBe(true);
+    expect(server.count).toBe(1);
+    await service.close();
+  });
+});
+
+describe("LLM client: faults and retries", () => {
+  const faults = [
+    ["a 500", { type: "status", status: 500 }, "server-error"],
+    ["a 503", { type: "status", status: 503 }, "server-error"],
+    ["a 429", { type: "rate-limit" }, "rate-limited"],
+    ["a hang past the timeout", { type: "hang" }, "timeout"],
+    ["a body that never ends", { type: "hang-body" }, "timeout"],
+    ["a body that is not JSON", { type: "malformed" }, "malformed-response"],
+    ["empty choices", { type: "empty-choices" }, "empty-choices"],
+    ["a dropped connection", { type: "drop" }, "connection"],
+  ] as const;
+
+  it.each(faults)("retries after %s and gets the answer", async (_name, fault, kind) => {
+    server.options.fault = failFirst(2, fault);
+    const log = recordingLogger();
+    const service = testService(testConfig(server.url, { timeout_s: 0.3 }), dir.path, { log });
+    const usage = new UsageMeter();
+    const answer = await service.client("scorer", usage).chat(ask("hello"));
+    expect(answer.content).toBe("hi there");
+    expect(server.count).toBe(3);
+    expect(usage.totals).toMatchObject({ requests: 3, failedRequests: 2 });
+    await service.close();
+    expect(log.lines.join("\n")).toContain(`${kind} x2`);
+  });
+
+  it.each(faults)("gives up after the last retry on %s, saying why", async (_name, fault, kind) => {
+    server.options.fault = () => fault;
+    const service = testService(testConfig(server.url, { timeout_s: 0.3, retries: 2 }), dir.path);
+    const error = await service
+      .client("scorer", new UsageMeter())
+      .chat(ask("hello"))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmRequestError);
+    expect((error as LlmRequestError).reason).toBe(`llm-${kind}`);
+    expect((error as LlmRequestError).attempts).toBe(3);
+    expect(server.count).toBe(3);
+    await service.close();
+  });
+
+  it("also retries a failing stream", async () => {
+    server.options.fault = failFirst(1, { type: "status", status: 502 });
+    const service = testService(testConfig(server.url, { stream: true }), dir.path);
+    expect((await service.client("scorer", new UsageMeter()).chat(ask("hello"))).content).toBe("hi there");
+    expect(server.count).toBe(2);
+    await service.close();
+  });
+
+  it.each([400, 422])("does not retry a %i", async (status) => {
+    server.options.fault = () => ({ type: "status", status });
+    const service = testService(testConfig(server.url), dir.path);
+    const error = await service
+      .client("scorer", new UsageMeter())
+      .chat(ask("hello"))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmRequestError);
+    expect((error as LlmRequestError).attempts).toBe(1);
+    expect(server.count).toBe(1);
+    await service.close();
+  });
+
+  it("stops at once on a 404, pointing at the model name and the base URL", async () => {
+    server.options.fault = () => ({
+      type: "status",
+      status: 404,
+      message: "The model `test-model` does not exist",
+    });
+    const service = testService(testConfig(server.url), dir.path);
+    const client = service.client("scorer", new UsageMeter());
+    const error = await client.chat(ask("hello")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toContain("llm.scorer.model");
+    expect((error as Error).message).toContain("/v1");
+    await expect(client.chat(ask("other"))).rejects.toBeInstanceOf(UserError);
+    expect(server.count).toBe(1);
+    await service.close();
+  });
+
+  it("waits as long as Retry-After says before trying again", async () => {
+    server.options.fault = failFirst(1, { type: "rate-limit", retryAfterMs: 150 });
+    const arrivals: number[] = [];
+    server.options.latencyMs = () => {
+      arrivals.push(performance.now());
+      return 0;
+    };
+    const service = testService(testConfig(server.url, { backoff_s: 0.001 }), dir.path);
+    await service.client("scorer", new UsageMeter()).chat(ask("hello"));
+    expect(arrivals).toHaveLength(2);
+    // Not a speed test: the retry must not come before the server allowed it.
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(145);
+    await service.close();
+  });
+
+  it("stops at once on a 401, with advice and without the key anywhere", async () => {
+    const secret = "sk-test-THIS-IS-SECRET-123456";
+    server.options.requireKey = "sk-the-right-one";
+    const log = recordingLogger();
+    const config = testConfig(server.url, { api_key_env: "SCORER_KEY" });
+    const service = testService(config, dir.path, { log, env: { SCORER_KEY: secret } });
+    const client = service.client("scorer", new UsageMeter());
+    const error = await client.chat(ask("hello")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmAuthError);
+    expect(error).toBeInstanceOf(UserError);
+    const message = (error as Error).message;
+    expect(message).toContain("rejected the API key");
+    expect(message).toContain("$SCORER_KEY");
+    expect(message).not.toContain(secret);
+    expect(message).toContain("[redacted]");
+    expect(server.count).toBe(1);
+    // Everything after it fails the same way without sending anything.
+    await expect(client.chat(ask("something else"))).rejects.toBeInstanceOf(LlmAuthError);
+    expect(server.count).toBe(1);
+    await service.close();
+    expect(log.lines.join("\n")).not.toContain(secret);
+    for (const file of readdirSync(dir.path)) {
+      expect(readFileSync(join(dir.path, file)).includes(secret)).toBe(false);
+    }
+  });
+
+  it("sends the key as a bearer token and keeps it out of the cache file", async () => {
+    const secret = "sk-test-another-secret-987";
+    server.options.requireKey = secret;
+    const service = testService(testConfig(server.url), dir.path, { env: { OPENAI_API_KEY: secret } });
+    expect((await service.client("scorer", new UsageMeter()).chat(ask("hello"))).content).toBe("hi there");
+    expect(server.requests[0]!.authorization).toBe(`Bearer ${secret}`);
+    await service.close();
+    for (const file of readdirSync(dir.path)) {
+      expect(readFileSync(join(dir.path, file)).includes(secret)).toBe(false);
+    }
+  });
+
+  it("stops waiting for a retry when the run is interrupted", async () => {
+    server.options.fault = () => ({ type: "status", status: 500 });
+    const service = testService(testConfig(server.url, { backoff_s: 30, max_backoff_s: 30 }), dir.path);
+    const controller = new AbortController();
+    const pending = service
+      .client("scorer", new UsageMeter())
+      .chat(ask("hello"), { signal: controller.signal });
+    while (server.count < 1) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(LlmAbortedError);
+    expect(server.count).toBe(1);
+    await service.close();
+  });
+});

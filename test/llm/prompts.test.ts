@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../pipeline/errors.js";
+import { loadPrompt, parsePrompt } from "../../pipeline/llm/prompts.js";
+
+const seed = (() => {
+  try {
+    return readFileSync(new URL("../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url), "utf8");
+  } catch {
+    return undefined;
+  }
+})();
+
+describe("prompt templates", () => {
+  it("loads both Query Filtering prompts with a {query} placeholder", () => {
+    for (const name of ["complexity-1", "complexity-2"]) {
+      const prompt = loadPrompt(name);
+      expect(prompt.placeholders).toEqual(["query"]);
+      expect(prompt.text.startsWith("Rate the following code queries on a scale of 1 to 5")).toBe(true);
+      expect(prompt.text.endsWith("Please give the score first then explain why")).toBe(true);
+    }
+    expect(loadPrompt("complexity-1").text).toContain("5 Points - Very Difficult:");
+    expect(loadPrompt("complexity-2").text).toContain("5 Points - Expert Level:");
+  });
+
+  it.runIf(seed !== undefined)("keeps the paper's text byte for byte", () => {
+    const blocks = [...seed!.matchAll(/Query Filtering Prompt 1\n```markdown\n([\s\S]*?)\n```/g)].map(
+      (m) => m[1],
+    );
+    expect(blocks).toHaveLength(2);
+    expect(loadPrompt("complexity-1").text).toBe(blocks[0]);
+    expect(loadPrompt("complexity-2").text).toBe(blocks[1]);
+  });
+
+  it("renders in one pass, leaving a query's own braces alone", () => {
+    const prompt = parsePrompt("t", "t.md", "Query: [{query}]\n");
+    expect(prompt.render({ query: "print({query}) and {x}" })).toBe("Query: [print({query}) and {x}]");
+    expect(parsePrompt("t", "t.md", "{query} {constructor}").render({ query: "q" })).toBe("q {constructor}");
+  });
+
+  it("explains where prompts are when one is missing", () => {
+    expect(() => loadPrompt("complexity-9")).toThrow(ConfigError);
+    expect(() => loadPrompt("complexity-9")).toThrow(/prompts/);
+  });
+});
