@@ -65,7 +65,7 @@ export function runHostCommand(host: HostCommand, options: CommandOptions): Prom
       env: host.env,
       uid: host.uid,
       gid: host.gid,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: host.fd3 ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       // its own process group, so one kill reaches bwrap and anything it forked on the host side
       detached: true,
     });
@@ -95,6 +95,11 @@ export function runHostCommand(host: HostCommand, options: CommandOptions): Prom
       stderr.push(chunk);
       watchOutput();
     });
+    const fd3 = child.stdio[3] as import("node:stream").Writable | undefined;
+    if (fd3 && host.fd3) {
+      fd3.on("error", () => {});
+      fd3.end(host.fd3);
+    }
     // A program that never reads stdin, or exits early, closes the pipe under us: not an error.
     child.stdin.on("error", () => {});
     if (options.stdin) child.stdin.end(options.stdin);

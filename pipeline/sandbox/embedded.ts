@@ -157,7 +157,7 @@ export class EmbeddedSandbox implements CodeRunner {
       limits.max_memory_mb,
     );
     const owner = isRoot() && mode !== "none" ? slot.uid : null;
-    const dir = await RunDirectory.create(slot.runsDir, owner);
+    const dir = await RunDirectory.create(slot.runsDir, slot.metaDir, owner);
     try {
       for (const [path, content] of Object.entries(request.files ?? {})) {
         if (content !== null) await dir.write(path, Buffer.from(content, "base64"));
@@ -180,7 +180,7 @@ export class EmbeddedSandbox implements CodeRunner {
           mode,
           slot,
           dir,
-          spec.compile(ctx),
+          spec.compile({ ...ctx, memoryMb: compileMb }),
           env,
           timeout,
           null,
@@ -253,9 +253,7 @@ export class EmbeddedSandbox implements CodeRunner {
     });
     const result = outcome.result;
     if (result.status !== "Error") result.peak_memory_kb = await dir.peakMemoryKb();
-    if (outcome.killedBy === "output") {
-      result.stderr = `${result.stderr ?? ""}\n[sandbox] killed: output exceeded ${this.config.kill_output_bytes} bytes`;
-    }
+    if (outcome.killedBy === "output") killedForOutput.add(result);
     return result;
   }
 
@@ -273,15 +271,20 @@ export class EmbeddedSandbox implements CodeRunner {
   }
 }
 
+/** Results of commands we killed for flooding their output, so the message can say so. */
+const killedForOutput = new WeakSet<CommandRunResult>();
+
 function describe(compile: CommandRunResult | null, run: CommandRunResult | null): string {
   const failed = (result: CommandRunResult) =>
-    result.status === "TimeLimitExceeded"
-      ? "time limit exceeded"
-      : result.status === "Error"
-        ? (result.stderr ?? "could not start")
-        : result.return_code === 0
-          ? null
-          : `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
+    killedForOutput.has(result)
+      ? "killed: its output passed sandbox.kill_output_bytes"
+      : result.status === "TimeLimitExceeded"
+        ? "time limit exceeded"
+        : result.status === "Error"
+          ? (result.stderr ?? "could not start")
+          : result.return_code === 0
+            ? null
+            : `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
   if (compile) {
     const problem = failed(compile);
     if (problem) return `compile: ${problem}`;

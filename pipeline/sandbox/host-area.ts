@@ -17,6 +17,8 @@ export interface SlotArea {
   uid: number;
   /** where this slot's run dirs are created */
   runsDir: string;
+  /** where the wrapper's usage reports go (not on the runs tmpfs, which a program may fill) */
+  metaDir: string;
   etc: SyntheticEtc;
   /** whether runsDir is a private tmpfs we mounted (and must unmount) */
   mounted: boolean;
@@ -72,12 +74,13 @@ export async function createHostArea(options: {
       await writeFile(path, text, { mode: 0o644 });
       etc[key] = path;
     }
+    const metaDir = join(dir, "meta");
+    await mkdir(metaDir, { mode: 0o711 });
     const runsDir = join(dir, "runs");
     await mkdir(runsDir, { mode: 0o711 });
-    // Headroom for the run's meta files on top of the work dir itself.
-    const mounted = root && options.tmpfs ? await mountTmpfs(runsDir, options.workDirMb + 1) : false;
+    const mounted = root && options.tmpfs ? await mountTmpfs(runsDir, options.workDirMb) : false;
     if (root) await chown(runsDir, 0, 0);
-    slots.push({ index, uid, runsDir, etc, mounted });
+    slots.push({ index, uid, runsDir, metaDir, etc, mounted });
   }
   return { base, slots };
 }

@@ -10,6 +10,7 @@
 //   setuid  - we are root and user namespaces are off: bwrap runs as root without one and setpriv
 //             drops to uid_base + worker, with no capabilities and no_new_privs, before the program.
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { sandboxSeccompFilter } from "./seccomp.js";
 
 export type IsolationMode = "userns" | "setuid" | "none";
 
@@ -48,6 +49,8 @@ export interface HostCommand {
   cwd: string;
   uid?: number;
   gid?: number;
+  /** bytes to feed the child on fd 3 (bwrap reads its seccomp filter there) */
+  fd3?: Buffer;
 }
 
 export const WORK_DIR = "/work";
@@ -238,6 +241,8 @@ export function wrapInSandbox(
   );
   for (const [host, inside] of command.readOnlyBinds) args.push("--ro-bind", host, inside);
   args.push("--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv");
+  const filter = sandboxSeccompFilter();
+  if (filter) args.push("--seccomp", "3");
   for (const [key, value] of Object.entries(command.env)) args.push("--setenv", key, value);
   args.push("--", GNU_TIME, "-q", "-f", "%M", "-o", `${META_DIR}/${USAGE_FILE}`);
   if (mode === "setuid") {
@@ -255,6 +260,7 @@ export function wrapInSandbox(
   args.push(PRLIMIT, ...limitArgs(command.limits), "--", ...command.argv);
   const asRoot = process.getuid?.() === 0;
   const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
+  if (filter) host.fd3 = filter;
   if (mode === "userns" && asRoot) {
     host.uid = command.uid;
     host.gid = command.uid;

@@ -43,7 +43,8 @@ export interface LanguageSpec {
   debianPackages: readonly string[];
 }
 
-const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss64m"];
+// Serial GC and C1 only: short programs on few cores start faster; deep recursion is common in answers.
+const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss16m"];
 
 function javaMainClass(code: string): string {
   // javac insists a public class lives in a file of its name; fall back to Main.
@@ -298,12 +299,12 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     aliases: ["sc"],
     name: "Scala 2 (scalac + scala)",
     sourceFile: () => "main.scala",
-    compile: (c) => ["/usr/bin/scalac", "-nobootcp", "-d", ".", c.source],
-    run: (c) => ["/usr/bin/scala", "-nobootcp", "-cp", ".", scalaEntryObject(c.code)],
+    compile: (c) => ["/usr/bin/scalac", `-J-Xmx${c.memoryMb}m`, "-nobootcp", "-d", ".", c.source],
+    run: (c) => ["/usr/bin/scala", `-J-Xmx${c.memoryMb}m`, "-nobootcp", "-cp", ".", scalaEntryObject(c.code)],
     requires: () => ["/usr/bin/scalac", "/usr/bin/scala", "/usr/bin/java"],
     version: () => ["/usr/bin/scala", "-version"],
     addressSpaceMb: jvmAddressSpace,
-    env: { JAVA_OPTS: "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss64m" },
+    env: { JAVA_OPTS: "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m" },
     compileMemoryMb: 1024,
     debianPackages: ["scala", "default-jdk-headless"],
   },

@@ -29,7 +29,7 @@ export async function probeIsolation(slot: SlotArea): Promise<IsolationProbe> {
   const tried: string[] = [];
   const modes: Exclude<IsolationMode, "none">[] = isRoot() ? ["userns", "setuid"] : ["userns"];
   for (const mode of modes) {
-    const dir = await RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null);
+    const dir = await RunDirectory.create(slot.runsDir, slot.metaDir, isRoot() ? slot.uid : null);
     try {
       const host = wrapInSandbox(
         mode,

@@ -1,5 +1,5 @@
-// The private directory of one run: `work/` (the program's cwd, mounted at /work), `meta/` (resource
-// usage written by the wrapper) and `tmp/` (only used without isolation). Created empty for every
+// The private directories of one run: `work/` (the program's cwd, mounted at /work), `tmp/` (only
+// used without isolation) and a meta dir elsewhere (resource usage written by the wrapper). Created empty for every
 // request and removed after it; never shared between two runs.
 import { constants as fsConstants } from "node:fs";
 import {
@@ -58,6 +58,8 @@ export function workRelativePath(requested: string): string {
 export class RunDirectory {
   private constructor(
     readonly root: string,
+    /** kept apart from the work dir so a program that fills its disk cannot lose its usage report */
+    readonly meta: string,
     /** host uid that owns what the program may write, or null to keep our own */
     private readonly owner: number | null,
   ) {}
@@ -65,19 +67,19 @@ export class RunDirectory {
   get work(): string {
     return join(this.root, "work");
   }
-  get meta(): string {
-    return join(this.root, "meta");
-  }
   get tmp(): string {
     return join(this.root, "tmp");
   }
 
-  static async create(parent: string, owner: number | null): Promise<RunDirectory> {
+  static async create(parent: string, metaParent: string, owner: number | null): Promise<RunDirectory> {
     const root = await mkdtemp(join(parent, "run-"));
-    const dir = new RunDirectory(root, owner);
+    const meta = await mkdtemp(join(metaParent, "meta-"));
+    const dir = new RunDirectory(root, meta, owner);
     // bwrap may run as the slot's uid (userns mode) and must reach work/ and meta/ to mount them.
     await chmod(root, 0o711);
-    for (const sub of [dir.work, dir.meta, dir.tmp]) {
+    await chmod(meta, 0o700);
+    await dir.own(meta);
+    for (const sub of [dir.work, dir.tmp]) {
       await mkdir(sub, { mode: 0o755 });
       await dir.own(sub);
     }
@@ -167,6 +169,7 @@ export class RunDirectory {
   }
 
   async remove(): Promise<void> {
+    await rm(this.meta, { recursive: true, force: true }).catch(() => {});
     try {
       await rm(this.root, { recursive: true, force: true });
     } catch {

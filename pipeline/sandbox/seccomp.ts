@@ -1,0 +1,132 @@
+// A small seccomp filter (classic BPF, handed to bwrap with --seccomp) that refuses the system calls
+// no test program needs and sandbox escapes love: ptrace and cross-process memory access (so a run
+// cannot take over the sandbox's own init or wrappers), kernel keyrings, bpf, perf, userfaultfd,
+// io_uring, module and kexec loading, mounts, and new namespaces (clone with CLONE_NEW*, unshare,
+// setns; clone3 answers ENOSYS so libcs fall back to clone, whose flags we can inspect).
+// Only x86_64 has a table; on other architectures no filter is installed (see docs/sandbox.md).
+import { arch } from "node:os";
+
+const AUDIT_ARCH_X86_64 = 0xc000003e;
+const X32_SYSCALL_BIT = 0x40000000;
+const EPERM = 1;
+const ENOSYS = 38;
+
+const BPF_LD_W_ABS = 0x20;
+const BPF_JEQ_K = 0x15;
+const BPF_JGE_K = 0x35;
+const BPF_JSET_K = 0x45;
+const BPF_RET_K = 0x06;
+
+const RET_ALLOW = 0x7fff0000;
+const RET_KILL_PROCESS = 0x80000000;
+const retErrno = (errno: number) => 0x00050000 | errno;
+
+/** offsets in struct seccomp_data */
+const NR = 0;
+const ARCH = 4;
+const ARG0_LOW = 16;
+
+/** CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET */
+const CLONE_NAMESPACE_FLAGS = 0x7e020000;
+
+const X86_64 = {
+  clone: 56,
+  clone3: 435,
+  denied: {
+    ptrace: 101,
+    process_vm_readv: 310,
+    process_vm_writev: 311,
+    add_key: 248,
+    request_key: 249,
+    keyctl: 250,
+    bpf: 321,
+    perf_event_open: 298,
+    userfaultfd: 323,
+    kexec_load: 246,
+    kexec_file_load: 320,
+    init_module: 175,
+    finit_module: 313,
+    delete_module: 176,
+    mount: 165,
+    umount2: 166,
+    pivot_root: 155,
+    swapon: 167,
+    swapoff: 168,
+    reboot: 169,
+    setns: 308,
+    unshare: 272,
+    io_uring_setup: 425,
+    io_uring_enter: 426,
+    io_uring_register: 427,
+    acct: 163,
+    quotactl: 179,
+    syslog: 103,
+    ioperm: 173,
+    iopl: 172,
+    open_by_handle_at: 304,
+    open_tree: 428,
+    move_mount: 429,
+    fsopen: 430,
+    fsconfig: 431,
+    fsmount: 432,
+    fspick: 433,
+    mount_setattr: 442,
+  } as Record<string, number>,
+};
+
+interface Instruction {
+  code: number;
+  jt: number | string;
+  jf: number | string;
+  k: number;
+  label?: string;
+}
+
+function assemble(program: Instruction[]): Buffer {
+  const at = new Map<string, number>();
+  program.forEach((ins, i) => {
+    if (ins.label) at.set(ins.label, i);
+  });
+  const out = Buffer.alloc(program.length * 8);
+  program.forEach((ins, i) => {
+    // Jump offsets count instructions after this one.
+    const offset = (target: number | string) =>
+      typeof target === "number" ? target : at.get(target)! - i - 1;
+    out.writeUInt16LE(ins.code, i * 8);
+    out.writeUInt8(offset(ins.jt), i * 8 + 2);
+    out.writeUInt8(offset(ins.jf), i * 8 + 3);
+    out.writeUInt32LE(ins.k >>> 0, i * 8 + 4);
+  });
+  return out;
+}
+
+let cached: Buffer | null | undefined;
+
+/** The compiled filter for this machine's architecture, or null where we have no syscall table. */
+export function sandboxSeccompFilter(): Buffer | null {
+  if (cached !== undefined) return cached;
+  if (arch() !== "x64") {
+    cached = null;
+    return cached;
+  }
+  const table = X86_64;
+  const program: Instruction[] = [
+    { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARCH },
+    { code: BPF_JEQ_K, jt: 1, jf: 0, k: AUDIT_ARCH_X86_64 },
+    // i386 (int 0x80) calls use other numbers and would slip past the table
+    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_KILL_PROCESS },
+    { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: NR },
+    { code: BPF_JGE_K, jt: "deny", jf: 0, k: X32_SYSCALL_BIT },
+    { code: BPF_JEQ_K, jt: "clone", jf: 0, k: table.clone },
+    { code: BPF_JEQ_K, jt: "nosys", jf: 0, k: table.clone3 },
+    ...Object.values(table.denied).map((nr) => ({ code: BPF_JEQ_K, jt: "deny", jf: 0, k: nr })),
+    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW },
+    { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARG0_LOW, label: "clone" },
+    { code: BPF_JSET_K, jt: "deny", jf: 0, k: CLONE_NAMESPACE_FLAGS },
+    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW },
+    { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(ENOSYS), label: "nosys" },
+    { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(EPERM), label: "deny" },
+  ];
+  cached = assemble(program);
+  return cached;
+}

@@ -1,0 +1,60 @@
+// Shared set-up of the sandbox tests: a config with small limits so hostile programs hit them fast,
+// and a look at the host's process table to prove nothing a run started outlives it.
+import { readdirSync, readFileSync } from "node:fs";
+import { EmbeddedSandbox, type SandboxConfig, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+
+export function testConfig(overrides: Record<string, unknown> = {}): SandboxConfig {
+  return sandboxConfigSchema.parse({
+    workers: 2,
+    queue: 1000,
+    run_timeout_s: 3,
+    compile_timeout_s: 60,
+    max_output_bytes: 64 * 1024,
+    kill_output_bytes: 4 * 1024 * 1024,
+    limits: { memory_mb: 256, processes: 64, file_size_mb: 8, work_dir_mb: 32, tmp_mb: 16 },
+    ...overrides,
+  });
+}
+
+/** Which isolation the embedded sandbox gets on this machine (null: it refuses to run code). */
+export async function probeIsolationMode(): Promise<string | null> {
+  const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
+  try {
+    return (await sandbox.isolation()).mode;
+  } finally {
+    await sandbox.close();
+  }
+}
+
+export const RUNNING_AS_ROOT = process.getuid?.() === 0;
+
+/** Live (non-zombie) host processes owned by any of `uids`, as "pid cmdline". */
+export function liveProcessesOf(uids: readonly number[]): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      const state = /^State:\s+(\S)/m.exec(status)?.[1];
+      if (uids.includes(uid) && state !== "Z") {
+        const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+        found.push(`${entry} ${cmd}`);
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+/** Waits (bounded) until no live process of `uids` is left; returns what is still there. */
+export async function waitForNoProcesses(uids: readonly number[], maxWaitMs = 10_000): Promise<string[]> {
+  const deadline = Date.now() + maxWaitMs;
+  let left = liveProcessesOf(uids);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = liveProcessesOf(uids);
+  }
+  return left;
+}
