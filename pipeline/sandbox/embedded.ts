@@ -32,6 +32,8 @@ const BASE_ENV: Readonly<Record<string, string>> = {
   TERM: "dumb",
 };
 
+const COMPILE_FILE_SIZE_MB = 128;
+
 interface Ready {
   area: HostArea;
   mode: IsolationMode | null;
@@ -47,6 +49,11 @@ export class EmbeddedSandbox implements CodeRunner {
 
   constructor(readonly config: SandboxConfig) {
     this.pool = new WorkerPool(config.workers ?? defaultWorkers(), config.queue);
+  }
+
+  /** Runs in progress and waiting, for health checks and tests. */
+  stats(): { workers: number; busy: number; queued: number } {
+    return { workers: this.pool.size, busy: this.pool.busy, queued: this.pool.queued };
   }
 
   /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
@@ -188,7 +195,8 @@ export class EmbeddedSandbox implements CodeRunner {
             cpuSeconds: timeout + 1,
             addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(compileMb) : compileMb + 1024,
             processes: limits.processes,
-            fileSizeMb: limits.file_size_mb,
+            // linkers write binaries bigger than programs usually write files; the work dir cap still holds
+            fileSizeMb: Math.max(limits.file_size_mb, COMPILE_FILE_SIZE_MB),
             openFiles: limits.open_files,
           },
           signal,

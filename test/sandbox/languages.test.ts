@@ -1,0 +1,175 @@
+// Every language runs a small stdin-reading program end to end in the embedded sandbox, and the
+// status rules match SandboxFusion's for compile errors, runtime errors and timeouts.
+import { afterAll, describe, expect, it } from "vitest";
+import { EmbeddedSandbox, LANGUAGE_SPECS, listLanguages } from "../../pipeline/sandbox/index.js";
+import { probeIsolationMode, testConfig } from "./helpers.js";
+
+/** Each program reads one word from stdin and prints it reversed. */
+const REVERSE_PROGRAMS: Record<string, string> = {
+  python: "import numpy, pandas, scipy, sympy\nprint(input()[::-1])",
+  nodejs: "const s = require('fs').readFileSync(0, 'utf8').trim(); console.log([...s].reverse().join(''));",
+  typescript:
+    "const s: string = require('fs').readFileSync(0, 'utf8'); const rev = (x: string): string => [...x.trim()].reverse().join(''); console.log(rev(s));",
+  c: '#include <stdio.h>\n#include <string.h>\nint main(void){char b[64]; scanf("%63s", b); for (int i = strlen(b) - 1; i >= 0; i--) putchar(b[i]); putchar(10); return 0;}',
+  cpp: "#include <algorithm>\n#include <iostream>\n#include <string>\nint main(){std::string s; std::cin >> s; std::reverse(s.begin(), s.end()); std::cout << s << '\\n';}",
+  java: "import java.util.*;\npublic class Solution { public static void main(String[] a) { System.out.println(new StringBuilder(new Scanner(System.in).next()).reverse()); } }",
+  go: 'package main\nimport "fmt"\nfunc main() { var s string; fmt.Scan(&s); r := []rune(s); for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 { r[i], r[j] = r[j], r[i] }; fmt.Println(string(r)) }',
+  rust: 'use std::io::Read;\nfn main() { let mut s = String::new(); std::io::stdin().read_to_string(&mut s).unwrap(); println!("{}", s.trim().chars().rev().collect::<String>()); }',
+  csharp:
+    "using System;\nclass P { static void Main() { var a = Console.ReadLine().Trim().ToCharArray(); Array.Reverse(a); Console.WriteLine(new string(a)); } }",
+  php: '<?php echo strrev(trim(fgets(STDIN))), "\\n";',
+  ruby: "puts gets.strip.reverse",
+  bash: 'read s; echo "$s" | rev',
+  perl: 'my $s = <STDIN>; chomp $s; print scalar reverse($s), "\\n";',
+  lua: "print(io.read('l'):reverse())",
+  R: "s <- readLines(file('stdin'), n = 1); cat(paste(rev(strsplit(s, '')[[1]]), collapse = ''), '\\n', sep = '')",
+  scala:
+    "object Main { def main(args: Array[String]): Unit = println(scala.io.StdIn.readLine().trim.reverse) }",
+};
+
+const mode = await probeIsolationMode();
+
+describe("language table", () => {
+  it("has a program here for every language but sql", () => {
+    const ids = LANGUAGE_SPECS.map((s) => s.id).filter((id) => id !== "sql");
+    expect(Object.keys(REVERSE_PROGRAMS).sort()).toEqual(ids.sort());
+  });
+
+  it("finds every toolchain on this machine (scripts/install.sh installs them)", async () => {
+    const missing = (await listLanguages()).filter((l) => !l.available).map((l) => `${l.id}: ${l.missing}`);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe.skipIf(mode === null)("every language runs", () => {
+  const sandbox = new EmbeddedSandbox(testConfig({ run_timeout_s: 20 }));
+  afterAll(() => sandbox.close());
+
+  for (const [language, code] of Object.entries(REVERSE_PROGRAMS)) {
+    it.concurrent(language, async () => {
+      const response = await sandbox.run({ language, code, stdin: "sandbox\n" });
+      expect(response.status, JSON.stringify(response)).toBe("Success");
+      expect(response.run_result?.stdout).toBe("xobdnas\n");
+      expect(response.compile_result === null).toBe(
+        LANGUAGE_SPECS.find((s) => s.id === language)!.compile === undefined,
+      );
+    });
+  }
+
+  it.concurrent("sql on an in-memory SQLite database", async () => {
+    const response = await sandbox.run({
+      language: "sql",
+      code: "CREATE TABLE t(x INT); INSERT INTO t VALUES (1), (2), (3); SELECT sum(x), max(x) FROM t;",
+    });
+    expect(response.status).toBe("Success");
+    expect(response.run_result?.stdout).toBe("6|3\n");
+  });
+
+  it.concurrent("a broken SQL statement fails the run", async () => {
+    const response = await sandbox.run({ language: "sql", code: "SELECT 1; SELEC oops; SELECT 2;" });
+    expect(response.status).toBe("Failed");
+    expect(response.run_result?.stdout).toBe("1\n");
+  });
+
+  it.concurrent("accepts aliases and SandboxFusion's spellings", async () => {
+    for (const language of ["javascript", "py", "R", "r", "c++"]) {
+      const response = await sandbox.run({ language, code: language.startsWith("c") ? "int main(){}" : "1" });
+      expect(response.status, language).not.toBe("SandboxError");
+    }
+  });
+
+  it.concurrent("a compile error is Failed with the compiler's output and no run", async () => {
+    const response = await sandbox.run({ language: "cpp", code: "int main() { return undefined_name; }" });
+    expect(response.status).toBe("Failed");
+    expect(response.compile_result?.status).toBe("Finished");
+    expect(response.compile_result?.return_code).not.toBe(0);
+    expect(response.compile_result?.stderr).toContain("undefined_name");
+    expect(response.run_result).toBeNull();
+    expect(response.message).toMatch(/^compile:/);
+  });
+
+  it.concurrent("a non-zero exit is Failed with its return code", async () => {
+    const response = await sandbox.run({
+      language: "python",
+      code: "import sys\nprint('partial')\nsys.exit(3)",
+    });
+    expect(response.status).toBe("Failed");
+    expect(response.run_result?.status).toBe("Finished");
+    expect(response.run_result?.return_code).toBe(3);
+    expect(response.run_result?.stdout).toBe("partial\n");
+  });
+
+  it.concurrent("a crash reports its signal", async () => {
+    const response = await sandbox.run({
+      language: "c",
+      code: "int main(void) { return *(volatile int *)0; }",
+    });
+    expect(response.status).toBe("Failed");
+    expect(response.run_result?.signal).toBe("SIGSEGV");
+  });
+
+  it.concurrent("a run over its timeout is TimeLimitExceeded", async () => {
+    const response = await sandbox.run({ language: "python", code: "while True: pass", run_timeout: 1 });
+    expect(response.status).toBe("Failed");
+    expect(response.run_result?.status).toBe("TimeLimitExceeded");
+    expect(response.run_result?.return_code).toBeNull();
+  });
+
+  it.concurrent("honours memory_limit_MB", async () => {
+    const code = "x = bytearray(200 * 1024 * 1024)\nprint('allocated')";
+    const small = await sandbox.run({ language: "python", code, memory_limit_MB: 128 });
+    expect(small.status).toBe("Failed");
+    expect(small.run_result?.stderr).toContain("MemoryError");
+    const large = await sandbox.run({ language: "python", code, memory_limit_MB: 512 });
+    expect(large.status).toBe("Success");
+    expect(large.run_result?.peak_memory_kb).toBeGreaterThan(200 * 1024);
+  });
+
+  it.concurrent("writes files in, fetches files out", async () => {
+    const response = await sandbox.run({
+      language: "python",
+      code: "import os\nos.makedirs('out', exist_ok=True)\nopen('out/result.txt', 'w').write(open('data/in.txt').read().upper())",
+      files: {
+        "data/in.txt": Buffer.from("hello").toString("base64"),
+        "/work/abs.txt": Buffer.from("x").toString("base64"),
+      },
+      fetch_files: ["out/result.txt", "abs.txt", "missing.txt"],
+    });
+    expect(response.status).toBe("Success");
+    expect(response.files).toEqual({
+      "out/result.txt": Buffer.from("HELLO").toString("base64"),
+      "abs.txt": Buffer.from("x").toString("base64"),
+    });
+  });
+
+  it.concurrent("refuses unknown languages with a SandboxError naming the known ones", async () => {
+    const response = await sandbox.run({ language: "cobol", code: "" });
+    expect(response.status).toBe("SandboxError");
+    expect(response.message).toContain("unknown language");
+    expect(response.message).toContain("python");
+  });
+
+  it.concurrent("refuses oversized requests", async () => {
+    const small = new EmbeddedSandbox(testConfig({ max_request_bytes: 2048 }));
+    const response = await small.run({ language: "python", code: `# ${"x".repeat(4096)}` });
+    await small.close();
+    expect(response.status).toBe("SandboxError");
+    expect(response.message).toContain("too large");
+  });
+
+  it.concurrent("runs TypeScript with types and ES imports", async () => {
+    const code =
+      "import { strict as assert } from 'node:assert';\ninterface P { x: number }\nconst p: P = { x: 2 };\nassert.equal(p.x * 21, 42);\nconsole.log('ok');";
+    const response = await sandbox.run({ language: "typescript", code });
+    expect(response.status, JSON.stringify(response)).toBe("Success");
+    expect(response.run_result?.stdout).toBe("ok\n");
+  });
+
+  it.concurrent("runs Java whose main class is not the public one's file name", async () => {
+    const code =
+      "class Helper { static int two() { return 2; } }\npublic class Main { public static void main(String[] a) { System.out.println(Helper.two()); } }";
+    const response = await sandbox.run({ language: "java", code });
+    expect(response.status, JSON.stringify(response)).toBe("Success");
+    expect(response.run_result?.stdout).toBe("2\n");
+  });
+});

@@ -1,0 +1,76 @@
+// The run dir refuses paths that would land outside it and never follows a link out when fetching.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SandboxRequestError } from "../../pipeline/sandbox/index.js";
+import { RunDirectory, workRelativePath } from "../../pipeline/sandbox/workdir.js";
+
+describe("workRelativePath", () => {
+  it.each([
+    ["a.txt", "a.txt"],
+    ["dir/./b.txt", "dir/b.txt"],
+    ["dir/../c.txt", "c.txt"],
+    ["/work/d.txt", "d.txt"],
+    ["/work/x/../e.txt", "e.txt"],
+    ["win\\path.txt", "win/path.txt"],
+  ])("accepts %s as %s", (requested, expected) => {
+    expect(workRelativePath(requested)).toBe(expected);
+  });
+
+  it.each(["../x", "a/../../x", "/etc/passwd", "/work/../etc/passwd", "/workshop/x", ".", "", "..", "a\0b"])(
+    "refuses %j",
+    (requested) => {
+      expect(() => workRelativePath(requested)).toThrow(SandboxRequestError);
+    },
+  );
+});
+
+describe("RunDirectory", () => {
+  let parent: string;
+  let dir: RunDirectory;
+  beforeEach(async () => {
+    parent = mkdtempSync(join(tmpdir(), "sandbox-workdir-test-"));
+    mkdirSync(join(parent, "meta"));
+    dir = await RunDirectory.create(parent, join(parent, "meta"), null);
+  });
+  afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+  it("writes nested files and fetches them as base64", async () => {
+    await dir.write("a/b/c.txt", Buffer.from("hello"));
+    expect(await dir.fetch(["a/b/c.txt", "/work/a/b/c.txt", "nope"], 1 << 20)).toEqual({
+      "a/b/c.txt": Buffer.from("hello").toString("base64"),
+      "/work/a/b/c.txt": Buffer.from("hello").toString("base64"),
+    });
+  });
+
+  it("refuses to write through a path that climbs out", async () => {
+    await expect(dir.write("../../outside.txt", "x")).rejects.toThrow(/outside the work dir/);
+  });
+
+  it("never follows a link out of the work dir, at any depth", async () => {
+    const outside = join(parent, "outside.txt");
+    writeFileSync(outside, "secret");
+    symlinkSync(outside, join(dir.work, "link"));
+    symlinkSync(parent, join(dir.work, "up"));
+    mkdirSync(join(dir.work, "d"));
+    symlinkSync(parent, join(dir.work, "d", "up"));
+    const fetched = await dir.fetch(["link", "up/outside.txt", "d/up/outside.txt"], 1 << 20);
+    expect(fetched).toEqual({});
+  });
+
+  it("skips what is not a regular file and stops at the size budget", async () => {
+    mkdirSync(join(dir.work, "sub"));
+    await dir.write("big.txt", Buffer.alloc(2048));
+    await dir.write("small.txt", Buffer.alloc(10));
+    expect(Object.keys(await dir.fetch(["sub", "big.txt", "small.txt"], 1024))).toEqual(["small.txt"]);
+  });
+
+  it("removes everything, even dirs the program made unwritable", async () => {
+    await dir.write("locked/file.txt", "x");
+    const { chmodSync, existsSync } = await import("node:fs");
+    chmodSync(join(dir.work, "locked"), 0o000);
+    await dir.remove();
+    expect(existsSync(dir.root)).toBe(false);
+  });
+});
