@@ -1,4 +1,11 @@
 // The paper's steps, in pipeline order (every stage comes after its upstream stages).
 import type { Stage } from "../pipeline/stage.js";
+import { dedupStage } from "./dedup.js";
+import { downloadStage } from "./download.js";
+import { normalizeStage } from "./normalize.js";
 
-export const STAGES: readonly Stage<unknown>[] = [] as Stage<unknown>[];
+export const STAGES: readonly Stage<unknown>[] = [
+  downloadStage,
+  normalizeStage,
+  dedupStage,
+] as Stage<unknown>[];

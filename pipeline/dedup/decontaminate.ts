@@ -1,0 +1,95 @@
+// Benchmark decontamination: a query that shares too many word n-grams with a benchmark prompt
+// (HumanEval, MBPP, ...) is dropped, naming the benchmark item. Overlap is measured against the
+// shorter of the two texts, so both "the query quotes the whole prompt" and "the query is a piece of
+// the prompt" count.
+import { combine, hashString } from "./hash.js";
+import { words } from "./text.js";
+
+export interface BenchmarkItem {
+  /** the benchmark set, e.g. `humaneval` */
+  benchmark: string;
+  /** the item's own id there, e.g. `HumanEval/12` */
+  id: string;
+  text: string;
+}
+
+export interface ContaminationHit {
+  item: BenchmarkItem;
+  /** shared n-grams / n-grams of the shorter text, in [0, 1] */
+  overlap: number;
+  shared: number;
+}
+
+/** Distinct hashes of the word n-grams of `text` (none when it has fewer than n words). */
+export function ngramHashes(text: string, n: number): Uint32Array {
+  const tokens = words(text);
+  if (tokens.length < n) return new Uint32Array(0);
+  const hashes = tokens.map(hashString);
+  const out = new Uint32Array(tokens.length - n + 1);
+  for (let s = 0; s < out.length; s++) {
+    let h = 0x1b873593;
+    for (let i = s; i < s + n; i++) h = combine(h, hashes[i]!);
+    out[s] = h;
+  }
+  out.sort();
+  let unique = 0;
+  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[unique - 1]) out[unique++] = out[i]!;
+  return out.slice(0, unique);
+}
+
+export class NgramIndex {
+  readonly n: number;
+  private readonly items: BenchmarkItem[] = [];
+  private readonly sizes: number[] = [];
+  private readonly postings = new Map<number, number[]>();
+
+  constructor(n: number) {
+    this.n = n;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** Adds a benchmark item; items too short to have an n-gram cannot match and are skipped (false). */
+  add(item: BenchmarkItem): boolean {
+    const grams = ngramHashes(item.text, this.n);
+    if (grams.length === 0) return false;
+    const index = this.items.length;
+    this.items.push(item);
+    this.sizes.push(grams.length);
+    for (const g of grams) {
+      const list = this.postings.get(g);
+      if (list) list.push(index);
+      else this.postings.set(g, [index]);
+    }
+    return true;
+  }
+
+  /** The benchmark item `text` overlaps most, if that overlap reaches `threshold`. */
+  match(text: string, threshold: number): ContaminationHit | undefined {
+    if (this.items.length === 0) return undefined;
+    const grams = ngramHashes(text, this.n);
+    if (grams.length === 0) return undefined;
+    const shared = new Map<number, number>();
+    for (const g of grams) {
+      const list = this.postings.get(g);
+      if (!list) continue;
+      for (const item of list) shared.set(item, (shared.get(item) ?? 0) + 1);
+    }
+    let best = -1;
+    let bestOverlap = 0;
+    let bestShared = 0;
+    for (const [item, count] of shared) {
+      const overlap = count / Math.min(grams.length, this.sizes[item]!);
+      if (overlap < threshold) continue;
+      // ties go to the item added first, so the named item does not depend on Map order
+      if (best === -1 || overlap > bestOverlap || (overlap === bestOverlap && item < best)) {
+        best = item;
+        bestOverlap = overlap;
+        bestShared = count;
+      }
+    }
+    return best === -1 ? undefined : { item: this.items[best]!, overlap: bestOverlap, shared: bestShared };
+  }
+}

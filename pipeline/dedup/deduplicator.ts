@@ -1,0 +1,114 @@
+// Exact, then near-duplicate detection over a stream of documents. The first document of a group
+// survives; every later one is reported with the survivor it duplicates. Only survivors are indexed,
+// so a reason always names a document that is kept, and memory grows with survivors only (a
+// signature of numPerm 32-bit values and a 16-byte key each).
+import { createHash } from "node:crypto";
+import { LshIndex, type LshParameters, optimalLshParameters } from "./lsh.js";
+import { estimateJaccard, MinHasher } from "./minhash.js";
+import { normalizeForExact } from "./text.js";
+
+export interface DedupOptions {
+  exact: boolean;
+  near: boolean;
+  /** Jaccard similarity (estimated) at or above which two documents are near duplicates */
+  threshold: number;
+  numPerm: number;
+  shingleWords: number;
+  /** fixed hash functions: the same input gives the same verdicts on every run */
+  seed?: number;
+  /** override the band split chosen for `threshold` */
+  lsh?: LshParameters;
+}
+
+export type DedupVerdict =
+  | { kind: "unique" }
+  | { kind: "exact-duplicate"; of: string }
+  | { kind: "near-duplicate"; of: string; similarity: number };
+
+export class Deduplicator {
+  readonly options: DedupOptions;
+  readonly lsh: LshParameters;
+  private readonly exactKeys = new Map<string, string>();
+  private readonly hasher: MinHasher;
+  private readonly index: LshIndex;
+  private readonly survivors: string[] = [];
+  private signatures: Uint32Array;
+  private readonly scratch: Uint32Array;
+  private readonly keys: Uint32Array;
+  private stamps: Int32Array;
+  private checks = 0;
+
+  constructor(options: DedupOptions) {
+    this.options = options;
+    this.lsh = options.lsh ?? optimalLshParameters(options.threshold, options.numPerm);
+    this.hasher = new MinHasher({
+      numPerm: options.numPerm,
+      shingleWords: options.shingleWords,
+      seed: options.seed ?? 1,
+    });
+    this.index = new LshIndex(this.lsh);
+    this.signatures = new Uint32Array(1024 * options.numPerm);
+    this.scratch = new Uint32Array(options.numPerm);
+    this.keys = new Uint32Array(this.lsh.bands);
+    this.stamps = new Int32Array(1024).fill(-1);
+  }
+
+  /** Near-duplicate survivors indexed so far. */
+  get survivorCount(): number {
+    return this.survivors.length;
+  }
+
+  /** Decides on one document and, when it survives, remembers it for the documents after it. */
+  check(id: string, text: string): DedupVerdict {
+    let exactKey: string | undefined;
+    if (this.options.exact) {
+      exactKey = createHash("sha1").update(normalizeForExact(text)).digest("base64");
+      const first = this.exactKeys.get(exactKey);
+      if (first !== undefined) return { kind: "exact-duplicate", of: first };
+    }
+    if (this.options.near) {
+      const signature = this.hasher.signature(text, this.scratch);
+      const keys = this.index.bandKeys(signature, this.keys);
+      const match = this.nearest(signature, keys);
+      if (match)
+        return { kind: "near-duplicate", of: this.survivors[match.doc]!, similarity: match.similarity };
+      const doc = this.index.insert(keys);
+      this.store(doc, signature);
+      this.survivors.push(id);
+    }
+    if (exactKey !== undefined) this.exactKeys.set(exactKey, id);
+    return { kind: "unique" };
+  }
+
+  /** The earliest survivor at or above the threshold among the LSH candidates. */
+  private nearest(
+    signature: Uint32Array,
+    keys: Uint32Array,
+  ): { doc: number; similarity: number } | undefined {
+    const stamp = this.checks++;
+    const numPerm = this.options.numPerm;
+    let best: { doc: number; similarity: number } | undefined;
+    this.index.forEachCandidate(keys, (doc) => {
+      if (this.stamps[doc] === stamp) return undefined;
+      this.stamps[doc] = stamp;
+      if (best && doc >= best.doc) return undefined;
+      const similarity = estimateJaccard(signature, this.signatures, doc * numPerm);
+      if (similarity >= this.options.threshold) best = { doc, similarity };
+      return undefined;
+    });
+    return best;
+  }
+
+  private store(doc: number, signature: Uint32Array): void {
+    const numPerm = this.options.numPerm;
+    if ((doc + 1) * numPerm > this.signatures.length) {
+      const grown = new Uint32Array(this.signatures.length * 2);
+      grown.set(this.signatures);
+      this.signatures = grown;
+      const stamps = new Int32Array(this.stamps.length * 2).fill(-1);
+      stamps.set(this.stamps);
+      this.stamps = stamps;
+    }
+    this.signatures.set(signature, doc * numPerm);
+  }
+}

@@ -1,0 +1,36 @@
+// Small, fast 32-bit hashes for shingles and buckets. Not cryptographic; only well mixed.
+
+/** FNV-1a over a string's UTF-16 code units. */
+export function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Murmur3's finalizer: every input bit affects every output bit. */
+export function mix32(x: number): number {
+  let h = x | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Combines a running hash with one more value (order matters). */
+export function combine(h: number, value: number): number {
+  return mix32(Math.imul(h ^ value, 0x9e3779b1) + 0x7f4a7c15);
+}
+
+/** A deterministic stream of 32-bit values (splitmix32), for reproducible hash parameters. */
+export function seededRandom(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x9e3779b9) | 0;
+    return mix32(s);
+  };
+}

@@ -1,0 +1,94 @@
+// Builds the bundled Parquet samples (TACO and the benchmark sets) from their hand-written sources in
+// data/sample/.src/*.jsonl, in the column layout of the real hub files. Run after editing a source:
+//   pnpm exec tsx test/ingest/sample-parquet.ts
+// test/ingest/samples.test.ts checks that the committed Parquet files still match their sources.
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ColumnSource, parquetWriteBuffer } from "hyparquet-writer";
+
+export const SAMPLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../data/sample");
+
+type ColumnKind = "string" | "int32" | "strings";
+
+export interface SampleTable {
+  /** the file under data/sample/, as on the hub */
+  file: string;
+  /** the hand-written source under data/sample/.src/ */
+  source: string;
+  columns: Array<[name: string, kind: ColumnKind]>;
+}
+
+const TACO_COLUMNS: SampleTable["columns"] = [
+  "question",
+  "solutions",
+  "starter_code",
+  "input_output",
+  "difficulty",
+  "raw_tags",
+  "name",
+  "source",
+  "tags",
+  "skill_types",
+  "url",
+  "Expected Auxiliary Space",
+  "time_limit",
+  "date",
+  "picture_num",
+  "memory_limit",
+  "Expected Time Complexity",
+].map((name) => [name, "string"]);
+
+export const SAMPLE_TABLES: SampleTable[] = [
+  { file: "BAAI/TACO/ALL/train-00000-of-00001.parquet", source: "taco-train.jsonl", columns: TACO_COLUMNS },
+  { file: "BAAI/TACO/ALL/test-00000-of-00001.parquet", source: "taco-test.jsonl", columns: TACO_COLUMNS },
+  {
+    file: "openai/openai_humaneval/openai_humaneval/test-00000-of-00001.parquet",
+    source: "humaneval.jsonl",
+    columns: [
+      ["task_id", "string"],
+      ["prompt", "string"],
+      ["canonical_solution", "string"],
+      ["test", "string"],
+      ["entry_point", "string"],
+    ],
+  },
+  {
+    file: "google-research-datasets/mbpp/full/test-00000-of-00001.parquet",
+    source: "mbpp.jsonl",
+    columns: [
+      ["task_id", "int32"],
+      ["text", "string"],
+      ["code", "string"],
+      ["test_list", "strings"],
+      ["test_setup_code", "string"],
+      ["challenge_test_list", "strings"],
+    ],
+  },
+];
+
+export function sourceRows(table: SampleTable): Record<string, unknown>[] {
+  const text = readFileSync(path.join(SAMPLE_ROOT, ".src", table.source), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export function buildTable(table: SampleTable): Buffer {
+  const rows = sourceRows(table);
+  const columnData: ColumnSource[] = table.columns.map(([name, kind]) => {
+    const values = rows.map((row) => row[name] ?? null);
+    if (kind === "int32") return { name, data: Int32Array.from(values as number[]), type: "INT32" };
+    if (kind === "strings") return { name, data: values, nullable: true };
+    return { name, data: values, type: "STRING", nullable: true };
+  });
+  return Buffer.from(parquetWriteBuffer({ columnData }));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const table of SAMPLE_TABLES) {
+    writeFileSync(path.join(SAMPLE_ROOT, table.file), buildTable(table));
+    process.stdout.write(`wrote data/sample/${table.file}\n`);
+  }
+}
