@@ -7,6 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import { type ContaminationHit, NgramIndex } from "../pipeline/dedup/decontaminate.js";
 import { Deduplicator } from "../pipeline/dedup/deduplicator.js";
+import { wordHashes } from "../pipeline/dedup/text.js";
 import { InterruptedError } from "../pipeline/errors.js";
 import { HubClient } from "../pipeline/hub/client.js";
 import { readRows } from "../pipeline/readers/index.js";
@@ -138,7 +139,8 @@ export async function deduplicateSeeds(
   for await (const record of records) {
     if (signal?.aborted) throw new Error("interrupted");
     const query = typeof record.query === "string" ? record.query : "";
-    const hit = benchmarks?.match(query, config.overlap_threshold);
+    const words = wordHashes(query);
+    const hit = benchmarks?.matchWords(words, config.overlap_threshold);
     if (hit) {
       await emit.reject({
         id: record.id,
@@ -148,7 +150,7 @@ export async function deduplicateSeeds(
       });
       continue;
     }
-    const verdict = dedup.check(record.id, query);
+    const verdict = dedup.check(record.id, query, words);
     if (verdict.kind === "unique") {
       await emit.out(record);
     } else if (verdict.kind === "exact-duplicate") {

@@ -2,8 +2,7 @@
 // (HumanEval, MBPP, ...) is dropped, naming the benchmark item. Overlap is measured against the
 // shorter of the two texts, so both "the query quotes the whole prompt" and "the query is a piece of
 // the prompt" count.
-import { combine, hashString } from "./hash.js";
-import { words } from "./text.js";
+import { wordGrams, wordHashes } from "./text.js";
 
 export interface BenchmarkItem {
   /** the benchmark set, e.g. `humaneval` */
@@ -22,19 +21,7 @@ export interface ContaminationHit {
 
 /** Distinct hashes of the word n-grams of `text` (none when it has fewer than n words). */
 export function ngramHashes(text: string, n: number): Uint32Array {
-  const tokens = words(text);
-  if (tokens.length < n) return new Uint32Array(0);
-  const hashes = tokens.map(hashString);
-  const out = new Uint32Array(tokens.length - n + 1);
-  for (let s = 0; s < out.length; s++) {
-    let h = 0x1b873593;
-    for (let i = s; i < s + n; i++) h = combine(h, hashes[i]!);
-    out[s] = h;
-  }
-  out.sort();
-  let unique = 0;
-  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[unique - 1]) out[unique++] = out[i]!;
-  return out.slice(0, unique);
+  return wordGrams(wordHashes(text), n, false);
 }
 
 export class NgramIndex {
@@ -68,8 +55,13 @@ export class NgramIndex {
 
   /** The benchmark item `text` overlaps most, if that overlap reaches `threshold`. */
   match(text: string, threshold: number): ContaminationHit | undefined {
+    return this.matchWords(wordHashes(text), threshold);
+  }
+
+  /** `match` from the text's word hashes (see `wordHashes`), when the caller has them already. */
+  matchWords(hashes: Uint32Array, threshold: number): ContaminationHit | undefined {
     if (this.items.length === 0) return undefined;
-    const grams = ngramHashes(text, this.n);
+    const grams = wordGrams(hashes, this.n, false);
     if (grams.length === 0) return undefined;
     const shared = new Map<number, number>();
     for (const g of grams) {

@@ -2,10 +2,9 @@
 // survives; every later one is reported with the survivor it duplicates. Only survivors are indexed,
 // so a reason always names a document that is kept, and memory grows with survivors only (a
 // signature of numPerm 32-bit values and a 16-byte key each).
-import { createHash } from "node:crypto";
 import { LshIndex, type LshParameters, optimalLshParameters } from "./lsh.js";
 import { estimateJaccard, MinHasher } from "./minhash.js";
-import { normalizeForExact } from "./text.js";
+import { exactKey as exactKeyOf, wordHashes } from "./text.js";
 
 export interface DedupOptions {
   exact: boolean;
@@ -28,7 +27,7 @@ export type DedupVerdict =
 export class Deduplicator {
   readonly options: DedupOptions;
   readonly lsh: LshParameters;
-  private readonly exactKeys = new Map<string, string>();
+  private readonly exactKeys = new Map<number, string>();
   private readonly hasher: MinHasher;
   private readonly index: LshIndex;
   private readonly survivors: string[] = [];
@@ -58,16 +57,19 @@ export class Deduplicator {
     return this.survivors.length;
   }
 
-  /** Decides on one document and, when it survives, remembers it for the documents after it. */
-  check(id: string, text: string): DedupVerdict {
-    let exactKey: string | undefined;
+  /**
+   * Decides on one document and, when it survives, remembers it for the documents after it. `words`:
+   * the text's `wordHashes`, when the caller computed them already.
+   */
+  check(id: string, text: string, words?: Uint32Array): DedupVerdict {
+    let exactKey: number | undefined;
     if (this.options.exact) {
-      exactKey = createHash("sha1").update(normalizeForExact(text)).digest("base64");
+      exactKey = exactKeyOf(text);
       const first = this.exactKeys.get(exactKey);
       if (first !== undefined) return { kind: "exact-duplicate", of: first };
     }
     if (this.options.near) {
-      const signature = this.hasher.signature(text, this.scratch);
+      const signature = this.hasher.signatureOfWords(words ?? wordHashes(text), this.scratch);
       const keys = this.index.bandKeys(signature, this.keys);
       const match = this.nearest(signature, keys);
       if (match)

@@ -1,15 +1,5 @@
 // Small, fast 32-bit hashes for shingles and buckets. Not cryptographic; only well mixed.
 
-/** FNV-1a over a string's UTF-16 code units. */
-export function hashString(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /** Murmur3's finalizer: every input bit affects every output bit. */
 export function mix32(x: number): number {
   let h = x | 0;

@@ -1,7 +1,7 @@
 // MinHash signatures over word shingles: the fraction of equal positions in two signatures estimates
 // the Jaccard similarity of the two texts' shingle sets (Broder, 1997).
-import { combine, hashString, seededRandom } from "./hash.js";
-import { words } from "./text.js";
+import { seededRandom } from "./hash.js";
+import { wordGrams, wordHashes } from "./text.js";
 
 export interface MinHashOptions {
   /** signature length; more is more accurate and slower */
@@ -32,27 +32,17 @@ export class MinHasher {
 
   /** Distinct hashes of the text's word k-grams (one shingle of all words when there are fewer than k). */
   shingles(text: string): Uint32Array {
-    const tokens = words(text);
-    const k = this.shingleWords;
-    const hashes = new Uint32Array(tokens.length);
-    for (let i = 0; i < tokens.length; i++) hashes[i] = hashString(tokens[i]!);
-    const count = tokens.length === 0 ? 0 : Math.max(1, tokens.length - k + 1);
-    const out = new Uint32Array(count);
-    for (let s = 0; s < count; s++) {
-      let h = 0x2545f491;
-      const end = Math.min(tokens.length, s + k);
-      for (let i = s; i < end; i++) h = combine(h, hashes[i]!);
-      out[s] = h;
-    }
-    out.sort();
-    let unique = 0;
-    for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[unique - 1]) out[unique++] = out[i]!;
-    return out.subarray(0, unique);
+    return wordGrams(wordHashes(text), this.shingleWords, true);
   }
 
   /** The signature of `text`, written into `out` when given. */
   signature(text: string, out: Uint32Array = new Uint32Array(this.numPerm)): Uint32Array {
     return this.signatureOf(this.shingles(text), out);
+  }
+
+  /** The signature from the text's word hashes (see `wordHashes`), when the caller has them already. */
+  signatureOfWords(hashes: Uint32Array, out: Uint32Array = new Uint32Array(this.numPerm)): Uint32Array {
+    return this.signatureOf(wordGrams(hashes, this.shingleWords, true), out);
   }
 
   signatureOf(shingles: Uint32Array, out: Uint32Array = new Uint32Array(this.numPerm)): Uint32Array {

@@ -10,9 +10,32 @@ import {
 
 export const UNKNOWN_LANGUAGE = "unknown";
 
+const FENCE_LINE = /^[ \t]*(?:`{3,}|~{3,})[ \t]*([^`\n]*?)[ \t]*$/gm;
+
+/**
+ * The one language named by the answer's fence info strings, when every tagged fence names the same
+ * one; undefined when none or several are named (the caller then weighs blocks by code length).
+ * Most answers are in one language, and this saves extracting their blocks.
+ */
+function soleTaggedLanguage(answer: string): LanguageName | undefined {
+  if (!answer.includes("```") && !answer.includes("~~~")) return undefined;
+  let sole: LanguageName | undefined;
+  for (const match of answer.matchAll(FENCE_LINE)) {
+    const tag = match[1];
+    if (!tag) continue;
+    const language = canonicalLanguage(tag);
+    if (!language) continue;
+    if (sole !== undefined && sole !== language) return undefined;
+    sole = language;
+  }
+  return sole;
+}
+
 export function seedLanguage(answer: string, declared?: string): LanguageName | typeof UNKNOWN_LANGUAGE {
   const fromDataset = canonicalLanguage(declared);
   if (fromDataset) return fromDataset;
+  const sole = soleTaggedLanguage(answer);
+  if (sole) return sole;
   const blocks = extractCodeBlocks(answer);
   const tagged = new Map<LanguageName, number>();
   const detected = new Map<LanguageName, number>();
