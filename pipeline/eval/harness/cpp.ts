@@ -1,0 +1,163 @@
+// C++ harness with BabelCode's type mapping (int, long long, float, double, bool, char, string,
+// vector<T>, set<T>, map<K,V>). Arguments are named locals so `vector<int>& nums` parameters bind;
+// results compare through overloads that also accept the unordered containers predictions return.
+import type { SchemaType } from "../schema-type.js";
+import { tolerance } from "../schema-type.js";
+import type { Question } from "../types.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
+import { floatText, mapEntries, quote, requireCharWidth } from "./literals.js";
+
+export function cppType(type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return "bool";
+    case "integer":
+      return "int";
+    case "long":
+      return "long long";
+    case "float":
+      return "float";
+    case "double":
+      return "double";
+    case "character":
+      return "char";
+    case "string":
+      return "string";
+    case "list":
+      return `vector<${cppType(type.element)}>`;
+    case "set":
+      return `set<${cppType(type.element)}>`;
+    case "map":
+      return `map<${cppType(type.key)},${cppType(type.value)}>`;
+  }
+}
+
+export function cppLiteral(value: unknown, type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "integer":
+      // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
+      return value === -(2 ** 31) ? "(-2147483647 - 1)" : String(value);
+    case "long":
+      return `${value}LL`;
+    case "float":
+      return `${floatText(value as number)}f`;
+    case "double":
+      return floatText(value as number);
+    case "character":
+      requireCharWidth(value as string, 8, "C++");
+      return quote(value as string, "c", "'");
+    case "string":
+      return `string(${quote(value as string, "c")})`;
+    case "list":
+    case "set":
+      return `${cppType(type)}{${(value as unknown[]).map((v) => cppLiteral(v, type.element)).join(", ")}}`;
+    case "map":
+      return `${cppType(type)}{${mapEntries(value, type)
+        .map(([k, v]) => `{${cppLiteral(k, type.key)}, ${cppLiteral(v, type.value)}}`)
+        .join(", ")}}`;
+  }
+}
+
+const HEADER = `#include <bits/stdc++.h>
+#include <cxxabi.h>
+using namespace std;
+`;
+
+// Declarations first: the templates call each other, and unqualified lookup only sees what is declared.
+const DRIVER = `
+// ---- evaluation harness ----
+template <class A, class B> bool bc_equal(const A& a, const B& b, double tol);
+template <class A, class B> bool bc_equal(const vector<A>& a, const vector<B>& b, double tol);
+template <class A, class B> bool bc_equal(const set<A>& a, const set<B>& b, double tol);
+template <class A, class B> bool bc_equal(const unordered_set<A>& a, const set<B>& b, double tol);
+template <class K, class A, class L, class B> bool bc_equal(const map<K, A>& a, const map<L, B>& b, double tol);
+template <class K, class A, class L, class B>
+bool bc_equal(const unordered_map<K, A>& a, const map<L, B>& b, double tol);
+
+template <class A, class B> bool bc_equal(const A& a, const B& b, double tol) {
+  if constexpr (is_floating_point<A>::value || is_floating_point<B>::value) {
+    return fabs((double)a - (double)b) <= tol;
+  } else {
+    return a == b;
+  }
+}
+template <class A, class B> bool bc_equal(const vector<A>& a, const vector<B>& b, double tol) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++)
+    if (!bc_equal(a[i], b[i], tol)) return false;
+  return true;
+}
+template <class S, class B> bool bc_same_set(const S& a, const set<B>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& item : b)
+    if (a.count(item) == 0) return false;
+  return true;
+}
+template <class A, class B> bool bc_equal(const set<A>& a, const set<B>& b, double) { return bc_same_set(a, b); }
+template <class A, class B> bool bc_equal(const unordered_set<A>& a, const set<B>& b, double) {
+  return bc_same_set(a, b);
+}
+template <class M, class L, class B> bool bc_same_map(const M& a, const map<L, B>& b, double tol) {
+  if (a.size() != b.size()) return false;
+  for (const auto& entry : b) {
+    auto found = a.find(entry.first);
+    if (found == a.end() || !bc_equal(found->second, entry.second, tol)) return false;
+  }
+  return true;
+}
+template <class K, class A, class L, class B> bool bc_equal(const map<K, A>& a, const map<L, B>& b, double tol) {
+  return bc_same_map(a, b, tol);
+}
+template <class K, class A, class L, class B>
+bool bc_equal(const unordered_map<K, A>& a, const map<L, B>& b, double tol) {
+  return bc_same_map(a, b, tol);
+}
+
+static string bc_type_name(const char* mangled) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  string name = status == 0 && readable ? readable : mangled;
+  free(readable);
+  name.erase(remove(name.begin(), name.end(), ' '), name.end());
+  return name;
+}
+
+template <class F, class E> void bc_check(const char* prefix, F thunk, const E& expected, double tol) {
+  string result;
+  try {
+    result = bc_equal(thunk(), expected, tol) ? "PASSED" : "FAILED";
+  } catch (const exception& error) {
+    result = bc_type_name(typeid(error).name());
+  } catch (...) {
+    result = "UnknownException";
+  }
+  cout << prefix << result << endl;
+}
+`;
+
+export const cppHarness: Harness = {
+  language: "cpp",
+  sandboxId: "cpp",
+  requiresClass: false,
+  generate(question: Question): string {
+    const tol = tolerance(question.returnType);
+    const cases = question.testCases.map((tc) => {
+      const locals = question.params.map(
+        (p, i) => `auto bc_arg${i} = ${cppLiteral(tc.inputs[p.name], p.type)};`,
+      );
+      const args = question.params.map((_, i) => `bc_arg${i}`).join(", ");
+      const expected = cppLiteral(tc.outputs, question.returnType);
+      return [
+        "  {",
+        ...locals.map((l) => `    ${l}`),
+        `    bc_check(${quote(testPrefix(tc.idx), "c")}, [&]() { return ${CALLEE_PLACEHOLDER}(${args}); }, ${expected}, ${tol});`,
+        "  }",
+      ].join("\n");
+    });
+    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main() {\n${cases.join("\n")}\n  return 0;\n}\n`;
+  },
+  prepare: (code) => ({ prelude: "", body: code }),
+  callee: (fn, cls) => (cls ? `${cls}().${fn}` : fn),
+};

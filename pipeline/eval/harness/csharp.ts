@@ -1,0 +1,154 @@
+// C# harness with BabelCode's type mapping (int, long, float, bool, char, string, List<T>,
+// HashSet<T>, Dictionary<K, V>, and `decimal` for double, as BabelCode writes it); the entry point is a
+// method of a class (default `Solution`), called on a new instance.
+import type { SchemaType } from "../schema-type.js";
+import { tolerance } from "../schema-type.js";
+import type { Question } from "../types.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
+import { floatText, indentRest, mapEntries, quote, requireCharWidth } from "./literals.js";
+
+export function csharpType(type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return "bool";
+    case "integer":
+      return "int";
+    case "long":
+      return "long";
+    case "float":
+      return "float";
+    case "double":
+      return "decimal";
+    case "character":
+      return "char";
+    case "string":
+      return "string";
+    case "list":
+      return `List<${csharpType(type.element)}>`;
+    case "set":
+      return `HashSet<${csharpType(type.element)}>`;
+    case "map":
+      return `Dictionary<${csharpType(type.key)}, ${csharpType(type.value)}>`;
+  }
+}
+
+export function csharpLiteral(value: unknown, type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "integer":
+      return String(value);
+    case "long":
+      return `${value}L`;
+    case "float":
+      return `${floatText(value as number)}f`;
+    case "double":
+      return `${floatText(value as number)}m`;
+    case "character":
+      requireCharWidth(value as string, 16, "C#");
+      return quote(value as string, "csharp", "'");
+    case "string":
+      return quote(value as string, "csharp");
+    case "list":
+    case "set":
+      return `new ${csharpType(type)}{${(value as unknown[]).map((v) => csharpLiteral(v, type.element)).join(", ")}}`;
+    case "map":
+      return `new ${csharpType(type)}{${mapEntries(value, type)
+        .map(([k, v]) => `{${csharpLiteral(k, type.key)}, ${csharpLiteral(v, type.value)}}`)
+        .join(", ")}}`;
+  }
+}
+
+const HEADER = `using System;
+using System.Collections;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+`;
+
+const HELPERS = `
+    static bool BcIsNumber(object value) {
+      return value is int || value is long || value is short || value is float || value is double || value is decimal;
+    }
+
+    static bool BcEqual(object actual, object expected, double tol) {
+      if (expected == null || actual == null) return actual == expected;
+      if (expected is float || expected is double || expected is decimal) {
+        return BcIsNumber(actual) && Math.Abs(Convert.ToDouble(actual) - Convert.ToDouble(expected)) <= tol;
+      }
+      if (expected is int || expected is long) {
+        return (actual is int || actual is long || actual is short) && Convert.ToInt64(actual) == Convert.ToInt64(expected);
+      }
+      if (expected is string || expected is char || expected is bool) return expected.Equals(actual);
+      if (expected is IDictionary) {
+        var e = (IDictionary)expected;
+        var a = actual as IDictionary;
+        if (a == null || a.Count != e.Count) return false;
+        foreach (DictionaryEntry entry in e) {
+          if (!a.Contains(entry.Key) || !BcEqual(a[entry.Key], entry.Value, tol)) return false;
+        }
+        return true;
+      }
+      var type = expected.GetType();
+      if (type.IsGenericType && type.GetGenericTypeDefinition() == typeof(HashSet<>)) {
+        var a = actual as IEnumerable;
+        if (a == null || actual is string) return false;
+        var want = new HashSet<object>(((IEnumerable)expected).Cast<object>());
+        var got = a.Cast<object>().ToList();
+        return got.Count == want.Count && want.SetEquals(got);
+      }
+      if (expected is IList) {
+        var e = (IList)expected;
+        var a = actual as IList;
+        if (a == null || a.Count != e.Count) return false;
+        for (int i = 0; i < e.Count; i++) if (!BcEqual(a[i], e[i], tol)) return false;
+        return true;
+      }
+      return expected.Equals(actual);
+    }
+
+    static void BcCheck(string prefix, Func<object> thunk, object expected, double tol) {
+      string result;
+      try {
+        result = BcEqual(thunk(), expected, tol) ? "PASSED" : "FAILED";
+      } catch (Exception error) {
+        result = error.GetType().Name;
+      }
+      Console.WriteLine(prefix + result);
+    }
+`;
+
+export const csharpHarness: Harness = {
+  language: "csharp",
+  sandboxId: "csharp",
+  requiresClass: true,
+  generate(question: Question): string {
+    const tol = tolerance(question.returnType);
+    const calls = question.testCases.map((tc) => {
+      const args = question.params.map((p) => csharpLiteral(tc.inputs[p.name], p.type)).join(", ");
+      const expected = csharpLiteral(tc.outputs, question.returnType);
+      return `BcCheck(${quote(testPrefix(tc.idx), "csharp")}, () => ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol});`;
+    });
+    return [
+      HEADER,
+      CODE_PLACEHOLDER,
+      "",
+      "// ---- evaluation harness ----",
+      "namespace BabelEvaluation {",
+      "  class QuestionEvaluator {",
+      "    static void Main(string[] args) {",
+      `      ${indentRest(calls.join("\n"), 6)}`,
+      "    }",
+      HELPERS,
+      "  }",
+      "}",
+      "",
+    ].join("\n");
+  },
+  prepare: (code) => ({ prelude: "", body: code }),
+  callee(fn, cls, code) {
+    // A prediction that wraps its class in a namespace is called through it.
+    const namespace = /^\s*namespace\s+([\w.]+)\s*[{;]/m.exec(code)?.[1];
+    return `new global::${namespace ? `${namespace}.` : ""}${cls ?? "Solution"}().${fn}`;
+  },
+};

@@ -1,0 +1,197 @@
+// Go harness with BabelCode's type mapping (int, int64, float64, bool, rune, string, []T,
+// map[T]bool for sets, map[K]V) and BabelCode's header imports (fmt, math, reflect, sort) plus
+// strings. A prediction's own `package main` and repeated imports are dropped: Go rejects both.
+import type { SchemaType } from "../schema-type.js";
+import { tolerance } from "../schema-type.js";
+import type { Question } from "../types.js";
+import {
+  CALLEE_PLACEHOLDER,
+  CODE_PLACEHOLDER,
+  type Harness,
+  PRELUDE_PLACEHOLDER,
+  type PreparedCode,
+  testPrefix,
+} from "./harness.js";
+import { floatText, mapEntries, quote } from "./literals.js";
+
+export function goType(type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return "bool";
+    case "integer":
+      return "int";
+    case "long":
+      return "int64";
+    case "float":
+    case "double":
+      return "float64";
+    case "character":
+      return "rune";
+    case "string":
+      return "string";
+    case "list":
+      return `[]${goType(type.element)}`;
+    case "set":
+      return `map[${goType(type.element)}]bool`;
+    case "map":
+      return `map[${goType(type.key)}]${goType(type.value)}`;
+  }
+}
+
+/** Scalars carry their type (`int64(5)`) so they keep it when boxed as interface{} for comparison. */
+export function goLiteral(value: unknown, type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "integer":
+    case "long":
+      return `${goType(type)}(${value})`;
+    case "float":
+    case "double":
+      return `float64(${floatText(value as number)})`;
+    case "character":
+      return `rune(${quote(value as string, "go", "'")})`;
+    case "string":
+      return quote(value as string, "go");
+    case "list":
+      return `${goType(type)}{${(value as unknown[]).map((v) => goLiteral(v, type.element)).join(", ")}}`;
+    case "set":
+      return `${goType(type)}{${(value as unknown[]).map((v) => `${goLiteral(v, type.element)}: true`).join(", ")}}`;
+    case "map":
+      return `${goType(type)}{${mapEntries(value, type)
+        .map(([k, v]) => `${goLiteral(k, type.key)}: ${goLiteral(v, type.value)}`)
+        .join(", ")}}`;
+  }
+}
+
+const HEADER_IMPORTS = ["fmt", "math", "reflect", "sort", "strings"];
+
+const HEADER = `package main
+
+import (
+${HEADER_IMPORTS.map((p) => `\t"${p}"`).join("\n")}
+)
+
+${PRELUDE_PLACEHOLDER}
+`;
+
+const DRIVER = `
+// ---- evaluation harness ----
+var _ = sort.Ints
+var _ = strings.Contains
+
+func bcEqualValue(a, e reflect.Value, tol float64) bool {
+	if !a.IsValid() || !e.IsValid() {
+		return a.IsValid() == e.IsValid()
+	}
+	switch e.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if a.Kind() != reflect.Float32 && a.Kind() != reflect.Float64 {
+			return false
+		}
+		return math.Abs(a.Float()-e.Float()) <= tol
+	case reflect.Slice, reflect.Array:
+		if (a.Kind() != reflect.Slice && a.Kind() != reflect.Array) || a.Len() != e.Len() {
+			return false
+		}
+		for i := 0; i < e.Len(); i++ {
+			if !bcEqualValue(a.Index(i), e.Index(i), tol) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.Kind() != reflect.Map || a.Type().Key() != e.Type().Key() || a.Len() != e.Len() {
+			return false
+		}
+		for _, key := range e.MapKeys() {
+			got := a.MapIndex(key)
+			if !got.IsValid() || !bcEqualValue(got, e.MapIndex(key), tol) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Type() == e.Type() && a.Interface() == e.Interface()
+}
+
+func bcCheck(prefix string, thunk func() interface{}, expected interface{}, tol float64) {
+	result := func() (result string) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, isText := r.(string); isText {
+					result = "panic"
+				} else {
+					result = fmt.Sprintf("%T", r)
+				}
+			}
+		}()
+		if bcEqualValue(reflect.ValueOf(thunk()), reflect.ValueOf(expected), tol) {
+			return "PASSED"
+		}
+		return "FAILED"
+	}()
+	fmt.Println(prefix + result)
+}
+`;
+
+interface ImportSpec {
+  alias?: string;
+  path: string;
+}
+
+const IMPORT_SPEC = /^\s*(?:([\w.]+)\s+)?"([^"]+)"\s*(?:\/\/.*)?$/;
+
+/** Splits a Go prediction into its import specs and the rest, dropping the package clause. */
+export function splitGoImports(code: string): { imports: ImportSpec[]; rest: string } {
+  const lines = code.split("\n");
+  const imports: ImportSpec[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^\s*package\s+\w+\s*$/.test(line)) continue;
+    const single = /^\s*import\s+((?:[\w.]+\s+)?"[^"]+")\s*(?:\/\/.*)?$/.exec(line);
+    if (single) {
+      const spec = IMPORT_SPEC.exec(single[1]!)!;
+      imports.push(spec[1] ? { alias: spec[1], path: spec[2]! } : { path: spec[2]! });
+      continue;
+    }
+    if (/^\s*import\s*\(\s*$/.test(line)) {
+      i++;
+      while (i < lines.length && !/^\s*\)\s*$/.test(lines[i]!)) {
+        const spec = IMPORT_SPEC.exec(lines[i]!);
+        if (spec) imports.push(spec[1] ? { alias: spec[1], path: spec[2]! } : { path: spec[2]! });
+        i++;
+      }
+      continue;
+    }
+    rest.push(line);
+  }
+  return { imports, rest: rest.join("\n") };
+}
+
+export const goHarness: Harness = {
+  language: "go",
+  sandboxId: "go",
+  requiresClass: false,
+  generate(question: Question): string {
+    const tol = tolerance(question.returnType);
+    const calls = question.testCases.map((tc) => {
+      const args = question.params.map((p) => goLiteral(tc.inputs[p.name], p.type)).join(", ");
+      const expected = goLiteral(tc.outputs, question.returnType);
+      return `bcCheck(${quote(testPrefix(tc.idx), "go")}, func() interface{} { return ${CALLEE_PLACEHOLDER}(${args}) }, ${expected}, ${tol})`;
+    });
+    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nfunc main() {\n\t${calls.join("\n\t")}\n}\n`;
+  },
+  prepare(code: string): PreparedCode {
+    const { imports, rest } = splitGoImports(code);
+    // The header's imports are already there; importing them again is a compile error.
+    const extra = imports.filter((spec) => spec.alias !== undefined || !HEADER_IMPORTS.includes(spec.path));
+    const unique = [...new Map(extra.map((s) => [`${s.alias ?? ""} ${s.path}`, s])).values()];
+    const prelude = unique.length
+      ? `import (\n${unique.map((s) => `\t${s.alias ? `${s.alias} ` : ""}"${s.path}"`).join("\n")}\n)`
+      : "";
+    return { prelude, body: rest };
+  },
+  callee: (fn) => fn,
+};

@@ -1,0 +1,49 @@
+// What a language's harness generator provides. A harness turns a question into one program per
+// language that calls the prediction once per test case and prints `TEST-{idx}...{RESULT}`; the
+// prediction itself is only known at evaluation time, so the program keeps placeholders for it.
+import type { LanguageName } from "../../code/languages.js";
+import type { SchemaType } from "../schema-type.js";
+import type { Question } from "../types.js";
+
+/** Where the prediction's code goes. */
+export const CODE_PLACEHOLDER = "PLACEHOLDER_CODE_BODY";
+/** Where the expression naming the function to call goes (`f`, `new Solution().f`, `Solution::f`...). */
+export const CALLEE_PLACEHOLDER = "PLACEHOLDER_CALLEE";
+/** Where lines hoisted out of the prediction go (Rust inner attributes and `use`s, for example). */
+export const PRELUDE_PLACEHOLDER = "PLACEHOLDER_PRELUDE";
+
+/** The language cannot express a type or value of the question; the question is listed as not generated. */
+export class UnsupportedTypeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedTypeError";
+  }
+}
+
+/** The prediction's code split for insertion: `prelude` goes to the top of the program, `body` at the placeholder. */
+export interface PreparedCode {
+  prelude: string;
+  body: string;
+}
+
+export interface Harness {
+  language: LanguageName;
+  /** SandboxFusion language id the program runs under. */
+  sandboxId: string;
+  /** Java and C# call a method of a class; the class defaults to `Solution` there. */
+  requiresClass: boolean;
+  /** The test program for a question, with placeholders; throws UnsupportedTypeError if it cannot. */
+  generate(question: Question): string;
+  /** Makes a prediction fit the program (drops `package main`, `<?php`, repeated imports...). */
+  prepare(code: string): PreparedCode;
+  /** The callee expression for a function name, an optional class name, and the prepared code. */
+  callee(fn: string, cls: string | undefined, code: string): string;
+}
+
+/** Renders a test value of a type as a literal of the target language. */
+export type LiteralRenderer = (value: unknown, type: SchemaType) => string;
+
+/** The `TEST-{idx}...` prefix every harness prints before a result. */
+export function testPrefix(idx: string): string {
+  return `TEST-${idx}...`;
+}
