@@ -9,8 +9,14 @@ export interface LshParameters {
 }
 
 /**
- * The bands x rows split of `numPerm` that minimises the (equally weighted) probability mass of false
- * positives below `threshold` and false negatives above it, as datasketch does.
+ * A false positive only costs one full-signature comparison, a false negative keeps a duplicate: the
+ * split is chosen to miss few pairs above the threshold at the price of more candidates below it.
+ */
+const FALSE_POSITIVE_WEIGHT = 0.2;
+
+/**
+ * The bands x rows split of `numPerm` that minimises the weighted probability mass of false positives
+ * below `threshold` and false negatives above it (the optimisation datasketch does, with weights).
  */
 export function optimalLshParameters(threshold: number, numPerm: number): LshParameters {
   const integrate = (f: (s: number) => number, from: number, to: number): number => {
@@ -27,7 +33,7 @@ export function optimalLshParameters(threshold: number, numPerm: number): LshPar
     for (let rows = 1; rows <= maxRows; rows++) {
       const falsePositive = integrate((s) => 1 - (1 - s ** rows) ** bands, 0, threshold);
       const falseNegative = integrate((s) => (1 - s ** rows) ** bands, threshold, 1);
-      const error = 0.5 * falsePositive + 0.5 * falseNegative;
+      const error = FALSE_POSITIVE_WEIGHT * falsePositive + (1 - FALSE_POSITIVE_WEIGHT) * falseNegative;
       if (error < bestError) {
         bestError = error;
         best = { bands, rows };
