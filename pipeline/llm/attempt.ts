@@ -34,9 +34,14 @@ export class AuthRefusedError extends Error {
   }
 }
 
-export function createSdkClient(baseUrl: string, apiKey: string | undefined): OpenAI {
+export function createSdkClient(
+  baseUrl: string,
+  apiKey: string | undefined,
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>,
+): OpenAI {
   return new OpenAI({
     baseURL: baseUrl,
+    fetch,
     // The SDK insists on a key; servers without auth ignore the header.
     apiKey: apiKey ?? "no-key",
     maxRetries: 0,

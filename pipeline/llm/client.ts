@@ -19,6 +19,7 @@ import {
   LlmRequestError,
 } from "./errors.js";
 import { FailureDigest } from "./failure-digest.js";
+import { createHttpFetch } from "./http-fetch.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
 import type { ChatMessage, ChatOptions, ChatResult, LlmClient, RequestEstimate } from "./types.js";
 
@@ -30,6 +31,7 @@ export class RoleEndpoint {
   readonly price: Price | undefined;
   readonly log: Logger;
   private readonly sdk: OpenAI;
+  private readonly http: ReturnType<typeof createHttpFetch>;
   private readonly limit: LimitFunction;
   private readonly requestBudget: MinuteBudget | undefined;
   private readonly tokenBudget: MinuteBudget | undefined;
@@ -51,7 +53,8 @@ export class RoleEndpoint {
     this.noCache = deps.noCache;
     this.price = deps.price;
     this.log = deps.log;
-    this.sdk = createSdkClient(endpoint.baseUrl, endpoint.apiKey);
+    this.http = createHttpFetch(endpoint.config.concurrency);
+    this.sdk = createSdkClient(endpoint.baseUrl, endpoint.apiKey, this.http.fetch);
     this.limit = pLimit(endpoint.config.concurrency);
     const rc = endpoint.config;
     const role = endpoint.role;
@@ -109,14 +112,19 @@ export class RoleEndpoint {
   ): Promise<CachedAnswer> {
     const rc = this.endpoint.config;
     const maxAttempts = rc.retries + 1;
-    const estimatedPrompt = estimatePromptTokens(messages);
+    // Counted only when needed: for the tokens/min budget, or for a server that reports no usage.
+    let estimatedPrompt = -1;
+    const promptEstimate = () => {
+      if (estimatedPrompt < 0) estimatedPrompt = estimatePromptTokens(messages);
+      return estimatedPrompt;
+    };
     for (let attempt = 1; ; attempt++) {
       let failure: LlmAttemptError;
       try {
         const answer = await this.limit(() =>
-          this.sendOnce(messages, sampling, estimatedPrompt, signal, usage),
+          this.sendOnce(messages, sampling, promptEstimate, signal, usage),
         );
-        const cached = this.complete(answer, estimatedPrompt);
+        const cached = this.complete(answer, promptEstimate);
         // Committed before the caller sees the answer, hence before the stage commits its record.
         this.cache.put(key, cached);
         usage.add({
@@ -160,7 +168,7 @@ export class RoleEndpoint {
   private async sendOnce(
     messages: readonly ChatMessage[],
     sampling: Sampling,
-    estimatedPrompt: number,
+    promptEstimate: () => number,
     signal: AbortSignal | undefined,
     usage: UsageMeter,
   ): Promise<AttemptAnswer> {
@@ -170,7 +178,7 @@ export class RoleEndpoint {
     const pause = this.pausedUntil - Date.now();
     if (pause > 0) await sleep(pause, signal, () => new LlmAbortedError(role));
     await this.requestBudget?.take(1, signal);
-    const tokenCharge = estimatedPrompt + (sampling.max_tokens ?? 256);
+    const tokenCharge = this.tokenBudget ? promptEstimate() + (sampling.max_tokens ?? 256) : 0;
     await this.tokenBudget?.take(tokenCharge, signal);
     if (this.unusable) throw this.unusable;
     usage.add({ requests: 1 });
@@ -197,12 +205,12 @@ export class RoleEndpoint {
   }
 
   /** Fills in token counts the server left out, so the meter and the cache always have numbers. */
-  private complete(answer: AttemptAnswer, estimatedPrompt: number): CachedAnswer {
+  private complete(answer: AttemptAnswer, promptEstimate: () => number): CachedAnswer {
     return {
       content: answer.content,
       model: answer.model,
       finishReason: answer.finishReason,
-      promptTokens: answer.promptTokens ?? estimatedPrompt,
+      promptTokens: answer.promptTokens ?? promptEstimate(),
       completionTokens: answer.completionTokens ?? estimateTextTokens(answer.content),
     };
   }
@@ -243,6 +251,7 @@ export class RoleEndpoint {
 
   close(): void {
     this.digest.flush();
+    this.http.close();
   }
 }
 

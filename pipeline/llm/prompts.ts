@@ -21,6 +21,7 @@ export interface PromptTemplate {
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const loaded = new Map<string, PromptTemplate>();
+const byName = new Map<string, PromptTemplate>();
 
 export function promptPath(nameOrPath: string): string {
   const isPath = nameOrPath.includes("/") || nameOrPath.endsWith(".md");
@@ -28,9 +29,15 @@ export function promptPath(nameOrPath: string): string {
 }
 
 export function loadPrompt(nameOrPath: string): PromptTemplate {
+  // Stages call this per record: the name is the key, so a hit costs one lookup.
+  const named = byName.get(nameOrPath);
+  if (named) return named;
   const path = promptPath(nameOrPath);
   const known = loaded.get(path);
-  if (known) return known;
+  if (known) {
+    byName.set(nameOrPath, known);
+    return known;
+  }
   let raw: string;
   try {
     raw = readFileSync(path, "utf8");
@@ -43,21 +50,34 @@ export function loadPrompt(nameOrPath: string): PromptTemplate {
   }
   const template = parsePrompt(nameOrPath, path, raw);
   loaded.set(path, template);
+  byName.set(nameOrPath, template);
   return template;
 }
 
 export function parsePrompt(name: string, path: string, raw: string): PromptTemplate {
   const text = raw.replace(/\r?\n$/, "");
-  const placeholders = [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
+  // Split once into literal text and placeholder names, so rendering is a concatenation.
+  const pieces: { literal: string; key?: string }[] = [];
+  let last = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    pieces.push({ literal: text.slice(last, m.index), key: m[1]! });
+    last = m.index + m[0].length;
+  }
+  pieces.push({ literal: text.slice(last) });
+  const placeholders = [...new Set(pieces.flatMap((p) => (p.key === undefined ? [] : [p.key])))];
   return {
     name,
     path,
     text,
     placeholders,
     render(values) {
-      return text.replace(PLACEHOLDER, (whole, key: string) =>
-        Object.hasOwn(values, key) ? values[key]! : whole,
-      );
+      let out = "";
+      for (const piece of pieces) {
+        out += piece.literal;
+        if (piece.key !== undefined)
+          out += Object.hasOwn(values, piece.key) ? values[piece.key] : `{${piece.key}}`;
+      }
+      return out;
     },
   };
 }

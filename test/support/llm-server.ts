@@ -361,9 +361,13 @@ async function main(argv: string[]): Promise<void> {
   });
   process.stdout.write(`listening ${server.url}\n`);
   // Report the count on demand (SIGUSR2) and on exit, for benchmarks that run it in a child.
-  process.on("SIGUSR2", () => process.stdout.write(`count ${server.count}\n`));
+  const report = () => {
+    const cpu = process.cpuUsage();
+    process.stdout.write(`count ${server.count} cpu_us ${cpu.user + cpu.system}\n`);
+  };
+  process.on("SIGUSR2", report);
   const stop = () => {
-    process.stdout.write(`count ${server.count}\n`);
+    report();
     void server.close().then(() => process.exit(0));
   };
   process.on("SIGTERM", stop);
