@@ -2,6 +2,7 @@
 import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { STAGES } from "../stages/index.js";
+import { evalCommand } from "./cli/eval.js";
 import { pipelineCommands } from "./cli/pipeline-commands.js";
 import { sandboxCommand } from "./cli/sandbox.js";
 import { UserError } from "./errors.js";
@@ -28,6 +29,7 @@ export async function main(
     });
   for (const command of pipelineCommands(stages)) cli = cli.command(command);
   cli = cli.command(sandboxCommand);
+  cli = cli.command(evalCommand);
   try {
     await cli.parseAsync();
   } catch (error) {

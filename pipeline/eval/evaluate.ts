@@ -18,6 +18,8 @@ export interface EvaluateOptions {
   compileTimeoutS?: number;
   runTimeoutS?: number;
   memoryMb?: number;
+  /** called once before running, with how many predictions will run (unmatched ones do not) */
+  onStart?: (total: number) => void;
   /** called once per finished prediction, in completion order (for progress bars) */
   onResult?: (result: PredictionResult) => void;
   signal?: AbortSignal;
@@ -148,6 +150,7 @@ export async function evaluatePredictions(
   options: EvaluateOptions = {},
 ): Promise<EvaluationRun> {
   const { jobs, unmatched } = planJobs(predictions, tests);
+  options.onStart?.(jobs.length);
   const limit = pLimit(Math.max(1, options.concurrency ?? 2));
   const results = await Promise.all(
     jobs.map((job) =>

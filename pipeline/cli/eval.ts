@@ -1,0 +1,288 @@
+// `pnpm pipeline eval <generate|run|autoeval|oj>`: BabelCode-style evaluation and SandboxFusion's
+// AutoEval and CommonOJ dataset types, through the sandbox. Parse, call, print.
+import type { Argv, CommandModule } from "yargs";
+import { canonicalLanguage } from "../code/languages.js";
+import { UserError } from "../errors.js";
+import { runAutoEval } from "../eval/autoeval.js";
+import { runCommonOJ } from "../eval/common-oj.js";
+import { evaluatePredictions } from "../eval/evaluate.js";
+import {
+  indexProblems,
+  parseAutoEvalProblem,
+  parseCommonOJProblem,
+  parseFusionAnswers,
+} from "../eval/fusion-data.js";
+import { evaluateAnswers } from "../eval/fusion-run.js";
+import { generateTestDir, readTestDir } from "../eval/generate.js";
+import { readJsonl } from "../eval/jsonl.js";
+import { computeMetrics } from "../eval/metrics.js";
+import { parseKs } from "../eval/pass-at-k.js";
+import { readPredictions } from "../eval/predictions.js";
+import { ProgressBar, summaryTable, writeEvalOutputs } from "../eval/report.js";
+import type { PredictionResult } from "../eval/types.js";
+import { createCodeRunner, defaultWorkers, type SandboxConfig } from "../sandbox/index.js";
+import { readSandboxConfig } from "./sandbox.js";
+import { printTable } from "./table.js";
+
+interface RunOptions {
+  out: string;
+  config?: string;
+  k: string;
+  workers?: number;
+  "run-timeout"?: number;
+  "compile-timeout"?: number;
+  memory?: number;
+}
+
+function withRunOptions<T>(yargs: Argv<T>): Argv<T & RunOptions> {
+  return yargs
+    .option("out", {
+      type: "string",
+      demandOption: true,
+      describe: "directory for results.jsonl and metrics.json",
+    })
+    .option("config", {
+      type: "string",
+      describe: "YAML config whose `sandbox:` section to use (default: built-in)",
+    })
+    .option("k", { type: "string", default: "1", describe: "pass@k values, comma-separated, e.g. 1,10,100" })
+    .option("workers", {
+      type: "number",
+      describe: "predictions run at once (default: sandbox.workers, else cores)",
+    })
+    .option("run-timeout", { type: "number", describe: "seconds per run (default: the sandbox's)" })
+    .option("compile-timeout", { type: "number", describe: "seconds per compile (default: the sandbox's)" })
+    .option("memory", { type: "number", describe: "MiB per run (default: the sandbox's)" }) as Argv<
+    T & RunOptions
+  >;
+}
+
+interface Setup {
+  config: SandboxConfig;
+  ks: number[];
+  workers: number;
+  limits: { compileTimeoutS?: number; runTimeoutS?: number; memoryMb?: number };
+}
+
+function setUp(args: RunOptions): Setup {
+  let ks: number[];
+  try {
+    ks = parseKs(args.k);
+  } catch (error) {
+    throw new UserError(`--k: ${(error as Error).message}`);
+  }
+  if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) {
+    throw new UserError(`--workers must be a positive integer, got ${args.workers}`);
+  }
+  const config = readSandboxConfig(args.config);
+  const workers = args.workers ?? config.workers ?? defaultWorkers();
+  const limits: Setup["limits"] = {};
+  if (args["compile-timeout"] !== undefined) limits.compileTimeoutS = args["compile-timeout"];
+  if (args["run-timeout"] !== undefined) limits.runTimeoutS = args["run-timeout"];
+  if (args.memory !== undefined) limits.memoryMb = args.memory;
+  return { config: { ...config, workers: Math.max(workers, config.workers ?? 0) }, ks, workers, limits };
+}
+
+/** Writes the outputs and prints the summary table; every eval subcommand ends here. */
+function finish(
+  out: string,
+  results: PredictionResult[],
+  ks: number[],
+  unmatched: Array<{ qid: string; id: string; language?: string }>,
+  info: Record<string, unknown>,
+): void {
+  const metrics = computeMetrics(results, ks);
+  writeEvalOutputs(out, results, { metrics, unmatched, info });
+  const { header, rows } = summaryTable(metrics);
+  printTable(header, rows);
+  if (unmatched.length > 0) {
+    const first = unmatched[0]!;
+    process.stderr.write(
+      `warning: ${unmatched.length} predictions have no question to run against and were skipped (first: question ${first.qid}${first.language ? ` in ${first.language}` : ""}); they are listed under "unmatched" in metrics.json\n`,
+    );
+  }
+  process.stdout.write(`results: ${out}/results.jsonl\nmetrics: ${out}/metrics.json\n`);
+}
+
+const generate: CommandModule<object, { questions: string; out: string; languages?: string }> = {
+  command: "generate",
+  describe: "write test programs for BabelCode questions, one JSONL file per language",
+  builder: (y) =>
+    y
+      .option("questions", {
+        type: "string",
+        demandOption: true,
+        describe: "questions JSONL (BabelCode format)",
+      })
+      .option("out", { type: "string", demandOption: true, describe: "directory for the test programs" })
+      .option("languages", {
+        type: "string",
+        describe: "comma-separated languages (default: every harness)",
+      }),
+  handler: async (args) => {
+    const languages = args.languages
+      ?.split(",")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((l) => canonicalLanguage(l) ?? l);
+    const result = await generateTestDir(args.questions, args.out, languages);
+    const counts = new Map<string, number>();
+    for (const test of result.tests) counts.set(test.language, (counts.get(test.language) ?? 0) + 1);
+    printTable(
+      ["language", "programs"],
+      [...counts].map(([language, n]) => [language, n]),
+    );
+    process.stdout.write(
+      `${result.tests.length} programs for ${result.questions.length} questions in ${args.out}\n`,
+    );
+    if (result.failures.length > 0) {
+      process.stdout.write(
+        `${result.failures.length} not generated (reasons in ${args.out}/failures.jsonl):\n`,
+      );
+      for (const failure of result.failures.slice(0, 10)) {
+        process.stdout.write(`  ${failure.qid} [${failure.language}]: ${failure.reason}\n`);
+      }
+    }
+  },
+};
+
+const run: CommandModule<object, RunOptions & { predictions: string; tests: string }> = {
+  command: "run",
+  describe: "run predictions against generated test programs in the sandbox; write results and pass@k",
+  builder: (y) =>
+    withRunOptions(
+      y
+        .option("predictions", { type: "string", demandOption: true, describe: "predictions JSONL" })
+        .option("tests", {
+          type: "string",
+          demandOption: true,
+          describe: "directory written by `eval generate`",
+        }),
+    ),
+  handler: async (args) => {
+    const setup = setUp(args);
+    const predictions = await readPredictions(args.predictions);
+    const tests = await readTestDir(args.tests);
+    const runner = createCodeRunner(setup.config);
+    try {
+      const progress = new ProgressBar(predictions.length);
+      const evaluation = await evaluatePredictions(runner, predictions, tests, {
+        ...setup.limits,
+        concurrency: setup.workers,
+        onStart: (n) => progress.start(n),
+        onResult: (r) => progress.tick(r),
+      });
+      finish(args.out, evaluation.results, setup.ks, evaluation.unmatched, {
+        predictions_file: args.predictions,
+        tests_dir: args.tests,
+      });
+    } finally {
+      await runner.close();
+    }
+  },
+};
+
+interface FusionArgs extends RunOptions {
+  dataset: string;
+  predictions: string;
+}
+
+function withFusionOptions<T>(yargs: Argv<T>): Argv<T & FusionArgs> {
+  return withRunOptions(
+    yargs
+      .option("dataset", {
+        type: "string",
+        demandOption: true,
+        describe: "dataset rows JSONL (SandboxFusion format)",
+      })
+      .option("predictions", {
+        type: "string",
+        demandOption: true,
+        describe: "answers JSONL: {id, completion | code, language?, sample_id?}",
+      }),
+  ) as Argv<T & FusionArgs>;
+}
+
+const autoeval: CommandModule<object, FusionArgs> = {
+  command: "autoeval",
+  describe: "AutoEval: the answer's code with the row's test code appended, run in the execution language",
+  builder: (y) => withFusionOptions(y),
+  handler: async (args) => {
+    const setup = setUp(args);
+    const problems = indexProblems(await readJsonl(args.dataset), parseAutoEvalProblem, args.dataset);
+    const answers = parseFusionAnswers(await readJsonl(args.predictions), args.predictions);
+    const runner = createCodeRunner(setup.config);
+    try {
+      const progress = new ProgressBar(answers.length);
+      const batch = await evaluateAnswers(
+        problems,
+        answers,
+        (p, a) => runAutoEval(runner, p, a, setup.limits),
+        {
+          concurrency: setup.workers,
+          onStart: (n) => progress.start(n),
+          onResult: (r) => progress.tick(r),
+        },
+      );
+      finish(args.out, batch.results, setup.ks, batch.unmatched, { dataset: args.dataset, type: "AutoEval" });
+    } finally {
+      await runner.close();
+    }
+  },
+};
+
+const oj: CommandModule<
+  object,
+  FusionArgs & { language?: string; "case-sensitive": boolean; "all-cases": boolean }
+> = {
+  command: "oj",
+  describe: "CommonOJ: complete programs judged on stdin/stdout cases by SandboxFusion's rules",
+  builder: (y) =>
+    withFusionOptions(y)
+      .option("language", { type: "string", describe: "language of answers that name none (else labels)" })
+      .option("case-sensitive", { type: "boolean", default: false, describe: "compare letters exactly" })
+      .option("all-cases", {
+        type: "boolean",
+        default: false,
+        describe: "run every case, not up to the first failure",
+      }),
+  handler: async (args) => {
+    const setup = setUp(args);
+    const language = args.language === undefined ? undefined : canonicalLanguage(args.language);
+    if (args.language !== undefined && !language)
+      throw new UserError(`--language: unknown language "${args.language}"`);
+    const problems = indexProblems(await readJsonl(args.dataset), parseCommonOJProblem, args.dataset);
+    const answers = parseFusionAnswers(await readJsonl(args.predictions), args.predictions);
+    const runner = createCodeRunner(setup.config);
+    try {
+      const progress = new ProgressBar(answers.length);
+      const options = {
+        ...setup.limits,
+        caseSensitive: args["case-sensitive"],
+        runAllCases: args["all-cases"],
+        ...(language ? { language } : {}),
+      };
+      const batch = await evaluateAnswers(problems, answers, (p, a) => runCommonOJ(runner, p, a, options), {
+        concurrency: setup.workers,
+        onStart: (n) => progress.start(n),
+        onResult: (r) => progress.tick(r),
+      });
+      finish(args.out, batch.results, setup.ks, batch.unmatched, { dataset: args.dataset, type: "CommonOJ" });
+    } finally {
+      await runner.close();
+    }
+  },
+};
+
+export const evalCommand: CommandModule = {
+  command: "eval <command>",
+  describe: "evaluate code: BabelCode test generation and runs, AutoEval, CommonOJ",
+  builder: (y) =>
+    y
+      .command(generate as unknown as CommandModule)
+      .command(run as unknown as CommandModule)
+      .command(autoeval as unknown as CommandModule)
+      .command(oj as unknown as CommandModule)
+      .demandCommand(1, "name an eval command: generate, run, autoeval or oj"),
+  handler: () => {},
+};

@@ -1,0 +1,89 @@
+// SandboxFusion's AutoEval dataset type: the model's code, with the problem's test code appended
+// (or put at an `#<INSERT>` marker), runs in the execution language with the problem's assets beside
+// it; it is accepted when the run succeeds. A failed assertion and any other exception look the
+// same from outside (a non-zero exit), so both count as Failed Tests.
+import { extractMainCode } from "../code/extract.js";
+import { languageFromSandboxId, sandboxLanguageId } from "../code/languages.js";
+import { removeMain } from "../code/strip-main.js";
+import type { CodeRunner, RunCodeRequest } from "../sandbox/types.js";
+import type { AutoEvalProblem, FusionAnswer } from "./fusion-data.js";
+import { type FusionRunOptions, resultFromResponse, runRequest } from "./fusion-run.js";
+import { splitGoImports } from "./harness/go.js";
+import type { PredictionResult } from "./types.js";
+
+export const INSERT_MARKER = "#<INSERT>";
+
+/** The SandboxFusion language id a problem's program runs under ("python", "nodejs", "pytest", ...). */
+export function executionLanguageId(problem: AutoEvalProblem): string {
+  const language = languageFromSandboxId(problem.executionLanguage);
+  return (language && sandboxLanguageId(language)) ?? problem.executionLanguage;
+}
+
+/** Go allows one package clause and imports only at the top, so both halves' are merged there. */
+function mergeGoProgram(program: string): string {
+  const packageName = /^\s*package\s+(\w+)/m.exec(program)?.[1] ?? "main";
+  const { imports, rest } = splitGoImports(program);
+  const unique = [...new Map(imports.map((s) => [`${s.alias ?? ""} ${s.path}`, s])).values()];
+  const importBlock = unique.length
+    ? `import (\n${unique.map((s) => `\t${s.alias ? `${s.alias} ` : ""}"${s.path}"`).join("\n")}\n)\n\n`
+    : "";
+  return `package ${packageName}\n\n${importBlock}${rest.trim()}\n`;
+}
+
+/** The program AutoEval runs: test code around (at `#<INSERT>`) or after the model's code. */
+export function buildAutoEvalProgram(problem: AutoEvalProblem, code: string): string {
+  let program: string;
+  const marker = problem.testCode.indexOf(INSERT_MARKER);
+  if (marker >= 0) {
+    program =
+      problem.testCode.slice(0, marker) + code + problem.testCode.slice(marker + INSERT_MARKER.length);
+  } else {
+    // The test code is the program's entry now; the answer's own demo block would run first.
+    program = `${removeMain(code, problem.programmingLanguage).code}\n${problem.testCode}`;
+  }
+  return languageFromSandboxId(problem.executionLanguage) === "go" ? mergeGoProgram(program) : program;
+}
+
+/** The code of an answer: `code` as given, or the main code block of `completion` in the problem's language. */
+export function answerCode(answer: FusionAnswer, language: AutoEvalProblem["programmingLanguage"]): string {
+  if (answer.code !== undefined) return answer.code;
+  return extractMainCode(answer.completion ?? "", { language })?.code ?? "";
+}
+
+export async function runAutoEval(
+  runner: CodeRunner,
+  problem: AutoEvalProblem,
+  answer: FusionAnswer,
+  options: FusionRunOptions = {},
+): Promise<PredictionResult> {
+  const code = answerCode(answer, problem.programmingLanguage);
+  const program = buildAutoEvalProgram(problem, code);
+  const request: RunCodeRequest = { code: program, language: executionLanguageId(problem) };
+  if (Object.keys(problem.assets).length > 0) request.files = { ...problem.assets };
+  const { response, elapsed_s } = await runRequest(runner, request, options);
+  const result = resultFromResponse(answer, problem.programmingLanguage, response, program, elapsed_s);
+  const run = response.run_result;
+  const compile = response.compile_result;
+  const test_results: Record<string, string> = {};
+  if (response.status === "Success") {
+    result.outcome = "Passed";
+    test_results["0"] = "PASSED";
+  } else if (response.status === "SandboxError") {
+    result.outcome = "Had Error";
+    result.reason = `sandbox error: ${response.message}`;
+  } else if (compile?.status === "TimeLimitExceeded" || run?.status === "TimeLimitExceeded") {
+    result.outcome = "Timed Out";
+    result.reason = `${run?.status === "TimeLimitExceeded" ? "run" : "compile"} step ran out of time`;
+  } else if (compile && (compile.status !== "Finished" || compile.return_code !== 0)) {
+    result.outcome = "Had Error";
+    result.reason = "compile error";
+  } else {
+    result.outcome = "Failed Tests";
+    result.reason = `tests exited with code ${run?.return_code ?? "none"}`;
+    test_results["0"] = "FAILED";
+  }
+  result.test_results = test_results["0"] ? test_results : { "0": "MISSING" };
+  result.num_tests = 1;
+  result.num_passed = result.outcome === "Passed" ? 1 : 0;
+  return result;
+}

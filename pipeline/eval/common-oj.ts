@@ -1,0 +1,124 @@
+// SandboxFusion's CommonOJ dataset type: a complete program runs once per stdin/stdout case and is
+// accepted when every case's output matches (oj-judge.ts). Like SandboxFusion, the cases stop at
+// the first one that fails unless `runAllCases` is set; the ones not run are recorded as SKIPPED.
+import { extractMainCode } from "../code/extract.js";
+import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
+import type { CodeRunner, RunCodeResponse } from "../sandbox/types.js";
+import type { CommonOJProblem, FusionAnswer } from "./fusion-data.js";
+import { type FusionRunOptions, resultFromResponse, runRequest } from "./fusion-run.js";
+import { type OutputJudgeOptions, outputsMatch } from "./oj-judge.js";
+import type { Outcome, PredictionResult } from "./types.js";
+
+export const SKIPPED = "SKIPPED";
+export const WRONG_ANSWER = "FAILED";
+
+export interface CommonOJOptions extends FusionRunOptions, OutputJudgeOptions {
+  /** run every case even after one fails (SandboxFusion's `run_all_cases`) */
+  runAllCases?: boolean;
+  /** language when neither the answer nor the problem names one */
+  language?: LanguageName;
+}
+
+/** What one case's run means: its test result and, when it failed, the outcome it gives the answer. */
+export function judgeCase(
+  response: RunCodeResponse,
+  expectedStdout: string,
+  options: OutputJudgeOptions = {},
+): { result: string; outcome?: Outcome; reason?: string } {
+  const { compile_result: compile, run_result: run } = response;
+  if (response.status === "SandboxError") {
+    return { result: "SandboxError", outcome: "Had Error", reason: `sandbox error: ${response.message}` };
+  }
+  if (compile?.status === "TimeLimitExceeded")
+    return { result: "TIMEOUT", outcome: "Timed Out", reason: "compile step ran out of time" };
+  if (compile && (compile.status !== "Finished" || compile.return_code !== 0)) {
+    return { result: "COMPILE_ERROR", outcome: "Had Error", reason: "compile error" };
+  }
+  if (run?.status === "TimeLimitExceeded")
+    return { result: "TIMEOUT", outcome: "Timed Out", reason: "run step ran out of time" };
+  if (run?.status !== "Finished" || run.return_code !== 0) {
+    const exit = run?.signal ? `signal ${run.signal}` : `exit code ${run?.return_code ?? "none"}`;
+    return {
+      result: "RUNTIME_ERROR",
+      outcome: "Had Runtime Error",
+      reason: `the program ended with ${exit}`,
+    };
+  }
+  if (!outputsMatch(run.stdout ?? "", expectedStdout, options)) {
+    return { result: WRONG_ANSWER, outcome: "Failed Tests", reason: "wrong answer" };
+  }
+  return { result: "PASSED" };
+}
+
+/** The language an answer is judged in: its own, else the problem's, else the caller's default. */
+export function ojLanguage(
+  problem: CommonOJProblem,
+  answer: FusionAnswer,
+  fallback?: LanguageName,
+): LanguageName | undefined {
+  return answer.language ?? problem.language ?? fallback;
+}
+
+export async function runCommonOJ(
+  runner: CodeRunner,
+  problem: CommonOJProblem,
+  answer: FusionAnswer,
+  options: CommonOJOptions = {},
+): Promise<PredictionResult> {
+  const language =
+    ojLanguage(problem, answer, options.language) ??
+    (answer.completion ? extractMainCode(answer.completion)?.lang : undefined);
+  const code =
+    answer.code ??
+    (language ? extractMainCode(answer.completion ?? "", { language })?.code : undefined) ??
+    "";
+  const sandboxId = language ? sandboxLanguageId(language) : undefined;
+  const empty: RunCodeResponse = {
+    status: "SandboxError",
+    message: "",
+    compile_result: null,
+    run_result: null,
+    files: {},
+  };
+  if (!language || !sandboxId) {
+    const result = resultFromResponse(answer, language ?? "python", empty, code, 0);
+    result.reason = language
+      ? `${language} cannot run in the sandbox`
+      : "no language: set the answer's language, labels.programming_language or --language";
+    result.num_tests = problem.cases.length;
+    for (let i = 0; i < problem.cases.length; i++) result.test_results[String(i)] = SKIPPED;
+    return result;
+  }
+  let result: PredictionResult | undefined;
+  let failure: { outcome: Outcome; reason?: string } | undefined;
+  const test_results: Record<string, string> = {};
+  let elapsed = 0;
+  for (const [i, testCase] of problem.cases.entries()) {
+    if (failure && !options.runAllCases) {
+      test_results[String(i)] = SKIPPED;
+      continue;
+    }
+    const { response, elapsed_s } = await runRequest(
+      runner,
+      { code, language: sandboxId, stdin: testCase.stdin },
+      options,
+    );
+    elapsed += elapsed_s;
+    const judged = judgeCase(response, testCase.stdout, options);
+    test_results[String(i)] = judged.result;
+    // The record keeps the first failing run (or the last run when all pass): that is what to debug.
+    if (!failure) result = resultFromResponse(answer, language, response, code, 0);
+    if (judged.outcome && !failure)
+      failure = judged.reason
+        ? { outcome: judged.outcome, reason: judged.reason }
+        : { outcome: judged.outcome };
+  }
+  const final = result ?? resultFromResponse(answer, language, empty, code, 0);
+  final.outcome = failure?.outcome ?? "Passed";
+  if (failure?.reason) final.reason = failure.reason;
+  final.test_results = test_results;
+  final.num_tests = problem.cases.length;
+  final.num_passed = Object.values(test_results).filter((r) => r === "PASSED").length;
+  final.elapsed_s = Math.round(elapsed * 1000) / 1000;
+  return final;
+}
