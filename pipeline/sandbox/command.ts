@@ -2,7 +2,8 @@
 // stream, enforces the wall-clock limit by killing the whole process group (bwrap's --die-with-parent
 // then tears down the PID namespace, so nothing the program started survives), and reports the
 // outcome in SandboxFusion's CommandRunResult shape.
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import type { HostCommand } from "./isolation.js";
 import type { CommandRunResult } from "./types.js";
@@ -60,15 +61,23 @@ export function runHostCommand(host: HostCommand, options: CommandOptions): Prom
     let killedBy: KillReason | null = null;
     let settled = false;
 
-    const child = spawn(host.file, host.args, {
-      cwd: host.cwd,
-      env: host.env,
-      uid: host.uid,
-      gid: host.gid,
-      stdio: host.fd3 ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
-      // its own process group, so one kill reaches bwrap and anything it forked on the host side
-      detached: true,
-    });
+    // bwrap reads the seccomp filter from fd 3; a fresh descriptor each time, as reading moves its offset
+    const fd3 = host.fd3File ? openSync(host.fd3File, "r") : null;
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(host.file, host.args, {
+        cwd: host.cwd,
+        env: host.env,
+        uid: host.uid,
+        gid: host.gid,
+        stdio: fd3 === null ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", fd3],
+        // its own process group, so one kill reaches bwrap and anything it forked on the host side
+        detached: true,
+      });
+    } finally {
+      if (fd3 !== null) closeSync(fd3);
+    }
+    const { stdin, stdout: out, stderr: err } = child as ChildProcessWithoutNullStreams;
 
     const kill = (reason: KillReason) => {
       if (killedBy === null) killedBy = reason;
@@ -87,23 +96,18 @@ export function runHostCommand(host: HostCommand, options: CommandOptions): Prom
     const watchOutput = () => {
       if (stdout.total + stderr.total > options.killOutputBytes) kill("output");
     };
-    child.stdout.on("data", (chunk: Buffer) => {
+    out.on("data", (chunk: Buffer) => {
       stdout.push(chunk);
       watchOutput();
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    err.on("data", (chunk: Buffer) => {
       stderr.push(chunk);
       watchOutput();
     });
-    const fd3 = child.stdio[3] as import("node:stream").Writable | undefined;
-    if (fd3 && host.fd3) {
-      fd3.on("error", () => {});
-      fd3.end(host.fd3);
-    }
     // A program that never reads stdin, or exits early, closes the pipe under us: not an error.
-    child.stdin.on("error", () => {});
-    if (options.stdin) child.stdin.end(options.stdin);
-    else child.stdin.end();
+    stdin.on("error", () => {});
+    if (options.stdin) stdin.end(options.stdin);
+    else stdin.end();
 
     const finish = (result: CommandRunResult) => {
       if (settled) return;
@@ -131,8 +135,8 @@ export function runHostCommand(host: HostCommand, options: CommandOptions): Prom
     // stop waiting for it shortly after the exit.
     child.on("exit", () => {
       setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        out.destroy();
+        err.destroy();
       }, 250).unref();
     });
 

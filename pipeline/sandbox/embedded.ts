@@ -5,13 +5,22 @@
 import { runHostCommand } from "./command.js";
 import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
-import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
+import {
+  createHostArea,
+  type HostArea,
+  isRoot,
+  readPeakMemoryKb,
+  removeHostArea,
+  resetUsage,
+  type SlotArea,
+} from "./host-area.js";
 import {
   type HostCommand,
   type IsolationMode,
   type ProcessLimits,
   runUnisolated,
   type SandboxedCommand,
+  type SandboxKit,
   wrapInSandbox,
 } from "./isolation.js";
 import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
@@ -34,6 +43,11 @@ const BASE_ENV: Readonly<Record<string, string>> = {
 
 const COMPILE_FILE_SIZE_MB = 128;
 
+export interface EmbeddedSandboxOptions {
+  /** `coreutils` runs setpriv + prlimit + GNU time instead of our launcher (tests cover both) */
+  launcher?: "auto" | "coreutils";
+}
+
 interface Ready {
   area: HostArea;
   mode: IsolationMode | null;
@@ -45,9 +59,14 @@ export class EmbeddedSandbox implements CodeRunner {
   private readonly pool: WorkerPool;
   private ready: Promise<Ready> | null = null;
   private closed = false;
+  /** the prepared /etc view, launcher and seccomp filter, set once the host area exists */
+  private kit: SandboxKit = { etcDir: "", launcher: null, seccompFile: null };
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(readonly config: SandboxConfig) {
+  constructor(
+    readonly config: SandboxConfig,
+    private readonly options: EmbeddedSandboxOptions = {},
+  ) {
     this.pool = new WorkerPool(config.workers ?? defaultWorkers(), config.queue);
   }
 
@@ -57,9 +76,13 @@ export class EmbeddedSandbox implements CodeRunner {
   }
 
   /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
-  async isolation(): Promise<{ mode: IsolationMode | null; problem: string | null }> {
+  async isolation(): Promise<{
+    mode: IsolationMode | null;
+    problem: string | null;
+    launcher: "built" | "coreutils";
+  }> {
     const { mode, problem } = await this.prepare();
-    return { mode, problem };
+    return { mode, problem, launcher: this.kit.launcher ? "built" : "coreutils" };
   }
 
   async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
@@ -96,7 +119,9 @@ export class EmbeddedSandbox implements CodeRunner {
       uidBase: this.config.uid_base,
       workDirMb: this.config.limits.work_dir_mb,
       tmpfs: isolated,
+      launcher: this.options.launcher !== "coreutils",
     });
+    this.kit = area.kit;
     if (!isolated) {
       process.emitWarning(
         "sandbox.isolation is 'none': model-written code runs directly on this machine as this user, with only rlimits. Use it for trusted code only; set sandbox.isolation: bwrap for anything else.",
@@ -105,7 +130,7 @@ export class EmbeddedSandbox implements CodeRunner {
       return { area, mode: "none", problem: null };
     }
     const { probeIsolation } = await import("./probe.js");
-    const probe = await probeIsolation(area.slots[0]!);
+    const probe = await probeIsolation(area.slots[0]!, area.kit);
     return { area, mode: probe.mode, problem: probe.problem };
   }
 
@@ -164,12 +189,12 @@ export class EmbeddedSandbox implements CodeRunner {
       limits.max_memory_mb,
     );
     const owner = isRoot() && mode !== "none" ? slot.uid : null;
-    const dir = await RunDirectory.create(slot.runsDir, slot.metaDir, owner);
+    const dir = RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
     try {
       for (const [path, content] of Object.entries(request.files ?? {})) {
-        if (content !== null) await dir.write(path, Buffer.from(content, "base64"));
+        if (content !== null) dir.write(path, Buffer.from(content, "base64"));
       }
-      const source = await dir.write(spec.sourceFile(request.code), request.code);
+      const source = dir.write(spec.sourceFile(request.code), request.code);
       const paths = toolchainPaths();
       const ctx: LanguageContext = {
         source,
@@ -245,13 +270,15 @@ export class EmbeddedSandbox implements CodeRunner {
       env,
       limits,
       hostWorkDir: dir.work,
-      hostMetaDir: dir.meta,
+      hostUsageFile: slot.usageFile,
       tmpMb: this.config.limits.tmp_mb,
       uid: slot.uid,
-      readOnlyBinds: toolchainPaths().binds,
+      // only the tools this command names: fewer mounts per run
+      readOnlyBinds: toolchainPaths().binds.filter(([, inside]) => argv.includes(inside)),
     };
     const host: HostCommand =
-      mode === "none" ? runUnisolated(command, dir.tmp) : wrapInSandbox(mode, command, slot.etc);
+      mode === "none" ? runUnisolated(command, dir.tmp, this.kit) : wrapInSandbox(mode, command, this.kit);
+    resetUsage(slot);
     const outcome = await runHostCommand(host, {
       stdin,
       timeoutSeconds,
@@ -260,7 +287,7 @@ export class EmbeddedSandbox implements CodeRunner {
       ...(signal ? { signal } : {}),
     });
     const result = outcome.result;
-    if (result.status !== "Error") result.peak_memory_kb = await dir.peakMemoryKb();
+    if (result.status !== "Error") result.peak_memory_kb = readPeakMemoryKb(slot);
     if (outcome.killedBy === "output") killedForOutput.add(result);
     return result;
   }

@@ -1,13 +1,17 @@
-// The host-side scratch area of an embedded sandbox: one dir per worker slot holding that slot's
-// synthetic /etc files and the run dirs of its requests. When we are root each slot's runs live on
+// The host-side scratch area of an embedded sandbox: the /etc view all its sandboxes mount, and one
+// dir per worker slot holding the run dirs of that slot's requests. When we are root each slot's runs live on
 // their own size-capped tmpfs, so a program that fills its work dir hits ENOSPC instead of filling
 // the host disk; otherwise RLIMIT_FSIZE bounds each file and the run timeout bounds the rest.
 import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { type SyntheticEtc, syntheticEtcContents } from "./isolation.js";
+import { buildEtcView } from "./etc-view.js";
+import type { SandboxKit } from "./isolation.js";
+import { launcherBinary } from "./launcher.js";
+import { sandboxSeccompFilter } from "./seccomp.js";
 
 const run = promisify(execFile);
 
@@ -17,15 +21,19 @@ export interface SlotArea {
   uid: number;
   /** where this slot's run dirs are created */
   runsDir: string;
-  /** where the wrapper's usage reports go (not on the runs tmpfs, which a program may fill) */
-  metaDir: string;
-  etc: SyntheticEtc;
+  /**
+   * where the wrapper reports resource usage; off the runs tmpfs, which a program may fill, and
+   * emptied before every command since runs in a slot follow one another
+   */
+  usageFile: string;
   /** whether runsDir is a private tmpfs we mounted (and must unmount) */
   mounted: boolean;
 }
 
 export interface HostArea {
   base: string;
+  /** the /etc view, launcher and seccomp filter every sandbox of this area uses */
+  kit: SandboxKit;
   slots: SlotArea[];
 }
 
@@ -55,6 +63,8 @@ export async function createHostArea(options: {
   workDirMb: number;
   /** mount a tmpfs per slot (only attempted as root) */
   tmpfs: boolean;
+  /** build and use our launcher (false: setpriv + prlimit + GNU time) */
+  launcher: boolean;
 }): Promise<HostArea> {
   const base = await mkdtemp(join(tmpdir(), "codefeedback-sandbox-"));
   // Unprivileged bwrap (userns mode) must traverse to the run dirs it binds; nobody may list them.
@@ -65,24 +75,30 @@ export async function createHostArea(options: {
     const uid = root ? options.uidBase + index : (process.getuid?.() ?? 0);
     const dir = join(base, `slot-${index}`);
     await mkdir(dir, { mode: 0o711 });
-    const etcDir = join(dir, "etc");
-    await mkdir(etcDir, { mode: 0o755 });
-    const contents = syntheticEtcContents(uid);
-    const etc = {} as SyntheticEtc;
-    for (const [key, text] of Object.entries(contents) as [keyof SyntheticEtc, string][]) {
-      const path = join(etcDir, key);
-      await writeFile(path, text, { mode: 0o644 });
-      etc[key] = path;
-    }
     const metaDir = join(dir, "meta");
     await mkdir(metaDir, { mode: 0o711 });
+    const usageFile = join(metaDir, "usage");
+    await writeFile(usageFile, "", { mode: 0o600 });
+    if (root) await chown(usageFile, uid, uid);
     const runsDir = join(dir, "runs");
     await mkdir(runsDir, { mode: 0o711 });
     const mounted = root && options.tmpfs ? await mountTmpfs(runsDir, options.workDirMb) : false;
     if (root) await chown(runsDir, 0, 0);
-    slots.push({ index, uid, runsDir, metaDir, etc, mounted });
+    slots.push({ index, uid, runsDir, usageFile, mounted });
   }
-  return { base, slots };
+  const etcDir = join(base, "etc");
+  await buildEtcView(
+    etcDir,
+    slots.map((slot) => slot.uid),
+  );
+  const filter = sandboxSeccompFilter();
+  let seccompFile: string | null = null;
+  if (filter) {
+    seccompFile = join(base, "seccomp.bpf");
+    await writeFile(seccompFile, filter, { mode: 0o600 });
+  }
+  const launcher = options.launcher ? await launcherBinary() : null;
+  return { base, kit: { etcDir, launcher, seccompFile }, slots };
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {
@@ -90,4 +106,21 @@ export async function removeHostArea(area: HostArea): Promise<void> {
     if (slot.mounted) await run("/usr/bin/umount", ["-l", slot.runsDir]).catch(() => {});
   }
   await rm(area.base, { recursive: true, force: true }).catch(() => {});
+}
+
+/** Empties the slot's usage report before a command (the file stays, so its mount point stays). */
+export function resetUsage(slot: SlotArea): void {
+  writeFileSync(slot.usageFile, "");
+}
+
+/** Peak resident memory in KiB as reported by the wrapper, or null when it is missing or garbled. */
+export function readPeakMemoryKb(slot: SlotArea): number | null {
+  let text = "";
+  try {
+    text = readFileSync(slot.usageFile, "utf8");
+  } catch {
+    return null;
+  }
+  const last = text.trim().split("\n").pop() ?? "";
+  return /^\d{1,12}$/.test(last) ? Number(last) : null;
 }

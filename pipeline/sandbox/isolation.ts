@@ -1,16 +1,18 @@
 // How one command is wrapped so untrusted code cannot reach the host: a fresh bubblewrap sandbox with
-// its own user, PID, network, IPC and UTS namespaces, a read-only /usr, a whitelisted /etc, private
-// size-capped /tmp and /dev/shm, the run's work dir as its only writable host path, an environment
-// built from scratch, and rlimits set by prlimit just before the program starts.
+// its own user, PID, network, IPC, UTS and cgroup namespaces, a read-only /usr (with /usr/local
+// masked), a whitelisted /etc, private size-capped /tmp and /dev/shm, the run's work dir as its only
+// writable host path, a seccomp filter, an environment built from scratch, and rlimits set just
+// before the program starts.
 //
 // Two ways to get an unprivileged uid (the kernel exempts root from RLIMIT_NPROC, so a fork bomb run
 // as root is unbounded):
 //   userns  - bwrap itself is started as an unprivileged uid (uid_base + worker when we are root, our
 //             own uid otherwise) and creates a user namespace; needs unprivileged user namespaces.
-//   setuid  - we are root and user namespaces are off: bwrap runs as root without one and setpriv
-//             drops to uid_base + worker, with no capabilities and no_new_privs, before the program.
-import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { sandboxSeccompFilter } from "./seccomp.js";
+//   setuid  - we are root and user namespaces are off: bwrap runs as root without one and the
+//             launcher drops to uid_base + worker, with no capabilities and no_new_privs.
+// The launcher is our small C helper (launcher.c); where it cannot be built, setpriv + prlimit +
+// GNU time do the same job in three execs.
+import { lstatSync, readlinkSync } from "node:fs";
 
 export type IsolationMode = "userns" | "setuid" | "none";
 
@@ -31,14 +33,24 @@ export interface SandboxedCommand {
   limits: ProcessLimits;
   /** host dir mounted read-write at WORK_DIR */
   hostWorkDir: string;
-  /** host dir, writable by `uid`, where resource usage is written (mounted at META_DIR) */
-  hostMetaDir: string;
+  /** host file, writable by `uid`, where the launcher writes resource usage (mounted at USAGE_PATH) */
+  hostUsageFile: string;
   /** size of the private /tmp and /dev/shm, MiB */
   tmpMb: number;
   /** host uid/gid the program runs as (ignored when we are not root) */
   uid: number;
   /** extra host files or dirs to expose read-only: [host path, path inside] */
   readOnlyBinds: [string, string][];
+}
+
+/** Host-side pieces prepared once per sandbox instance. */
+export interface SandboxKit {
+  /** the /etc view (etc-view.ts) */
+  etcDir: string;
+  /** our launcher binary, or null to use setpriv + prlimit + GNU time */
+  launcher: string | null;
+  /** a file holding the compiled seccomp filter, or null where we have none for this architecture */
+  seccompFile: string | null;
 }
 
 /** What to spawn on the host for one command. */
@@ -49,49 +61,18 @@ export interface HostCommand {
   cwd: string;
   uid?: number;
   gid?: number;
-  /** bytes to feed the child on fd 3 (bwrap reads its seccomp filter there) */
-  fd3?: Buffer;
+  /** a file whose content the child reads on fd 3 (bwrap's --seccomp) */
+  fd3File?: string;
 }
 
 export const WORK_DIR = "/work";
-export const META_DIR = "/run/sandbox-meta";
-export const USAGE_FILE = "usage";
+export const USAGE_PATH = "/run/sandbox-usage";
+const TOOLS_DIR = "/opt/sandbox-tools";
+const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
 const BWRAP = "/usr/bin/bwrap";
 const PRLIMIT = "/usr/bin/prlimit";
 const SETPRIV = "/usr/bin/setpriv";
 const GNU_TIME = "/usr/bin/time";
-
-/** /etc entries toolchains read; everything else in /etc (keys, tokens, npmrc, pip.conf) stays hidden. */
-const ETC_WHITELIST = [
-  "alternatives",
-  "ld.so.cache",
-  "ld.so.conf",
-  "ld.so.conf.d",
-  "localtime",
-  "timezone",
-  "ssl",
-  "mime.types",
-  "nsswitch.conf",
-  "host.conf",
-  "gai.conf",
-  "protocols",
-  "services",
-  "os-release",
-  "debian_version",
-  "terminfo",
-  "java-17-openjdk",
-  "java-21-openjdk",
-  "mono",
-  "R",
-  "php",
-  "perl",
-  "python3",
-  "python3.11",
-  "fonts",
-  "papersize",
-  "libpaper.d",
-  "ruby",
-];
 
 /** The top-level links of a merged-/usr system (/bin -> usr/bin, ...), mirrored inside. */
 const ROOT_LINKS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -109,60 +90,77 @@ function rootLayout(): string[] {
     if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
     else if (stat.isDirectory()) args.push("--ro-bind", host, host);
   }
-  for (const name of ETC_WHITELIST) {
-    const host = `/etc/${name}`;
-    if (existsSync(host)) args.push("--ro-bind", host, host);
-  }
   return args;
 }
 
 let cachedLayout: string[] | null = null;
 
-/** Files of /etc we write ourselves so no host account, host name or resolver leaks in. */
-export interface SyntheticEtc {
-  passwd: string;
-  group: string;
-  hosts: string;
-  hostname: string;
-  resolvConf: string;
+const MIB = 1024 * 1024;
+
+/** The launcher's command line: usage file, uid, rlimits, then the program. */
+function launcherArgs(
+  launcher: string,
+  usageFile: string,
+  uid: number | null,
+  limits: ProcessLimits,
+  argv: string[],
+) {
+  return [
+    launcher,
+    usageFile,
+    String(uid ?? -1),
+    String(Math.max(1, Math.ceil(limits.cpuSeconds))),
+    String(limits.addressSpaceMb === null ? -1 : limits.addressSpaceMb * MIB),
+    String(limits.processes),
+    String(limits.fileSizeMb * MIB),
+    String(limits.openFiles),
+    "--",
+    ...argv,
+  ];
 }
 
-export function syntheticEtcContents(uid: number): Record<keyof SyntheticEtc, string> {
-  return {
-    passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${uid}:sandbox:/tmp:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-    group: `root:x:0:\nsandbox:x:${uid}:\nnogroup:x:65534:\n`,
-    hosts: "127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost ip6-loopback\n",
-    hostname: "sandbox\n",
-    resolvConf: "",
-  };
-}
-
-function limitArgs(limits: ProcessLimits): string[] {
-  const mib = (mb: number) => String(mb * 1024 * 1024);
-  const args = [
+/** The same job as the launcher, with util-linux and GNU time (one exec each). */
+function coreutilsArgs(usageFile: string, uid: number | null, limits: ProcessLimits, argv: string[]) {
+  const args = [GNU_TIME, "-q", "-f", "%M", "-o", usageFile];
+  if (uid !== null) {
+    args.push(
+      SETPRIV,
+      `--reuid=${uid}`,
+      `--regid=${uid}`,
+      "--clear-groups",
+      "--no-new-privs",
+      "--bounding-set=-all",
+      "--inh-caps=-all",
+      "--",
+    );
+  }
+  args.push(
+    PRLIMIT,
     `--cpu=${Math.max(1, Math.ceil(limits.cpuSeconds))}`,
     `--nproc=${limits.processes}`,
-    `--fsize=${mib(limits.fileSizeMb)}`,
+    `--fsize=${limits.fileSizeMb * MIB}`,
     `--nofile=${limits.openFiles}`,
     "--core=0",
-  ];
-  if (limits.addressSpaceMb !== null) args.push(`--as=${mib(limits.addressSpaceMb)}`);
+  );
+  if (limits.addressSpaceMb !== null) args.push(`--as=${limits.addressSpaceMb * MIB}`);
+  args.push("--", ...argv);
   return args;
 }
 
-/**
- * The bwrap command line for `command` under `mode`. `etcFiles` are host paths of the synthetic
- * passwd/group/hosts/hostname/resolv.conf for this uid.
- */
+/** The bwrap command line for `command` under `mode`. */
 export function wrapInSandbox(
   mode: Exclude<IsolationMode, "none">,
   command: SandboxedCommand,
-  etcFiles: SyntheticEtc,
+  kit: SandboxKit,
 ): HostCommand {
   cachedLayout ??= rootLayout();
-  const tmpBytes = String(command.tmpMb * 1024 * 1024);
+  const tmpBytes = String(command.tmpMb * MIB);
   const args: string[] = [];
-  if (mode === "userns") args.push("--unshare-user", "--disable-userns");
+  if (mode === "userns") {
+    args.push("--unshare-user");
+    // without our seccomp filter (which refuses new namespaces), bwrap must forbid nested ones
+    if (!kit.seccompFile) args.push("--disable-userns");
+  }
   args.push(
     "--unshare-pid",
     "--unshare-net",
@@ -176,23 +174,9 @@ export function wrapInSandbox(
     "--ro-bind",
     "/usr",
     "/usr",
-    // bwrap would create these mount-point parents 0700 when it runs as root
-    "--perms",
-    "0755",
-    "--dir",
+    "--ro-bind",
+    kit.etcDir,
     "/etc",
-    "--perms",
-    "0755",
-    "--dir",
-    "/opt",
-    "--perms",
-    "0755",
-    "--dir",
-    "/opt/sandbox-tools",
-    "--perms",
-    "0755",
-    "--dir",
-    "/run",
     // /usr/local holds whatever the host admin installed (other interpreters, tools, secrets)
     "--perms",
     "0555",
@@ -201,21 +185,6 @@ export function wrapInSandbox(
     "--tmpfs",
     "/usr/local",
     ...cachedLayout,
-    "--ro-bind",
-    etcFiles.passwd,
-    "/etc/passwd",
-    "--ro-bind",
-    etcFiles.group,
-    "/etc/group",
-    "--ro-bind",
-    etcFiles.hosts,
-    "/etc/hosts",
-    "--ro-bind",
-    etcFiles.hostname,
-    "/etc/hostname",
-    "--ro-bind",
-    etcFiles.resolvConf,
-    "/etc/resolv.conf",
     "--proc",
     "/proc",
     "--dev",
@@ -235,33 +204,33 @@ export function wrapInSandbox(
     "--bind",
     command.hostWorkDir,
     WORK_DIR,
+    // bwrap would create mount-point parents 0700 when it runs as root
+    "--perms",
+    "0755",
+    "--dir",
+    "/run",
+    // a file mount: the program may scribble on it but cannot swap it for a link
     "--bind",
-    command.hostMetaDir,
-    META_DIR,
+    command.hostUsageFile,
+    USAGE_PATH,
   );
-  for (const [host, inside] of command.readOnlyBinds) args.push("--ro-bind", host, inside);
+  const binds: [string, string][] = [...command.readOnlyBinds];
+  if (kit.launcher) binds.push([kit.launcher, LAUNCHER_INSIDE]);
+  if (binds.length > 0) args.push("--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", TOOLS_DIR);
+  for (const [host, inside] of binds) args.push("--ro-bind", host, inside);
   args.push("--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv");
-  const filter = sandboxSeccompFilter();
-  if (filter) args.push("--seccomp", "3");
+  if (kit.seccompFile) args.push("--seccomp", "3");
   for (const [key, value] of Object.entries(command.env)) args.push("--setenv", key, value);
-  args.push("--", GNU_TIME, "-q", "-f", "%M", "-o", `${META_DIR}/${USAGE_FILE}`);
-  if (mode === "setuid") {
-    args.push(
-      SETPRIV,
-      `--reuid=${command.uid}`,
-      `--regid=${command.uid}`,
-      "--clear-groups",
-      "--no-new-privs",
-      "--bounding-set=-all",
-      "--inh-caps=-all",
-      "--",
-    );
-  }
-  args.push(PRLIMIT, ...limitArgs(command.limits), "--", ...command.argv);
-  const asRoot = process.getuid?.() === 0;
+  const dropTo = mode === "setuid" ? command.uid : null;
+  args.push(
+    "--",
+    ...(kit.launcher
+      ? launcherArgs(LAUNCHER_INSIDE, USAGE_PATH, dropTo, command.limits, command.argv)
+      : coreutilsArgs(USAGE_PATH, dropTo, command.limits, command.argv)),
+  );
   const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
-  if (filter) host.fd3 = filter;
-  if (mode === "userns" && asRoot) {
+  if (kit.seccompFile) host.fd3File = kit.seccompFile;
+  if (mode === "userns" && process.getuid?.() === 0) {
     host.uid = command.uid;
     host.gid = command.uid;
   }
@@ -272,27 +241,19 @@ export function wrapInSandbox(
  * `isolation: none`: the program runs on the host as this user, in the work dir, with the same
  * scratch environment and rlimits but none of the namespaces. For trusted code only.
  */
-export function runUnisolated(command: SandboxedCommand, hostTmpDir: string): HostCommand {
+export function runUnisolated(
+  command: SandboxedCommand,
+  hostTmpDir: string | null,
+  kit: Pick<SandboxKit, "launcher">,
+): HostCommand {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(command.env)) {
-    env[key] = value.startsWith("/tmp") ? hostTmpDir + value.slice(4) : value;
+    env[key] = hostTmpDir && value.startsWith("/tmp") ? hostTmpDir + value.slice(4) : value;
   }
-  return {
-    file: GNU_TIME,
-    args: [
-      "-q",
-      "-f",
-      "%M",
-      "-o",
-      `${command.hostMetaDir}/${USAGE_FILE}`,
-      PRLIMIT,
-      ...limitArgs(command.limits),
-      "--",
-      ...command.argv,
-    ],
-    env,
-    cwd: command.hostWorkDir,
-  };
+  const [file, ...args] = kit.launcher
+    ? launcherArgs(kit.launcher, command.hostUsageFile, null, command.limits, command.argv)
+    : coreutilsArgs(command.hostUsageFile, null, command.limits, command.argv);
+  return { file: file!, args, env, cwd: command.hostWorkDir };
 }
 
 export const SANDBOX_TOOLS = { bwrap: BWRAP, prlimit: PRLIMIT, setpriv: SETPRIV, time: GNU_TIME };

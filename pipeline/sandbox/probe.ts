@@ -3,7 +3,7 @@
 import { access, constants as fsConstants } from "node:fs/promises";
 import { runHostCommand } from "./command.js";
 import { isRoot, type SlotArea } from "./host-area.js";
-import { type IsolationMode, SANDBOX_TOOLS, wrapInSandbox } from "./isolation.js";
+import { type IsolationMode, SANDBOX_TOOLS, type SandboxKit, wrapInSandbox } from "./isolation.js";
 import { toolchainPaths } from "./toolchains.js";
 import { RunDirectory } from "./workdir.js";
 
@@ -13,23 +13,23 @@ export interface IsolationProbe {
   problem: string | null;
 }
 
-export async function probeIsolation(slot: SlotArea): Promise<IsolationProbe> {
-  for (const [name, path] of Object.entries(SANDBOX_TOOLS)) {
-    if (name === "setpriv" && !isRoot()) continue;
+export async function probeIsolation(slot: SlotArea, kit: SandboxKit): Promise<IsolationProbe> {
+  const needed: [string, string][] = [[SANDBOX_TOOLS.bwrap, "bubblewrap"]];
+  if (!kit.launcher) {
+    needed.push([SANDBOX_TOOLS.time, "time"], [SANDBOX_TOOLS.prlimit, "util-linux"]);
+    if (isRoot()) needed.push([SANDBOX_TOOLS.setpriv, "util-linux"]);
+  }
+  for (const [path, debianPackage] of needed) {
     const found = await access(path, fsConstants.X_OK).then(
       () => true,
       () => false,
     );
-    if (!found)
-      return {
-        mode: null,
-        problem: `${path} is missing (Debian package ${name === "bwrap" ? "bubblewrap" : name === "time" ? "time" : "util-linux"})`,
-      };
+    if (!found) return { mode: null, problem: `${path} is missing (Debian package ${debianPackage})` };
   }
   const tried: string[] = [];
   const modes: Exclude<IsolationMode, "none">[] = isRoot() ? ["userns", "setuid"] : ["userns"];
   for (const mode of modes) {
-    const dir = await RunDirectory.create(slot.runsDir, slot.metaDir, isRoot() ? slot.uid : null);
+    const dir = RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null, { withTmp: false });
     try {
       const host = wrapInSandbox(
         mode,
@@ -38,12 +38,12 @@ export async function probeIsolation(slot: SlotArea): Promise<IsolationProbe> {
           env: { PATH: "/usr/bin:/bin" },
           limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
           hostWorkDir: dir.work,
-          hostMetaDir: dir.meta,
+          hostUsageFile: slot.usageFile,
           tmpMb: 1,
           uid: slot.uid,
           readOnlyBinds: toolchainPaths().binds,
         },
-        slot.etc,
+        kit,
       );
       const { result } = await runHostCommand(host, {
         stdin: null,

@@ -1,19 +1,16 @@
-// The private directories of one run: `work/` (the program's cwd, mounted at /work), `tmp/` (only
-// used without isolation) and a meta dir elsewhere (resource usage written by the wrapper). Created empty for every
-// request and removed after it; never shared between two runs.
-import { constants as fsConstants } from "node:fs";
+// The private directory of one run: the program's cwd (mounted at /work), plus a scratch dir for
+// TMPDIR when running without isolation. Created empty for every request and removed after it;
+// never shared between two runs.
 import {
-  chmod,
-  chown,
-  lstat,
-  mkdir,
-  mkdtemp,
-  open,
-  readdir,
-  readFile,
-  rm,
-  writeFile,
-} from "node:fs/promises";
+  chmodSync,
+  chownSync,
+  constants as fsConstants,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  writeFileSync,
+} from "node:fs";
+import { chmod, lstat, open, readdir, rm } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { SandboxRequestError } from "./errors.js";
 import { WORK_DIR } from "./isolation.js";
@@ -57,63 +54,52 @@ export function workRelativePath(requested: string): string {
 
 export class RunDirectory {
   private constructor(
-    readonly root: string,
-    /** kept apart from the work dir so a program that fills its disk cannot lose its usage report */
-    readonly meta: string,
+    /** the program's working directory (mounted at /work) */
+    readonly work: string,
+    /** scratch for TMPDIR/HOME when running without isolation, else null */
+    readonly tmp: string | null,
     /** host uid that owns what the program may write, or null to keep our own */
     private readonly owner: number | null,
   ) {}
 
-  get work(): string {
-    return join(this.root, "work");
-  }
-  get tmp(): string {
-    return join(this.root, "tmp");
-  }
-
-  static async create(parent: string, metaParent: string, owner: number | null): Promise<RunDirectory> {
-    const root = await mkdtemp(join(parent, "run-"));
-    const meta = await mkdtemp(join(metaParent, "meta-"));
-    const dir = new RunDirectory(root, meta, owner);
-    // bwrap may run as the slot's uid (userns mode) and must reach work/ and meta/ to mount them.
-    await chmod(root, 0o711);
-    await chmod(meta, 0o700);
-    await dir.own(meta);
-    for (const sub of [dir.work, dir.tmp]) {
-      await mkdir(sub, { mode: 0o755 });
-      await dir.own(sub);
-    }
+  // Synchronous on purpose: a handful of metadata calls on a tmpfs take microseconds, while a round
+  // trip through libuv's thread pool each costs far more per run than the calls themselves.
+  static create(parent: string, owner: number | null, options: { withTmp: boolean }): RunDirectory {
+    const work = mkdtempSync(join(parent, "run-"));
+    const tmp = options.withTmp ? `${work}-tmp` : null;
+    const dir = new RunDirectory(work, tmp, owner);
+    // bwrap may run as the slot's uid (userns mode) and must reach the dir to mount it.
+    chmodSync(work, 0o755);
+    dir.own(work);
+    if (tmp) mkdirSync(tmp, { mode: 0o700 });
     return dir;
   }
 
-  private async own(path: string): Promise<void> {
-    if (this.owner !== null) await chown(path, this.owner, this.owner);
+  private own(path: string): void {
+    if (this.owner !== null) chownSync(path, this.owner, this.owner);
   }
 
   /** Writes one file of the request (base64 content) or the source code, creating its parent dirs. */
-  async write(requested: string, content: Buffer | string): Promise<string> {
+  write(requested: string, content: Buffer | string): string {
     const relative = workRelativePath(requested);
     const parts = relative.split("/");
     let dir = this.work;
-    for (const part of parts.slice(0, -1)) {
+    for (const [i, part] of parts.slice(0, -1).entries()) {
       dir = join(dir, part);
-      const existing = await lstat(dir).catch(() => null);
-      if (existing === null) {
-        await mkdir(dir, { mode: 0o755 });
-        await this.own(dir);
+      const existing = lstatSync(dir, { throwIfNoEntry: false });
+      if (existing === undefined) {
+        mkdirSync(dir, { mode: 0o755 });
+        this.own(dir);
       } else if (!existing.isDirectory()) {
         throw new SandboxRequestError(
           "invalid_request",
-          `file path ${JSON.stringify(requested)} goes through ${relative
-            .split("/")
-            .slice(0, parts.indexOf(part) + 1)
-            .join("/")}, which is a file`,
+          `file path ${JSON.stringify(requested)} goes through ${parts.slice(0, i + 1).join("/")}, which is a file`,
         );
       }
     }
     const target = join(this.work, relative);
-    await writeFile(target, content, { mode: 0o644 });
-    await this.own(target);
+    writeFileSync(target, content, { mode: 0o644 });
+    this.own(target);
     return relative;
   }
 
@@ -161,22 +147,19 @@ export class RunDirectory {
     return out;
   }
 
-  /** Peak resident memory in KiB as reported by the wrapper, or null when it is missing or garbled. */
-  async peakMemoryKb(): Promise<number | null> {
-    const text = await readFile(join(this.meta, "usage"), "utf8").catch(() => "");
-    const last = text.trim().split("\n").pop() ?? "";
-    return /^\d+$/.test(last) ? Number(last) : null;
-  }
-
   async remove(): Promise<void> {
-    await rm(this.meta, { recursive: true, force: true }).catch(() => {});
-    try {
-      await rm(this.root, { recursive: true, force: true });
-    } catch {
-      // The program may have left dirs without write permission (only possible when it runs as us).
-      await makeWritable(this.root);
-      await rm(this.root, { recursive: true, force: true }).catch(() => {});
-    }
+    if (this.tmp) await removeTree(this.tmp);
+    await removeTree(this.work);
+  }
+}
+
+async function removeTree(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch {
+    // The program may have left dirs without write permission (only possible when it runs as us).
+    await makeWritable(path);
+    await rm(path, { recursive: true, force: true }).catch(() => {});
   }
 }
 

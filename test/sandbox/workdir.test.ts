@@ -29,15 +29,14 @@ describe("workRelativePath", () => {
 describe("RunDirectory", () => {
   let parent: string;
   let dir: RunDirectory;
-  beforeEach(async () => {
+  beforeEach(() => {
     parent = mkdtempSync(join(tmpdir(), "sandbox-workdir-test-"));
-    mkdirSync(join(parent, "meta"));
-    dir = await RunDirectory.create(parent, join(parent, "meta"), null);
+    dir = RunDirectory.create(parent, null, { withTmp: false });
   });
   afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
   it("writes nested files and fetches them as base64", async () => {
-    await dir.write("a/b/c.txt", Buffer.from("hello"));
+    dir.write("a/b/c.txt", Buffer.from("hello"));
     expect(await dir.fetch(["a/b/c.txt", "/work/a/b/c.txt", "nope"], 1 << 20)).toEqual({
       "a/b/c.txt": Buffer.from("hello").toString("base64"),
       "/work/a/b/c.txt": Buffer.from("hello").toString("base64"),
@@ -45,7 +44,9 @@ describe("RunDirectory", () => {
   });
 
   it("refuses to write through a path that climbs out", async () => {
-    await expect(dir.write("../../outside.txt", "x")).rejects.toThrow(/outside the work dir/);
+    expect(() => dir.write("../../outside.txt", "x")).toThrow(/outside the work dir/);
+    dir.write("plain", "x");
+    expect(() => dir.write("plain/below.txt", "x")).toThrow(/goes through plain, which is a file/);
   });
 
   it("never follows a link out of the work dir, at any depth", async () => {
@@ -61,16 +62,16 @@ describe("RunDirectory", () => {
 
   it("skips what is not a regular file and stops at the size budget", async () => {
     mkdirSync(join(dir.work, "sub"));
-    await dir.write("big.txt", Buffer.alloc(2048));
-    await dir.write("small.txt", Buffer.alloc(10));
+    dir.write("big.txt", Buffer.alloc(2048));
+    dir.write("small.txt", Buffer.alloc(10));
     expect(Object.keys(await dir.fetch(["sub", "big.txt", "small.txt"], 1024))).toEqual(["small.txt"]);
   });
 
   it("removes everything, even dirs the program made unwritable", async () => {
-    await dir.write("locked/file.txt", "x");
+    dir.write("locked/file.txt", "x");
     const { chmodSync, existsSync } = await import("node:fs");
     chmodSync(join(dir.work, "locked"), 0o000);
     await dir.remove();
-    expect(existsSync(dir.root)).toBe(false);
+    expect(existsSync(dir.work)).toBe(false);
   });
 });
