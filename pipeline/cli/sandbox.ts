@@ -71,7 +71,9 @@ const languages: CommandModule<object, ConfigOption & { json?: boolean }> = {
       const sandbox = new EmbeddedSandbox({ ...config, workers: 1 });
       const probe = await sandbox.isolation();
       await sandbox.close();
-      isolation = probe.mode ? `bwrap (${probe.mode})` : `unavailable: ${probe.problem}`;
+      isolation = probe.mode
+        ? `bwrap (${probe.mode}, ${probe.launcher === "built" ? "launcher built" : "setpriv/prlimit/time"})`
+        : `unavailable: ${probe.problem}`;
     }
     if (args.json) {
       process.stdout.write(`${JSON.stringify({ isolation, languages: infos }, null, 2)}\n`);

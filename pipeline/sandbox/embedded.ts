@@ -25,6 +25,7 @@ import {
 } from "./isolation.js";
 import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
 import { WorkerPool } from "./pool.js";
+import { probeIsolation } from "./probe.js";
 import { requestBytes, runStatus, sandboxErrorResponse } from "./request.js";
 import { missingToolchain, toolchainPaths } from "./toolchains.js";
 import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
@@ -46,6 +47,8 @@ const COMPILE_FILE_SIZE_MB = 128;
 export interface EmbeddedSandboxOptions {
   /** `coreutils` runs setpriv + prlimit + GNU time instead of our launcher (tests cover both) */
   launcher?: "auto" | "coreutils";
+  /** use only this isolation mode instead of the first that works (tests cover both) */
+  mode?: "userns" | "setuid";
 }
 
 interface Ready {
@@ -129,8 +132,7 @@ export class EmbeddedSandbox implements CodeRunner {
       );
       return { area, mode: "none", problem: null };
     }
-    const { probeIsolation } = await import("./probe.js");
-    const probe = await probeIsolation(area.slots[0]!, area.kit);
+    const probe = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
     return { area, mode: probe.mode, problem: probe.problem };
   }
 

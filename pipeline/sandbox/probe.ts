@@ -13,7 +13,11 @@ export interface IsolationProbe {
   problem: string | null;
 }
 
-export async function probeIsolation(slot: SlotArea, kit: SandboxKit): Promise<IsolationProbe> {
+export async function probeIsolation(
+  slot: SlotArea,
+  kit: SandboxKit,
+  only?: Exclude<IsolationMode, "none">,
+): Promise<IsolationProbe> {
   const needed: [string, string][] = [[SANDBOX_TOOLS.bwrap, "bubblewrap"]];
   if (!kit.launcher) {
     needed.push([SANDBOX_TOOLS.time, "time"], [SANDBOX_TOOLS.prlimit, "util-linux"]);
@@ -27,7 +31,9 @@ export async function probeIsolation(slot: SlotArea, kit: SandboxKit): Promise<I
     if (!found) return { mode: null, problem: `${path} is missing (Debian package ${debianPackage})` };
   }
   const tried: string[] = [];
-  const modes: Exclude<IsolationMode, "none">[] = isRoot() ? ["userns", "setuid"] : ["userns"];
+  let modes: Exclude<IsolationMode, "none">[] = isRoot() ? ["userns", "setuid"] : ["userns"];
+  if (only) modes = modes.filter((mode) => mode === only);
+  if (modes.length === 0) return { mode: null, problem: `${only} isolation needs root` };
   for (const mode of modes) {
     const dir = RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null, { withTmp: false });
     try {

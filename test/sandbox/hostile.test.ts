@@ -6,7 +6,11 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedSandbox, HttpSandboxClient } from "../../pipeline/sandbox/index.js";
+import {
+  EmbeddedSandbox,
+  type EmbeddedSandboxOptions,
+  HttpSandboxClient,
+} from "../../pipeline/sandbox/index.js";
 import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/server.js";
 import { probeIsolationMode, RUNNING_AS_ROOT, testConfig, waitForNoProcesses } from "./helpers.js";
 import { HOSTILE_PROGRAMS, type HostileContext, notLeaked } from "./hostile-corpus.js";
@@ -14,7 +18,17 @@ import { HOSTILE_PROGRAMS, type HostileContext, notLeaked } from "./hostile-corp
 const mode = await probeIsolationMode();
 const config = testConfig();
 
-describe.skipIf(mode === null)("hostile programs are contained", () => {
+/** Isolation variants the corpus runs under: what this machine picks, and (as root) the fallback path. */
+const VARIANTS: { label: string; options: EmbeddedSandboxOptions; enabled: boolean }[] = [
+  { label: `default isolation (${mode})`, options: {}, enabled: mode !== null },
+  {
+    label: "setuid mode with setpriv/prlimit/time",
+    options: { mode: "setuid", launcher: "coreutils" },
+    enabled: mode !== null && RUNNING_AS_ROOT,
+  },
+];
+
+describe.each(VARIANTS.filter((v) => v.enabled))("hostile programs are contained: $label", ({ options }) => {
   let sandbox: EmbeddedSandbox;
   let server: SandboxServer;
   let client: HttpSandboxClient;
@@ -34,7 +48,10 @@ describe.skipIf(mode === null)("hostile programs are contained", () => {
       socket.destroy();
     });
     await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-    sandbox = new EmbeddedSandbox(config);
+    sandbox = new EmbeddedSandbox(config, options);
+    const isolation = await sandbox.isolation();
+    if (options.mode) expect(isolation.mode).toBe(options.mode);
+    if (options.launcher === "coreutils") expect(isolation.launcher).toBe("coreutils");
     server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
     client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
     Object.assign(ctx, {
