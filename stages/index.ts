@@ -2,10 +2,12 @@
 import type { Stage } from "../pipeline/stage.js";
 import { dedupStage } from "./dedup.js";
 import { downloadStage } from "./download.js";
+import { filterStage } from "./filter.js";
 import { normalizeStage } from "./normalize.js";
 
 export const STAGES: readonly Stage<unknown>[] = [
   downloadStage,
   normalizeStage,
   dedupStage,
+  filterStage,
 ] as Stage<unknown>[];

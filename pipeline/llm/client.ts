@@ -121,12 +121,17 @@ export class RoleEndpoint {
     for (let attempt = 1; ; attempt++) {
       let failure: LlmAttemptError;
       try {
-        const answer = await this.limit(() =>
-          this.sendOnce(messages, sampling, promptEstimate, signal, usage),
-        );
-        const cached = this.complete(answer, promptEstimate);
-        // Committed before the caller sees the answer, hence before the stage commits its record.
-        this.cache.put(key, cached);
+        // The slot is held until the answer is on disk, so at most `concurrency` requests are ever
+        // sent and unanswered; and the answer is committed before the caller (then the stage's
+        // record) sees it. A kill -9 at any instant costs at most those requests.
+        const cached = await this.limit(async () => {
+          const answer = this.complete(
+            await this.sendOnce(messages, sampling, promptEstimate, signal, usage),
+            promptEstimate,
+          );
+          this.cache.put(key, answer);
+          return answer;
+        });
         usage.add({
           promptTokens: cached.promptTokens,
           completionTokens: cached.completionTokens,
