@@ -27,7 +27,7 @@ describe("evaluation through the sandbox (BabelCode questions, ten languages)", 
     runner = createCodeRunner(sandboxConfigSchema.parse({ workers: 2 }));
     const lines = [
       ...ALL_PREDICTIONS,
-      { qid: "no_such_question", id: "x", language: "python", code: "" },
+      { qid: "no_such_question", id: "x", language: "python", code: "", expected: "Had Error" as const },
     ].map(({ expected: _, ...value }, i) => ({ value, line: i + 1 }));
     run = await evaluatePredictions(runner, parsePredictions(lines), await readTestDir(dir), {
       concurrency: 2,
