@@ -113,9 +113,11 @@ export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close()
       const transport = url.protocol === "https:" ? https : http;
       const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
       let settled = false;
+      let reading: Readable | undefined;
       const request = transport.request(url, { method: init.method ?? "GET", headers, agent }, (message) => {
         settled = true;
         const stream = decoded(message);
+        reading = stream;
         // A body cut short (dropped connection, our abort) must fail the reader, not end quietly.
         message.on("aborted", () => stream.destroy(new TypeError("terminated")));
         message.on("close", () => {
@@ -124,7 +126,11 @@ export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close()
         });
         resolve(new LeanResponse(url.href, message, stream) as unknown as Response);
       });
-      const onAbort = () => request.destroy(abortError(signal!));
+      const onAbort = () => {
+        // The reader of the body must see the abort itself, not the reset it causes.
+        reading?.destroy(abortError(signal!));
+        request.destroy(abortError(signal!));
+      };
       signal?.addEventListener("abort", onAbort, { once: true });
       request.on("close", () => signal?.removeEventListener("abort", onAbort));
       request.on("error", (error) => {
