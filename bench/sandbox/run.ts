@@ -23,7 +23,14 @@ const ROUNDS = Number(values.rounds);
 
 function spawnWait(argv: string[], cwd: string, env: Record<string, string>): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    // detached (a new session) like the sandbox's commands: with scheduler autogroups a new session
+    // gets its own CPU share, which would otherwise favour the sandbox on a busy machine
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);

@@ -163,7 +163,10 @@ export class EmbeddedSandbox implements CodeRunner {
     }
     const slotIndex = await this.pool.acquire(signal);
     try {
-      return await this.runInSlot(ready.area.slots[slotIndex]!, ready.mode, spec, request, signal);
+      const response = await this.runInSlot(ready.area.slots[slotIndex]!, ready.mode, spec, request, signal);
+      // the caller gave up: a result killed half-way must not pass for a time limit
+      signal?.throwIfAborted();
+      return response;
     } catch (error) {
       if (error instanceof SandboxRequestError) return sandboxErrorResponse(error.message);
       throw error;

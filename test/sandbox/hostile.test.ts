@@ -16,7 +16,8 @@ import { probeIsolationMode, RUNNING_AS_ROOT, testConfig, waitForNoProcesses } f
 import { HOSTILE_PROGRAMS, type HostileContext, notLeaked } from "./hostile-corpus.js";
 
 const mode = await probeIsolationMode();
-const config = testConfig();
+// uids of its own, so the leftover-process check cannot see other suites' sandboxes running meanwhile
+const config = testConfig({ uid_base: 64000 });
 
 /** Isolation variants the corpus runs under: what this machine picks, and (as root) the fallback path. */
 const VARIANTS: { label: string; options: EmbeddedSandboxOptions; enabled: boolean }[] = [

@@ -115,6 +115,16 @@ describe.skipIf(mode === null)("every language runs", () => {
     expect(response.run_result?.return_code).toBeNull();
   });
 
+  it.concurrent("a caller that aborts gets the abort reason, not a result", async () => {
+    const controller = new AbortController();
+    const run = sandbox.run(
+      { language: "python", code: "import time\ntime.sleep(60)", run_timeout: 120 },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(new Error("caller gave up")), 300);
+    await expect(run).rejects.toThrow("caller gave up");
+  });
+
   it.concurrent("honours memory_limit_MB", async () => {
     const code = "x = bytearray(200 * 1024 * 1024)\nprint('allocated')";
     const small = await sandbox.run({ language: "python", code, memory_limit_MB: 128 });
