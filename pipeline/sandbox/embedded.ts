@@ -51,6 +51,16 @@ export interface EmbeddedSandboxOptions {
   mode?: "userns" | "setuid";
 }
 
+export interface IsolationReport {
+  /** null: no isolation works here and untrusted code is refused (`problem` says why) */
+  mode: IsolationMode | null;
+  problem: string | null;
+  /** our launcher, or the setpriv/prlimit/GNU time fallback */
+  launcher: "built" | "coreutils";
+  /** whether work dirs sit on size-capped tmpfs mounts (needs root); otherwise on the host's temp dir */
+  workDirCapped: boolean;
+}
+
 interface Ready {
   area: HostArea;
   mode: IsolationMode | null;
@@ -79,13 +89,14 @@ export class EmbeddedSandbox implements CodeRunner {
   }
 
   /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
-  async isolation(): Promise<{
-    mode: IsolationMode | null;
-    problem: string | null;
-    launcher: "built" | "coreutils";
-  }> {
-    const { mode, problem } = await this.prepare();
-    return { mode, problem, launcher: this.kit.launcher ? "built" : "coreutils" };
+  async isolation(): Promise<IsolationReport> {
+    const { mode, problem, area } = await this.prepare();
+    return {
+      mode,
+      problem,
+      launcher: this.kit.launcher ? "built" : "coreutils",
+      workDirCapped: area.slots.every((slot) => slot.mounted),
+    };
   }
 
   async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {

@@ -8,7 +8,7 @@ import type { CodeRunner } from "./types.js";
 
 export { HttpSandboxClient } from "./client.js";
 export { defaultWorkers, type SandboxConfig, type SandboxLimits, sandboxConfigSchema } from "./config.js";
-export { EmbeddedSandbox, type EmbeddedSandboxOptions } from "./embedded.js";
+export { EmbeddedSandbox, type EmbeddedSandboxOptions, type IsolationReport } from "./embedded.js";
 export { SandboxBusyError, SandboxClosedError, SandboxRemoteError, SandboxRequestError } from "./errors.js";
 export { findLanguage, LANGUAGE_SPECS, type LanguageSpec, languageIds } from "./languages.js";
 export { parseRunCodeRequest, runStatus } from "./request.js";

@@ -1,7 +1,12 @@
 // Shared set-up of the sandbox tests: a config with small limits so hostile programs hit them fast,
 // and a look at the host's process table to prove nothing a run started outlives it.
 import { readdirSync, readFileSync } from "node:fs";
-import { EmbeddedSandbox, type SandboxConfig, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+import {
+  EmbeddedSandbox,
+  type IsolationReport,
+  type SandboxConfig,
+  sandboxConfigSchema,
+} from "../../pipeline/sandbox/index.js";
 
 export function testConfig(overrides: Record<string, unknown> = {}): SandboxConfig {
   return sandboxConfigSchema.parse({
@@ -16,14 +21,19 @@ export function testConfig(overrides: Record<string, unknown> = {}): SandboxConf
   });
 }
 
-/** Which isolation the embedded sandbox gets on this machine (null: it refuses to run code). */
-export async function probeIsolationMode(): Promise<string | null> {
+/** What isolation the embedded sandbox gets on this machine. */
+export async function probeIsolationReport(): Promise<IsolationReport> {
   const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
   try {
-    return (await sandbox.isolation()).mode;
+    return await sandbox.isolation();
   } finally {
     await sandbox.close();
   }
+}
+
+/** Which isolation mode the embedded sandbox gets here (null: it refuses to run code). */
+export async function probeIsolationMode(): Promise<string | null> {
+  return (await probeIsolationReport()).mode;
 }
 
 export const RUNNING_AS_ROOT = process.getuid?.() === 0;

@@ -20,6 +20,8 @@ export interface HostileContext {
 
 export interface HostileProgram {
   name: string;
+  /** only meaningful (and only safe to run) when work dirs are size-capped tmpfs mounts */
+  needsCappedWorkDir?: boolean;
   request(ctx: HostileContext): RunCodeRequest;
   check(response: RunCodeResponse, ctx: HostileContext): void;
 }
@@ -378,6 +380,7 @@ int main(void) { for (long i = 0; i < 1000; i++) { char *p = malloc(64 << 20); i
   },
   {
     name: "bash fills the work dir",
+    needsCappedWorkDir: true,
     request: () =>
       sh(
         "i=0; while dd if=/dev/zero of=f$i bs=1M count=4 2>/dev/null; do i=$((i+1)); done; echo blocked $(du -sm . | cut -f1)",
