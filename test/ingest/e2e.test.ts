@@ -1,0 +1,181 @@
+// `pnpm pipeline run dedup` on the bundled samples, through the CLI and the local test hub over HTTP:
+// the expected records come out, bad rows and duplicates are rejected with their reasons, a dropped
+// connection is survived, and a forced rerun fetches nothing twice.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestHub, type TestHub } from "../support/hub-server.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
+let hub: TestHub;
+let dataDir: string;
+
+beforeAll(async () => {
+  hub = await startTestHub({
+    root: path.join(repoRoot, "data", "sample"),
+    token: "hf_e2e_token",
+    latencyMs: 2,
+    // the first body request of each JSON file is cut after 1 KB: the download must continue from there
+    faults: [
+      {
+        kind: "drop",
+        afterBytes: 1024,
+        match: /resolve\/[0-9a-f]{40}\/EvolInstruct-Code-80k\.json/,
+        times: 2,
+      },
+      {
+        kind: "drop",
+        afterBytes: 1024,
+        match: /resolve\/[0-9a-f]{40}\/Python-Code-23k-ShareGPT\.json/,
+        times: 2,
+      },
+    ],
+  });
+  dataDir = await mkdtemp(path.join(tmpdir(), "ingest-e2e-"));
+});
+
+afterAll(async () => {
+  await hub?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI without blocking: the test hub answers from this very process. */
+function cli(args: string[], token: string): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ["pipeline/main.ts", ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, HF_TOKEN: token, HF_ENDPOINT: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function pipeline(...args: string[]): Promise<Result> {
+  const common = [
+    "--config",
+    "configs/sample.yaml",
+    "--data-dir",
+    dataDir,
+    "--set",
+    `hub.endpoint=${hub.url}`,
+  ];
+  return cli([...args, ...common, "--set", "hub.retry_backoff_s=0.01"], "hf_e2e_token");
+}
+
+function jsonl(text: string): Array<Record<string, unknown>> {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("ingest end to end on the samples through the test hub", () => {
+  it("downloads, normalizes and deduplicates into the expected records", async () => {
+    const run = await pipeline("run", "dedup");
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+
+    const files = jsonl((await pipeline("cat", "download")).stdout);
+    expect(files.map((f) => f.id).sort()).toEqual([
+      "BAAI/TACO/ALL/test-00000-of-00001.parquet",
+      "BAAI/TACO/ALL/train-00000-of-00001.parquet",
+      "ajibawa-2023/Python-Code-23k-ShareGPT/Python-Code-23k-ShareGPT.json",
+      "ise-uiuc/Magicoder-Evol-Instruct-110K/data-evol_instruct-decontaminated.jsonl",
+      "ise-uiuc/Magicoder-OSS-Instruct-75K/data-oss_instruct-decontaminated.jsonl",
+      "nickrosh/Evol-Instruct-Code-80k-v1/EvolInstruct-Code-80k.json",
+    ]);
+    for (const file of files) {
+      expect(file.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(file.sha256).toMatch(/^[0-9a-f]{64}$/);
+    }
+    // the dropped transfers were continued with a Range from where they stopped
+    expect(
+      hub.requests.some(
+        (r) => r.url.includes("EvolInstruct-Code-80k.json") && /^bytes=1024-/.test(r.range ?? ""),
+      ),
+    ).toBe(true);
+
+    const seeds = jsonl((await pipeline("cat", "normalize")).stdout);
+    expect(seeds).toHaveLength(117);
+    expect(new Set(seeds.map((s) => s.resource))).toEqual(
+      new Set(["magicoder", "sharegpt", "wizardcoder", "evolinstruct"]),
+    );
+    expect(seeds.find((s) => s.id === "magicoder:000001")).toMatchObject({
+      resource: "magicoder",
+      lang: "cpp",
+    });
+    expect(seeds.find((s) => s.id === "evolinstruct:000009")).toMatchObject({ lang: "python" });
+    expect(seeds.filter((s) => s.resource === "sharegpt").every((s) => s.lang === "python")).toBe(true);
+    expect(seeds.every((s) => typeof s.query === "string" && typeof s.answer === "string")).toBe(true);
+
+    const badRows = jsonl((await pipeline("cat", "normalize", "--rejects")).stdout);
+    expect(badRows.map((r) => [r.id, r.reason])).toEqual([
+      ["sharegpt:000029", "no-human-gpt-pair"],
+      ["wizardcoder:000028", "empty-answer"],
+      ["evolinstruct:000029", "missing-field"],
+    ]);
+
+    const kept = jsonl((await pipeline("cat", "dedup")).stdout);
+    expect(kept).toHaveLength(112);
+    const dropped = jsonl((await pipeline("cat", "dedup", "--rejects")).stdout);
+    expect(dropped.map((r) => [r.id, r.reason])).toEqual([
+      ["wizardcoder:000010", "exact-duplicate"],
+      ["wizardcoder:000020", "near-duplicate"],
+      ["wizardcoder:000025", "benchmark-contamination"],
+      ["evolinstruct:000005", "exact-duplicate"],
+      ["evolinstruct:000012", "benchmark-contamination"],
+    ]);
+    expect(dropped[0]!.detail).toContain("magicoder:000007");
+    expect(dropped[1]!.detail).toContain("wizardcoder:000004");
+    expect(dropped[2]!.detail).toContain("mbpp item 14");
+    expect(dropped[3]!.detail).toContain("sharegpt:000002");
+    expect(dropped[4]!.detail).toContain("HumanEval/3");
+    const keptIds = new Set(kept.map((r) => r.id));
+    for (const survivor of ["magicoder:000007", "wizardcoder:000004", "sharegpt:000002"]) {
+      expect(keptIds.has(survivor)).toBe(true);
+    }
+  });
+
+  it("fetches no file twice when download is forced to run again", async () => {
+    const before = hub.requests.length;
+    const rerun = await pipeline("run", "download", "--force");
+    expect(rerun.code).toBe(0);
+    const fresh = hub.requests.slice(before);
+    expect(fresh.length).toBeGreaterThan(0); // revisions were resolved and files listed again
+    expect(fresh.filter((r) => r.url.includes("/resolve/"))).toEqual([]);
+  });
+
+  it("stops with advice when the token is wrong", async () => {
+    const common = [
+      "--config",
+      "configs/sample.yaml",
+      "--data-dir",
+      dataDir,
+      "--set",
+      `hub.endpoint=${hub.url}`,
+    ];
+    const result = await cli(["run", "download", "--force", ...common], "hf_wrong");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/refused access.*HF_TOKEN/s);
+  });
+});
