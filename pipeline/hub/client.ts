@@ -110,6 +110,8 @@ export class HubClient {
         throw new HubNotFoundError(
           `"${pattern}" in dataset ${repo} at commit ${commit}`,
           `fix \`files\` of this source in the config${nearby.length ? `; files there include: ${nearby.join(", ")}` : ""}`,
+          undefined,
+          this.endpoint,
         );
       }
       for (const f of matches) {
@@ -127,7 +129,7 @@ export class HubClient {
     const advice = "fix `files` of this source in the config, or pin a revision that has it";
     const common = { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
     const info = await this.call(what, advice, () => fileDownloadInfo({ ...common, ...this.params() }));
-    if (!info) throw new HubNotFoundError(what, advice);
+    if (!info) throw new HubNotFoundError(what, advice, undefined, this.endpoint);
     if (info.size !== file.size) {
       throw new HubResponseError(
         what,
@@ -137,7 +139,7 @@ export class HubClient {
     const blob = await this.call(what, advice, () =>
       downloadFile({ ...common, downloadInfo: info, ...this.params() }),
     );
-    if (!blob) throw new HubNotFoundError(what, advice);
+    if (!blob) throw new HubNotFoundError(what, advice, undefined, this.endpoint);
     return { size: info.size, etag: info.etag, body: blob.slice(offset).stream() };
   }
 
@@ -185,7 +187,7 @@ export class HubClient {
       if (error.statusCode === 401 || error.statusCode === 403) {
         return new HubAccessError(what, error.statusCode, this.tokenEnv, this.hasToken, detail);
       }
-      if (error.statusCode === 404) return new HubNotFoundError(what, notFoundAdvice, detail);
+      if (error.statusCode === 404) return new HubNotFoundError(what, notFoundAdvice, detail, this.endpoint);
       return new HubResponseError(what, `HTTP ${error.statusCode}: ${detail}`);
     }
     if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {

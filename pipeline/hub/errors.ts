@@ -16,8 +16,8 @@ export class HubAccessError extends UserError {
 
 /** 404: the dataset, the revision or the file does not exist where the config says. */
 export class HubNotFoundError extends UserError {
-  constructor(what: string, advice: string, detail?: string) {
-    super(`${what} was not found on the hub${detail ? ` (${detail})` : ""}; ${advice}`);
+  constructor(what: string, advice: string, detail?: string, where = "the hub") {
+    super(`${what} was not found on ${where}${detail ? ` (${detail})` : ""}; ${advice}`);
   }
 }
 
