@@ -29,7 +29,7 @@ const ARG0_LOW = 16;
 /** CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET */
 const CLONE_NAMESPACE_FLAGS = 0x7e020000;
 
-const X86_64 = {
+export const X86_64_SYSCALLS = {
   clone: 56,
   clone3: 435,
   denied: {
@@ -74,6 +74,23 @@ const X86_64 = {
   } as Record<string, number>,
 };
 
+/** Instructions that send a syscall number in `entries` (sorted) to its target, and any other to "allow". */
+function searchTree(entries: { nr: number; target: string }[], labels: { next: number }): Instruction[] {
+  if (entries.length <= 3) {
+    return [
+      ...entries.map((entry) => ({ code: BPF_JEQ_K, jt: entry.target, jf: 0, k: entry.nr })),
+      { code: BPF_JEQ_K, jt: "allow", jf: "allow", k: 0 },
+    ];
+  }
+  const middle = Math.floor(entries.length / 2);
+  const upper = `upper-${labels.next++}`;
+  const lower = searchTree(entries.slice(0, middle), labels);
+  const higher = searchTree(entries.slice(middle), labels);
+  // the first instruction of a subtree never carries a label of its own, so it can take this one
+  higher[0] = { ...higher[0]!, label: upper };
+  return [{ code: BPF_JGE_K, jt: upper, jf: 0, k: entries[middle]!.nr }, ...lower, ...higher];
+}
+
 interface Instruction {
   code: number;
   jt: number | string;
@@ -109,7 +126,12 @@ export function sandboxSeccompFilter(): Buffer | null {
     cached = null;
     return cached;
   }
-  const table = X86_64;
+  const table = X86_64_SYSCALLS;
+  const special: Record<number, string> = { [table.clone]: "clone", [table.clone3]: "nosys" };
+  const entries = [
+    ...Object.values(table.denied).map((nr) => ({ nr, target: "deny" })),
+    ...Object.entries(special).map(([nr, target]) => ({ nr: Number(nr), target })),
+  ].sort((a, b) => a.nr - b.nr);
   const program: Instruction[] = [
     { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARCH },
     { code: BPF_JEQ_K, jt: 1, jf: 0, k: AUDIT_ARCH_X86_64 },
@@ -117,15 +139,14 @@ export function sandboxSeccompFilter(): Buffer | null {
     { code: BPF_RET_K, jt: 0, jf: 0, k: RET_KILL_PROCESS },
     { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: NR },
     { code: BPF_JGE_K, jt: "deny", jf: 0, k: X32_SYSCALL_BIT },
-    { code: BPF_JEQ_K, jt: "clone", jf: 0, k: table.clone },
-    { code: BPF_JEQ_K, jt: "nosys", jf: 0, k: table.clone3 },
-    ...Object.values(table.denied).map((nr) => ({ code: BPF_JEQ_K, jt: "deny", jf: 0, k: nr })),
-    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW },
+    // a binary search, so an allowed call (the common case) costs a handful of comparisons
+    ...searchTree(entries, { next: 0 }),
+    // classic BPF only jumps forward: every target sits below every jump to it
     { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARG0_LOW, label: "clone" },
-    { code: BPF_JSET_K, jt: "deny", jf: 0, k: CLONE_NAMESPACE_FLAGS },
-    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW },
+    { code: BPF_JSET_K, jt: "deny", jf: "allow", k: CLONE_NAMESPACE_FLAGS },
     { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(ENOSYS), label: "nosys" },
     { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(EPERM), label: "deny" },
+    { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW, label: "allow" },
   ];
   cached = assemble(program);
   return cached;

@@ -9,7 +9,7 @@ import {
   runStatus,
   sandboxConfigSchema,
 } from "../../pipeline/sandbox/index.js";
-import { sandboxSeccompFilter } from "../../pipeline/sandbox/seccomp.js";
+import { sandboxSeccompFilter, X86_64_SYSCALLS } from "../../pipeline/sandbox/seccomp.js";
 
 describe("sandboxConfigSchema", () => {
   it("parses {} to bwrap isolation with SandboxFusion's default timeouts", () => {
@@ -79,19 +79,52 @@ describe("language ids", () => {
   });
 });
 
+/** Runs our classic-BPF program on one seccomp_data (only the opcodes the filter uses). */
+function evaluateFilter(filter: Buffer, data: { nr: number; arch: number; arg0: number }): number {
+  let pc = 0;
+  let acc = 0;
+  for (let steps = 0; steps < 1000; steps++) {
+    const code = filter.readUInt16LE(pc * 8);
+    const jt = filter.readUInt8(pc * 8 + 2);
+    const jf = filter.readUInt8(pc * 8 + 3);
+    const k = filter.readUInt32LE(pc * 8 + 4);
+    if (code === 0x20) acc = k === 0 ? data.nr : k === 4 ? data.arch : k === 16 ? data.arg0 : 0;
+    else if (code === 0x06) return k;
+    else if (code === 0x15) pc += acc === k ? jt : jf;
+    else if (code === 0x35) pc += acc >= k ? jt : jf;
+    else if (code === 0x45) pc += (acc & k) !== 0 ? jt : jf;
+    else throw new Error(`unexpected opcode ${code}`);
+    pc++;
+  }
+  throw new Error("filter did not return");
+}
+
 describe.skipIf(process.arch !== "x64")("seccomp filter", () => {
-  it("is whole 8-byte instructions ending in return statements", () => {
-    const filter = sandboxSeccompFilter()!;
-    expect(filter.length % 8).toBe(0);
-    const lastCode = filter.readUInt16LE(filter.length - 8);
-    expect(lastCode).toBe(0x06);
-    // every jump lands inside the program
-    for (let i = 0; i < filter.length / 8; i++) {
-      const code = filter.readUInt16LE(i * 8);
-      if ((code & 0x07) === 0x05) {
-        expect(i + 1 + filter.readUInt8(i * 8 + 2)).toBeLessThan(filter.length / 8);
-        expect(i + 1 + filter.readUInt8(i * 8 + 3)).toBeLessThan(filter.length / 8);
-      }
+  const filter = sandboxSeccompFilter()!;
+  const X86_64 = 0xc000003e;
+  const ALLOW = 0x7fff0000;
+  const EPERM = 0x00050001;
+  const run = (nr: number, arg0 = 0, arch = X86_64) => evaluateFilter(filter, { nr, arch, arg0 });
+
+  it("refuses exactly the listed calls and allows every other", () => {
+    const denied = new Set(Object.values(X86_64_SYSCALLS.denied));
+    for (let nr = 0; nr < 500; nr++) {
+      if (nr === X86_64_SYSCALLS.clone || nr === X86_64_SYSCALLS.clone3) continue;
+      expect(run(nr), `syscall ${nr}`).toBe(denied.has(nr) ? EPERM : ALLOW);
     }
+  });
+
+  it("lets threads and forks clone, but not into new namespaces", () => {
+    expect(run(X86_64_SYSCALLS.clone, 0x3d0f00)).toBe(ALLOW); // pthread_create's flags
+    expect(run(X86_64_SYSCALLS.clone, 0x01200011)).toBe(ALLOW); // fork's flags
+    expect(run(X86_64_SYSCALLS.clone, 0x10000000)).toBe(EPERM); // CLONE_NEWUSER
+    expect(run(X86_64_SYSCALLS.clone, 0x40000000 | 0x11)).toBe(EPERM); // CLONE_NEWNET
+    expect(run(X86_64_SYSCALLS.clone3)).toBe(0x00050000 | 38); // ENOSYS: libc falls back to clone
+  });
+
+  it("refuses x32 calls and kills other architectures' calls", () => {
+    expect(run(0x40000000 + 101)).toBe(EPERM);
+    expect(run(0x40000000)).toBe(EPERM);
+    expect(run(1, 0, 0x40000003)).toBe(0x80000000);
   });
 });
