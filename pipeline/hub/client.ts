@@ -3,7 +3,14 @@
 // the endpoint/token/timeout/retry policy and turns the hub's answers into errors that say what to do.
 
 import path from "node:path";
-import { datasetInfo, downloadFile, fileDownloadInfo, HubApiError, listFiles } from "@huggingface/hub";
+import {
+  datasetInfo,
+  downloadFile,
+  fileDownloadInfo,
+  HUB_URL,
+  HubApiError,
+  listFiles,
+} from "@huggingface/hub";
 import type { Logger } from "../log.js";
 import { type HubConfig, resolveEndpoint } from "./config.js";
 import { DirectoryHub } from "./directory-hub.js";
@@ -61,8 +68,8 @@ export class HubClient {
     this.backoffMs = config.retry_backoff_s * 1000;
     this.hubUrl = directory === undefined ? endpoint : fileBase(path.resolve(directory));
     this.fetch = createHubFetch({
-      // the library's own default host is used when no endpoint is set; the token goes there too
-      base: this.hubUrl ?? "https://",
+      // without an endpoint the library uses its own default host: the token goes there and nowhere else
+      base: this.hubUrl ?? HUB_URL,
       token,
       timeoutMs: this.timeoutMs,
       retries: this.retries,

@@ -57,7 +57,8 @@ export function createHubFetch(options: HubFetchOptions): typeof fetch {
   const hubFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const headers = new Headers(init?.headers);
-    if (options.token && url.startsWith(base) && !headers.has("authorization")) {
+    const ownHost = url === base || url.startsWith(`${base}/`);
+    if (options.token && ownHost && !headers.has("authorization")) {
       headers.set("authorization", `Bearer ${options.token}`);
     }
     let lastError: unknown;

@@ -13,6 +13,7 @@ import {
   HubNotFoundError,
   HubUnreachableError,
 } from "../../pipeline/hub/errors.js";
+import { createHubFetch } from "../../pipeline/hub/fetch.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 
 const REPO = "acme/tiny-instruct";
@@ -192,6 +193,18 @@ describe("hub client against the test hub", () => {
         expect(hub.requests.filter((r) => r.url.includes("/revision/")).length).toBe(3);
       },
     );
+  });
+
+  it("sends the token to the configured endpoint and to no other host", async () => {
+    await withHub({ token: "hf_secret" }, async (hub) => {
+      const path = `/api/datasets/${REPO}/revision/main`;
+      const options = { token: "hf_secret", timeoutMs: 5000, retries: 0, backoffMs: 0 };
+      const own = createHubFetch({ ...options, base: hub.url });
+      expect((await own(`${hub.url}${path}`)).status).toBe(200);
+      // same host and port prefix, different port: not the endpoint
+      const other = createHubFetch({ ...options, base: hub.url.slice(0, -1) });
+      expect((await other(`${hub.url}${path}`)).status).toBe(401);
+    });
   });
 
   it("says the hub is unreachable when nothing listens", async () => {
