@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pLimit from "p-limit";
@@ -64,6 +64,16 @@ async function runSandboxed(sandbox: EmbeddedSandbox, program: BenchProgram): Pr
     throw new Error(`sandboxed run failed: ${JSON.stringify(response).slice(0, 600)}`);
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await work();
@@ -84,14 +94,17 @@ async function main(): Promise<void> {
   }
 
   // 1. python hello-world, one at a time: the per-run cost of isolation
-  let bareHello = 0;
-  let sandboxHello = 0;
+  const bareHello: number[] = [];
+  const sandboxHello: number[] = [];
   for (let i = 0; i < HELLO_RUNS; i++) {
-    bareHello += await timed(() => runBare(PYTHON_HELLO));
-    sandboxHello += await timed(() => runSandboxed(sandbox, PYTHON_HELLO));
+    bareHello.push(await timed(() => runBare(PYTHON_HELLO)));
+    sandboxHello.push(await timed(() => runSandboxed(sandbox, PYTHON_HELLO)));
   }
-  const helloBareMs = bareHello / HELLO_RUNS;
-  const helloSandboxMs = sandboxHello / HELLO_RUNS;
+  // medians: on a shared machine a few runs land behind someone else's burst
+  const helloBareMs = median(bareHello);
+  const helloSandboxMs = median(sandboxHello);
+  const helloBareMean = mean(bareHello);
+  const helloSandboxMean = mean(sandboxHello);
 
   // 2. HumanEval-style programs with their tests, all workers busy, compile steps counted
   const limit = pLimit(workers);
@@ -125,13 +138,23 @@ async function main(): Promise<void> {
   console.log("\n| workload | bare | sandboxed | ratio (bare/sandboxed) |");
   console.log("|---|---|---|---|");
   console.log(
-    `| python hello-world, ${HELLO_RUNS} runs one at a time | ${helloBareMs.toFixed(1)} ms/run | ${helloSandboxMs.toFixed(1)} ms/run | ${ratio(helloBareMs, helloSandboxMs)}x |`,
+    `| python hello-world, ${HELLO_RUNS} runs one at a time (median) | ${helloBareMs.toFixed(1)} ms/run | ${helloSandboxMs.toFixed(1)} ms/run | ${ratio(helloBareMs, helloSandboxMs)}x |`,
+  );
+  console.log(
+    `| python hello-world, ${HELLO_RUNS} runs one at a time (mean) | ${helloBareMean.toFixed(1)} ms/run | ${helloSandboxMean.toFixed(1)} ms/run | ${ratio(helloBareMean, helloSandboxMean)}x |`,
   );
   const programsRun = HUMANEVAL_PROGRAMS.length * ROUNDS;
   console.log(
     `| HumanEval-style, ${HUMANEVAL_PROGRAMS.length} languages x ${ROUNDS} rounds, ${workers} at a time | ${(bareTotal / 1000).toFixed(2)} s (${((programsRun * 1000) / bareTotal).toFixed(2)} programs/s) | ${(sandboxTotal / 1000).toFixed(2)} s (${((programsRun * 1000) / sandboxTotal).toFixed(2)} programs/s) | ${ratio(bareTotal, sandboxTotal)}x |`,
   );
-  console.log(`\nisolation overhead per python run: ${(helloSandboxMs - helloBareMs).toFixed(1)} ms`);
+  console.log(
+    `\nisolation overhead per python run (median): ${(helloSandboxMs - helloBareMs).toFixed(1)} ms`,
+  );
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")} (${availableParallelism()} cores)`,
+  );
   console.log("\nper language (summed over rounds, compile + run, ms):");
   for (const [language, entry] of perLanguage) {
     console.log(

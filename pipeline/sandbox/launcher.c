@@ -80,8 +80,12 @@ int main(int argc, char **argv) {
   int status = 0;
   struct rusage usage_report;
   memset(&usage_report, 0, sizeof usage_report);
-  while (wait4(child, &status, 0, &usage_report) < 0) {
-    if (errno != EINTR) die("wait");
+  /* Should we ever be the namespace's init we would inherit orphans: reap them too, or their zombies
+     would count against RLIMIT_NPROC. The run ends when the program itself ends. */
+  for (;;) {
+    pid_t done = wait4(-1, &status, 0, &usage_report);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) die("wait");
   }
   dprintf(usage, "%ld\n", usage_report.ru_maxrss);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
