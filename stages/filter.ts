@@ -7,7 +7,7 @@ import { NotConfiguredError } from "../pipeline/errors.js";
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { estimateWithoutEndpoint } from "../pipeline/llm/index.js";
-import { loadPrompt } from "../pipeline/llm/prompts.js";
+import { loadPrompt, type PromptTemplate } from "../pipeline/llm/prompts.js";
 import type { ChatMessage, ChatOptions, LlmClient, RequestEstimate } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
@@ -30,6 +30,17 @@ function scorerOf(ctx: FilterContext): LlmClient {
   return client;
 }
 
+const templatesByConfig = new WeakMap<FilterConfig, PromptTemplate[]>();
+
+function templatesOf(config: FilterConfig): PromptTemplate[] {
+  let templates = templatesByConfig.get(config);
+  if (!templates) {
+    templates = config.rounds.map((name) => loadPrompt(name));
+    templatesByConfig.set(config, templates);
+  }
+  return templates;
+}
+
 // Providers word it differently; all of them mean the prompt does not fit the model's context.
 const TOO_LONG = /context|too long|too many tokens|maximum.{0,40}length|max_tokens/i;
 
@@ -42,7 +53,7 @@ export async function filterRecord(record: PipelineRecord, ctx: FilterContext): 
     };
   }
   const client = scorerOf(ctx);
-  const templates = config.rounds.map((name) => loadPrompt(name));
+  const templates = templatesOf(config);
   const options = { reminder: config.reminder, signal: ctx.signal };
   const scores: RoundScore[] = [];
   try {

@@ -46,6 +46,13 @@ interface Row {
   completion_tokens: number;
 }
 
+interface QueuedAnswer {
+  key: Buffer;
+  answer: CachedAnswer;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
 export class ResponseCache {
   readonly path: string;
   private readonly db: Database.Database;
@@ -54,6 +61,9 @@ export class ResponseCache {
   private readonly upsert: Database.Statement<
     [Buffer, string, string, string | null, number, number, number]
   >;
+
+  private queued: QueuedAnswer[] = [];
+  private readonly putMany: (batch: QueuedAnswer[]) => void;
 
   constructor(path: string) {
     this.path = path;
@@ -83,6 +93,9 @@ export class ResponseCache {
       "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
     );
     this.selectHas = this.db.prepare("SELECT 1 AS one FROM responses WHERE key = ?");
+    this.putMany = this.db.transaction((batch: QueuedAnswer[]) => {
+      for (const { key, answer } of batch) this.put(key, answer);
+    });
     this.upsert = this.db.prepare("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)");
   }
 
@@ -115,11 +128,37 @@ export class ResponseCache {
     );
   }
 
+  /**
+   * Queues the answer and resolves once it is committed: every answer that arrives in the same turn
+   * of the event loop goes into one transaction (one WAL commit instead of one each).
+   */
+  putSoon(key: Buffer, answer: CachedAnswer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ key, answer, resolve, reject });
+      if (this.queued.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Commits what `putSoon` queued. */
+  flush(): void {
+    const batch = this.queued;
+    if (batch.length === 0) return;
+    this.queued = [];
+    try {
+      this.putMany(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error as Error);
+      return;
+    }
+    for (const item of batch) item.resolve();
+  }
+
   count(): number {
     return (this.db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
   }
 
   close(): void {
+    this.flush();
     if (this.db.open) this.db.close();
   }
 }

@@ -129,7 +129,7 @@ export class RoleEndpoint {
             await this.sendOnce(messages, sampling, promptEstimate, signal, usage),
             promptEstimate,
           );
-          this.cache.put(key, answer);
+          await this.cache.putSoon(key, answer);
           return answer;
         });
         usage.add({

@@ -85,7 +85,7 @@ function normalize(answer: string): string {
     .replace(SCALE_MENTION, " ");
   // An answer that repeats the criteria list ("1 Point - Very Basic: ..." x5) would otherwise score 1.
   const lines = text.split("\n");
-  if (lines.filter((l) => CRITERION_LINE.test(l)).length >= 3) {
+  if (lines.length >= 3 && lines.filter((l) => CRITERION_LINE.test(l)).length >= 3) {
     text = lines.filter((l) => !CRITERION_LINE.test(l)).join("\n");
   }
   return text.trim();
@@ -151,9 +151,13 @@ export function parseComplexityScore(
   const text = normalize(answer);
   if (!text) return undefined;
   const candidates: Candidate[] = [];
+  // No other form can say a score earlier than one with no digit 1-5 before it: stop there (the
+  // usual "4" or "Score: 4" is then read with one or two patterns instead of all of them).
+  const settled = (c: Candidate) => !/[1-5]/.test(text.slice(0, c.at));
   const lead = leading(text);
   if (lead) candidates.push(lead);
   for (const form of FORMS) {
+    if (candidates.length === 1 && settled(candidates[0]!)) break;
     const found = firstOf(text, form);
     if (found) candidates.push(found);
   }

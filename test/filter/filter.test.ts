@@ -1,6 +1,10 @@
+import { copyFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotConfiguredError, UserError } from "../../pipeline/errors.js";
+import { cacheKey, ResponseCache } from "../../pipeline/llm/cache.js";
+import { cachePath } from "../../pipeline/llm/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
+import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { RoundScore } from "../../stages/filter/complexity.js";
 import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterStage } from "../../stages/filter.js";
@@ -228,7 +232,12 @@ describe("filter: failures", () => {
     await run.close();
 
     // The next run retries only the failed records, and the answers already paid for are replayed.
-    const paidFor = new Set(server.answered.keys());
+    // What the client received (and so paid for) is exactly what its cache holds after the run.
+    const snapshot = `${dir.path}/after-run-1.sqlite`;
+    copyFileSync(cachePath(llm, dir.path), snapshot);
+    const cache = new ResponseCache(snapshot);
+    const paidFor = (messages: ChatMessage[]) =>
+      cache.has(cacheKey("test-scorer", messages, llm.scorer.sampling));
     server.options.fault = undefined;
     server.reset();
     const again = fakeRun({ dataDir: dir.path, llm, input });
@@ -236,7 +245,9 @@ describe("filter: failures", () => {
     await again.processAll(retry);
     for (const r of retry) expect(again.outcomes.get(r.id)!.failed).toBeUndefined();
     expect(server.count).toBeGreaterThan(0);
-    for (const request of server.requests) expect(paidFor.has(request.key)).toBe(false);
+    for (const request of server.requests)
+      expect(paidFor(request.body.messages as ChatMessage[])).toBe(false);
+    cache.close();
     await again.close();
   });
 
