@@ -134,6 +134,10 @@ export class HubClient {
   async open(file: HubFile, commit: string, offset: number): Promise<OpenedFile> {
     const what = `${file.path} of dataset ${file.repo} at commit ${commit}`;
     const advice = "fix `files` of this source in the config, or pin a revision that has it";
+    if (file.size === 0) {
+      // a Range request cannot probe an empty file (the hub answers 416); the listing says all there is
+      return { size: 0, etag: file.sha256 ?? file.gitOid ?? "", body: new Blob([]).stream() };
+    }
     const common = { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
     const info = await this.call(what, advice, () => fileDownloadInfo({ ...common, ...this.params() }));
     if (!info) throw new HubNotFoundError(what, advice, undefined, this.endpoint);

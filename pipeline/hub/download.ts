@@ -97,6 +97,7 @@ async function transfer(
 ): Promise<string> {
   let etag = "";
   let failures = 0;
+  await (await open(part, "a")).close(); // an empty file is complete as soon as its part exists
   for (;;) {
     let have = (await stat(part).catch(() => undefined))?.size ?? 0;
     if (have > file.size) {

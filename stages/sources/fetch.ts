@@ -16,6 +16,12 @@ export interface FetchedDataset {
   files: FetchedFile[];
 }
 
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+}
+
 /** `<workDir>/<owner>/<name>/<commit>/<path>`: a new commit never overwrites an old one's files. */
 export function localPathOf(workDir: string, repo: string, commit: string, file: string): string {
   return path.join(workDir, ...repo.split("/"), commit, ...file.split("/"));
@@ -35,7 +41,9 @@ export async function fetchHubFiles(
     const dest = localPathOf(workDir, spec.repo, commit, file.path);
     try {
       const done = await downloadVerified(client, file, commit, dest, { signal: options.signal });
-      options.log?.debug(`${spec.repo}/${file.path}: ${done.fetched ? "fetched" : "already verified"}`);
+      if (done.fetched)
+        options.log?.info(`fetched ${spec.repo}/${file.path} (${formatBytes(done.size)}, verified)`);
+      else options.log?.debug(`${spec.repo}/${file.path}: verified earlier, not fetched again`);
       files.push({ ...done, path: file.path });
     } catch (error) {
       if (options.signal?.aborted) return "interrupted";

@@ -40,6 +40,7 @@ beforeAll(async () => {
     '{"instruction":"a","output":"b"}\n',
   );
   await writeFile(path.join(root, REPO, "README.md"), "# tiny\n");
+  await writeFile(path.join(root, REPO, "data", "empty.jsonl"), "");
 });
 
 afterAll(async () => {
@@ -88,6 +89,11 @@ describe("hub client against the test hub", () => {
       const second = await downloadVerified(hubClient, files[0]!, commit, dest);
       expect(second.fetched).toBe(false);
       expect(hub.requests.length).toBe(before);
+
+      // an empty file is a file too
+      const [empty] = await hubClient.listFiles(REPO, commit, ["data/empty.jsonl"]);
+      const emptyCopy = await downloadVerified(hubClient, empty!, commit, await fresh("empty"));
+      expect((await readFile(emptyCopy.localPath)).length).toBe(0);
 
       // a plain git file (not LFS) is verified by its git blob id
       const readme = await downloadVerified(hubClient, files[2]!, commit, await fresh("readme"));
