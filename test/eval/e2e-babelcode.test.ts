@@ -14,7 +14,7 @@ import { ALL_PREDICTIONS } from "../fixtures/eval/predictions.js";
 
 const QUESTIONS = join(import.meta.dirname, "../fixtures/eval/questions.jsonl");
 
-describe("evaluation through the sandbox (BabelCode questions, ten languages)", () => {
+describe("evaluation through the sandbox (BabelCode questions, twelve languages)", () => {
   let dir: string;
   let runner: CodeRunner;
   let run: EvaluationRun;
@@ -23,7 +23,13 @@ describe("evaluation through the sandbox (BabelCode questions, ten languages)", 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "eval-e2e-"));
     const generation = await generateTestDir(QUESTIONS, dir);
-    expect(generation.failures).toEqual([]);
+    expect(generation.failures).toEqual([
+      {
+        qid: "group_by_length",
+        language: "r",
+        reason: "R list names are strings; a map with integer keys cannot be written",
+      },
+    ]);
     runner = createCodeRunner(sandboxConfigSchema.parse({ workers: 2 }));
     const lines = [
       ...ALL_PREDICTIONS,
@@ -53,24 +59,26 @@ describe("evaluation through the sandbox (BabelCode questions, ten languages)", 
     expect(got).toEqual(want);
   });
 
-  it("covers ten languages and every outcome", () => {
+  it("covers twelve languages and every outcome", () => {
     expect(Object.keys(metrics.by_language)).toEqual([
       "cpp",
       "csharp",
       "go",
       "java",
       "javascript",
+      "lua",
       "php",
       "python",
+      "r",
       "ruby",
       "rust",
       "typescript",
     ]);
     expect(metrics.overall.outcomes).toEqual({
-      Passed: 48,
+      Passed: 53,
       "Failed Tests": 3,
       "Had Error": 2,
-      "Had Runtime Error": 3,
+      "Had Runtime Error": 4,
       "Timed Out": 1,
     });
   });
@@ -121,7 +129,10 @@ describe("evaluation through the sandbox (BabelCode questions, ten languages)", 
     // go and cpp: one question each with n=2 c=1.
     expect(pass("go", 2)).toEqual({ value: 1, questions: 1 });
     expect(pass("cpp", 1)).toEqual({ value: expect.closeTo((1 + 1 + 1 / 2) / 3, 12), questions: 3 });
-    expect(metrics.overall.pass_at_k["pass@1"]?.questions).toBe(51);
+    // lua: mean only has the answer that raises; R runs its three questions.
+    expect(pass("lua", 1)).toEqual({ value: expect.closeTo(2 / 3, 12), questions: 3 });
+    expect(pass("r", 1)).toEqual({ value: 1, questions: 3 });
+    expect(metrics.overall.pass_at_k["pass@1"]?.questions).toBe(57);
   });
 
   it("lists a prediction for an unknown question as unmatched instead of running it", () => {

@@ -10,8 +10,10 @@ import {
   typescriptLiteral,
   typescriptType,
 } from "../../pipeline/eval/harness/javascript.js";
+import { luaLiteral, luaString } from "../../pipeline/eval/harness/lua.js";
 import { phpHarness, phpLiteral } from "../../pipeline/eval/harness/php.js";
 import { pythonLiteral } from "../../pipeline/eval/harness/python.js";
+import { rLiteral } from "../../pipeline/eval/harness/r.js";
 import { rubyLiteral } from "../../pipeline/eval/harness/ruby.js";
 import { rustHarness, rustLiteral, rustType } from "../../pipeline/eval/harness/rust.js";
 import { parseQuestion } from "../../pipeline/eval/question.js";
@@ -107,6 +109,21 @@ describe("literals", () => {
     expect(phpLiteral(table, tableType)).toBe("array('a' => array(1.0, 2.5))");
     expect(phpLiteral(["x", "y"], t("set<string>"))).toBe("array('x' => true, 'y' => true)");
     expect(phpLiteral("it's $x\\", t("string"))).toBe("'it\\'s $x\\\\'");
+  });
+
+  it("lua", () => {
+    expect(luaLiteral(table, tableType)).toBe('{["a"]={1.0, 2.5}}');
+    expect(luaLiteral(byLength, byLengthType)).toBe('{[1]={"x"}}');
+    expect(luaLiteral(["x"], t("set<character>"))).toBe('{["x"]=true}');
+    expect(luaString("a\n1é")).toBe('"a\\0101\\195\\169"');
+  });
+
+  it("r", () => {
+    expect(rLiteral(table, tableType)).toBe('list("a" = list(1.0, 2.5))');
+    expect(rLiteral([true], t("list<boolean>"))).toBe("list(TRUE)");
+    expect(rLiteral(5, t("integer"))).toBe("5L");
+    expect(rLiteral(10_000_000_000, t("long"))).toBe("10000000000.0");
+    expect(() => rLiteral(byLength, byLengthType)).toThrow("R list names are strings");
   });
 
   it("ruby", () => {

@@ -93,7 +93,7 @@ describe("generateTests", () => {
     };
     const result = generateTests(
       [line(base, 1), line(accented, 2), line(emoji, 3), line(broken, 4)],
-      ["python", "cpp", "java", "csharp", "lua"],
+      ["python", "cpp", "java", "csharp", "perl"],
     );
     expect(result.tests.map((t) => `${t.qid}/${t.language}`)).toEqual([
       "7/python",
@@ -106,9 +106,9 @@ describe("generateTests", () => {
       "emoji/python",
     ]);
     expect(result.failures).toEqual([
-      { qid: "7", language: "lua", reason: expect.stringContaining("no harness generator for lua") },
+      { qid: "7", language: "perl", reason: expect.stringContaining("no harness generator for perl") },
       { qid: "accent", language: "cpp", reason: 'C++ char holds one byte; character "é" does not fit' },
-      { qid: "accent", language: "lua", reason: expect.stringContaining("no harness generator") },
+      { qid: "accent", language: "perl", reason: expect.stringContaining("no harness generator") },
       { qid: "emoji", language: "cpp", reason: 'C++ char holds one byte; character "😀" does not fit' },
       {
         qid: "emoji",
@@ -120,7 +120,7 @@ describe("generateTests", () => {
         language: "csharp",
         reason: 'C# char holds one UTF-16 unit; character "😀" does not fit',
       },
-      { qid: "emoji", language: "lua", reason: expect.stringContaining("no harness generator") },
+      { qid: "emoji", language: "perl", reason: expect.stringContaining("no harness generator") },
       {
         qid: "broken",
         language: ALL_LANGUAGES,

@@ -6,8 +6,10 @@ import { goHarness } from "./go.js";
 import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, PRELUDE_PLACEHOLDER } from "./harness.js";
 import { javaHarness } from "./java.js";
 import { javascriptHarness, typescriptHarness } from "./javascript.js";
+import { luaHarness } from "./lua.js";
 import { phpHarness } from "./php.js";
 import { pythonHarness } from "./python.js";
+import { rHarness } from "./r.js";
 import { rubyHarness } from "./ruby.js";
 import { rustHarness } from "./rust.js";
 
@@ -24,6 +26,8 @@ export const HARNESSES: readonly Harness[] = [
   csharpHarness,
   phpHarness,
   rubyHarness,
+  luaHarness,
+  rHarness,
 ];
 
 const BY_LANGUAGE = new Map<LanguageName, Harness>(HARNESSES.map((h) => [h.language, h]));

@@ -1,0 +1,122 @@
+// Lua harness with BabelCode's literals: tables for lists (`{1, 2}`), maps (`{["k"]=v}`) and sets
+// (`{["k"]=true}`). A table alone cannot say which of the three it is, so the comparison walks the
+// schema type, written out as a table too.
+import type { SchemaType } from "../schema-type.js";
+import { tolerance } from "../schema-type.js";
+import type { Question } from "../types.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
+import { floatText, mapEntries } from "./literals.js";
+
+/** Lua's decimal escapes take up to three digits, so they are always written with three. */
+export function luaString(text: string): string {
+  let out = '"';
+  for (const byte of Buffer.from(text, "utf8")) {
+    const ch = String.fromCharCode(byte);
+    if (ch === '"' || ch === "\\") out += `\\${ch}`;
+    else if (byte < 0x20 || byte === 0x7f || byte >= 0x80) out += `\\${String(byte).padStart(3, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+export function luaLiteral(value: unknown, type: SchemaType): string {
+  switch (type.kind) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "integer":
+    case "long":
+      return String(value);
+    case "float":
+    case "double":
+      return floatText(value as number);
+    case "character":
+    case "string":
+      return luaString(value as string);
+    case "list":
+      return `{${(value as unknown[]).map((v) => luaLiteral(v, type.element)).join(", ")}}`;
+    case "set":
+      return `{${(value as unknown[]).map((v) => `[${luaLiteral(v, type.element)}]=true`).join(", ")}}`;
+    case "map":
+      return `{${mapEntries(value, type)
+        .map(([k, v]) => `[${luaLiteral(k, type.key)}]=${luaLiteral(v, type.value)}`)
+        .join(", ")}}`;
+  }
+}
+
+/** The schema type as a Lua table: {kind="list", element={kind="integer"}}. */
+function luaType(type: SchemaType): string {
+  switch (type.kind) {
+    case "list":
+    case "set":
+      return `{kind="${type.kind}", element=${luaType(type.element)}}`;
+    case "map":
+      return `{kind="map", key=${luaType(type.key)}, value=${luaType(type.value)}}`;
+    default:
+      return `{kind="${type.kind}"}`;
+  }
+}
+
+const DRIVER = `
+-- ---- evaluation harness ----
+local function __bc_count(t)
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n
+end
+
+local function __bc_equal(actual, expected, t, tol)
+  local kind = t.kind
+  if kind == "list" then
+    if type(actual) ~= "table" or #actual ~= #expected or __bc_count(actual) ~= #expected then return false end
+    for i = 1, #expected do
+      if not __bc_equal(actual[i], expected[i], t.element, tol) then return false end
+    end
+    return true
+  elseif kind == "set" or kind == "map" then
+    if type(actual) ~= "table" or __bc_count(actual) ~= __bc_count(expected) then return false end
+    for k, v in pairs(expected) do
+      if actual[k] == nil then return false end
+      if kind == "map" and not __bc_equal(actual[k], v, t.value, tol) then return false end
+    end
+    return true
+  elseif kind == "float" or kind == "double" then
+    return type(actual) == "number" and math.abs(actual - expected) <= tol
+  elseif kind == "integer" or kind == "long" then
+    return type(actual) == "number" and actual == expected
+  elseif kind == "boolean" then
+    return actual == expected
+  end
+  return type(actual) == "string" and actual == expected
+end
+
+local function __bc_check(prefix, thunk, expected, t, tol)
+  local ok, value = pcall(thunk)
+  local result
+  if not ok then
+    result = "error"
+  elseif __bc_equal(value, expected, t, tol) then
+    result = "PASSED"
+  else
+    result = "FAILED"
+  end
+  print(prefix .. result)
+end
+`;
+
+export const luaHarness: Harness = {
+  language: "lua",
+  sandboxId: "lua",
+  requiresClass: false,
+  generate(question: Question): string {
+    const tol = tolerance(question.returnType);
+    const calls = question.testCases.map((tc) => {
+      const args = question.params.map((p) => luaLiteral(tc.inputs[p.name], p.type)).join(", ");
+      const expected = luaLiteral(tc.outputs, question.returnType);
+      return `__bc_check(${luaString(testPrefix(tc.idx))}, function() return ${CALLEE_PLACEHOLDER}(${args}) end, ${expected}, __bc_type, ${tol})`;
+    });
+    // Unbuffered, so the tests already reported survive a run killed for time.
+    return `io.stdout:setvbuf("no")\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nlocal __bc_type = ${luaType(question.returnType)}\n${calls.join("\n")}\n`;
+  },
+  prepare: (code) => ({ prelude: "", body: code }),
+  callee: (fn, cls) => (cls ? `${cls}.${fn}` : fn),
+};
