@@ -175,6 +175,18 @@ describe("generated programs", () => {
     expect(program).toContain('bc_check("TEST-0...", || f(vec![1]), 1);');
   });
 
+  it("move Python's __future__ imports above the harness's imports", () => {
+    const python = harnessFor("python")!;
+    const program = fillProgram(
+      python,
+      python.generate(question),
+      "from __future__ import annotations\ndef f(xs): return len(xs)\n",
+      "f",
+    );
+    expect(program.startsWith("from __future__ import annotations\nimport collections\n")).toBe(true);
+    expect(program).toContain("\ndef f(xs): return len(xs)\n");
+  });
+
   it("drop Go's package clause and the imports the header already has", () => {
     expect(
       splitGoImports(

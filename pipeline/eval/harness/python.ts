@@ -3,7 +3,13 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
+import {
+  CALLEE_PLACEHOLDER,
+  CODE_PLACEHOLDER,
+  type Harness,
+  PRELUDE_PLACEHOLDER,
+  testPrefix,
+} from "./harness.js";
 import { floatText, mapEntries, quote } from "./literals.js";
 
 export function pythonLiteral(value: unknown, type: SchemaType): string {
@@ -103,8 +109,12 @@ export const pythonHarness: Harness = {
       const expected = pythonLiteral(tc.outputs, question.returnType);
       return `__bc_check(${quote(testPrefix(tc.idx), "js")}, lambda: ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol})`;
     });
-    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${calls.join("\n")}\n`;
+    return `${PRELUDE_PLACEHOLDER}\n${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${calls.join("\n")}\n`;
   },
-  prepare: (code) => ({ prelude: "", body: code }),
+  prepare(code) {
+    // `from __future__` imports must open the file, before the harness's own imports.
+    const future = /^from\s+__future__\s+import\s+[^\n]+$/gm;
+    return { prelude: (code.match(future) ?? []).join("\n"), body: code.replace(future, "") };
+  },
   callee: (fn, cls) => (cls ? `${cls}().${fn}` : fn),
 };
