@@ -73,7 +73,7 @@ export class EmbeddedSandbox implements CodeRunner {
   private ready: Promise<Ready> | null = null;
   private closed = false;
   /** the prepared /etc view, launcher and seccomp filter, set once the host area exists */
-  private kit: SandboxKit = { etcDir: "", launcher: null, seccompFile: null };
+  private kit: SandboxKit = { etcDir: "", launcher: null, seccompFile: null, toolBinds: [] };
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -290,7 +290,7 @@ export class EmbeddedSandbox implements CodeRunner {
       tmpMb: this.config.limits.tmp_mb,
       uid: slot.uid,
       // only the tools this command names: fewer mounts per run
-      readOnlyBinds: toolchainPaths().binds.filter(([, inside]) => argv.includes(inside)),
+      readOnlyBinds: this.kit.toolBinds.filter(([, inside]) => argv.includes(inside)),
     };
     const host: HostCommand =
       mode === "none" ? runUnisolated(command, dir.tmp, this.kit) : wrapInSandbox(mode, command, this.kit);

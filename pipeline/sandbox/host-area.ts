@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { buildEtcView } from "./etc-view.js";
 import type { SandboxKit } from "./isolation.js";
-import { launcherBinary } from "./launcher.js";
+import { launcherBinary, stagedTool } from "./launcher.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
+import { toolchainPaths } from "./toolchains.js";
 
 const run = promisify(execFile);
 
@@ -98,7 +99,9 @@ export async function createHostArea(options: {
     await writeFile(seccompFile, filter, { mode: 0o600 });
   }
   const launcher = options.launcher ? await launcherBinary() : null;
-  return { base, kit: { etcDir, launcher, seccompFile }, slots };
+  const toolBinds: [string, string][] = [];
+  for (const [host, inside] of toolchainPaths().binds) toolBinds.push([await stagedTool(host), inside]);
+  return { base, kit: { etcDir, launcher, seccompFile, toolBinds }, slots };
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {

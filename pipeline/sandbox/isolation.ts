@@ -51,6 +51,8 @@ export interface SandboxKit {
   launcher: string | null;
   /** a file holding the compiled seccomp filter, or null where we have none for this architecture */
   seccompFile: string | null;
+  /** tools outside /usr (esbuild, node) as [host copy, path inside], mounted for commands naming them */
+  toolBinds: [string, string][];
 }
 
 /** What to spawn on the host for one command. */

@@ -5,9 +5,9 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
-import { chmod, mkdir, rename, rm } from "node:fs/promises";
+import { chmod, copyFile, mkdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -38,6 +38,48 @@ async function compile(output: string): Promise<boolean> {
   return false;
 }
 
+/** The per-machine cache of sandbox tools: ours, world-traversable, not writable by anyone else. */
+async function toolCacheDir(): Promise<string | null> {
+  // world-traversable: bwrap may run as a sandbox uid and must reach what it mounts
+  const dir = join(tmpdir(), `codefeedback-sandbox-tools-${process.getuid?.() ?? "user"}`);
+  await mkdir(dir, { recursive: true, mode: 0o755 }).catch(() => {});
+  return trustworthy(dir) ? dir : null;
+}
+
+function ownedFile(path: string): boolean | undefined {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return undefined;
+  return stat.isFile() && stat.uid === (process.getuid?.() ?? stat.uid) && (stat.mode & 0o022) === 0;
+}
+
+/**
+ * A copy of a host tool (esbuild, a node outside /usr) in the tool cache, so an unprivileged bwrap
+ * can mount it even when the project lives under a dir it cannot enter (/root). Keyed by path, size
+ * and mtime; falls back to the original path when it cannot be copied.
+ */
+export async function stagedTool(hostPath: string): Promise<string> {
+  try {
+    const stat = lstatSync(hostPath);
+    const dir = await toolCacheDir();
+    if (!dir) return hostPath;
+    const key = createHash("sha256")
+      .update(`${hostPath}\0${stat.size}\0${stat.mtimeMs}`)
+      .digest("hex")
+      .slice(0, 16);
+    const staged = join(dir, `${basename(hostPath)}-${key}`);
+    const owned = ownedFile(staged);
+    if (owned) return staged;
+    if (owned === false) return hostPath;
+    const partial = `${staged}.${process.pid}.partial`;
+    await copyFile(hostPath, partial);
+    await chmod(partial, 0o755);
+    await rename(partial, staged);
+    return staged;
+  } catch {
+    return hostPath;
+  }
+}
+
 let pending: Promise<string | null> | null = null;
 
 /** The launcher binary's path, building it on first use; null when it cannot be built here. */
@@ -50,16 +92,11 @@ export function launcherBinary(): Promise<string | null> {
       return null;
     }
     const hash = createHash("sha256").update(source).digest("hex").slice(0, 16);
-    // world-traversable: bwrap may run as a sandbox uid and must reach the binary to mount it
-    const dir = join(tmpdir(), `codefeedback-sandbox-launcher-${process.getuid?.() ?? "user"}`);
-    await mkdir(dir, { recursive: true, mode: 0o755 }).catch(() => {});
-    if (!trustworthy(dir)) return null;
+    const dir = await toolCacheDir();
+    if (!dir) return null;
     const binary = join(dir, `launch-${hash}`);
-    const existing = lstatSync(binary, { throwIfNoEntry: false });
-    if (existing?.isFile()) {
-      const ours = existing.uid === (process.getuid?.() ?? existing.uid) && (existing.mode & 0o022) === 0;
-      return ours ? binary : null;
-    }
+    const owned = ownedFile(binary);
+    if (owned !== undefined) return owned ? binary : null;
     return (await compile(binary)) ? binary : null;
   })();
   return pending;

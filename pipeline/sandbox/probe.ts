@@ -4,7 +4,6 @@ import { access, constants as fsConstants } from "node:fs/promises";
 import { runHostCommand } from "./command.js";
 import { isRoot, type SlotArea } from "./host-area.js";
 import { type IsolationMode, SANDBOX_TOOLS, type SandboxKit, wrapInSandbox } from "./isolation.js";
-import { toolchainPaths } from "./toolchains.js";
 import { RunDirectory } from "./workdir.js";
 
 export interface IsolationProbe {
@@ -47,7 +46,7 @@ export async function probeIsolation(
           hostUsageFile: slot.usageFile,
           tmpMb: 1,
           uid: slot.uid,
-          readOnlyBinds: toolchainPaths().binds,
+          readOnlyBinds: kit.toolBinds,
         },
         kit,
       );
