@@ -61,8 +61,9 @@ export function extractCodeBlocks(answer: string): CodeBlock[] {
 
 /**
  * The code an answer is about: among blocks in the wanted language, the one that defines the entry
- * point wins; otherwise complete fences beat an unterminated fence, which beats heuristic code, and
- * within a kind the longest block wins (the solution, not its usage example). Undefined if none.
+ * point wins; then a block whose language is known beats an untagged one nobody can place; then
+ * complete fences beat an unterminated fence, which beats heuristic code; then the longest block
+ * wins (the solution, not its usage example). Undefined if none.
  */
 export function extractMainCode(answer: string, options: MainCodeOptions = {}): CodeBlock | undefined {
   const candidates = extractCodeBlocks(answer)
@@ -71,9 +72,12 @@ export function extractMainCode(answer: string, options: MainCodeOptions = {}): 
   if (candidates.length === 0) return undefined;
   const defines = (block: CodeBlock): number =>
     options.entryPoint && definesEntryPoint(block.code, options.entryPoint) ? 0 : 1;
+  // A block known to be in the language beats one of unknown language (often program output).
+  const unknown = (block: CodeBlock): number => (block.lang === undefined ? 1 : 0);
   candidates.sort(
     (a, b) =>
       defines(a.block) - defines(b.block) ||
+      unknown(a.block) - unknown(b.block) ||
       kindRank(a.block) - kindRank(b.block) ||
       b.block.code.length - a.block.code.length ||
       a.index - b.index,

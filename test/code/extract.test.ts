@@ -156,6 +156,11 @@ describe("extractMainCode", () => {
     expect(extractMainCode(cut, { language: "javascript", entryPoint: "b" })?.complete).toBe(false);
   });
 
+  it("prefers code in the language over a longer untagged block of output", () => {
+    const withOutput = `${fence}python\nprint(list(range(3)))\n${fence}\nOutput:\n${fence}\n[0, 1, 2] and many more numbers here 3 4 5 6 7 8 9\n${fence}`;
+    expect(extractMainCode(withOutput, { language: "python" })?.code).toBe("print(list(range(3)))");
+  });
+
   it("accepts C in C++ and JavaScript in TypeScript, not the reverse", () => {
     const c = `${fence}c\nint add(int a, int b) { return a + b; }\n${fence}`;
     expect(extractMainCode(c, { language: "cpp" })?.lang).toBe("c");
