@@ -37,14 +37,13 @@ interface ServerProcess {
 }
 
 async function startServer(): Promise<ServerProcess> {
-  const script = new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", script, "--latency", String(LATENCY_MS)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  // BENCH_LLM_SERVER: a prebuilt server script (.mjs), to run this benchmark bundled elsewhere.
+  const prebuilt = process.env.BENCH_LLM_SERVER;
+  const script = prebuilt ?? new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
+  const loader = prebuilt ? [] : ["--import", "tsx"];
+  const child: ChildProcess = spawn(process.execPath, [...loader, script, "--latency", String(LATENCY_MS)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout! });
   const waiting: ((line: string) => void)[] = [];
   lines.on("line", (line) => waiting.shift()?.(line));
