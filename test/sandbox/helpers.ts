@@ -12,7 +12,7 @@ export function testConfig(overrides: Record<string, unknown> = {}): SandboxConf
   return sandboxConfigSchema.parse({
     workers: 2,
     queue: 1000,
-    run_timeout_s: 3,
+    run_timeout_s: 10,
     compile_timeout_s: 60,
     max_output_bytes: 64 * 1024,
     kill_output_bytes: 4 * 1024 * 1024,
@@ -35,6 +35,12 @@ export async function probeIsolationReport(): Promise<IsolationReport> {
 export async function probeIsolationMode(): Promise<string | null> {
   return (await probeIsolationReport()).mode;
 }
+
+/**
+ * Per-test timeout for tests that queue for the sandbox's two workers behind many others: under a
+ * loaded CI the wait, not the test, takes the time.
+ */
+export const QUEUED_TEST_TIMEOUT_MS = 240_000;
 
 export const RUNNING_AS_ROOT = process.getuid?.() === 0;
 

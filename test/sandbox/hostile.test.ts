@@ -12,7 +12,13 @@ import {
   HttpSandboxClient,
 } from "../../pipeline/sandbox/index.js";
 import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/server.js";
-import { probeIsolationReport, RUNNING_AS_ROOT, testConfig, waitForNoProcesses } from "./helpers.js";
+import {
+  probeIsolationReport,
+  QUEUED_TEST_TIMEOUT_MS,
+  RUNNING_AS_ROOT,
+  testConfig,
+  waitForNoProcesses,
+} from "./helpers.js";
 import { HOSTILE_PROGRAMS, type HostileContext, notLeaked } from "./hostile-corpus.js";
 
 const { mode, workDirCapped } = await probeIsolationReport();
@@ -29,90 +35,94 @@ const VARIANTS: { label: string; options: EmbeddedSandboxOptions; enabled: boole
   },
 ];
 
-describe.each(VARIANTS.filter((v) => v.enabled))("hostile programs are contained: $label", ({ options }) => {
-  let sandbox: EmbeddedSandbox;
-  let server: SandboxServer;
-  let client: HttpSandboxClient;
-  let canary: Server;
-  let canaryConnections = 0;
-  let secretDir: string;
-  const ctx = {} as HostileContext;
+describe.each(VARIANTS.filter((v) => v.enabled))(
+  "hostile programs are contained: $label",
+  { timeout: QUEUED_TEST_TIMEOUT_MS },
+  ({ options }) => {
+    let sandbox: EmbeddedSandbox;
+    let server: SandboxServer;
+    let client: HttpSandboxClient;
+    let canary: Server;
+    let canaryConnections = 0;
+    let secretDir: string;
+    const ctx = {} as HostileContext;
 
-  beforeAll(async () => {
-    const secret = `canary-${Math.random().toString(36).slice(2)}-secret`;
-    process.env.CODEFEEDBACK_TEST_CANARY_SECRET = secret;
-    process.env.OPENAI_API_KEY ??= secret;
-    secretDir = mkdtempSync(join(tmpdir(), "sandbox-secret-"));
-    writeFileSync(join(secretDir, "secret.txt"), secret);
-    canary = createServer((socket) => {
-      canaryConnections++;
-      socket.destroy();
+    beforeAll(async () => {
+      const secret = `canary-${Math.random().toString(36).slice(2)}-secret`;
+      process.env.CODEFEEDBACK_TEST_CANARY_SECRET = secret;
+      process.env.OPENAI_API_KEY ??= secret;
+      secretDir = mkdtempSync(join(tmpdir(), "sandbox-secret-"));
+      writeFileSync(join(secretDir, "secret.txt"), secret);
+      canary = createServer((socket) => {
+        canaryConnections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
+      sandbox = new EmbeddedSandbox(config, options);
+      const isolation = await sandbox.isolation();
+      if (options.mode) expect(isolation.mode).toBe(options.mode);
+      if (options.launcher === "coreutils") expect(isolation.launcher).toBe("coreutils");
+      server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
+      client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
+      Object.assign(ctx, {
+        canaryPort: (canary.address() as { port: number }).port,
+        secret,
+        secretFile: join(secretDir, "secret.txt"),
+        projectDir: process.cwd(),
+        hostPid: process.pid,
+        limits: {
+          maxOutputBytes: config.max_output_bytes,
+          workDirMb: config.limits.work_dir_mb,
+          tmpMb: config.limits.tmp_mb,
+          processes: config.limits.processes,
+        },
+      } satisfies HostileContext);
     });
-    await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-    sandbox = new EmbeddedSandbox(config, options);
-    const isolation = await sandbox.isolation();
-    if (options.mode) expect(isolation.mode).toBe(options.mode);
-    if (options.launcher === "coreutils") expect(isolation.launcher).toBe("coreutils");
-    server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
-    client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
-    Object.assign(ctx, {
-      canaryPort: (canary.address() as { port: number }).port,
-      secret,
-      secretFile: join(secretDir, "secret.txt"),
-      projectDir: process.cwd(),
-      hostPid: process.pid,
-      limits: {
-        maxOutputBytes: config.max_output_bytes,
-        workDirMb: config.limits.work_dir_mb,
-        tmpMb: config.limits.tmp_mb,
-        processes: config.limits.processes,
-      },
-    } satisfies HostileContext);
-  });
 
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-    await sandbox?.close();
-    canary?.close();
-    rmSync(secretDir, { recursive: true, force: true });
-    delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
-  });
-
-  it("has a corpus of at least 30 programs", () => {
-    expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(30);
-  });
-
-  // without root the work dir is on the host disk: filling it would fill the disk, so it is not tried
-  for (const program of HOSTILE_PROGRAMS.filter((p) => workDirCapped || !p.needsCappedWorkDir)) {
-    it.concurrent(program.name, async () => {
-      const response = await client.run(program.request(ctx));
-      try {
-        program.check(response, ctx);
-        notLeaked(response, ctx);
-      } catch (error) {
-        (error as Error).message += `\nresponse: ${JSON.stringify(response).slice(0, 2000)}`;
-        throw error;
-      }
+    afterAll(async () => {
+      await client?.close();
+      await server?.close();
+      await sandbox?.close();
+      canary?.close();
+      rmSync(secretDir, { recursive: true, force: true });
+      delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
     });
-  }
 
-  it("leaves no process behind and never reached the host's loopback", async () => {
-    if (RUNNING_AS_ROOT) {
-      const uids = Array.from({ length: config.workers ?? 1 }, (_, i) => config.uid_base + i);
-      expect(await waitForNoProcesses(uids)).toEqual([]);
+    it("has a corpus of at least 30 programs", () => {
+      expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(30);
+    });
+
+    // without root the work dir is on the host disk: filling it would fill the disk, so it is not tried
+    for (const program of HOSTILE_PROGRAMS.filter((p) => workDirCapped || !p.needsCappedWorkDir)) {
+      it.concurrent(program.name, async () => {
+        const response = await client.run(program.request(ctx));
+        try {
+          program.check(response, ctx);
+          notLeaked(response, ctx);
+        } catch (error) {
+          (error as Error).message += `\nresponse: ${JSON.stringify(response).slice(0, 2000)}`;
+          throw error;
+        }
+      });
     }
-    expect(canaryConnections).toBe(0);
-  });
 
-  it("keeps serving afterwards", async () => {
-    const ping = await fetch(`${server.url}/v1/ping`);
-    expect(await ping.text()).toBe("pong");
-    const response = await client.run({ language: "python", code: "print(6 * 7)" });
-    expect(response.status).toBe("Success");
-    expect(response.run_result?.stdout).toBe("42\n");
-  });
-});
+    it("leaves no process behind and never reached the host's loopback", async () => {
+      if (RUNNING_AS_ROOT) {
+        const uids = Array.from({ length: config.workers ?? 1 }, (_, i) => config.uid_base + i);
+        expect(await waitForNoProcesses(uids)).toEqual([]);
+      }
+      expect(canaryConnections).toBe(0);
+    });
+
+    it("keeps serving afterwards", async () => {
+      const ping = await fetch(`${server.url}/v1/ping`);
+      expect(await ping.text()).toBe("pong");
+      const response = await client.run({ language: "python", code: "print(6 * 7)" });
+      expect(response.status).toBe("Success");
+      expect(response.run_result?.stdout).toBe("42\n");
+    });
+  },
+);
 
 describe.skipIf(mode !== null)("without working isolation", () => {
   it("refuses untrusted code with a SandboxError that says what to do", async () => {
