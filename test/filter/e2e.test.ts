@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { tempDir } from "../llm/helpers.js";
-import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
+import { faultRate, type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
@@ -164,6 +164,40 @@ describe("pnpm pipeline run filter", () => {
     const lastOnes = new Set(firstRun.slice(-CONCURRENCY * 2));
     for (const key of resent) expect(lastOnes.has(key)).toBe(true);
 
+    const store = new StageStore(dir.path, "filter");
+    expect((await collect(store.read())).map((r) => JSON.stringify(r)).sort()).toEqual(reference.kept);
+    expect((await collect(store.read({ rejects: true }))).map((r) => JSON.stringify(r)).sort()).toEqual(
+      reference.rejected,
+    );
+    dir.remove();
+  });
+
+  it("loses no record to injected faults: failures are counted with their reasons and redone", async () => {
+    const dir = tempDir("cf-filter-faults-");
+    server.reset();
+    server.options.fault = faultRate(
+      0.3,
+      [{ type: "status", status: 503 }, { type: "malformed" }, { type: "drop" }],
+      3,
+    );
+    try {
+      const faulty = await cli(dir.path, ["run", "filter", "--set", "llm.scorer.retries=0"], env());
+      expect(faulty.code).toBe(1);
+      expect(faulty.stderr).toMatch(
+        /filter: \d+ records failed \(.*llm-(server-error|malformed-response|connection)/,
+      );
+      const manifest = new StageStore(dir.path, "filter").manifest()!;
+      expect(manifest.state).toBe("partial");
+      expect(manifest.counts.failed).toBeGreaterThan(0);
+      expect(manifest.counts.in + manifest.counts.failed).toBe(
+        reference.kept.length + reference.rejected.length,
+      );
+      expect(manifest.usage!.failedRequests).toBeGreaterThan(0);
+    } finally {
+      server.options.fault = undefined;
+    }
+    const resumed = await cli(dir.path, ["run", "filter", "--set", "llm.scorer.retries=0"], env());
+    expect(resumed.code, resumed.stderr).toBe(0);
     const store = new StageStore(dir.path, "filter");
     expect((await collect(store.read())).map((r) => JSON.stringify(r)).sort()).toEqual(reference.kept);
     expect((await collect(store.read({ rejects: true }))).map((r) => JSON.stringify(r)).sort()).toEqual(
