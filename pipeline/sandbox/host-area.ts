@@ -3,8 +3,8 @@
 // their own size-capped tmpfs, so a program that fills its work dir hits ENOSPC instead of filling
 // the host disk; otherwise RLIMIT_FSIZE bounds each file and the run timeout bounds the rest.
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -38,6 +38,37 @@ export interface HostArea {
   slots: SlotArea[];
 }
 
+const AREA_PREFIX = "codefeedback-sandbox-";
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Areas left by sandboxes whose process died without closing them (kill -9): their tmpfs mounts
+ * would otherwise pile up, and every new sandbox's mount namespace copies the whole mount table.
+ */
+async function removeStaleAreas(): Promise<void> {
+  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const owner = new RegExp(`^${AREA_PREFIX}(\\d+)-`).exec(entry);
+    if (!owner || processAlive(Number(owner[1]))) continue;
+    const base = join(tmpdir(), entry);
+    const stat = lstatSync(base, { throwIfNoEntry: false });
+    if (!stat?.isDirectory() || stat.uid !== (process.getuid?.() ?? stat.uid)) continue;
+    for (const slot of await readdir(base).catch(() => [] as string[])) {
+      if (slot.startsWith("slot-"))
+        await run("/usr/bin/umount", ["-l", join(base, slot, "runs")]).catch(() => {});
+    }
+    await rm(base, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 export function isRoot(): boolean {
   return process.getuid?.() === 0;
 }
@@ -67,7 +98,8 @@ export async function createHostArea(options: {
   /** build and use our launcher (false: setpriv + prlimit + GNU time) */
   launcher: boolean;
 }): Promise<HostArea> {
-  const base = await mkdtemp(join(tmpdir(), "codefeedback-sandbox-"));
+  await removeStaleAreas();
+  const base = await mkdtemp(join(tmpdir(), `${AREA_PREFIX}${process.pid}-`));
   // Unprivileged bwrap (userns mode) must traverse to the run dirs it binds; nobody may list them.
   await chmod(base, 0o711);
   const root = isRoot();
