@@ -152,16 +152,19 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     command: "cat <stage>",
     describe: "print a stage's output records (or rejects) as JSONL",
     builder: (y) =>
-      withDataOptions(y)
-        .positional("stage", { type: "string", choices: names })
-        .option("rejects", {
-          type: "boolean",
-          default: false,
-          describe: "print the rejects with their reasons",
-        }),
+      withDataOptions(y).positional("stage", { type: "string", choices: names }).option("rejects", {
+        type: "boolean",
+        default: false,
+        describe: "print the rejects with their reasons",
+      }),
     handler: async (args) => {
       const { runner } = openRunner(stages, args as never);
       const out = process.stdout;
+      // `cat ... | head` closes the pipe early: that is the reader being done, not an error
+      out.on("error", (error: NodeJS.ErrnoException) => {
+        if (error.code === "EPIPE") process.exit(0);
+        throw error;
+      });
       for await (const record of runner.store(args.stage).read({ rejects: args.rejects })) {
         if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((r) => out.once("drain", r));
       }
@@ -172,13 +175,11 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     command: "reset <stage>",
     describe: "remove a stage's outputs; downstream stages become stale",
     builder: (y) =>
-      withDataOptions(y)
-        .positional("stage", { type: "string", choices: names })
-        .option("purge", {
-          type: "boolean",
-          default: false,
-          describe: "also delete the stage's work files (downloads)",
-        }),
+      withDataOptions(y).positional("stage", { type: "string", choices: names }).option("purge", {
+        type: "boolean",
+        default: false,
+        describe: "also delete the stage's work files (downloads)",
+      }),
     handler: (args) => {
       const { runner } = openRunner(stages, args as never);
       runner.reset(args.stage, undefined, { purge: args.purge });
