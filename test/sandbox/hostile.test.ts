@@ -19,7 +19,11 @@ import {
   testConfig,
   waitForNoProcesses,
 } from "./helpers.js";
-import { HOSTILE_PROGRAMS, type HostileContext, notLeaked } from "./hostile-corpus.js";
+import { type HostileContext, notLeaked } from "./hostile-corpus.js";
+import { ESCAPE_PROGRAMS } from "./hostile-escapes.js";
+import { EXHAUSTION_PROGRAMS } from "./hostile-exhaustion.js";
+
+const HOSTILE_PROGRAMS = [...ESCAPE_PROGRAMS, ...EXHAUSTION_PROGRAMS];
 
 const { mode, workDirCapped } = await probeIsolationReport();
 // uids of its own, so the leftover-process check cannot see other suites' sandboxes running meanwhile
