@@ -59,6 +59,8 @@ export interface IsolationReport {
   launcher: "built" | "coreutils";
   /** whether work dirs sit on size-capped tmpfs mounts (needs root); otherwise on the host's temp dir */
   workDirCapped: boolean;
+  /** the host uids untrusted code runs as, one per worker */
+  uids: number[];
 }
 
 interface Ready {
@@ -96,6 +98,7 @@ export class EmbeddedSandbox implements CodeRunner {
       problem,
       launcher: this.kit.launcher ? "built" : "coreutils",
       workDirCapped: area.slots.every((slot) => slot.mounted),
+      uids: area.slots.map((slot) => slot.uid),
     };
   }
 

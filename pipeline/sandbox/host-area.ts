@@ -13,6 +13,7 @@ import type { SandboxKit } from "./isolation.js";
 import { launcherBinary, stagedTool } from "./launcher.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
+import { claimUids, releaseUids } from "./uid-claims.js";
 
 const run = promisify(execFile);
 
@@ -103,9 +104,10 @@ export async function createHostArea(options: {
   // Unprivileged bwrap (userns mode) must traverse to the run dirs it binds; nobody may list them.
   await chmod(base, 0o711);
   const root = isRoot();
+  const uids = root ? claimUids(options.uidBase, options.slots) : [];
   const slots: SlotArea[] = [];
   for (let index = 0; index < options.slots; index++) {
-    const uid = root ? options.uidBase + index : (process.getuid?.() ?? 0);
+    const uid = root ? uids[index]! : (process.getuid?.() ?? 0);
     const dir = join(base, `slot-${index}`);
     await mkdir(dir, { mode: 0o711 });
     const metaDir = join(dir, "meta");
@@ -137,6 +139,7 @@ export async function createHostArea(options: {
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {
+  if (isRoot()) releaseUids(area.slots.map((slot) => slot.uid));
   for (const slot of area.slots) {
     if (slot.mounted) await run("/usr/bin/umount", ["-l", slot.runsDir]).catch(() => {});
   }
