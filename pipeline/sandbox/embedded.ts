@@ -146,7 +146,14 @@ export class EmbeddedSandbox implements CodeRunner {
       );
       return { area, mode: "none", problem: null };
     }
-    const probe = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
+    let probe = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
+    if (probe.mode === null && area.kit.launcher) {
+      // e.g. a temp dir mounted noexec, where our cached launcher cannot run: the stock tools can
+      area.kit = { ...area.kit, launcher: null };
+      this.kit = area.kit;
+      const fallback = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
+      if (fallback.mode !== null) probe = fallback;
+    }
     return { area, mode: probe.mode, problem: probe.problem };
   }
 
