@@ -6,6 +6,7 @@ import path from "node:path";
 import {
   datasetInfo,
   downloadFile,
+  type FileDownloadInfoOutput,
   fileDownloadInfo,
   HUB_URL,
   HubApiError,
@@ -29,10 +30,12 @@ export interface HubFile {
   gitOid?: string | undefined;
 }
 
-export interface OpenedFile {
+/** A file as `describe` found it on the hub; `open` needs it to fetch the bytes. */
+export interface FileDescription {
   size: number;
   etag: string;
-  body: ReadableStream<Uint8Array>;
+  /** the library's own answer (download URL, Xet details), handed back to it by `open` */
+  info?: FileDownloadInfoOutput | undefined;
 }
 
 export interface HubClientOptions {
@@ -43,6 +46,12 @@ export interface HubClientOptions {
 
 /** What the public hub is called in messages when no endpoint is configured. */
 const PUBLIC_HUB = "the public Hugging Face hub";
+
+const FILE_ADVICE = "fix `files` of this source in the config, or pin a revision that has it";
+
+function describeFile(file: HubFile, commit: string): string {
+  return `${file.path} of dataset ${file.repo} at commit ${commit}`;
+}
 
 export class HubClient {
   /** the endpoint as configured, for messages */
@@ -130,28 +139,48 @@ export class HubClient {
     return out;
   }
 
-  /** Opens `file` from byte `offset` on; the body is the rest of the file. */
-  async open(file: HubFile, commit: string, offset: number): Promise<OpenedFile> {
-    const what = `${file.path} of dataset ${file.repo} at commit ${commit}`;
-    const advice = "fix `files` of this source in the config, or pin a revision that has it";
+  /**
+   * What the hub says about `file` at `commit` now: its size and ETag, from a one-byte Range probe.
+   * A size other than the listing's is an error: the bytes would never verify.
+   */
+  async describe(file: HubFile, commit: string): Promise<FileDescription> {
     if (file.size === 0) {
       // a Range request cannot probe an empty file (the hub answers 416); the listing says all there is
-      return { size: 0, etag: file.sha256 ?? file.gitOid ?? "", body: new Blob([]).stream() };
+      return { size: 0, etag: file.sha256 ?? file.gitOid ?? "" };
     }
-    const common = { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
-    const info = await this.call(what, advice, () => fileDownloadInfo({ ...common, ...this.params() }));
-    if (!info) throw new HubNotFoundError(what, advice, undefined, this.endpoint);
+    const what = describeFile(file, commit);
+    const info = await this.call(what, FILE_ADVICE, () =>
+      fileDownloadInfo({ ...this.fileParams(file, commit), ...this.params() }),
+    );
+    if (!info) throw new HubNotFoundError(what, FILE_ADVICE, undefined, this.endpoint);
     if (info.size !== file.size) {
       throw new HubResponseError(
         what,
         `the listing says ${file.size} bytes but the file is ${info.size} bytes`,
       );
     }
-    const blob = await this.call(what, advice, () =>
-      downloadFile({ ...common, downloadInfo: info, ...this.params() }),
+    return { size: info.size, etag: info.etag, info };
+  }
+
+  /** The bytes of `file` from `offset` to its end, as described by `describe`. */
+  async open(
+    file: HubFile,
+    commit: string,
+    description: FileDescription,
+    offset: number,
+  ): Promise<ReadableStream<Uint8Array>> {
+    const downloadInfo = description.info;
+    if (!downloadInfo || offset >= description.size) return new Blob([]).stream();
+    const what = describeFile(file, commit);
+    const blob = await this.call(what, FILE_ADVICE, () =>
+      downloadFile({ ...this.fileParams(file, commit), downloadInfo, ...this.params() }),
     );
-    if (!blob) throw new HubNotFoundError(what, advice, undefined, this.endpoint);
-    return { size: info.size, etag: info.etag, body: blob.slice(offset).stream() };
+    if (!blob) throw new HubNotFoundError(what, FILE_ADVICE, undefined, this.endpoint);
+    return blob.slice(offset).stream();
+  }
+
+  private fileParams(file: HubFile, commit: string) {
+    return { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
   }
 
   private async list(repo: string, commit: string, dir: string): Promise<HubFile[]> {
@@ -192,7 +221,7 @@ export class HubClient {
     }
   }
 
-  explain(error: unknown, what: string, notFoundAdvice: string): unknown {
+  private explain(error: unknown, what: string, notFoundAdvice: string): unknown {
     if (error instanceof HubApiError) {
       const detail = firstLine(error.message);
       if (error.statusCode === 401 || error.statusCode === 403) {

@@ -7,9 +7,9 @@
 // Only what the client calls is spoken: revision info, tree listing, and `resolve` with Range.
 
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { fileDigest, gitBlobId } from "./digest.js";
 
 export interface HubRequest {
   method: string;
@@ -44,19 +44,8 @@ interface RepoSnapshot {
 /** Data files go through LFS on the real hub; small text files such as README.md are plain git blobs. */
 const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar)$/i;
 
-export function gitBlobId(content: Buffer): string {
-  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
-}
-
 function lfsPointer(sha256: string, size: number): string {
   return `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256}\nsize ${size}\n`;
-}
-
-async function hashFile(file: string, algorithm: string, prefix?: string): Promise<string> {
-  const hash = createHash(algorithm);
-  if (prefix !== undefined) hash.update(prefix);
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }
 
 function json(status: number, value: unknown, headers: Record<string, string> = {}): HubResponse {
@@ -122,14 +111,16 @@ export class DirectoryHub {
     const info = await stat(absolute);
     const cached = this.cache.get(absolute);
     if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs) return cached;
-    const sha256 = await hashFile(absolute, "sha256");
+    const sha256 = await fileDigest(absolute, "sha256");
     const isLfs = LFS_PATTERN.test(relative);
     const pointer = lfsPointer(sha256, info.size);
     const entry: FileEntry = {
       path: relative,
       size: info.size,
       sha256,
-      oid: isLfs ? gitBlobId(Buffer.from(pointer)) : await hashFile(absolute, "sha1", `blob ${info.size}\0`),
+      oid: isLfs
+        ? gitBlobId(Buffer.from(pointer))
+        : await fileDigest(absolute, "sha1", `blob ${info.size}\0`),
       lfs: isLfs ? { oid: sha256, size: info.size, pointerSize: Buffer.byteLength(pointer) } : undefined,
       mtimeMs: info.mtimeMs,
     };

@@ -1,14 +1,18 @@
 // Fetching one hub file to disk so that no byte is fetched twice: bytes go to `<dest>.part`, an
 // interrupted transfer (dropped connection, Ctrl-C, kill -9) continues from the part's length with a
 // Range request, and only a file whose size and hash match the hub's listing is renamed into place,
-// next to a small `.verified` note so later runs trust it without fetching or rehashing.
+// followed by a small `.verified` note so later runs trust it without fetching or rehashing.
+//
+// A kill can land between any two of those steps, and each leftover is recognised on the next run
+// without fetching again: a part with every byte is verified as it is, and a file in place without
+// its note (killed between the rename and the note) is rehashed and kept.
 
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ReadableStreamDefaultReader, ReadableStreamReadResult } from "node:stream/web";
-import type { HubClient, HubFile } from "./client.js";
+import { UserError } from "../errors.js";
+import type { FileDescription, HubClient, HubFile } from "./client.js";
+import { fileDigest } from "./digest.js";
 import { FileIntegrityError, HubUnreachableError } from "./errors.js";
 import { sleep } from "./fetch.js";
 
@@ -48,80 +52,83 @@ export async function downloadVerified(
   options: DownloadOptions = {},
 ): Promise<DownloadedFile> {
   const notePath = `${dest}.verified`;
-  const known = await readNote(notePath);
   const onDisk = await stat(dest).catch(() => undefined);
-  if (known && onDisk && known.commit === commit && known.size === file.size && onDisk.size === file.size) {
-    return {
-      localPath: dest,
-      size: file.size,
-      sha256: known.sha256,
-      gitOid: known.gitOid,
-      etag: known.etag,
-      fetched: false,
-    };
+  if (onDisk) {
+    const known = await readNote(notePath);
+    if (known && known.commit === commit && known.size === file.size && onDisk.size === file.size) {
+      return result(dest, file, known.etag, false);
+    }
+    if (onDisk.size === file.size) {
+      const { etag } = await client.describe(file, commit);
+      if ((await verify(dest, file, etag)) === undefined) {
+        await writeNote(notePath, file, commit, etag);
+        return result(dest, file, etag, false);
+      }
+    }
+    await rm(dest, { force: true });
   }
   await mkdir(path.dirname(dest), { recursive: true });
   const part = `${dest}.part`;
-  const what = `${file.path} of dataset ${file.repo}`;
   // A mismatch may come from a corrupt resumed tail or a flaky proxy: one fresh fetch before giving up.
-  for (let fresh = 0; ; fresh++) {
-    const etag = await transfer(client, file, commit, part, options);
-    const problem = await verify(part, file);
+  for (let attempt = 0; ; attempt++) {
+    const { etag, fetched } = await transfer(client, file, commit, part, options);
+    const problem = await verify(part, file, etag);
     if (problem === undefined) {
       await rename(part, dest);
-      const note: VerifiedNote = { repo: file.repo, path: file.path, commit, size: file.size, etag };
-      if (file.sha256) note.sha256 = file.sha256;
-      if (file.gitOid) note.gitOid = file.gitOid;
-      await writeFile(notePath, `${JSON.stringify(note)}\n`);
-      return {
-        localPath: dest,
-        size: file.size,
-        sha256: file.sha256,
-        gitOid: file.gitOid,
-        etag,
-        fetched: true,
-      };
+      await writeNote(notePath, file, commit, etag);
+      return result(dest, file, etag, fetched);
     }
     await rm(part, { force: true });
-    if (fresh >= 1) throw new FileIntegrityError(what, problem);
+    if (attempt >= 1) throw new FileIntegrityError(`${file.path} of dataset ${file.repo}`, problem);
   }
 }
 
-/** Appends the missing bytes of `file` to `part`, retrying dropped transfers from where they stopped. */
+function result(dest: string, file: HubFile, etag: string, fetched: boolean): DownloadedFile {
+  return { localPath: dest, size: file.size, sha256: file.sha256, gitOid: file.gitOid, etag, fetched };
+}
+
+async function writeNote(notePath: string, file: HubFile, commit: string, etag: string): Promise<void> {
+  const note: VerifiedNote = { repo: file.repo, path: file.path, commit, size: file.size, etag };
+  if (file.sha256) note.sha256 = file.sha256;
+  if (file.gitOid) note.gitOid = file.gitOid;
+  await writeFile(notePath, `${JSON.stringify(note)}\n`);
+}
+
+/**
+ * Appends the missing bytes of `file` to `part`, retrying dropped transfers from where they stopped.
+ * `fetched` is false when the part already held every byte (a run killed before verifying it).
+ */
 async function transfer(
   client: HubClient,
   file: HubFile,
   commit: string,
   part: string,
   options: DownloadOptions,
-): Promise<string> {
-  let etag = "";
+): Promise<{ etag: string; fetched: boolean }> {
   let failures = 0;
+  let fetched = false;
   await (await open(part, "a")).close(); // an empty file is complete as soon as its part exists
   for (;;) {
-    let have = (await stat(part).catch(() => undefined))?.size ?? 0;
+    let have = (await stat(part)).size;
     if (have > file.size) {
       await truncate(part, 0);
       have = 0;
     }
-    if (have === file.size && etag !== "") return etag;
     const progressBefore = have;
     try {
-      // opened even when the part looks complete, so 401/404 surface and the etag is known
-      const opened = await client.open(file, commit, have === file.size ? 0 : have);
-      etag = opened.etag;
-      if (have === file.size) {
-        await opened.body.cancel().catch(() => {});
-        return etag;
-      }
-      await appendStream(opened.body, part, client.timeoutMs, options, have, file.size);
+      // the probe is made even for a complete part: it surfaces 401/404 and gives the etag
+      const description = await client.describe(file, commit);
+      if (have === file.size) return { etag: description.etag, fetched };
+      await appendFrom(client, file, commit, description, part, have, options);
+      fetched = true;
       have = (await stat(part)).size;
-      if (have >= file.size) return etag;
+      if (have >= file.size) return { etag: description.etag, fetched };
       throw new Error(`the transfer ended early at ${have} of ${file.size} bytes`);
     } catch (error) {
-      if (options.signal?.aborted) throw error;
-      if (!isTransient(error)) throw error;
-      const grew = ((await stat(part).catch(() => undefined))?.size ?? 0) > progressBefore;
+      // failures to probe or open were already retried by the hub fetch and explained as advice
+      // (refusal, not found, unreachable), so only a broken or stalled body is worth resuming here
+      if (options.signal?.aborted || error instanceof UserError) throw error;
+      const grew = (await stat(part)).size > progressBefore;
       failures = grew ? 0 : failures + 1;
       if (failures > client.retries) {
         throw new HubUnreachableError(client.endpoint, `${file.path} of dataset ${file.repo}`, error);
@@ -131,36 +138,29 @@ async function transfer(
   }
 }
 
-/**
- * Errors worth a resumed retry: a broken or stalled body. Failures to open were already retried by the
- * hub fetch and explained as UserErrors (refusal, not found, unreachable), so they end the download.
- */
-function isTransient(error: unknown): boolean {
-  if (typeof error === "string") return true; // the library aborts a broken body stream with a message
-  return error instanceof Error && !("exitCode" in error);
-}
-
-async function appendStream(
-  body: ReadableStream<Uint8Array>,
+async function appendFrom(
+  client: HubClient,
+  file: HubFile,
+  commit: string,
+  description: FileDescription,
   part: string,
-  stallMs: number,
-  options: DownloadOptions,
   start: number,
-  total: number,
+  options: DownloadOptions,
 ): Promise<void> {
+  const body = await client.open(file, commit, description, start);
   const handle = await open(part, "a");
   const reader = body.getReader();
   let written = start;
   try {
     for (;;) {
-      const { done, value } = await readWithin(reader, stallMs, options.signal);
+      const { done, value } = await readWithin(reader, client.timeoutMs, options.signal);
       if (done) break;
       // never write past the end: a server ignoring Range would otherwise corrupt the part
-      const room = total - written;
+      const room = file.size - written;
       const chunk = value.length > room ? value.subarray(0, room) : value;
       if (chunk.length > 0) await handle.write(chunk);
       written += chunk.length;
-      options.onProgress?.(written, total);
+      options.onProgress?.(written, file.size);
       if (value.length > room) break;
     }
   } finally {
@@ -191,25 +191,29 @@ async function readWithin(
   }
 }
 
-/** Undefined when `file` matches the listing, else what differs. */
-async function verify(file: string, expected: HubFile): Promise<string | undefined> {
+/**
+ * Undefined when `file` matches the listing, else what differs. The listing's hash decides; a listing
+ * without one (some mirrors) falls back on the ETag, which the hub sets to the sha256 of an LFS file
+ * and to the git blob id of a plain one.
+ */
+async function verify(
+  file: string,
+  expected: HubFile,
+  etag: string | undefined,
+): Promise<string | undefined> {
   const size = (await stat(file)).size;
   if (size !== expected.size) return `size ${size} bytes, expected ${expected.size}`;
-  if (expected.sha256) {
-    const actual = await digest(file, "sha256");
-    if (actual !== expected.sha256) return `sha256 ${actual}, expected ${expected.sha256}`;
-  } else if (expected.gitOid) {
-    const actual = await digest(file, "sha1", `blob ${size}\0`);
-    if (actual !== expected.gitOid) return `git blob id ${actual}, expected ${expected.gitOid}`;
+  const tag = etag?.replace(/^W\//, "").replace(/"/g, "");
+  const sha256 = expected.sha256 ?? (!expected.gitOid && tag && /^[0-9a-f]{64}$/.test(tag) ? tag : undefined);
+  const gitOid = expected.gitOid ?? (!expected.sha256 && tag && /^[0-9a-f]{40}$/.test(tag) ? tag : undefined);
+  if (sha256) {
+    const actual = await fileDigest(file, "sha256");
+    if (actual !== sha256) return `sha256 ${actual}, expected ${sha256}`;
+  } else if (gitOid) {
+    const actual = await fileDigest(file, "sha1", `blob ${size}\0`);
+    if (actual !== gitOid) return `git blob id ${actual}, expected ${gitOid}`;
   }
   return undefined;
-}
-
-async function digest(file: string, algorithm: string, prefix?: string): Promise<string> {
-  const hash = createHash(algorithm);
-  if (prefix !== undefined) hash.update(prefix);
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }
 
 async function readNote(file: string): Promise<VerifiedNote | undefined> {

@@ -1,16 +1,18 @@
 // `pnpm pipeline run dedup` on the bundled samples, through the CLI and the local test hub over HTTP:
 // the expected records come out, bad rows and duplicates are rejected with their reasons, a dropped
-// connection is survived, and a forced rerun fetches nothing twice.
+// connection is survived, a rerun is a no-op, and a forced rerun fetches nothing twice. Outputs are
+// read from the data directory, and through `cat` once, to keep the number of CLI starts low.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { StageStore } from "../../pipeline/store/index.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
 let hub: TestHub;
 let dataDir: string;
 
@@ -52,7 +54,7 @@ interface Result {
 /** Runs the CLI without blocking: the test hub answers from this very process. */
 function cli(args: string[], token: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ["pipeline/main.ts", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", "pipeline/main.ts", ...args], {
       cwd: repoRoot,
       env: { ...process.env, HF_TOKEN: token, HF_ENDPOINT: "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -70,7 +72,8 @@ function cli(args: string[], token: string): Promise<Result> {
   });
 }
 
-function pipeline(...args: string[]): Promise<Result> {
+/** The CLI on the samples through the test hub, with the token the hub expects unless told otherwise. */
+function pipeline(args: string[], token = "hf_e2e_token"): Promise<Result> {
   const common = [
     "--config",
     "configs/sample.yaml",
@@ -79,7 +82,13 @@ function pipeline(...args: string[]): Promise<Result> {
     "--set",
     `hub.endpoint=${hub.url}`,
   ];
-  return cli([...args, ...common, "--set", "hub.retry_backoff_s=0.01"], "hf_e2e_token");
+  return cli([...args, ...common, "--set", "hub.retry_backoff_s=0.01"], token);
+}
+
+async function stored(stage: string, rejects = false): Promise<Array<Record<string, unknown>>> {
+  const out: PipelineRecord[] = [];
+  for await (const record of new StageStore(dataDir, stage).read({ rejects })) out.push(record);
+  return out;
 }
 
 function jsonl(text: string): Array<Record<string, unknown>> {
@@ -91,11 +100,11 @@ function jsonl(text: string): Array<Record<string, unknown>> {
 
 describe("ingest end to end on the samples through the test hub", () => {
   it("downloads, normalizes and deduplicates into the expected records", async () => {
-    const run = await pipeline("run", "dedup");
+    const run = await pipeline(["run", "dedup"]);
     expect(run.stderr).not.toMatch(/error/i);
     expect(run.code).toBe(0);
 
-    const files = jsonl((await pipeline("cat", "download")).stdout);
+    const files = await stored("download");
     expect(files.map((f) => f.id).sort()).toEqual([
       "BAAI/TACO/ALL/test-00000-of-00001.parquet",
       "BAAI/TACO/ALL/train-00000-of-00001.parquet",
@@ -115,7 +124,7 @@ describe("ingest end to end on the samples through the test hub", () => {
       ),
     ).toBe(true);
 
-    const seeds = jsonl((await pipeline("cat", "normalize")).stdout);
+    const seeds = await stored("normalize");
     expect(seeds).toHaveLength(117);
     expect(new Set(seeds.map((s) => s.resource))).toEqual(
       new Set(["magicoder", "sharegpt", "wizardcoder", "evolinstruct"]),
@@ -128,16 +137,16 @@ describe("ingest end to end on the samples through the test hub", () => {
     expect(seeds.filter((s) => s.resource === "sharegpt").every((s) => s.lang === "python")).toBe(true);
     expect(seeds.every((s) => typeof s.query === "string" && typeof s.answer === "string")).toBe(true);
 
-    const badRows = jsonl((await pipeline("cat", "normalize", "--rejects")).stdout);
+    const badRows = await stored("normalize", true);
     expect(badRows.map((r) => [r.id, r.reason])).toEqual([
       ["sharegpt:000029", "no-human-gpt-pair"],
       ["wizardcoder:000028", "empty-answer"],
       ["evolinstruct:000029", "missing-field"],
     ]);
 
-    const kept = jsonl((await pipeline("cat", "dedup")).stdout);
+    const kept = await stored("dedup");
     expect(kept).toHaveLength(112);
-    const dropped = jsonl((await pipeline("cat", "dedup", "--rejects")).stdout);
+    const dropped = jsonl((await pipeline(["cat", "dedup", "--rejects"])).stdout);
     expect(dropped.map((r) => [r.id, r.reason])).toEqual([
       ["wizardcoder:000010", "exact-duplicate"],
       ["wizardcoder:000020", "near-duplicate"],
@@ -156,9 +165,22 @@ describe("ingest end to end on the samples through the test hub", () => {
     }
   });
 
+  it("does nothing on a rerun, and status shows the counts", async () => {
+    const before = hub.requests.length;
+    const rerun = await pipeline(["run", "dedup"]);
+    expect(rerun.code).toBe(0);
+    for (const stage of ["download", "normalize", "dedup"])
+      expect(rerun.stderr).toContain(`${stage}: up to date`);
+    expect(hub.requests.slice(before)).toEqual([]);
+    const status = await pipeline(["status"]);
+    expect(status.stdout).toMatch(/^download\s+complete\s+5\s+6\s+0\s+0\s/m);
+    expect(status.stdout).toMatch(/^normalize\s+complete\s+120\s+117\s+3\s+0\s/m);
+    expect(status.stdout).toMatch(/^dedup\s+complete\s+117\s+112\s+5\s+0\s/m);
+  });
+
   it("fetches no file twice when download is forced to run again", async () => {
     const before = hub.requests.length;
-    const rerun = await pipeline("run", "download", "--force");
+    const rerun = await pipeline(["run", "download", "--force"]);
     expect(rerun.code).toBe(0);
     const fresh = hub.requests.slice(before);
     expect(fresh.length).toBeGreaterThan(0); // revisions were resolved and files listed again
@@ -166,15 +188,7 @@ describe("ingest end to end on the samples through the test hub", () => {
   });
 
   it("stops with advice when the token is wrong", async () => {
-    const common = [
-      "--config",
-      "configs/sample.yaml",
-      "--data-dir",
-      dataDir,
-      "--set",
-      `hub.endpoint=${hub.url}`,
-    ];
-    const result = await cli(["run", "download", "--force", ...common], "hf_wrong");
+    const result = await pipeline(["run", "download", "--force"], "hf_wrong");
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/refused access.*HF_TOKEN/s);
   });

@@ -134,6 +134,55 @@ describe("hub client against the test hub", () => {
     });
   });
 
+  it("verifies a complete part or an unnoted file left by a killed run without fetching it again", async () => {
+    await withHub({}, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const [file] = await hubClient.listFiles(REPO, commit, ["data/train-00000-of-00002.jsonl"]);
+      const bodies = () => hub.requests.filter((r) => r.url.includes("/resolve/") && r.range !== "bytes=0-0");
+
+      // killed after the last byte, before the part was verified and renamed
+      const dest = await fresh("complete-part");
+      await mkdir(path.dirname(dest), { recursive: true });
+      await writeFile(`${dest}.part`, bigBytes);
+      const fromPart = await downloadVerified(hubClient, file!, commit, dest);
+      expect(fromPart.fetched).toBe(false);
+      expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+      expect(JSON.parse(await readFile(`${dest}.verified`, "utf8"))).toMatchObject({
+        commit,
+        size: file!.size,
+      });
+
+      // killed after the rename, before the note was written
+      await rm(`${dest}.verified`);
+      const unnoted = await downloadVerified(hubClient, file!, commit, dest);
+      expect(unnoted.fetched).toBe(false);
+      await expect(stat(`${dest}.verified`)).resolves.toBeDefined();
+      expect(bodies()).toEqual([]);
+
+      // a file in place that does not match is fetched again, not trusted
+      await rm(`${dest}.verified`);
+      await writeFile(dest, Buffer.alloc(bigBytes.length, 0x20));
+      const replaced = await downloadVerified(hubClient, file!, commit, dest);
+      expect(replaced.fetched).toBe(true);
+      expect((await readFile(dest)).equals(bigBytes)).toBe(true);
+    });
+  });
+
+  it("checks a file against its ETag when the listing gives no hash (as some mirrors do)", async () => {
+    await withHub({ faults: [{ kind: "corrupt", match: /resolve.*train-00000/, times: 4 }] }, async (hub) => {
+      const hubClient = client(hub.url);
+      const commit = await hubClient.resolveCommit(REPO, "main");
+      const bare = { repo: REPO, path: "data/train-00000-of-00002.jsonl", size: bigBytes.length };
+      const error = await downloadVerified(hubClient, bare, commit, await fresh("bare")).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(FileIntegrityError);
+      expect((error as Error).message).toMatch(/data\/train-00000-of-00002\.jsonl.*sha256/);
+      expect(hub.faults).toEqual([]);
+    });
+  });
+
   it("refetches a corrupted file once, and names the file when it stays corrupt", async () => {
     await withHub({ faults: [{ kind: "corrupt", match: "train-00000", times: 2 }] }, async (hub) => {
       const hubClient = client(hub.url);

@@ -1,7 +1,7 @@
 // A local Hugging Face hub for tests: serves a directory (`<owner>/<name>/<path>`) over HTTP on
 // 127.0.0.1 through the real endpoints `@huggingface/hub` calls (revision info, tree listing,
 // `resolve` with Range/ETag/X-Repo-Commit), with latency and faults injected on demand: a connection
-// dropped mid-file, 401, 404, 5xx, corrupted bytes.
+// dropped mid-file, a slow body (time to kill the client mid-file), 401, 404, 5xx, corrupted bytes.
 
 import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -15,7 +15,9 @@ export type HubFault =
   /** send the headers and the first `afterBytes` bytes of the body, then cut the connection */
   | { kind: "drop"; afterBytes: number; match: string | RegExp; times?: number }
   /** flip one byte in the middle of the body */
-  | { kind: "corrupt"; match: string | RegExp; times?: number };
+  | { kind: "corrupt"; match: string | RegExp; times?: number }
+  /** send the body at about this many bytes per second */
+  | { kind: "slow"; bytesPerSecond: number; match: string | RegExp; times?: number };
 
 export interface TestHubOptions {
   root: string;
@@ -31,6 +33,8 @@ export interface LoggedRequest {
   url: string;
   range: string | undefined;
   status: number;
+  /** body bytes handed to the socket so far */
+  bytes: number;
 }
 
 export interface TestHub {
@@ -59,6 +63,12 @@ function takeFault(faults: HubFault[], url: string): HubFault | undefined {
   return fault;
 }
 
+function send(res: ServerResponse, log: LoggedRequest, chunk: Buffer): void {
+  if (res.destroyed) return;
+  log.bytes += chunk.length;
+  res.write(chunk);
+}
+
 export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const directory = new DirectoryHub(options.root);
   const faults = [...(options.faults ?? [])];
@@ -67,7 +77,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
     const range = req.headers.range;
-    const log: LoggedRequest = { method: req.method ?? "GET", url, range, status: 0 };
+    const log: LoggedRequest = { method: req.method ?? "GET", url, range, status: 0, bytes: 0 };
     requests.push(log);
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
 
@@ -96,9 +106,19 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     const length = end - start + 1;
     if (fault?.kind === "drop") {
       const stop = Math.min(end, start + fault.afterBytes - 1);
-      const stream = createReadStream(file, { start, end: stop });
-      stream.on("data", (chunk) => res.write(chunk));
-      stream.on("end", () => setTimeout(() => res.socket?.destroy(), 10));
+      for await (const chunk of createReadStream(file, { start, end: stop })) send(res, log, chunk as Buffer);
+      setTimeout(() => res.socket?.destroy(), 10);
+      return;
+    }
+    if (fault?.kind === "slow") {
+      // a twentieth of the rate every 50 ms, until the body is sent or the client has gone
+      const piece = Math.max(1, Math.floor(fault.bytesPerSecond / 20));
+      for await (const chunk of createReadStream(file, { start, end, highWaterMark: piece })) {
+        if (res.destroyed) break;
+        send(res, log, chunk as Buffer);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      res.end();
       return;
     }
     let body: NodeJS.ReadableStream = createReadStream(file, { start, end });
@@ -119,6 +139,9 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
         }),
       );
     }
+    body.on("data", (chunk: Buffer) => {
+      log.bytes += chunk.length;
+    });
     body.pipe(res);
   }
 
