@@ -32,11 +32,14 @@ export function removeMain(code: string, language: LanguageName): StrippedCode {
   const pattern = BRACED_MAIN[language];
   if (!pattern) return { code, removed: false };
   const match = pattern.exec(code);
-  if (!match || code[match.index + match[0].length] !== "{") return { code, removed: false };
+  if (!match) return { code, removed: false };
   const open = match.index + match[0].length;
-  const close = findClosingBrace(code, open, language);
-  if (close < 0) return { code, removed: false };
-  let stripped = cutSpan(code, match.index, close + 1);
+  const end =
+    code[open] === "{"
+      ? findClosingBrace(code, open, language) + 1
+      : expressionBodyEnd(code, match, language);
+  if (end <= 0) return { code, removed: false };
+  let stripped = cutSpan(code, match.index, end);
   if (language === "java" || language === "csharp" || language === "kotlin" || language === "scala") {
     // A class that only held main is now empty, and would clash with the harness's own class.
     stripped = stripped.replace(
@@ -45,6 +48,19 @@ export function removeMain(code: string, language: LanguageName): StrippedCode {
     );
   }
   return { code: stripped, removed: true };
+}
+
+/**
+ * End of a one-line expression body (`def main(args: Array[String]): Unit = println(1)` in Scala,
+ * `fun main() = println(1)` in Kotlin), or -1 when the main has no such body.
+ */
+function expressionBodyEnd(code: string, match: RegExpExecArray, language: LanguageName): number {
+  const open = match.index + match[0].length;
+  const isExpression =
+    (language === "scala" && /=\s*$/.test(match[0])) || (language === "kotlin" && code[open] === "=");
+  if (!isExpression) return -1;
+  const newline = code.indexOf("\n", open);
+  return newline < 0 ? code.length : newline;
 }
 
 /** Removes a top-level `if ...:` line and the indented (or blank) lines under it. */

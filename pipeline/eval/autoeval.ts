@@ -7,8 +7,9 @@ import { languageFromSandboxId, sandboxLanguageId } from "../code/languages.js";
 import { removeMain } from "../code/strip-main.js";
 import type { CodeRunner, RunCodeRequest } from "../sandbox/types.js";
 import type { AutoEvalProblem, FusionAnswer } from "./fusion-data.js";
-import { type FusionRunOptions, resultFromResponse, runRequest } from "./fusion-run.js";
+import type { FusionRunOptions } from "./fusion-run.js";
 import { splitGoImports } from "./harness/go.js";
+import { callSandbox, rawResult } from "./sandbox-call.js";
 import type { PredictionResult } from "./types.js";
 
 export const INSERT_MARKER = "#<INSERT>";
@@ -60,8 +61,9 @@ export async function runAutoEval(
   const program = buildAutoEvalProgram(problem, code);
   const request: RunCodeRequest = { code: program, language: executionLanguageId(problem) };
   if (Object.keys(problem.assets).length > 0) request.files = { ...problem.assets };
-  const { response, elapsed_s } = await runRequest(runner, request, options);
-  const result = resultFromResponse(answer, problem.programmingLanguage, response, program, elapsed_s);
+  const call = await callSandbox(runner, request, options);
+  const result = rawResult(call, { ...answer, language: problem.programmingLanguage }, options);
+  const { response } = call;
   const run = response.run_result;
   const compile = response.compile_result;
   const test_results: Record<string, string> = {};

@@ -5,8 +5,9 @@ import { extractMainCode } from "../code/extract.js";
 import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
 import type { CodeRunner, RunCodeResponse } from "../sandbox/types.js";
 import type { CommonOJProblem, FusionAnswer } from "./fusion-data.js";
-import { type FusionRunOptions, resultFromResponse, runRequest } from "./fusion-run.js";
+import type { FusionRunOptions } from "./fusion-run.js";
 import { type OutputJudgeOptions, outputsMatch } from "./oj-judge.js";
+import { callSandbox, rawResult, type SandboxCall, sandboxErrorResponse } from "./sandbox-call.js";
 import type { Outcome, PredictionResult } from "./types.js";
 
 export const SKIPPED = "SKIPPED";
@@ -73,52 +74,56 @@ export async function runCommonOJ(
     (language ? extractMainCode(answer.completion ?? "", { language })?.code : undefined) ??
     "";
   const sandboxId = language ? sandboxLanguageId(language) : undefined;
-  const empty: RunCodeResponse = {
-    status: "SandboxError",
-    message: "",
-    compile_result: null,
-    run_result: null,
-    files: {},
-  };
+  const test_results: Record<string, string> = {};
   if (!language || !sandboxId) {
-    const result = resultFromResponse(answer, language ?? "python", empty, code, 0);
-    result.reason = language
+    const reason = language
       ? `${language} cannot run in the sandbox`
       : "no language: set the answer's language, labels.programming_language or --language";
-    result.num_tests = problem.cases.length;
-    for (let i = 0; i < problem.cases.length; i++) result.test_results[String(i)] = SKIPPED;
-    return result;
+    const never: SandboxCall = {
+      request: { code, language: language ?? "" },
+      response: sandboxErrorResponse(reason),
+      elapsed_s: 0,
+    };
+    const result = rawResult(never, { ...answer, language: language ?? "python" }, options);
+    result.reason = reason;
+    for (let i = 0; i < problem.cases.length; i++) test_results[String(i)] = SKIPPED;
+    return finish(result, test_results, problem);
   }
+  // The record keeps the first failing run (or the last run when all pass): that is what to debug.
   let result: PredictionResult | undefined;
   let failure: { outcome: Outcome; reason?: string } | undefined;
-  const test_results: Record<string, string> = {};
   let elapsed = 0;
   for (const [i, testCase] of problem.cases.entries()) {
     if (failure && !options.runAllCases) {
       test_results[String(i)] = SKIPPED;
       continue;
     }
-    const { response, elapsed_s } = await runRequest(
-      runner,
-      { code, language: sandboxId, stdin: testCase.stdin },
-      options,
-    );
-    elapsed += elapsed_s;
-    const judged = judgeCase(response, testCase.stdout, options);
+    const call = await callSandbox(runner, { code, language: sandboxId, stdin: testCase.stdin }, options);
+    elapsed += call.elapsed_s;
+    const judged = judgeCase(call.response, testCase.stdout, options);
     test_results[String(i)] = judged.result;
-    // The record keeps the first failing run (or the last run when all pass): that is what to debug.
-    if (!failure) result = resultFromResponse(answer, language, response, code, 0);
-    if (judged.outcome && !failure)
+    if (failure) continue;
+    result = rawResult(call, { ...answer, language }, options);
+    if (judged.outcome) {
       failure = judged.reason
         ? { outcome: judged.outcome, reason: judged.reason }
         : { outcome: judged.outcome };
+    }
   }
-  const final = result ?? resultFromResponse(answer, language, empty, code, 0);
+  const final = result!;
   final.outcome = failure?.outcome ?? "Passed";
   if (failure?.reason) final.reason = failure.reason;
-  final.test_results = test_results;
-  final.num_tests = problem.cases.length;
-  final.num_passed = Object.values(test_results).filter((r) => r === "PASSED").length;
   final.elapsed_s = Math.round(elapsed * 1000) / 1000;
-  return final;
+  return finish(final, test_results, problem);
+}
+
+function finish(
+  result: PredictionResult,
+  test_results: Record<string, string>,
+  problem: CommonOJProblem,
+): PredictionResult {
+  result.test_results = test_results;
+  result.num_tests = problem.cases.length;
+  result.num_passed = Object.values(test_results).filter((r) => r === "PASSED").length;
+  return result;
 }

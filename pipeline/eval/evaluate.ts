@@ -2,27 +2,25 @@
 // as one request (all test cases in one program, so compiled languages compile once), and is judged
 // from the `TEST-` lines it prints. Predictions run concurrently, up to the sandbox's workers.
 import pLimit from "p-limit";
+import { definesEntryPoint } from "../code/extract.js";
 import { removeMain } from "../code/strip-main.js";
-import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../sandbox/types.js";
+import type { CodeRunner } from "../sandbox/types.js";
 import { fillProgram, harnessFor } from "./harness/index.js";
+import { type NamingConvention, styleName } from "./harness/naming.js";
 import { judgePrediction } from "./outcome.js";
+import { callSandbox, type RunLimits, rawResult } from "./sandbox-call.js";
 import { EvalInputError, type GeneratedTest, type Prediction, type PredictionResult } from "./types.js";
 
 /** Generated tests by language, then by question id (as read by readTestDir). */
 export type TestIndex = ReadonlyMap<string, ReadonlyMap<string, GeneratedTest>>;
 
-export interface EvaluateOptions {
+export interface EvaluateOptions extends RunLimits {
   /** predictions in flight at once; keep it at or below the sandbox's workers */
   concurrency?: number;
-  /** seconds; the sandbox's defaults apply when unset */
-  compileTimeoutS?: number;
-  runTimeoutS?: number;
-  memoryMb?: number;
   /** called once before running, with how many predictions will run (unmatched ones do not) */
   onStart?: (total: number) => void;
   /** called once per finished prediction, in completion order (for progress bars) */
   onResult?: (result: PredictionResult) => void;
-  signal?: AbortSignal;
 }
 
 export interface EvaluationRun {
@@ -53,7 +51,7 @@ function planJobs(
       unmatched.push({ qid: prediction.qid, id: prediction.id, language: prediction.language });
       continue;
     }
-    const fn = prediction.entry_fn_name ?? test.entry_fn_name;
+    const fn = prediction.entry_fn_name ?? entryNameIn(prediction.code, test.entry_fn_name);
     if (!fn) {
       nameless.push(`${prediction.language} question ${prediction.qid} prediction ${prediction.id}`);
       continue;
@@ -83,62 +81,29 @@ export function buildProgram(job: Job): { program: string; mainRemoved: boolean 
   };
 }
 
+const CONVENTIONS: readonly NamingConvention[] = ["snake", "camel", "pascal"];
+
+/**
+ * The entry function to call when a prediction names none: the test's (BabelCode's styled name),
+ * unless the code defines only another style of it (the question's own spelling, say).
+ */
+function entryNameIn(code: string, name: string | undefined): string | undefined {
+  if (!name || definesEntryPoint(code, name)) return name;
+  const other = CONVENTIONS.map((c) => styleName(name, c)).find((n) => definesEntryPoint(code, n));
+  return other ?? name;
+}
+
 async function runOne(runner: CodeRunner, job: Job, options: EvaluateOptions): Promise<PredictionResult> {
   const { program, mainRemoved } = buildProgram(job);
-  const request: RunCodeRequest = { code: program, language: job.test.sandbox_language };
-  if (options.compileTimeoutS !== undefined) request.compile_timeout = options.compileTimeoutS;
-  if (options.runTimeoutS !== undefined) request.run_timeout = options.runTimeoutS;
-  if (options.memoryMb !== undefined) request.memory_limit_MB = options.memoryMb;
-  const started = performance.now();
-  let response: RunCodeResponse;
-  try {
-    response = await runner.run(request, options.signal ? { signal: options.signal } : undefined);
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    // A runner that throws (remote server down, sandbox closed) is a sandbox error for this prediction.
-    response = {
-      status: "SandboxError",
-      message: (error as Error).message,
-      compile_result: null,
-      run_result: null,
-      files: {},
-    };
-  }
-  const elapsed_s = (performance.now() - started) / 1000;
-  const judgement = judgePrediction(response, job.test.test_case_ids);
-  const { compile_result: compile, run_result: run } = response;
-  const result: PredictionResult = {
-    qid: job.prediction.qid,
-    id: job.prediction.id,
-    language: job.prediction.language,
-    outcome: judgement.outcome,
-    test_results: judgement.test_results,
-    num_tests: job.test.test_case_ids.length,
-    num_passed: judgement.num_passed,
-    sandbox_status: response.status,
-    commands: [],
-    stdout: run?.stdout ?? "",
-    stderr: run?.stderr ?? "",
-    main_removed: mainRemoved,
-    elapsed_s: Math.round(elapsed_s * 1000) / 1000,
-    code: program,
-  };
+  const call = await callSandbox(runner, { code: program, language: job.test.sandbox_language }, options);
+  const judgement = judgePrediction(call.response, job.test.test_case_ids);
+  const result = rawResult(call, job.prediction, options);
+  result.outcome = judgement.outcome;
   if (judgement.reason !== undefined) result.reason = judgement.reason;
-  if (response.message) result.sandbox_message = response.message;
-  for (const [step, command] of [
-    ["compile", compile],
-    ["run", run],
-  ] as const) {
-    if (!command) continue;
-    result.commands.push({
-      step,
-      status: command.status,
-      return_code: command.return_code,
-      execution_time: command.execution_time,
-      peak_memory_kb: command.peak_memory_kb ?? null,
-    });
-  }
-  if (compile?.stderr) result.compile_stderr = compile.stderr;
+  result.test_results = judgement.test_results;
+  result.num_tests = job.test.test_case_ids.length;
+  result.num_passed = judgement.num_passed;
+  result.main_removed = mainRemoved;
   return result;
 }
 

@@ -1,86 +1,12 @@
-// Running SandboxFusion-style answers through a CodeRunner: one request with the caller's limits,
-// the raw record of what happened, and the batch loop shared by AutoEval and CommonOJ.
+// The batch loop shared by AutoEval and CommonOJ: every answer against its problem, a few at a
+// time, results in input order. One answer's requests go through sandbox-call.ts.
 import pLimit from "p-limit";
-import type { LanguageName } from "../code/languages.js";
-import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../sandbox/types.js";
 import type { FusionAnswer } from "./fusion-data.js";
+import type { RunLimits } from "./sandbox-call.js";
 import type { PredictionResult } from "./types.js";
 
-export interface FusionRunOptions {
-  /** seconds; SandboxFusion's defaults for these dataset types are 40 (compile) and 20 (run) */
-  compileTimeoutS?: number;
-  runTimeoutS?: number;
-  memoryMb?: number;
-  signal?: AbortSignal;
-}
-
-export async function runRequest(
-  runner: CodeRunner,
-  request: RunCodeRequest,
-  options: FusionRunOptions,
-): Promise<{ response: RunCodeResponse; elapsed_s: number }> {
-  const withLimits: RunCodeRequest = { ...request };
-  if (options.compileTimeoutS !== undefined) withLimits.compile_timeout = options.compileTimeoutS;
-  if (options.runTimeoutS !== undefined) withLimits.run_timeout = options.runTimeoutS;
-  if (options.memoryMb !== undefined) withLimits.memory_limit_MB = options.memoryMb;
-  const started = performance.now();
-  let response: RunCodeResponse;
-  try {
-    response = await runner.run(withLimits, options.signal ? { signal: options.signal } : undefined);
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    response = {
-      status: "SandboxError",
-      message: (error as Error).message,
-      compile_result: null,
-      run_result: null,
-      files: {},
-    };
-  }
-  return { response, elapsed_s: Math.round(performance.now() - started) / 1000 };
-}
-
-/** The raw record of one run; the caller fills in the outcome and the test results. */
-export function resultFromResponse(
-  answer: FusionAnswer,
-  language: LanguageName,
-  response: RunCodeResponse,
-  program: string,
-  elapsed_s: number,
-): PredictionResult {
-  const result: PredictionResult = {
-    qid: answer.qid,
-    id: answer.id,
-    language,
-    outcome: "Had Error",
-    test_results: {},
-    num_tests: 0,
-    num_passed: 0,
-    sandbox_status: response.status,
-    commands: [],
-    stdout: response.run_result?.stdout ?? "",
-    stderr: response.run_result?.stderr ?? "",
-    main_removed: false,
-    elapsed_s,
-    code: program,
-  };
-  if (response.message) result.sandbox_message = response.message;
-  for (const [step, command] of [
-    ["compile", response.compile_result],
-    ["run", response.run_result],
-  ] as const) {
-    if (!command) continue;
-    result.commands.push({
-      step,
-      status: command.status,
-      return_code: command.return_code,
-      execution_time: command.execution_time,
-      peak_memory_kb: command.peak_memory_kb ?? null,
-    });
-  }
-  if (response.compile_result?.stderr) result.compile_stderr = response.compile_result.stderr;
-  return result;
-}
+/** Limits for each request; SandboxFusion's defaults for these dataset types are 40 s (compile) and 20 s (run). */
+export type FusionRunOptions = RunLimits;
 
 export interface FusionBatch<P> {
   results: PredictionResult[];

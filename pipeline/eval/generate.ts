@@ -2,8 +2,10 @@
 // that is malformed, or whose types a language cannot express, is listed with the reason.
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { LanguageName } from "../code/languages.js";
-import { HARNESSES, harnessFor, UnsupportedTypeError } from "./harness/index.js";
+import { type LanguageName, languageFromSandboxId } from "../code/languages.js";
+import { languageIds } from "../sandbox/index.js";
+import { HARNESSES, harnessFor, NO_HARNESS, UnsupportedTypeError } from "./harness/index.js";
+import { styleName } from "./harness/naming.js";
 import { type JsonLine, readJsonl, writeJson, writeJsonl } from "./jsonl.js";
 import { parseQuestion, questionIdOf } from "./question.js";
 import { SchemaError } from "./schema-type.js";
@@ -18,10 +20,15 @@ export interface GenerationResult {
 /** Language name written in a failure that applies to every language (a malformed question). */
 export const ALL_LANGUAGES = "*";
 
-/** Test programs for every question in every language asked for (default: all with a harness). */
+/** Every language the sandbox runs, by our name (javascript for nodejs, r for R, shell for bash). */
+export function sandboxLanguages(): LanguageName[] {
+  return languageIds().flatMap((id) => languageFromSandboxId(id) ?? []);
+}
+
+/** Test programs for every question in every language asked for (default: every language the sandbox runs). */
 export function generateTests(
   rawQuestions: readonly JsonLine[],
-  languages: readonly (LanguageName | string)[] = HARNESSES.map((h) => h.language),
+  languages: readonly (LanguageName | string)[] = sandboxLanguages(),
   source = "questions",
 ): GenerationResult {
   const result: GenerationResult = { questions: [], tests: [], failures: [] };
@@ -47,10 +54,13 @@ export function generateTests(
     for (const language of languages) {
       const harness = harnessFor(language as LanguageName);
       if (!harness) {
+        const why = NO_HARNESS[language as LanguageName];
         result.failures.push({
           qid,
           language,
-          reason: `no harness generator for ${language}; generators exist for ${HARNESSES.map((h) => h.language).join(", ")}`,
+          reason: why
+            ? why
+            : `no harness generator for ${language}; generators exist for ${HARNESSES.map((h) => h.language).join(", ")}`,
         });
         continue;
       }
@@ -63,7 +73,8 @@ export function generateTests(
           test_case_ids: question.testCases.map((tc) => tc.idx),
           test_code: harness.generate(question),
         };
-        if (question.entryFnName) test.entry_fn_name = question.entryFnName;
+        // BabelCode's name for the entry function in this language's style (is_palindrome, IsPalindrome).
+        if (question.entryFnName) test.entry_fn_name = styleName(question.entryFnName, harness.naming);
         // Only class-based languages call through a class; elsewhere a prediction opts in by naming one.
         if (harness.requiresClass) test.entry_cls_name = question.entryClsName ?? "Solution";
         result.tests.push(test);

@@ -1,6 +1,7 @@
 // Reads BabelCode questions: `{question_id, title, schema: {params: [{name, type}], return: {type}},
-// test_cases: [{idx, inputs, outputs}], entry_fn_name?, entry_cls_name?}`. Types are parsed and every
-// test value is checked against its type here, once, so harnesses can trust what they render.
+// test_cases: [{idx, inputs, outputs}], entry_fn_name?, entry_cls_name?}` (`entry_point` and
+// `class_name` accepted as aliases). Types are parsed and every test value is checked against its
+// type here, once, so harnesses can trust what they render.
 import { checkValue, parseSchemaType, SchemaError } from "./schema-type.js";
 import type { Question, TestCase } from "./types.js";
 
@@ -87,8 +88,9 @@ export function parseQuestion(raw: unknown): Question {
     returnType,
     testCases,
   };
-  const entryFnName = optionalName(record.entry_fn_name, "entry_fn_name");
-  const entryClsName = optionalName(record.entry_cls_name, "entry_cls_name");
+  // The same aliases predictions may use (HumanEval's `entry_point`, `class_name`).
+  const entryFnName = optionalName(record.entry_fn_name ?? record.entry_point, "entry_fn_name");
+  const entryClsName = optionalName(record.entry_cls_name ?? record.class_name, "entry_cls_name");
   if (entryFnName) question.entryFnName = entryFnName;
   if (entryClsName) question.entryClsName = entryClsName;
   return question;

@@ -67,6 +67,8 @@ export type TestResult = string;
 /** One sandbox step (compile or run) as the raw results record it. */
 export interface CommandRecord {
   step: "compile" | "run";
+  /** the command line from the sandbox's language table; null when unknown (a remote server) */
+  command: string[] | null;
   status: string;
   return_code: number | null;
   /** seconds */

@@ -66,6 +66,22 @@ describe("removeMain", () => {
     ).toBe("function f() {}\n");
   });
 
+  it("removes Scala and Kotlin mains with an expression body, and braced ones", () => {
+    const scala =
+      "object Solution {\n  def f(): Int = 1\n\n  def main(args: Array[String]): Unit = println(f())\n}\n";
+    expect(removeMain(scala, "scala")).toEqual({
+      code: "object Solution {\n  def f(): Int = 1\n\n}\n",
+      removed: true,
+    });
+    expect(
+      removeMain("object M {\n  def main(args: Array[String]): Unit = {\n    println(1)\n  }\n}\n", "scala")
+        .code,
+    ).toBe("");
+    expect(removeMain("fun f() = 1\nfun main() = println(f())\n", "kotlin").code).toBe("fun f() = 1\n");
+    // Scala's procedure syntax has no `=`, and what follows is not a body to remove.
+    expect(removeMain("def main(args: Array[String])\nval x = 1\n", "scala").removed).toBe(false);
+  });
+
   it("leaves code without a main alone", () => {
     expect(removeMain("def f():\n    pass\n", "python")).toEqual({
       code: "def f():\n    pass\n",

@@ -14,7 +14,7 @@ import { ALL_PREDICTIONS } from "../fixtures/eval/predictions.js";
 
 const QUESTIONS = join(import.meta.dirname, "../fixtures/eval/questions.jsonl");
 
-describe("evaluation through the sandbox (BabelCode questions, twelve languages)", () => {
+describe("evaluation through the sandbox (BabelCode questions, fifteen languages)", () => {
   let dir: string;
   let runner: CodeRunner;
   let run: EvaluationRun;
@@ -23,13 +23,24 @@ describe("evaluation through the sandbox (BabelCode questions, twelve languages)
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "eval-e2e-"));
     const generation = await generateTestDir(QUESTIONS, dir);
-    expect(generation.failures).toEqual([
-      {
-        qid: "group_by_length",
-        language: "r",
-        reason: "R list names are strings; a map with integer keys cannot be written",
-      },
-    ]);
+    // Every language the sandbox runs gets a program or a reason; bash and SQL have none to give.
+    const reasons = new Map(generation.failures.map((f) => [`${f.language}/${f.qid}`, f.reason]));
+    expect(reasons.get("r/group_by_length")).toBe(
+      "R list names are strings; a map with integer keys cannot be written",
+    );
+    const questions = generation.questions.map((q) => q.questionId);
+    const containers = [
+      "fingerprint",
+      "group_by_length",
+      "distinct_letters",
+      "mean",
+      "transpose",
+      "char_counts",
+    ];
+    for (const qid of containers) expect(reasons.get(`c/${qid}`)).toMatch(/^C has no list, set or map type/);
+    for (const qid of questions) expect(reasons.get(`shell/${qid}`)).toMatch(/^a bash function can neither/);
+    for (const qid of questions) expect(reasons.get(`sql/${qid}`)).toMatch(/^SQL has no functions/);
+    expect(reasons.size).toBe(1 + containers.length + 2 * questions.length);
     runner = createCodeRunner(sandboxConfigSchema.parse({ workers: 2 }));
     const lines = [
       ...ALL_PREDICTIONS,
@@ -59,26 +70,29 @@ describe("evaluation through the sandbox (BabelCode questions, twelve languages)
     expect(got).toEqual(want);
   });
 
-  it("covers twelve languages and every outcome", () => {
+  it("covers fifteen languages and every outcome", () => {
     expect(Object.keys(metrics.by_language)).toEqual([
+      "c",
       "cpp",
       "csharp",
       "go",
       "java",
       "javascript",
       "lua",
+      "perl",
       "php",
       "python",
       "r",
       "ruby",
       "rust",
+      "scala",
       "typescript",
     ]);
     expect(metrics.overall.outcomes).toEqual({
-      Passed: 53,
+      Passed: 60,
       "Failed Tests": 3,
       "Had Error": 2,
-      "Had Runtime Error": 4,
+      "Had Runtime Error": 7,
       "Timed Out": 1,
     });
   });
@@ -92,6 +106,22 @@ describe("evaluation through the sandbox (BabelCode questions, twelve languages)
     });
     expect(find("rust", "wrong-type").reason).toMatch(/^compile error/);
     expect(find("rust", "wrong-type").compile_stderr).toContain("mismatched types");
+    // The rust compile failed, so there is no run step; the commands are the sandbox's language table's.
+    expect(find("rust", "wrong-type").commands).toEqual([
+      expect.objectContaining({
+        step: "compile",
+        status: "Finished",
+        command: expect.arrayContaining(["/usr/bin/rustc", "main.rs"]),
+      }),
+    ]);
+    expect(find("python", "empty-divides").commands).toEqual([
+      expect.objectContaining({
+        step: "run",
+        status: "Finished",
+        return_code: 0,
+        command: ["/usr/bin/python3", "-u", "main.py"],
+      }),
+    ]);
     expect(find("java", "out-of-range").test_results).toEqual({
       "0": "FAILED",
       "1": "StringIndexOutOfBoundsException",
@@ -102,17 +132,22 @@ describe("evaluation through the sandbox (BabelCode questions, twelve languages)
       "2": "ZeroDivisionError",
     });
     expect(find("javascript", "spins").outcome).toBe("Timed Out");
+    expect(find("c", "null").test_results).toEqual({ "0": "SIGSEGV", "1": "SIGSEGV" });
+    expect(find("c", "divides").test_results).toEqual({ "0": "SIGFPE", "1": "SIGFPE" });
+    expect(find("perl", "dies").test_results).toEqual({ "0": "PASSED", "1": "PASSED", "2": "die" });
   });
 
   it("removes the predictions' own mains where the harness brings one", () => {
     const removed = run.results.filter((r) => r.main_removed).map((r) => `${r.language}/${r.qid}`);
     expect(removed.sort()).toEqual([
+      "c/shout",
       "cpp/group_by_length",
       "csharp/distinct_letters",
       "go/group_by_length",
       "java/group_by_length",
       "python/group_by_length",
       "rust/group_by_length",
+      "scala/fingerprint",
     ]);
   });
 
@@ -132,7 +167,11 @@ describe("evaluation through the sandbox (BabelCode questions, twelve languages)
     // lua: mean only has the answer that raises; R runs its three questions.
     expect(pass("lua", 1)).toEqual({ value: expect.closeTo(2 / 3, 12), questions: 3 });
     expect(pass("r", 1)).toEqual({ value: 1, questions: 3 });
-    expect(metrics.overall.pass_at_k["pass@1"]?.questions).toBe(57);
+    // perl: mean only has the answer that dies; c: two of five questions only have crashing answers.
+    expect(pass("perl", 1)).toEqual({ value: 0.75, questions: 4 });
+    expect(pass("c", 1)).toEqual({ value: 0.6, questions: 5 });
+    expect(pass("scala", 1)).toEqual({ value: 1, questions: 1 });
+    expect(metrics.overall.pass_at_k["pass@1"]?.questions).toBe(67);
   });
 
   it("lists a prediction for an unknown question as unmatched instead of running it", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cLiteral } from "../../pipeline/eval/harness/c.js";
 import { cppLiteral, cppType } from "../../pipeline/eval/harness/cpp.js";
 import { csharpHarness, csharpLiteral, csharpType } from "../../pipeline/eval/harness/csharp.js";
 import { goHarness, goLiteral, goType, splitGoImports } from "../../pipeline/eval/harness/go.js";
@@ -11,11 +12,13 @@ import {
   typescriptType,
 } from "../../pipeline/eval/harness/javascript.js";
 import { luaLiteral, luaString } from "../../pipeline/eval/harness/lua.js";
+import { perlLiteral } from "../../pipeline/eval/harness/perl.js";
 import { phpHarness, phpLiteral } from "../../pipeline/eval/harness/php.js";
 import { pythonLiteral } from "../../pipeline/eval/harness/python.js";
 import { rLiteral } from "../../pipeline/eval/harness/r.js";
 import { rubyLiteral } from "../../pipeline/eval/harness/ruby.js";
 import { rustHarness, rustLiteral, rustType } from "../../pipeline/eval/harness/rust.js";
+import { scalaHarness, scalaLiteral, scalaType } from "../../pipeline/eval/harness/scala.js";
 import { parseQuestion } from "../../pipeline/eval/question.js";
 import { parseSchemaType } from "../../pipeline/eval/schema-type.js";
 
@@ -24,6 +27,7 @@ const table = { a: [1, 2.5] };
 const tableType = t("map<string;list<double>>");
 const byLength = { "1": ["x"] };
 const byLengthType = t("map<integer;list<string>>");
+const type3 = t("map<string;list<set<character>>>");
 
 describe("BabelCode type names", () => {
   const type = t("map<string;list<set<character>>>");
@@ -126,6 +130,32 @@ describe("literals", () => {
     expect(() => rLiteral(byLength, byLengthType)).toThrow("R list names are strings");
   });
 
+  it("scala", () => {
+    expect(scalaType(type3)).toBe("HashMap[String, List[HashSet[Char]]]");
+    expect(scalaLiteral(table, tableType)).toBe(
+      'HashMap[String, List[Double]]("a" -> List[Double](1.0, 2.5))',
+    );
+    expect(scalaLiteral([], t("set<integer>"))).toBe("HashSet[Int]()");
+    expect(scalaLiteral(byLength, byLengthType)).toBe('HashMap[Int, List[String]](1 -> List[String]("x"))');
+    expect(scalaLiteral(5, t("long"))).toBe("5L");
+    expect(scalaLiteral(0.5, t("float"))).toBe("0.5F");
+  });
+
+  it("perl", () => {
+    expect(perlLiteral(table, tableType)).toBe("{'a' => [1.0, 2.5]}");
+    expect(perlLiteral(["x"], t("set<character>"))).toBe("{'x' => 1}");
+    expect(perlLiteral(byLength, byLengthType)).toBe("{1 => ['x']}");
+    expect(perlLiteral([true, false], t("list<boolean>"))).toBe("[1, 0]");
+    expect(perlLiteral("$x @y", t("string"))).toBe("'$x @y'");
+  });
+
+  it("c: leaves only, as C has no container that knows its length", () => {
+    expect(cLiteral("a\u0001", t("string"))).toBe('"a\\001"');
+    expect(cLiteral(3, t("long"))).toBe("3LL");
+    expect(() => cLiteral([1], t("list<integer>"))).toThrow(/^C has no list, set or map type/);
+    expect(() => cLiteral("é", t("character"))).toThrow("C char holds one byte");
+  });
+
   it("ruby", () => {
     expect(rubyLiteral(table, tableType)).toBe("{'a' => [1.0, 2.5]}");
     expect(rubyLiteral([1], t("set<integer>"))).toBe("Set[1]");
@@ -144,8 +174,34 @@ describe("generated programs", () => {
   });
 
   it("print one TEST line per test case in every language", () => {
+    // Leaf types only, so C (which has no containers) writes it too.
+    const leaves = parseQuestion({
+      question_id: "q",
+      schema: { params: [{ name: "s", type: "string" }], return: { type: "integer" } },
+      test_cases: [
+        { idx: 0, inputs: { s: "a" }, outputs: 1 },
+        { idx: "edge-1", inputs: { s: "" }, outputs: 0 },
+      ],
+    });
+    expect(HARNESSES.map((h) => h.language).sort()).toEqual([
+      "c",
+      "cpp",
+      "csharp",
+      "go",
+      "java",
+      "javascript",
+      "lua",
+      "perl",
+      "php",
+      "python",
+      "r",
+      "ruby",
+      "rust",
+      "scala",
+      "typescript",
+    ]);
     for (const harness of HARNESSES) {
-      const code = harness.generate(question);
+      const code = harness.generate(leaves);
       expect(code, harness.language).toContain("PLACEHOLDER_CODE_BODY");
       expect(code, harness.language).toContain("TEST-0...");
       expect(code, harness.language).toContain("TEST-edge-1...");
@@ -217,5 +273,22 @@ describe("generated programs", () => {
     expect(harnessFor("ruby")?.callee("f", "Solution", "")).toBe("Solution.new.f");
     expect(harnessFor("rust")?.callee("f", "Solution", "")).toBe("Solution::f");
     expect(harnessFor("cpp")?.callee("f", "Solution", "")).toBe("Solution().f");
+    expect(scalaHarness.callee("f", "Solution", "object Solution {}")).toBe("Solution.f");
+    expect(scalaHarness.callee("f", "Solution", "class Solution {}")).toBe("new Solution().f");
+    expect(harnessFor("perl")?.callee("f", "Solution", "")).toBe("Solution->new->f");
+  });
+
+  it("put Scala code inside an object the driver imports, after the driver (the sandbox launches the first App)", () => {
+    const program = fillProgram(
+      scalaHarness,
+      scalaHarness.generate(question),
+      "package a.b\ndef f(xs: List[Int]) = xs.length",
+      "f",
+    );
+    expect(program.indexOf("object QuestionEvaluator extends App")).toBeLessThan(
+      program.indexOf("object BcSolution {"),
+    );
+    expect(program).toContain("object BcSolution {\n\ndef f(xs: List[Int]) = xs.length\n}");
+    expect(program).toContain('bcCheck("TEST-0...", () => f(List[Int](1)), 1, 0)');
   });
 });

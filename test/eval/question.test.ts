@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ALL_LANGUAGES, generateTests } from "../../pipeline/eval/generate.js";
+import { ALL_LANGUAGES, generateTests, sandboxLanguages } from "../../pipeline/eval/generate.js";
 import { parseQuestion } from "../../pipeline/eval/question.js";
 import { SchemaError } from "../../pipeline/eval/schema-type.js";
 import { EvalInputError } from "../../pipeline/eval/types.js";
@@ -93,7 +93,7 @@ describe("generateTests", () => {
     };
     const result = generateTests(
       [line(base, 1), line(accented, 2), line(emoji, 3), line(broken, 4)],
-      ["python", "cpp", "java", "csharp", "perl"],
+      ["python", "cpp", "java", "csharp", "haskell", "sql"],
     );
     expect(result.tests.map((t) => `${t.qid}/${t.language}`)).toEqual([
       "7/python",
@@ -105,10 +105,14 @@ describe("generateTests", () => {
       "accent/csharp",
       "emoji/python",
     ]);
+    const noHarness = expect.stringContaining("no harness generator for haskell");
+    const noSql = expect.stringMatching(/^SQL has no functions a test can call/);
     expect(result.failures).toEqual([
-      { qid: "7", language: "perl", reason: expect.stringContaining("no harness generator for perl") },
+      { qid: "7", language: "haskell", reason: noHarness },
+      { qid: "7", language: "sql", reason: noSql },
       { qid: "accent", language: "cpp", reason: 'C++ char holds one byte; character "é" does not fit' },
-      { qid: "accent", language: "perl", reason: expect.stringContaining("no harness generator") },
+      { qid: "accent", language: "haskell", reason: noHarness },
+      { qid: "accent", language: "sql", reason: noSql },
       { qid: "emoji", language: "cpp", reason: 'C++ char holds one byte; character "😀" does not fit' },
       {
         qid: "emoji",
@@ -120,7 +124,8 @@ describe("generateTests", () => {
         language: "csharp",
         reason: 'C# char holds one UTF-16 unit; character "😀" does not fit',
       },
-      { qid: "emoji", language: "perl", reason: expect.stringContaining("no harness generator") },
+      { qid: "emoji", language: "haskell", reason: noHarness },
+      { qid: "emoji", language: "sql", reason: noSql },
       {
         qid: "broken",
         language: ALL_LANGUAGES,
@@ -137,6 +142,42 @@ describe("generateTests", () => {
       ["java", "add", "Solution", ["0"]],
       ["python", "add", undefined, ["0"]],
     ]);
+  });
+
+  it("names the entry function in each language's style, as BabelCode's generated tests do", () => {
+    const question = { ...base, entry_fn_name: "groupByLength", entry_point: "ignored" };
+    const { tests } = generateTests([line(question, 1)]);
+    const names = Object.fromEntries(tests.map((t) => [t.language, t.entry_fn_name]));
+    expect(names).toEqual({
+      python: "group_by_length",
+      javascript: "groupByLength",
+      typescript: "groupByLength",
+      c: "group_by_length",
+      cpp: "groupByLength",
+      java: "groupByLength",
+      go: "groupByLength",
+      rust: "group_by_length",
+      csharp: "GroupByLength",
+      php: "groupByLength",
+      ruby: "group_by_length",
+      perl: "group_by_length",
+      lua: "group_by_length",
+      r: "group_by_length",
+      scala: "groupByLength",
+    });
+  });
+
+  it("defaults to every language the sandbox runs, and takes entry_point and class_name as aliases", () => {
+    const question = { ...base, entry_fn_name: undefined, entry_point: "add_up", class_name: "Adder" };
+    const { tests, failures } = generateTests([line(question, 1)]);
+    expect(sandboxLanguages().sort()).toEqual(
+      [...tests.map((t) => t.language), ...failures.map((f) => f.language)].sort(),
+    );
+    expect(failures.map((f) => f.language).sort()).toEqual(["shell", "sql"]);
+    expect(tests.find((t) => t.language === "java")).toMatchObject({
+      entry_fn_name: "addUp",
+      entry_cls_name: "Adder",
+    });
   });
 
   it("refuses two questions with one id", () => {

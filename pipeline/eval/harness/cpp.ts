@@ -4,61 +4,52 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, mapEntries, quote, requireCharWidth } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import {
+  floatText,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  requireCharWidth,
+  type TypeNames,
+} from "./literals.js";
 
-export function cppType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "bool";
-    case "integer":
-      return "int";
-    case "long":
-      return "long long";
-    case "float":
-      return "float";
-    case "double":
-      return "double";
-    case "character":
-      return "char";
-    case "string":
-      return "string";
-    case "list":
-      return `vector<${cppType(type.element)}>`;
-    case "set":
-      return `set<${cppType(type.element)}>`;
-    case "map":
-      return `map<${cppType(type.key)},${cppType(type.value)}>`;
-  }
-}
+const CPP_TYPES: TypeNames = {
+  boolean: "bool",
+  integer: "int",
+  long: "long long",
+  float: "float",
+  double: "double",
+  character: "char",
+  string: "string",
+  list: (e) => `vector<${e}>`,
+  set: (e) => `set<${e}>`,
+  map: (k, v) => `map<${k},${v}>`,
+};
 
-export function cppLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-      // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
-      return value === -(2 ** 31) ? "(-2147483647 - 1)" : String(value);
-    case "long":
-      return `${value}LL`;
-    case "float":
-      return `${floatText(value as number)}f`;
-    case "double":
-      return floatText(value as number);
-    case "character":
-      requireCharWidth(value as string, 8, "C++");
-      return quote(value as string, "c", "'");
-    case "string":
-      return `string(${quote(value as string, "c")})`;
-    case "list":
-    case "set":
-      return `${cppType(type)}{${(value as unknown[]).map((v) => cppLiteral(v, type.element)).join(", ")}}`;
-    case "map":
-      return `${cppType(type)}{${mapEntries(value, type)
-        .map(([k, v]) => `{${cppLiteral(k, type.key)}, ${cppLiteral(v, type.value)}}`)
-        .join(", ")}}`;
-  }
-}
+export const cppType = (type: SchemaType): string => renderType(type, CPP_TYPES);
+
+const CPP_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
+  integer: (n) => (n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
+  long: (n) => `${n}LL`,
+  float: (x) => `${floatText(x)}f`,
+  double: floatText,
+  character(c) {
+    requireCharWidth(c, 8, "C++");
+    return quote(c, "c", "'");
+  },
+  string: (s) => `string(${quote(s, "c")})`,
+  list: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
+  set: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
+  map: (entries, type) => `${cppType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,
+};
+
+export const cppLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, CPP_LITERALS);
 
 const HEADER = `#include <bits/stdc++.h>
 #include <cxxabi.h>
@@ -141,21 +132,17 @@ export const cppHarness: Harness = {
   language: "cpp",
   sandboxId: "cpp",
   requiresClass: false,
+  naming: "camel",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const cases = question.testCases.map((tc) => {
-      const locals = question.params.map(
-        (p, i) => `auto bc_arg${i} = ${cppLiteral(tc.inputs[p.name], p.type)};`,
-      );
-      const args = question.params.map((_, i) => `bc_arg${i}`).join(", ");
-      const expected = cppLiteral(tc.outputs, question.returnType);
-      return [
+    const cases = renderCases(question, cppLiteral).map((tc) =>
+      [
         "  {",
-        ...locals.map((l) => `    ${l}`),
-        `    bc_check(${quote(testPrefix(tc.idx), "c")}, [&]() { return ${CALLEE_PLACEHOLDER}(${args}); }, ${expected}, ${tol});`,
+        ...tc.args.map((arg, i) => `    auto bc_arg${i} = ${arg};`),
+        `    bc_check(${quote(tc.prefix, "c")}, [&]() { return ${CALLEE_PLACEHOLDER}(${tc.args.map((_, i) => `bc_arg${i}`).join(", ")}); }, ${tc.expected}, ${tol});`,
         "  }",
-      ].join("\n");
-    });
+      ].join("\n"),
+    );
     return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main() {\n${cases.join("\n")}\n  return 0;\n}\n`;
   },
   prepare: (code) => ({ prelude: "", body: code }),

@@ -4,60 +4,52 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, indentRest, mapEntries, quote, requireCharWidth } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import {
+  floatText,
+  indentRest,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  requireCharWidth,
+  type TypeNames,
+} from "./literals.js";
 
-export function csharpType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "bool";
-    case "integer":
-      return "int";
-    case "long":
-      return "long";
-    case "float":
-      return "float";
-    case "double":
-      return "decimal";
-    case "character":
-      return "char";
-    case "string":
-      return "string";
-    case "list":
-      return `List<${csharpType(type.element)}>`;
-    case "set":
-      return `HashSet<${csharpType(type.element)}>`;
-    case "map":
-      return `Dictionary<${csharpType(type.key)}, ${csharpType(type.value)}>`;
-  }
-}
+const CSHARP_TYPES: TypeNames = {
+  boolean: "bool",
+  integer: "int",
+  long: "long",
+  float: "float",
+  double: "decimal",
+  character: "char",
+  string: "string",
+  list: (e) => `List<${e}>`,
+  set: (e) => `HashSet<${e}>`,
+  map: (k, v) => `Dictionary<${k}, ${v}>`,
+};
 
-export function csharpLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-      return String(value);
-    case "long":
-      return `${value}L`;
-    case "float":
-      return `${floatText(value as number)}f`;
-    case "double":
-      return `${floatText(value as number)}m`;
-    case "character":
-      requireCharWidth(value as string, 16, "C#");
-      return quote(value as string, "csharp", "'");
-    case "string":
-      return quote(value as string, "csharp");
-    case "list":
-    case "set":
-      return `new ${csharpType(type)}{${(value as unknown[]).map((v) => csharpLiteral(v, type.element)).join(", ")}}`;
-    case "map":
-      return `new ${csharpType(type)}{${mapEntries(value, type)
-        .map(([k, v]) => `{${csharpLiteral(k, type.key)}, ${csharpLiteral(v, type.value)}}`)
-        .join(", ")}}`;
-  }
-}
+export const csharpType = (type: SchemaType): string => renderType(type, CSHARP_TYPES);
+
+const CSHARP_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: (n) => `${n}L`,
+  float: (x) => `${floatText(x)}f`,
+  double: (x) => `${floatText(x)}m`,
+  character(c) {
+    requireCharWidth(c, 16, "C#");
+    return quote(c, "csharp", "'");
+  },
+  string: (s) => quote(s, "csharp"),
+  list: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
+  set: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
+  map: (entries, type) => `new ${csharpType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,
+};
+
+export const csharpLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, CSHARP_LITERALS);
 
 const HEADER = `using System;
 using System.Collections;
@@ -122,13 +114,13 @@ export const csharpHarness: Harness = {
   language: "csharp",
   sandboxId: "csharp",
   requiresClass: true,
+  naming: "pascal",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => csharpLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = csharpLiteral(tc.outputs, question.returnType);
-      return `BcCheck(${quote(testPrefix(tc.idx), "csharp")}, () => ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol});`;
-    });
+    const calls = renderCases(question, csharpLiteral).map(
+      (tc) =>
+        `BcCheck(${quote(tc.prefix, "csharp")}, () => ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+    );
     return [
       HEADER,
       CODE_PLACEHOLDER,

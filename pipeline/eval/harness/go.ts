@@ -10,59 +10,49 @@ import {
   type Harness,
   PRELUDE_PLACEHOLDER,
   type PreparedCode,
-  testPrefix,
+  renderCases,
 } from "./harness.js";
-import { floatText, mapEntries, quote } from "./literals.js";
+import {
+  floatText,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  type TypeNames,
+} from "./literals.js";
 
-export function goType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "bool";
-    case "integer":
-      return "int";
-    case "long":
-      return "int64";
-    case "float":
-    case "double":
-      return "float64";
-    case "character":
-      return "rune";
-    case "string":
-      return "string";
-    case "list":
-      return `[]${goType(type.element)}`;
-    case "set":
-      return `map[${goType(type.element)}]bool`;
-    case "map":
-      return `map[${goType(type.key)}]${goType(type.value)}`;
-  }
-}
+const GO_TYPES: TypeNames = {
+  boolean: "bool",
+  integer: "int",
+  long: "int64",
+  float: "float64",
+  double: "float64",
+  character: "rune",
+  string: "string",
+  list: (e) => `[]${e}`,
+  set: (e) => `map[${e}]bool`,
+  map: (k, v) => `map[${k}]${v}`,
+};
+
+export const goType = (type: SchemaType): string => renderType(type, GO_TYPES);
 
 /** Scalars carry their type (`int64(5)`) so they keep it when boxed as interface{} for comparison. */
-export function goLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return `${goType(type)}(${value})`;
-    case "float":
-    case "double":
-      return `float64(${floatText(value as number)})`;
-    case "character":
-      return `rune(${quote(value as string, "go", "'")})`;
-    case "string":
-      return quote(value as string, "go");
-    case "list":
-      return `${goType(type)}{${(value as unknown[]).map((v) => goLiteral(v, type.element)).join(", ")}}`;
-    case "set":
-      return `${goType(type)}{${(value as unknown[]).map((v) => `${goLiteral(v, type.element)}: true`).join(", ")}}`;
-    case "map":
-      return `${goType(type)}{${mapEntries(value, type)
-        .map(([k, v]) => `${goLiteral(k, type.key)}: ${goLiteral(v, type.value)}`)
-        .join(", ")}}`;
-  }
-}
+const GO_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: (n) => `int(${n})`,
+  long: (n) => `int64(${n})`,
+  float: (x) => `float64(${floatText(x)})`,
+  double: (x) => `float64(${floatText(x)})`,
+  character: (c) => `rune(${quote(c, "go", "'")})`,
+  string: (s) => quote(s, "go"),
+  list: (items, type) => `${goType(type)}{${items.join(", ")}}`,
+  set: (items, type) => `${goType(type)}{${items.map((item) => `${item}: true`).join(", ")}}`,
+  map: (entries, type) => `${goType(type)}{${entries.map(([k, v]) => `${k}: ${v}`).join(", ")}}`,
+};
+
+export const goLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, GO_LITERALS);
 
 const HEADER_IMPORTS = ["fmt", "math", "reflect", "sort", "strings"];
 
@@ -174,13 +164,13 @@ export const goHarness: Harness = {
   language: "go",
   sandboxId: "go",
   requiresClass: false,
+  naming: "camel",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => goLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = goLiteral(tc.outputs, question.returnType);
-      return `bcCheck(${quote(testPrefix(tc.idx), "go")}, func() interface{} { return ${CALLEE_PLACEHOLDER}(${args}) }, ${expected}, ${tol})`;
-    });
+    const calls = renderCases(question, goLiteral).map(
+      (tc) =>
+        `bcCheck(${quote(tc.prefix, "go")}, func() interface{} { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) }, ${tc.expected}, ${tol})`,
+    );
     return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nfunc main() {\n\t${calls.join("\n\t")}\n}\n`;
   },
   prepare(code: string): PreparedCode {

@@ -4,6 +4,7 @@
 import type { LanguageName } from "../../code/languages.js";
 import type { SchemaType } from "../schema-type.js";
 import type { Question } from "../types.js";
+import type { NamingConvention } from "./naming.js";
 
 /** Where the prediction's code goes. */
 export const CODE_PLACEHOLDER = "PLACEHOLDER_CODE_BODY";
@@ -32,6 +33,8 @@ export interface Harness {
   sandboxId: string;
   /** Java and C# call a method of a class; the class defaults to `Solution` there. */
   requiresClass: boolean;
+  /** How BabelCode spells the question's entry function in this language (`is_palindrome`, `IsPalindrome`). */
+  naming: NamingConvention;
   /** The test program for a question, with placeholders; throws UnsupportedTypeError if it cannot. */
   generate(question: Question): string;
   /** Makes a prediction fit the program (drops `package main`, `<?php`, repeated imports...). */
@@ -46,4 +49,23 @@ export type LiteralRenderer = (value: unknown, type: SchemaType) => string;
 /** The `TEST-{idx}...` prefix every harness prints before a result. */
 export function testPrefix(idx: string): string {
   return `TEST-${idx}...`;
+}
+
+/** One test case with its arguments (in parameter order) and expected value written as literals. */
+export interface RenderedCase {
+  idx: string;
+  /** `TEST-{idx}...`, unquoted */
+  prefix: string;
+  args: string[];
+  expected: string;
+}
+
+/** Every test case of a question written with `render`; the loop each harness's driver is built from. */
+export function renderCases(question: Question, render: LiteralRenderer): RenderedCase[] {
+  return question.testCases.map((tc) => ({
+    idx: tc.idx,
+    prefix: testPrefix(tc.idx),
+    args: question.params.map((p) => render(tc.inputs[p.name], p.type)),
+    expected: render(tc.outputs, question.returnType),
+  }));
 }

@@ -1,5 +1,6 @@
 // The harness generators by language, and the step that puts a prediction into a generated program.
 import type { LanguageName } from "../../code/languages.js";
+import { cHarness } from "./c.js";
 import { cppHarness } from "./cpp.js";
 import { csharpHarness } from "./csharp.js";
 import { goHarness } from "./go.js";
@@ -7,11 +8,13 @@ import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, PRELUDE_PLACEHOLDER
 import { javaHarness } from "./java.js";
 import { javascriptHarness, typescriptHarness } from "./javascript.js";
 import { luaHarness } from "./lua.js";
+import { perlHarness } from "./perl.js";
 import { phpHarness } from "./php.js";
 import { pythonHarness } from "./python.js";
 import { rHarness } from "./r.js";
 import { rubyHarness } from "./ruby.js";
 import { rustHarness } from "./rust.js";
+import { scalaHarness } from "./scala.js";
 
 export { type Harness, UnsupportedTypeError } from "./harness.js";
 
@@ -28,7 +31,19 @@ export const HARNESSES: readonly Harness[] = [
   rubyHarness,
   luaHarness,
   rHarness,
+  scalaHarness,
+  perlHarness,
+  cHarness,
 ];
+
+/**
+ * Languages the sandbox runs that no test program can be written in, and why; every question is a
+ * generation failure there, with this reason.
+ */
+export const NO_HARNESS: Partial<Record<LanguageName, string>> = {
+  shell: "a bash function can neither take nor return typed values (only strings and an exit status)",
+  sql: "SQL has no functions a test can call with arguments and compare the result of",
+};
 
 const BY_LANGUAGE = new Map<LanguageName, Harness>(HARNESSES.map((h) => [h.language, h]));
 

@@ -5,69 +5,61 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, indentRest, mapEntries, quote, requireCharWidth } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import {
+  floatText,
+  indentRest,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  requireCharWidth,
+  type TypeNames,
+} from "./literals.js";
 
-export function javaType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "Boolean";
-    case "integer":
-      return "Integer";
-    case "long":
-      return "Long";
-    case "float":
-      return "Float";
-    case "double":
-      return "Double";
-    case "character":
-      return "Character";
-    case "string":
-      return "String";
-    case "list":
-      return `ArrayList<${javaType(type.element)}>`;
-    case "set":
-      return `HashSet<${javaType(type.element)}>`;
-    case "map":
-      return `Map<${javaType(type.key)}, ${javaType(type.value)}>`;
-  }
+const JAVA_TYPES: TypeNames = {
+  boolean: "Boolean",
+  integer: "Integer",
+  long: "Long",
+  float: "Float",
+  double: "Double",
+  character: "Character",
+  string: "String",
+  list: (e) => `ArrayList<${e}>`,
+  set: (e) => `HashSet<${e}>`,
+  map: (k, v) => `Map<${k}, ${v}>`,
+};
+
+export const javaType = (type: SchemaType): string => renderType(type, JAVA_TYPES);
+
+function javaCollection(concrete: string, element: SchemaType, items: string[]): string {
+  if (items.length === 0) return `new ${concrete}<${javaType(element)}>()`;
+  return `new ${concrete}<${javaType(element)}>(Arrays.asList(${items.join(", ")}))`;
 }
 
-export function javaLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-      return String(value);
-    case "long":
-      return `${value}L`;
-    case "float":
-      return `${floatText(value as number)}f`;
-    case "double":
-      return floatText(value as number);
-    case "character":
-      requireCharWidth(value as string, 16, "Java");
-      return quote(value as string, "java", "'");
-    case "string":
-      return quote(value as string, "java");
-    case "list":
-    case "set": {
-      const items = (value as unknown[]).map((v) => javaLiteral(v, type.element));
-      const concrete = type.kind === "list" ? "ArrayList" : "HashSet";
-      if (items.length === 0) return `new ${concrete}<${javaType(type.element)}>()`;
-      return `new ${concrete}<${javaType(type.element)}>(Arrays.asList(${items.join(", ")}))`;
-    }
-    case "map": {
-      const key = javaType(type.key);
-      const valueType = javaType(type.value);
-      const entries = mapEntries(value, type).map(
-        ([k, v]) => `Map.entry(${javaLiteral(k, type.key)}, ${javaLiteral(v, type.value)})`,
-      );
-      if (entries.length === 0) return `new HashMap<${key}, ${valueType}>()`;
-      return `QuestionEvaluator.<${key}, ${valueType}>bcMap(${entries.join(", ")})`;
-    }
-  }
-}
+const JAVA_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: (n) => `${n}L`,
+  float: (x) => `${floatText(x)}f`,
+  double: floatText,
+  character(c) {
+    requireCharWidth(c, 16, "Java");
+    return quote(c, "java", "'");
+  },
+  string: (s) => quote(s, "java"),
+  list: (items, type) => javaCollection("ArrayList", type.element, items),
+  set: (items, type) => javaCollection("HashSet", type.element, items),
+  map(entries, type) {
+    const generics = `${javaType(type.key)}, ${javaType(type.value)}`;
+    if (entries.length === 0) return `new HashMap<${generics}>()`;
+    return `QuestionEvaluator.<${generics}>bcMap(${entries.map(([k, v]) => `Map.entry(${k}, ${v})`).join(", ")})`;
+  },
+};
+
+export const javaLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, JAVA_LITERALS);
 
 const HEADER = `import java.util.*;
 import java.util.function.*;
@@ -136,13 +128,13 @@ export const javaHarness: Harness = {
   language: "java",
   sandboxId: "java",
   requiresClass: true,
+  naming: "camel",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => javaLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = javaLiteral(tc.outputs, question.returnType);
-      return `bcCheck(${quote(testPrefix(tc.idx), "java")}, () -> ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol});`;
-    });
+    const calls = renderCases(question, javaLiteral).map(
+      (tc) =>
+        `bcCheck(${quote(tc.prefix, "java")}, () -> ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+    );
     return [
       HEADER,
       CODE_PLACEHOLDER,

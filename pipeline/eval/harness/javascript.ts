@@ -4,59 +4,58 @@ import type { LanguageName } from "../../code/languages.js";
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, mapEntries, quote } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import {
+  floatText,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  type TypeNames,
+} from "./literals.js";
+
+const TYPESCRIPT_TYPES: TypeNames = {
+  boolean: "boolean",
+  integer: "number",
+  long: "number",
+  float: "number",
+  double: "number",
+  character: "string",
+  string: "string",
+  list: (e) => `Array<${e}>`,
+  set: (e) => `Set<${e}>`,
+  map: (k, v) => `Record<${k},${v}>`,
+};
 
 /** TypeScript's names for the grammar's types (number, Array<T>, Set<T>, Record<K,V>). */
-export function typescriptType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "boolean";
-    case "integer":
-    case "long":
-    case "float":
-    case "double":
-      return "number";
-    case "character":
-    case "string":
-      return "string";
-    case "list":
-      return `Array<${typescriptType(type.element)}>`;
-    case "set":
-      return `Set<${typescriptType(type.element)}>`;
-    case "map":
-      return `Record<${typescriptType(type.key)},${typescriptType(type.value)}>`;
-  }
-}
+export const typescriptType = (type: SchemaType): string => renderType(type, TYPESCRIPT_TYPES);
 
-function literal(value: unknown, type: SchemaType, typed: boolean): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return quote(value as string, "js");
-    case "list":
-      return `[${(value as unknown[]).map((v) => literal(v, type.element, typed)).join(", ")}]`;
-    case "set": {
-      const items = (value as unknown[]).map((v) => literal(v, type.element, typed)).join(", ");
-      return typed ? `new Set<${typescriptType(type.element)}>([${items}])` : `new Set([${items}])`;
-    }
-    case "map":
-      return `{${mapEntries(value, type)
-        .map(([k, v]) => `${literal(String(k), { kind: "string" }, typed)}: ${literal(v, type.value, typed)}`)
-        .join(", ")}}`;
-  }
-}
+// Object keys are strings whatever the key type, so an integer key is written quoted.
+const objectKey = (key: string): string => (key.startsWith('"') ? key : quote(key, "js"));
 
-export const javascriptLiteral = (value: unknown, type: SchemaType): string => literal(value, type, false);
-export const typescriptLiteral = (value: unknown, type: SchemaType): string => literal(value, type, true);
+const JAVASCRIPT_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: (c) => quote(c, "js"),
+  string: (s) => quote(s, "js"),
+  list: (items) => `[${items.join(", ")}]`,
+  set: (items) => `new Set([${items.join(", ")}])`,
+  map: (entries) => `{${entries.map(([k, v]) => `${objectKey(k)}: ${v}`).join(", ")}}`,
+};
+
+const TYPESCRIPT_LITERALS: LiteralDialect = {
+  ...JAVASCRIPT_LITERALS,
+  set: (items, type) => `new Set<${typescriptType(type.element)}>([${items.join(", ")}])`,
+};
+
+export const javascriptLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, JAVASCRIPT_LITERALS);
+export const typescriptLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, TYPESCRIPT_LITERALS);
 
 // Maps may come back as objects or Map instances; keys compare as strings, as object keys do.
 const DRIVER = `
@@ -117,13 +116,13 @@ function makeHarness(language: LanguageName, sandboxId: string, typed: boolean):
     language,
     sandboxId,
     requiresClass: false,
+    naming: "camel",
     generate(question: Question): string {
       const tol = tolerance(question.returnType);
-      const calls = question.testCases.map((tc) => {
-        const args = question.params.map((p) => literal(tc.inputs[p.name], p.type, typed)).join(", ");
-        const expected = literal(tc.outputs, question.returnType, typed);
-        return `__bcCheck(${quote(testPrefix(tc.idx), "js")}, () => ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol});`;
-      });
+      const calls = renderCases(question, typed ? typescriptLiteral : javascriptLiteral).map(
+        (tc) =>
+          `__bcCheck(${quote(tc.prefix, "js")}, () => ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+      );
       return `${CODE_PLACEHOLDER}\n${typed ? TS_DRIVER : DRIVER}\n${calls.join("\n")}\n`;
     },
     prepare(code: string) {

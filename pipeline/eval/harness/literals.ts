@@ -1,7 +1,84 @@
-// Pieces every harness needs to write values as source code: string and character escaping in the
-// dialect of each language family, and numbers that keep their floating-point-ness.
-import { parseMapKey, type SchemaType } from "../schema-type.js";
+// Pieces every harness needs to write values as source code: one walk over the schema type that a
+// language fills in with its own spelling of each kind (a "dialect"), string and character escaping
+// in the style of each language family, and numbers that keep their floating-point-ness.
+import { type LeafKind, parseMapKey, type SchemaType } from "../schema-type.js";
 import { UnsupportedTypeError } from "./harness.js";
+
+type ListType = Extract<SchemaType, { kind: "list" }>;
+type SetType = Extract<SchemaType, { kind: "set" }>;
+type MapType = Extract<SchemaType, { kind: "map" }>;
+
+/** A language's names for the grammar's types: one per leaf, and how containers wrap theirs. */
+export interface TypeNames extends Record<LeafKind, string> {
+  list(element: string): string;
+  set(element: string): string;
+  map(key: string, value: string): string;
+}
+
+/** The type written in a language's names (`map<string;list<integer>>` -> `map<string,vector<int>>`). */
+export function renderType(type: SchemaType, names: TypeNames): string {
+  switch (type.kind) {
+    case "list":
+      return names.list(renderType(type.element, names));
+    case "set":
+      return names.set(renderType(type.element, names));
+    case "map":
+      return names.map(renderType(type.key, names), renderType(type.value, names));
+    default:
+      return names[type.kind];
+  }
+}
+
+/** How a language writes each kind of value; containers get their items already written. */
+export interface LiteralDialect {
+  boolean(value: boolean): string;
+  integer(value: number): string;
+  long(value: number): string;
+  float(value: number): string;
+  double(value: number): string;
+  character(value: string): string;
+  string(value: string): string;
+  list(items: string[], type: ListType): string;
+  set(items: string[], type: SetType): string;
+  map(entries: Array<[key: string, value: string]>, type: MapType): string;
+}
+
+/** A test value (checked against its type when the question was read) as a literal of the dialect. */
+export function renderLiteral(value: unknown, type: SchemaType, dialect: LiteralDialect): string {
+  switch (type.kind) {
+    case "boolean":
+      return dialect.boolean(value as boolean);
+    case "integer":
+    case "long":
+    case "float":
+    case "double":
+      return dialect[type.kind](value as number);
+    case "character":
+    case "string":
+      return dialect[type.kind](value as string);
+    case "list":
+      return dialect.list(
+        (value as unknown[]).map((item) => renderLiteral(item, type.element, dialect)),
+        type,
+      );
+    case "set":
+      return dialect.set(
+        (value as unknown[]).map((item) => renderLiteral(item, type.element, dialect)),
+        type,
+      );
+    case "map":
+      return dialect.map(
+        mapEntries(value, type).map(([key, item]) => [
+          renderLiteral(key, type.key, dialect),
+          renderLiteral(item, type.value, dialect),
+        ]),
+        type,
+      );
+  }
+}
+
+/** `true`/`false`, as most languages spell them. */
+export const plainBoolean = (value: boolean): string => (value ? "true" : "false");
 
 /** How a language writes a character that cannot appear raw between quotes. */
 export type EscapeStyle = "c" | "java" | "go" | "rust" | "csharp" | "js";
@@ -38,7 +115,7 @@ export function quote(text: string, style: EscapeStyle, quoteChar = '"'): string
   return out + quoteChar;
 }
 
-/** PHP and Ruby single-quoted strings: only `\` and `'` need escaping, nothing is interpolated. */
+/** PHP, Ruby and Perl single-quoted strings: only `\` and `'` need escaping, nothing is interpolated. */
 export function singleQuoted(text: string): string {
   return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 }
@@ -49,7 +126,7 @@ export function floatText(value: number): string {
   return /[.eE]/.test(text) ? text : `${text}.0`;
 }
 
-/** Characters that fit a 16-bit char (Java, C#) or a one-byte char (C++). */
+/** Characters that fit a 16-bit char (Java, C#, Scala) or a one-byte char (C, C++). */
 export function requireCharWidth(value: string, bits: 8 | 16, language: string): void {
   const code = value.codePointAt(0)!;
   if (bits === 8 && code > 0x7f) {
@@ -65,10 +142,7 @@ export function requireCharWidth(value: string, bits: 8 | 16, language: string):
 }
 
 /** A map value's entries with keys read back in the key type (numbers for integer keys). */
-export function mapEntries(
-  value: unknown,
-  type: Extract<SchemaType, { kind: "map" }>,
-): Array<[unknown, unknown]> {
+export function mapEntries(value: unknown, type: MapType): Array<[unknown, unknown]> {
   return Object.entries(value as Record<string, unknown>).map(([key, item]) => [
     parseMapKey(key, type.key.kind),
     item,

@@ -4,8 +4,8 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, mapEntries } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { floatText, type LiteralDialect, plainBoolean, renderLiteral } from "./literals.js";
 
 /** Lua's decimal escapes take up to three digits, so they are always written with three. */
 export function luaString(text: string): string {
@@ -19,29 +19,21 @@ export function luaString(text: string): string {
   return `${out}"`;
 }
 
-export function luaLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return luaString(value as string);
-    case "list":
-      return `{${(value as unknown[]).map((v) => luaLiteral(v, type.element)).join(", ")}}`;
-    case "set":
-      return `{${(value as unknown[]).map((v) => `[${luaLiteral(v, type.element)}]=true`).join(", ")}}`;
-    case "map":
-      return `{${mapEntries(value, type)
-        .map(([k, v]) => `[${luaLiteral(k, type.key)}]=${luaLiteral(v, type.value)}`)
-        .join(", ")}}`;
-  }
-}
+const LUA_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: luaString,
+  string: luaString,
+  list: (items) => `{${items.join(", ")}}`,
+  set: (items) => `{${items.map((item) => `[${item}]=true`).join(", ")}}`,
+  map: (entries) => `{${entries.map(([k, v]) => `[${k}]=${v}`).join(", ")}}`,
+};
+
+export const luaLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, LUA_LITERALS);
 
 /** The schema type as a Lua table: {kind="list", element={kind="integer"}}. */
 function luaType(type: SchemaType): string {
@@ -107,13 +99,13 @@ export const luaHarness: Harness = {
   language: "lua",
   sandboxId: "lua",
   requiresClass: false,
+  naming: "snake",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => luaLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = luaLiteral(tc.outputs, question.returnType);
-      return `__bc_check(${luaString(testPrefix(tc.idx))}, function() return ${CALLEE_PLACEHOLDER}(${args}) end, ${expected}, __bc_type, ${tol})`;
-    });
+    const calls = renderCases(question, luaLiteral).map(
+      (tc) =>
+        `__bc_check(${luaString(tc.prefix)}, function() return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) end, ${tc.expected}, __bc_type, ${tol})`,
+    );
     // Unbuffered, so the tests already reported survive a run killed for time.
     return `io.stdout:setvbuf("no")\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nlocal __bc_type = ${luaType(question.returnType)}\n${calls.join("\n")}\n`;
   },

@@ -8,33 +8,25 @@ import {
   CODE_PLACEHOLDER,
   type Harness,
   type PreparedCode,
-  testPrefix,
+  renderCases,
 } from "./harness.js";
-import { floatText, mapEntries, singleQuoted } from "./literals.js";
+import { floatText, type LiteralDialect, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
 
-export function phpLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return singleQuoted(value as string);
-    case "list":
-      return `array(${(value as unknown[]).map((v) => phpLiteral(v, type.element)).join(", ")})`;
-    case "set":
-      return `array(${(value as unknown[]).map((v) => `${phpLiteral(v, type.element)} => true`).join(", ")})`;
-    case "map":
-      return `array(${mapEntries(value, type)
-        .map(([k, v]) => `${phpLiteral(k, type.key)} => ${phpLiteral(v, type.value)}`)
-        .join(", ")})`;
-  }
-}
+const PHP_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: singleQuoted,
+  string: singleQuoted,
+  list: (items) => `array(${items.join(", ")})`,
+  set: (items) => `array(${items.map((item) => `${item} => true`).join(", ")})`,
+  map: (entries) => `array(${entries.map(([k, v]) => `${k} => ${v}`).join(", ")})`,
+};
+
+export const phpLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, PHP_LITERALS);
 
 const DRIVER = `
 // ---- evaluation harness ----
@@ -86,14 +78,14 @@ export const phpHarness: Harness = {
   language: "php",
   sandboxId: "php",
   requiresClass: false,
+  naming: "camel",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
     const type = `json_decode(${singleQuoted(JSON.stringify(question.returnType))}, true)`;
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => phpLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = phpLiteral(tc.outputs, question.returnType);
-      return `__bc_check(${singleQuoted(testPrefix(tc.idx))}, function () { return ${CALLEE_PLACEHOLDER}(${args}); }, ${expected}, $__bc_type, ${tol});`;
-    });
+    const calls = renderCases(question, phpLiteral).map(
+      (tc) =>
+        `__bc_check(${singleQuoted(tc.prefix)}, function () { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}); }, ${tc.expected}, $__bc_type, ${tol});`,
+    );
     return `<?php\n${CODE_PLACEHOLDER}\n${DRIVER}\n$__bc_type = ${type};\n${calls.join("\n")}\n`;
   },
   prepare(code: string): PreparedCode {

@@ -8,37 +8,25 @@ import {
   CODE_PLACEHOLDER,
   type Harness,
   PRELUDE_PLACEHOLDER,
-  testPrefix,
+  renderCases,
 } from "./harness.js";
-import { floatText, mapEntries, quote } from "./literals.js";
+import { floatText, type LiteralDialect, quote, renderLiteral } from "./literals.js";
 
-export function pythonLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "True" : "False";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return quote(value as string, "js");
-    case "list":
-      return `[${(value as unknown[]).map((v) => pythonLiteral(v, type.element)).join(", ")}]`;
-    case "set": {
-      const items = value as unknown[];
-      return items.length === 0
-        ? "set()"
-        : `{${items.map((v) => pythonLiteral(v, type.element)).join(", ")}}`;
-    }
-    case "map":
-      return `{${mapEntries(value, type)
-        .map(([k, v]) => `${pythonLiteral(k, type.key)}: ${pythonLiteral(v, type.value)}`)
-        .join(", ")}}`;
-  }
-}
+const PYTHON_LITERALS: LiteralDialect = {
+  boolean: (b) => (b ? "True" : "False"),
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: (c) => quote(c, "js"),
+  string: (s) => quote(s, "js"),
+  list: (items) => `[${items.join(", ")}]`,
+  set: (items) => (items.length === 0 ? "set()" : `{${items.join(", ")}}`),
+  map: (entries) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(", ")}}`,
+};
+
+export const pythonLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, PYTHON_LITERALS);
 
 // The names a BabelCode Python prediction may use without importing them.
 const HEADER = `import collections
@@ -102,13 +90,13 @@ export const pythonHarness: Harness = {
   language: "python",
   sandboxId: "python",
   requiresClass: false,
+  naming: "snake",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => pythonLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = pythonLiteral(tc.outputs, question.returnType);
-      return `__bc_check(${quote(testPrefix(tc.idx), "js")}, lambda: ${CALLEE_PLACEHOLDER}(${args}), ${expected}, ${tol})`;
-    });
+    const calls = renderCases(question, pythonLiteral).map(
+      (tc) =>
+        `__bc_check(${quote(tc.prefix, "js")}, lambda: ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol})`,
+    );
     return `${PRELUDE_PLACEHOLDER}\n${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${calls.join("\n")}\n`;
   },
   prepare(code) {

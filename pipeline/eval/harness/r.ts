@@ -8,41 +8,32 @@ import {
   CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
   type Harness,
-  testPrefix,
+  renderCases,
   UnsupportedTypeError,
 } from "./harness.js";
-import { floatText, mapEntries, quote } from "./literals.js";
+import { floatText, type LiteralDialect, quote, renderLiteral } from "./literals.js";
 
 const INT32 = 2 ** 31;
 
-export function rLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "TRUE" : "FALSE";
-    case "integer":
-      return `${value}L`;
-    case "long": {
-      const n = value as number;
-      return n >= -INT32 + 1 && n < INT32 ? `${n}L` : floatText(n);
+const R_LITERALS: LiteralDialect = {
+  boolean: (b) => (b ? "TRUE" : "FALSE"),
+  integer: (n) => `${n}L`,
+  long: (n) => (n >= -INT32 + 1 && n < INT32 ? `${n}L` : floatText(n)),
+  float: floatText,
+  double: floatText,
+  character: (c) => quote(c, "go"),
+  string: (s) => quote(s, "go"),
+  list: (items) => `list(${items.join(", ")})`,
+  set: (items) => `list(${items.join(", ")})`,
+  map(entries, type) {
+    if (type.key.kind === "integer") {
+      throw new UnsupportedTypeError("R list names are strings; a map with integer keys cannot be written");
     }
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return quote(value as string, "go");
-    case "list":
-    case "set":
-      return `list(${(value as unknown[]).map((v) => rLiteral(v, type.element)).join(", ")})`;
-    case "map":
-      if (type.key.kind === "integer") {
-        throw new UnsupportedTypeError("R list names are strings; a map with integer keys cannot be written");
-      }
-      return `list(${mapEntries(value, type)
-        .map(([k, v]) => `${quote(k as string, "go")} = ${rLiteral(v, type.value)}`)
-        .join(", ")})`;
-  }
-}
+    return `list(${entries.map(([k, v]) => `${k} = ${v}`).join(", ")})`;
+  },
+};
+
+export const rLiteral = (value: unknown, type: SchemaType): string => renderLiteral(value, type, R_LITERALS);
 
 /** The schema type as an R list: list(kind = "list", element = list(kind = "integer")). */
 function rType(type: SchemaType): string {
@@ -105,13 +96,13 @@ export const rHarness: Harness = {
   language: "r",
   sandboxId: "R",
   requiresClass: false,
+  naming: "snake",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => rLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = rLiteral(tc.outputs, question.returnType);
-      return `.bc_check(${quote(testPrefix(tc.idx), "go")}, function() ${CALLEE_PLACEHOLDER}(${args}), ${expected}, .bc_type, ${tol})`;
-    });
+    const calls = renderCases(question, rLiteral).map(
+      (tc) =>
+        `.bc_check(${quote(tc.prefix, "go")}, function() ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, .bc_type, ${tol})`,
+    );
     return `${CODE_PLACEHOLDER}\n${DRIVER}\n.bc_type <- ${rType(question.returnType)}\n${calls.join("\n")}\n`;
   },
   prepare: (code) => ({ prelude: "", body: code }),

@@ -3,32 +3,24 @@
 import type { SchemaType } from "../schema-type.js";
 import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, testPrefix } from "./harness.js";
-import { floatText, mapEntries, singleQuoted } from "./literals.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { floatText, type LiteralDialect, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
 
-export function rubyLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-    case "string":
-      return singleQuoted(value as string);
-    case "list":
-      return `[${(value as unknown[]).map((v) => rubyLiteral(v, type.element)).join(", ")}]`;
-    case "set":
-      return `Set[${(value as unknown[]).map((v) => rubyLiteral(v, type.element)).join(", ")}]`;
-    case "map":
-      return `{${mapEntries(value, type)
-        .map(([k, v]) => `${rubyLiteral(k, type.key)} => ${rubyLiteral(v, type.value)}`)
-        .join(", ")}}`;
-  }
-}
+const RUBY_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: singleQuoted,
+  string: singleQuoted,
+  list: (items) => `[${items.join(", ")}]`,
+  set: (items) => `Set[${items.join(", ")}]`,
+  map: (entries) => `{${entries.map(([k, v]) => `${k} => ${v}`).join(", ")}}`,
+};
+
+export const rubyLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, RUBY_LITERALS);
 
 const HEADER = `require 'set'
 $stdout.sync = true
@@ -67,13 +59,13 @@ export const rubyHarness: Harness = {
   language: "ruby",
   sandboxId: "ruby",
   requiresClass: false,
+  naming: "snake",
   generate(question: Question): string {
     const tol = tolerance(question.returnType);
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => rubyLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = rubyLiteral(tc.outputs, question.returnType);
-      return `__bc_check(${singleQuoted(testPrefix(tc.idx))}, ${expected}, ${tol}) { ${CALLEE_PLACEHOLDER}(${args}) }`;
-    });
+    const calls = renderCases(question, rubyLiteral).map(
+      (tc) =>
+        `__bc_check(${singleQuoted(tc.prefix)}, ${tc.expected}, ${tol}) { ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) }`,
+    );
     return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\n${calls.join("\n")}\n`;
   },
   prepare: (code) => ({ prelude: "", body: code }),

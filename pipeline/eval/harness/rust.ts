@@ -9,59 +9,50 @@ import {
   type Harness,
   PRELUDE_PLACEHOLDER,
   type PreparedCode,
-  testPrefix,
+  renderCases,
 } from "./harness.js";
-import { floatText, indentRest, mapEntries, quote } from "./literals.js";
+import {
+  floatText,
+  indentRest,
+  type LiteralDialect,
+  plainBoolean,
+  quote,
+  renderLiteral,
+  renderType,
+  type TypeNames,
+} from "./literals.js";
 
-export function rustType(type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return "bool";
-    case "integer":
-      return "i32";
-    case "long":
-      return "i64";
-    case "float":
-      return "f32";
-    case "double":
-      return "f64";
-    case "character":
-      return "char";
-    case "string":
-      return "String";
-    case "list":
-      return `Vec<${rustType(type.element)}>`;
-    case "set":
-      return `HashSet<${rustType(type.element)}>`;
-    case "map":
-      return `HashMap<${rustType(type.key)}, ${rustType(type.value)}>`;
-  }
-}
+const RUST_TYPES: TypeNames = {
+  boolean: "bool",
+  integer: "i32",
+  long: "i64",
+  float: "f32",
+  double: "f64",
+  character: "char",
+  string: "String",
+  list: (e) => `Vec<${e}>`,
+  set: (e) => `HashSet<${e}>`,
+  map: (k, v) => `HashMap<${k}, ${v}>`,
+};
 
-export function rustLiteral(value: unknown, type: SchemaType): string {
-  switch (type.kind) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "integer":
-    case "long":
-      return String(value);
-    case "float":
-    case "double":
-      return floatText(value as number);
-    case "character":
-      return quote(value as string, "rust", "'");
-    case "string":
-      return `String::from(${quote(value as string, "rust")})`;
-    case "list":
-      return `vec![${(value as unknown[]).map((v) => rustLiteral(v, type.element)).join(", ")}]`;
-    case "set":
-      return `std::collections::HashSet::from([${(value as unknown[]).map((v) => rustLiteral(v, type.element)).join(", ")}])`;
-    case "map":
-      return `std::collections::HashMap::from([${mapEntries(value, type)
-        .map(([k, v]) => `(${rustLiteral(k, type.key)}, ${rustLiteral(v, type.value)})`)
-        .join(", ")}])`;
-  }
-}
+export const rustType = (type: SchemaType): string => renderType(type, RUST_TYPES);
+
+const RUST_LITERALS: LiteralDialect = {
+  boolean: plainBoolean,
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: (c) => quote(c, "rust", "'"),
+  string: (s) => `String::from(${quote(s, "rust")})`,
+  list: (items) => `vec![${items.join(", ")}]`,
+  set: (items) => `std::collections::HashSet::from([${items.join(", ")}])`,
+  map: (entries) =>
+    `std::collections::HashMap::from([${entries.map(([k, v]) => `(${k}, ${v})`).join(", ")}])`,
+};
+
+export const rustLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, RUST_LITERALS);
 
 const DRIVER = `
 // ---- evaluation harness ----
@@ -111,12 +102,12 @@ export const rustHarness: Harness = {
   language: "rust",
   sandboxId: "rust",
   requiresClass: false,
+  naming: "snake",
   generate(question: Question): string {
-    const calls = question.testCases.map((tc) => {
-      const args = question.params.map((p) => rustLiteral(tc.inputs[p.name], p.type)).join(", ");
-      const expected = rustLiteral(tc.outputs, question.returnType);
-      return `bc_check(${quote(testPrefix(tc.idx), "rust")}, || ${CALLEE_PLACEHOLDER}(${args}), ${expected});`;
-    });
+    const calls = renderCases(question, rustLiteral).map(
+      (tc) =>
+        `bc_check(${quote(tc.prefix, "rust")}, || ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected});`,
+    );
     return [
       PRELUDE_PLACEHOLDER,
       "#![allow(unused_imports, dead_code, unused_variables, unused_mut, non_snake_case)]",

@@ -1,0 +1,112 @@
+// Perl harness (BabelCode has none; the mapping follows Perl's own data): numbers and strings are
+// scalars, booleans are 1 and 0, lists are array refs, maps are hash refs, and a set is a hash ref
+// whose keys are the elements (an array ref of distinct elements is accepted back too). A scalar
+// cannot say what it holds, so the comparison walks the schema type, written out as a hash ref.
+import type { SchemaType } from "../schema-type.js";
+import { tolerance } from "../schema-type.js";
+import type { Question } from "../types.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { floatText, type LiteralDialect, renderLiteral, singleQuoted } from "./literals.js";
+
+const PERL_LITERALS: LiteralDialect = {
+  boolean: (b) => (b ? "1" : "0"),
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+  character: singleQuoted,
+  string: singleQuoted,
+  list: (items) => `[${items.join(", ")}]`,
+  set: (items) => `{${items.map((item) => `${item} => 1`).join(", ")}}`,
+  map: (entries) => `{${entries.map(([k, v]) => `${k} => ${v}`).join(", ")}}`,
+};
+
+export const perlLiteral = (value: unknown, type: SchemaType): string =>
+  renderLiteral(value, type, PERL_LITERALS);
+
+/** The schema type as a Perl hash ref: {kind => 'list', element => {kind => 'integer'}}. */
+function perlType(type: SchemaType): string {
+  switch (type.kind) {
+    case "list":
+    case "set":
+      return `{kind => '${type.kind}', element => ${perlType(type.element)}}`;
+    case "map":
+      return `{kind => 'map', key => ${perlType(type.key)}, value => ${perlType(type.value)}}`;
+    default:
+      return `{kind => '${type.kind}'}`;
+  }
+}
+
+// $a and $b belong to sort, so the driver says $got and $want.
+const DRIVER = `
+# ---- evaluation harness ----
+use Scalar::Util qw(looks_like_number);
+
+sub __bc_equal {
+    my ($got, $want, $type, $tol) = @_;
+    my $kind = $type->{kind};
+    if ($kind eq 'list') {
+        return 0 unless ref($got) eq 'ARRAY' && scalar(@$got) == scalar(@$want);
+        for my $i (0 .. $#$want) {
+            return 0 unless __bc_equal($got->[$i], $want->[$i], $type->{element}, $tol);
+        }
+        return 1;
+    }
+    if ($kind eq 'set') {
+        my @items;
+        if (ref($got) eq 'HASH') { @items = keys %$got; }
+        elsif (ref($got) eq 'ARRAY') { @items = @$got; }
+        else { return 0; }
+        my %seen = map { ("$_" => 1) } @items;
+        return 0 unless scalar(@items) == scalar(keys %seen) && scalar(keys %seen) == scalar(keys %$want);
+        for my $key (keys %$want) { return 0 unless exists $seen{$key}; }
+        return 1;
+    }
+    if ($kind eq 'map') {
+        return 0 unless ref($got) eq 'HASH' && scalar(keys %$got) == scalar(keys %$want);
+        for my $key (keys %$want) {
+            return 0 unless exists $got->{$key} && __bc_equal($got->{$key}, $want->{$key}, $type->{value}, $tol);
+        }
+        return 1;
+    }
+    return 0 if !defined($got) || ref($got);
+    return (($got ? 1 : 0) == ($want ? 1 : 0)) ? 1 : 0 if $kind eq 'boolean';
+    if ($kind eq 'float' || $kind eq 'double') {
+        return looks_like_number($got) && abs($got - $want) <= $tol ? 1 : 0;
+    }
+    return looks_like_number($got) && $got == $want ? 1 : 0 if $kind eq 'integer' || $kind eq 'long';
+    return $got eq $want ? 1 : 0;
+}
+
+sub __bc_check {
+    my ($prefix, $thunk, $want, $type, $tol) = @_;
+    my $got;
+    my $ok = eval { $got = $thunk->(); 1 };
+    my $result;
+    if (!$ok) {
+        my $error = $@;
+        $result = ref($error) ? ref($error) : 'die';
+    } else {
+        $result = __bc_equal($got, $want, $type, $tol) ? 'PASSED' : 'FAILED';
+    }
+    print $prefix . $result . "\\n";
+}
+`;
+
+export const perlHarness: Harness = {
+  language: "perl",
+  sandboxId: "perl",
+  requiresClass: false,
+  naming: "snake",
+  generate(question: Question): string {
+    const tol = tolerance(question.returnType);
+    const calls = renderCases(question, perlLiteral).map(
+      (tc) =>
+        `__bc_check(${singleQuoted(tc.prefix)}, sub { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}); }, ${tc.expected}, $__bc_type, ${tol});`,
+    );
+    // utf8: string literals are characters, as the question's are; $|: reported tests survive a kill.
+    return `use utf8;\n$| = 1;\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nmy $__bc_type = ${perlType(question.returnType)};\n${calls.join("\n")}\n`;
+  },
+  prepare: (code) => ({ prelude: "", body: code.replace(/^__(?:END|DATA)__\s*$[\s\S]*/m, "") }),
+  callee: (fn, cls) => (cls ? `${cls}->new->${fn}` : fn),
+};
