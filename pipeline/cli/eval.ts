@@ -2,6 +2,7 @@
 // AutoEval and CommonOJ dataset types, through the sandbox. Parse, call, print.
 import type { Argv, CommandModule } from "yargs";
 import { canonicalLanguage } from "../code/languages.js";
+import { loadConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
 import { runAutoEval } from "../eval/autoeval.js";
 import { runCommonOJ } from "../eval/common-oj.js";
@@ -19,15 +20,16 @@ import { computeMetrics } from "../eval/metrics.js";
 import { parseKs } from "../eval/pass-at-k.js";
 import { readPredictions } from "../eval/predictions.js";
 import { ProgressBar, summaryTable, writeEvalOutputs } from "../eval/report.js";
+import type { RunLimits } from "../eval/sandbox-call.js";
 import type { PredictionResult } from "../eval/types.js";
 import { createCodeRunner, defaultWorkers, type SandboxConfig } from "../sandbox/index.js";
-import { readSandboxConfig } from "./sandbox.js";
 import { printTable } from "./table.js";
 
 interface RunOptions {
   out: string;
   config?: string;
-  k: string;
+  set?: string[];
+  k?: string;
   workers?: number;
   "run-timeout"?: number;
   "compile-timeout"?: number;
@@ -43,56 +45,78 @@ function withRunOptions<T>(yargs: Argv<T>): Argv<T & RunOptions> {
     })
     .option("config", {
       type: "string",
-      describe: "YAML config whose `sandbox:` section to use (default: built-in)",
+      describe: "YAML config whose `eval:` and `sandbox:` sections to use (default: built-in)",
     })
-    .option("k", { type: "string", default: "1", describe: "pass@k values, comma-separated, e.g. 1,10,100" })
+    .option("set", {
+      type: "string",
+      array: true,
+      describe: "override a config key, e.g. --set eval.ks=[1,5] (repeatable)",
+    })
+    .option("k", { type: "string", describe: "pass@k values, comma-separated (default: eval.ks, 1,10,100)" })
     .option("workers", {
       type: "number",
-      describe: "predictions run at once (default: sandbox.workers, else cores)",
+      describe: "predictions run at once (default: eval.workers, else sandbox.workers, else cores)",
     })
-    .option("run-timeout", { type: "number", describe: "seconds per run (default: the sandbox's)" })
-    .option("compile-timeout", { type: "number", describe: "seconds per compile (default: the sandbox's)" })
-    .option("memory", { type: "number", describe: "MiB per run (default: the sandbox's)" }) as Argv<
-    T & RunOptions
-  >;
+    .option("run-timeout", {
+      type: "number",
+      describe: "seconds per run (default: eval.run_timeout_s, else the sandbox's)",
+    })
+    .option("compile-timeout", {
+      type: "number",
+      describe: "seconds per compile (default: eval.compile_timeout_s, else the sandbox's)",
+    })
+    .option("memory", {
+      type: "number",
+      describe: "MiB per run (default: eval.memory_mb, else the sandbox's)",
+    }) as Argv<T & RunOptions>;
 }
 
 interface Setup {
   config: SandboxConfig;
   ks: number[];
   workers: number;
-  limits: { compileTimeoutS?: number; runTimeoutS?: number; memoryMb?: number };
+  limits: RunLimits;
 }
 
+/** The config file's `eval:` and `sandbox:` sections with the flags laid over them. */
 function setUp(args: RunOptions): Setup {
-  let ks: number[];
-  try {
-    ks = parseKs(args.k);
-  } catch (error) {
-    throw new UserError(`--k: ${(error as Error).message}`);
+  const { config } = loadConfig({ ...(args.config ? { file: args.config } : {}), sets: args.set ?? [] });
+  let ks = config.eval.ks;
+  if (args.k !== undefined) {
+    try {
+      ks = parseKs(args.k);
+    } catch (error) {
+      throw new UserError(`--k: ${(error as Error).message}`);
+    }
   }
   if (args.workers !== undefined && (!Number.isInteger(args.workers) || args.workers < 1)) {
     throw new UserError(`--workers must be a positive integer, got ${args.workers}`);
   }
-  const config = readSandboxConfig(args.config);
-  const workers = args.workers ?? config.workers ?? defaultWorkers();
-  const limits: Setup["limits"] = {};
-  if (args["compile-timeout"] !== undefined) limits.compileTimeoutS = args["compile-timeout"];
-  if (args["run-timeout"] !== undefined) limits.runTimeoutS = args["run-timeout"];
-  if (args.memory !== undefined) limits.memoryMb = args.memory;
-  return { config: { ...config, workers: Math.max(workers, config.workers ?? 0) }, ks, workers, limits };
+  const sandbox = config.sandbox;
+  const workers = args.workers ?? config.eval.workers ?? sandbox.workers ?? defaultWorkers();
+  // A remote server runs its own commands, which the language table cannot vouch for.
+  const limits: RunLimits = { recordCommands: sandbox.url === undefined };
+  const compileTimeoutS = args["compile-timeout"] ?? config.eval.compile_timeout_s;
+  const runTimeoutS = args["run-timeout"] ?? config.eval.run_timeout_s;
+  const memoryMb = args.memory ?? config.eval.memory_mb;
+  if (compileTimeoutS !== undefined) limits.compileTimeoutS = compileTimeoutS;
+  if (runTimeoutS !== undefined) limits.runTimeoutS = runTimeoutS;
+  if (memoryMb !== undefined) limits.memoryMb = memoryMb;
+  return { config: { ...sandbox, workers: Math.max(workers, sandbox.workers ?? 0) }, ks, workers, limits };
 }
 
 /** Writes the outputs and prints the summary table; every eval subcommand ends here. */
 function finish(
   out: string,
   results: PredictionResult[],
-  ks: number[],
+  setup: Setup,
   unmatched: Array<{ qid: string; id: string; language?: string }>,
   info: Record<string, unknown>,
 ): void {
-  const metrics = computeMetrics(results, ks);
-  writeEvalOutputs(out, results, { metrics, unmatched, info });
+  const metrics = computeMetrics(results, setup.ks);
+  const { signal: _, ...limits } = setup.limits;
+  const settings = { workers: setup.workers, ...limits };
+  writeEvalOutputs(out, results, { metrics, unmatched, info: { ...info, settings } });
   const { header, rows } = summaryTable(metrics);
   printTable(header, rows);
   if (unmatched.length > 0) {
@@ -172,7 +196,7 @@ const run: CommandModule<object, RunOptions & { predictions: string; tests: stri
         onStart: (n) => progress.start(n),
         onResult: (r) => progress.tick(r),
       });
-      finish(args.out, evaluation.results, setup.ks, evaluation.unmatched, {
+      finish(args.out, evaluation.results, setup, evaluation.unmatched, {
         predictions_file: args.predictions,
         tests_dir: args.tests,
       });
@@ -224,7 +248,7 @@ const autoeval: CommandModule<object, FusionArgs> = {
           onResult: (r) => progress.tick(r),
         },
       );
-      finish(args.out, batch.results, setup.ks, batch.unmatched, { dataset: args.dataset, type: "AutoEval" });
+      finish(args.out, batch.results, setup, batch.unmatched, { dataset: args.dataset, type: "AutoEval" });
     } finally {
       await runner.close();
     }
@@ -267,7 +291,7 @@ const oj: CommandModule<
         onStart: (n) => progress.start(n),
         onResult: (r) => progress.tick(r),
       });
-      finish(args.out, batch.results, setup.ks, batch.unmatched, { dataset: args.dataset, type: "CommonOJ" });
+      finish(args.out, batch.results, setup, batch.unmatched, { dataset: args.dataset, type: "CommonOJ" });
     } finally {
       await runner.close();
     }

@@ -1,6 +1,7 @@
 // The root of the YAML configuration. Each service validates its own section; each stage validates
 // `stages.<name>` with its own schema (see pipeline/stage.ts), so this file knows no stage.
 import { z } from "zod";
+import { evalConfigSchema } from "../eval/config.js";
 import { hubConfigSchema } from "../hub/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { sandboxConfigSchema } from "../sandbox/config.js";
@@ -12,6 +13,7 @@ export const rootConfigSchema = z
     hub: hubConfigSchema.default(hubConfigSchema.parse({})),
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
     sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
+    eval: evalConfigSchema.default(evalConfigSchema.parse({})),
     stages: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();

@@ -62,6 +62,9 @@ describe("eval generate and eval run", () => {
     const predictions = join(dir, "predictions.jsonl");
     writeFileSync(predictions, predictionsJsonl(ALL_PREDICTIONS.filter((p) => /^py/i.test(p.language))));
     const out = join(dir, "run");
+    // pass@k and workers come from the config's eval: section; --set overrides one of its keys.
+    const config = join(dir, "eval.yaml");
+    writeFileSync(config, "eval:\n  ks: [2, 1, 2]\n  workers: 1\n  run_timeout_s: 5\n");
     const printed = await cli(
       "run",
       "--predictions",
@@ -70,16 +73,20 @@ describe("eval generate and eval run", () => {
       tests,
       "--out",
       out,
-      "--k",
-      "1,2",
-      "--workers",
-      "2",
+      "--config",
+      config,
+      "--set",
+      "eval.workers=2",
     );
     const results = readLines(join(out, "results.jsonl")) as PredictionResult[];
     expect(results).toHaveLength(14);
     expect(results.filter((r) => r.outcome === "Passed")).toHaveLength(11);
     const metrics = JSON.parse(readFileSync(join(out, "metrics.json"), "utf8"));
     expect(metrics.ks).toEqual([1, 2]);
+    expect(metrics.settings).toEqual({ workers: 2, runTimeoutS: 5, recordCommands: true });
+    expect(results[0]?.commands).toEqual([
+      expect.objectContaining({ step: "run", command: ["/usr/bin/python3", "-u", "main.py"] }),
+    ]);
     expect(metrics.overall.pass_at_k["pass@2"]).toEqual({
       value: expect.closeTo((2 / 3 + 1) / 2, 12),
       questions: 2,
@@ -88,6 +95,14 @@ describe("eval generate and eval run", () => {
     expect(printed).toMatch(/^language\s+questions\s+predictions\s+Passed\s+Failed Tests/m);
     expect(printed).toMatch(/^overall\s+11\s+14\s+11\s+2\s+0\s+1\s+0\s+/m);
   }, 120_000);
+
+  it("names the config key that is wrong", async () => {
+    const config = join(dir, "bad.yaml");
+    writeFileSync(config, "eval:\n  ks: [0]\n");
+    await expect(
+      cli("run", "--predictions", "p", "--tests", "t", "--out", join(dir, "x"), "--config", config),
+    ).rejects.toThrow(/eval\.ks\.0 \(line 2\)/);
+  });
 
   it("refuses a predictions file that repeats an id, naming the line", async () => {
     const predictions = join(dir, "duplicate.jsonl");
