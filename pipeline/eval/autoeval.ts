@@ -31,18 +31,37 @@ function mergeGoProgram(program: string): string {
   return `package ${packageName}\n\n${importBlock}${rest.trim()}\n`;
 }
 
+// Languages where an answer's demo block (`if __name__ == "__main__":`) would run before the tests.
+const SCRIPT_GUARDS: ReadonlySet<string> = new Set(["python", "ruby", "javascript", "typescript"]);
+
+/**
+ * The answer without its own entry point when the test code brings one (two mains do not
+ * compile) or when the language would run its demo block before the tests; else as it is.
+ */
+function answerWithoutMain(problem: AutoEvalProblem, code: string): { code: string; removed: boolean } {
+  const language = problem.programmingLanguage;
+  const testLanguage = languageFromSandboxId(problem.executionLanguage) ?? language;
+  const testBringsMain = removeMain(problem.testCode.replace(INSERT_MARKER, ""), testLanguage).removed;
+  return testBringsMain || SCRIPT_GUARDS.has(language)
+    ? removeMain(code, language)
+    : { code, removed: false };
+}
+
 /** The program AutoEval runs: test code around (at `#<INSERT>`) or after the model's code. */
-export function buildAutoEvalProgram(problem: AutoEvalProblem, code: string): string {
-  let program: string;
+export function buildAutoEvalProgram(
+  problem: AutoEvalProblem,
+  code: string,
+): { program: string; mainRemoved: boolean } {
+  const answer = answerWithoutMain(problem, code);
   const marker = problem.testCode.indexOf(INSERT_MARKER);
-  if (marker >= 0) {
-    program =
-      problem.testCode.slice(0, marker) + code + problem.testCode.slice(marker + INSERT_MARKER.length);
-  } else {
-    // The test code is the program's entry now; the answer's own demo block would run first.
-    program = `${removeMain(code, problem.programmingLanguage).code}\n${problem.testCode}`;
-  }
-  return languageFromSandboxId(problem.executionLanguage) === "go" ? mergeGoProgram(program) : program;
+  let program =
+    marker >= 0
+      ? problem.testCode.slice(0, marker) +
+        answer.code +
+        problem.testCode.slice(marker + INSERT_MARKER.length)
+      : `${answer.code}\n${problem.testCode}`;
+  if (languageFromSandboxId(problem.executionLanguage) === "go") program = mergeGoProgram(program);
+  return { program, mainRemoved: answer.removed };
 }
 
 /** The code of an answer: `code` as given, or the main code block of `completion` in the problem's language. */
@@ -58,11 +77,12 @@ export async function runAutoEval(
   options: FusionRunOptions = {},
 ): Promise<PredictionResult> {
   const code = answerCode(answer, problem.programmingLanguage);
-  const program = buildAutoEvalProgram(problem, code);
+  const { program, mainRemoved } = buildAutoEvalProgram(problem, code);
   const request: RunCodeRequest = { code: program, language: executionLanguageId(problem) };
   if (Object.keys(problem.assets).length > 0) request.files = { ...problem.assets };
   const call = await callSandbox(runner, request, options);
   const result = rawResult(call, { ...answer, language: problem.programmingLanguage }, options);
+  result.main_removed = mainRemoved;
   const { response } = call;
   const run = response.run_result;
   const compile = response.compile_result;

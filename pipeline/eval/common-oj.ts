@@ -1,8 +1,10 @@
 // SandboxFusion's CommonOJ dataset type: a complete program runs once per stdin/stdout case and is
 // accepted when every case's output matches (oj-judge.ts). Like SandboxFusion, the cases stop at
-// the first one that fails unless `runAllCases` is set; the ones not run are recorded as SKIPPED.
+// the first one that fails unless `runAllCases` is set (the ones not run are recorded as SKIPPED),
+// and its timeouts apply where the caller gives none.
 import { extractMainCode } from "../code/extract.js";
 import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
+import { findLanguage } from "../sandbox/index.js";
 import type { CodeRunner, RunCodeResponse } from "../sandbox/types.js";
 import type { CommonOJProblem, FusionAnswer } from "./fusion-data.js";
 import type { FusionRunOptions } from "./fusion-run.js";
@@ -89,6 +91,7 @@ export async function runCommonOJ(
     for (let i = 0; i < problem.cases.length; i++) test_results[String(i)] = SKIPPED;
     return finish(result, test_results, problem);
   }
+  const limits = withCommonOJTimeouts(options, sandboxId);
   // The record keeps the first failing run (or the last run when all pass): that is what to debug.
   let result: PredictionResult | undefined;
   let failure: { outcome: Outcome; reason?: string } | undefined;
@@ -98,7 +101,7 @@ export async function runCommonOJ(
       test_results[String(i)] = SKIPPED;
       continue;
     }
-    const call = await callSandbox(runner, { code, language: sandboxId, stdin: testCase.stdin }, options);
+    const call = await callSandbox(runner, { code, language: sandboxId, stdin: testCase.stdin }, limits);
     elapsed += call.elapsed_s;
     const judged = judgeCase(call.response, testCase.stdout, options);
     test_results[String(i)] = judged.result;
@@ -115,6 +118,16 @@ export async function runCommonOJ(
   if (failure?.reason) final.reason = failure.reason;
   final.elapsed_s = Math.round(elapsed * 1000) / 1000;
   return finish(final, test_results, problem);
+}
+
+/** SandboxFusion's CommonOJ timeouts where none are given: 10 s compile and 10 s run for compiled languages, 20 s run otherwise. */
+export function withCommonOJTimeouts(options: CommonOJOptions, sandboxId: string): CommonOJOptions {
+  const compiled = findLanguage(sandboxId)?.compile !== undefined;
+  return {
+    ...options,
+    compileTimeoutS: options.compileTimeoutS ?? 10,
+    runTimeoutS: options.runTimeoutS ?? (compiled ? 10 : 20),
+  };
 }
 
 function finish(

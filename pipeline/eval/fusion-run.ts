@@ -5,7 +5,7 @@ import type { FusionAnswer } from "./fusion-data.js";
 import type { RunLimits } from "./sandbox-call.js";
 import type { PredictionResult } from "./types.js";
 
-/** Limits for each request; SandboxFusion's defaults for these dataset types are 40 s (compile) and 20 s (run). */
+/** Limits for each request; unset ones are each dataset type's defaults (see runCommonOJ) or the sandbox's. */
 export type FusionRunOptions = RunLimits;
 
 export interface FusionBatch<P> {

@@ -8,7 +8,8 @@ export {
   INSERT_MARKER,
   runAutoEval,
 } from "./autoeval.js";
-export { type CommonOJOptions, judgeCase, runCommonOJ } from "./common-oj.js";
+export { type CommonOJOptions, judgeCase, runCommonOJ, withCommonOJTimeouts } from "./common-oj.js";
+export { type EvalConfig, evalConfigSchema } from "./config.js";
 export {
   buildProgram,
   type EvaluateOptions,
@@ -32,6 +33,7 @@ export {
   generateTestDir,
   generateTests,
   readTestDir,
+  sandboxLanguages,
 } from "./generate.js";
 export {
   fillProgram,
@@ -39,8 +41,10 @@ export {
   type Harness,
   harnessFor,
   harnessLanguages,
+  NO_HARNESS,
   UnsupportedTypeError,
 } from "./harness/index.js";
+export { type NamingConvention, styleName } from "./harness/naming.js";
 export { computeMetrics, type EvalMetrics, type GroupMetrics, type QuestionCounts } from "./metrics.js";
 export { type OutputJudgeOptions, outputsMatch } from "./oj-judge.js";
 export { FAILED, type Judgement, judgePrediction, MISSING, PASSED, parseTestResults } from "./outcome.js";
@@ -48,5 +52,13 @@ export { meanPassAtK, parseKs, passAtK } from "./pass-at-k.js";
 export { parsePredictions, readPredictions } from "./predictions.js";
 export { parseQuestion } from "./question.js";
 export { ProgressBar, summaryTable, writeEvalOutputs } from "./report.js";
+export {
+  callSandbox,
+  commandLines,
+  type RunLimits,
+  rawResult,
+  type SandboxCall,
+  sandboxErrorResponse,
+} from "./sandbox-call.js";
 export { parseSchemaType, SchemaError, type SchemaType, tolerance } from "./schema-type.js";
 export * from "./types.js";

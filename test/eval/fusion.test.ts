@@ -1,7 +1,7 @@
 // AutoEval and CommonOJ: row parsing, program assembly and case judging without a sandbox.
 import { describe, expect, it } from "vitest";
 import { buildAutoEvalProgram, executionLanguageId } from "../../pipeline/eval/autoeval.js";
-import { judgeCase, runCommonOJ } from "../../pipeline/eval/common-oj.js";
+import { judgeCase, runCommonOJ, withCommonOJTimeouts } from "../../pipeline/eval/common-oj.js";
 import {
   type AutoEvalProblem,
   parseAutoEvalProblem,
@@ -103,19 +103,41 @@ describe("AutoEval programs", () => {
 
   it("appends the test code after the answer, without the answer's main block", () => {
     const code = 'def add(a, b):\n    return a + b\n\nif __name__ == "__main__":\n    print(add(1, 2))\n';
-    expect(buildAutoEvalProgram(problem("assert add(1, 2) == 3"), code)).toBe(
-      "def add(a, b):\n    return a + b\n\nassert add(1, 2) == 3",
-    );
+    expect(buildAutoEvalProgram(problem("assert add(1, 2) == 3"), code)).toEqual({
+      program: "def add(a, b):\n    return a + b\n\nassert add(1, 2) == 3",
+      mainRemoved: true,
+    });
   });
 
-  it("puts the answer at #<INSERT> when the test code has one", () => {
-    expect(buildAutoEvalProgram(problem("import os\n#<INSERT>\ncheck()"), "def check(): pass")).toBe(
-      "import os\ndef check(): pass\ncheck()",
-    );
+  it("puts the answer at #<INSERT> when the test code has one, without its demo block there too", () => {
+    const code = "def check(): pass\nif __name__ == '__main__':\n    check()\n";
+    expect(buildAutoEvalProgram(problem("import os\n#<INSERT>\ncheck()"), code)).toEqual({
+      program: "import os\ndef check(): pass\ncheck()",
+      mainRemoved: true,
+    });
+  });
+
+  it("keeps a compiled answer's main unless the test code brings its own", () => {
+    const cpp = (testCode: string): AutoEvalProblem => ({
+      ...problem(testCode),
+      programmingLanguage: "cpp",
+      executionLanguage: "cpp",
+    });
+    const code = "int twice(int x) { return 2 * x; }\nint main() { return twice(0); }\n";
+    expect(
+      buildAutoEvalProgram(cpp("#include <cassert>\nstatic int checked = (assert(twice(2) == 4), 0);"), code),
+    ).toEqual({
+      program: `${code}\n#include <cassert>\nstatic int checked = (assert(twice(2) == 4), 0);`,
+      mainRemoved: false,
+    });
+    expect(buildAutoEvalProgram(cpp("int main() { return twice(2) == 4 ? 0 : 1; }"), code)).toEqual({
+      program: "int twice(int x) { return 2 * x; }\n\nint main() { return twice(2) == 4 ? 0 : 1; }",
+      mainRemoved: true,
+    });
   });
 
   it("merges Go package clauses and imports of both halves", () => {
-    const program = buildAutoEvalProgram(
+    const { program } = buildAutoEvalProgram(
       problem('package main\nimport "fmt"\nfunc main() { fmt.Println(Double(2)) }', "go"),
       'package main\n\nimport (\n\t"fmt"\n\t"strings"\n)\n\nfunc Double(x int) int { _ = strings.ToUpper(""); return 2 * x }',
     );
@@ -174,11 +196,14 @@ describe("CommonOJ judging", () => {
       num_tests: 3,
       code: "print(input())",
     });
-    expect(requests.map((r) => [r.language, r.stdin])).toEqual([
-      ["python", "1"],
-      ["python", "2"],
+    // SandboxFusion's CommonOJ timeouts for an interpreted language: 20 s run.
+    expect(requests.map((r) => [r.language, r.stdin, r.run_timeout])).toEqual([
+      ["python", "1", 20],
+      ["python", "2", 20],
     ]);
-    const all = await runCommonOJ(runner, problem, answer, { runAllCases: true });
+    const all = await runCommonOJ(runner, problem, answer, { runAllCases: true, runTimeoutS: 3 });
     expect(all.test_results).toEqual({ "0": "PASSED", "1": "FAILED", "2": "PASSED" });
+    expect(requests.slice(2).map((r) => r.run_timeout)).toEqual([3, 3, 3]);
+    expect(withCommonOJTimeouts({}, "cpp")).toEqual({ compileTimeoutS: 10, runTimeoutS: 10 });
   });
 });
