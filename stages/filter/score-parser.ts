@@ -11,7 +11,7 @@ export const MAX_SCORE = 5;
 export interface ParsedScore {
   score: number;
   /** which form it was said in, for tests and debugging */
-  form: "label" | "verb" | "points" | "fraction" | "leading" | "criterion";
+  form: "label" | "verb" | "points" | "fraction" | "leading" | "criterion" | "named";
 }
 
 /** Criterion labels of a scoring prompt ("4 Points - Difficult: ..." -> difficult = 4). */
@@ -40,7 +40,7 @@ const FORMS: Form[] = [
     // "Score: 4", "Rating: 5/5", "a score of 4", "the rating is 3", "评分：4分", "Complexity score = 4"
     form: "label",
     pattern: new RegExp(
-      String.raw`(?:\bscore[sd]?\b|\brating\b|\bgrade\b|评分|分数|得分|打分)[^\d\n]{0,30}?${DIGIT}${OUT_OF}`,
+      String.raw`(?:\bscore[sd]?\b|\bscoring\s*[:=]|\brating\b|\bgrade\b|评分|分数|得分|打分)[^\d\n]{0,30}?${DIGIT}${OUT_OF}`,
       "gid",
     ),
   },
@@ -53,10 +53,10 @@ const FORMS: Form[] = [
     ),
   },
   {
-    // "Complexity: 4", "Difficulty level: 5", "complexity is 3"
+    // "Complexity: 4", "Difficulty level: 5", "complexity is 3", "the complexity of this query is 4"
     form: "label",
     pattern: new RegExp(
-      String.raw`\b(?:complexity|difficulty)(?:\s+(?:level|rating))?\s*(?::|=|is|of|would\s+be)\s*(?:a\s+|level\s+)?${DIGIT}${OUT_OF}`,
+      String.raw`\b(?:complexity|difficulty)(?:\s+(?:level|rating))?(?:\s+of\s+(?:this|the)\s+(?:query|task|problem|question))?\s*(?::|=|is|of|would\s+be)\s*(?:a\s+|level\s+)?${DIGIT}${OUT_OF}`,
       "gid",
     ),
   },
@@ -120,12 +120,36 @@ function leading(text: string): Candidate | undefined {
   // "4", "4.", "4 -", "(4)", "[4]", "4: Difficult"
   const m = /^[[(]?\s*([1-5])(?!\d|[.,]\d)\s*(?:[\])]|[.:,;-]|–|—|\s|$)/.exec(text);
   if (!m) return undefined;
+  // "1. Score: 4\n2. Explanation: ..." is a numbered list, not a score of 1.
+  if (m[1] === "1" && /^\s*1[.)]/.test(text) && /\n\s*2[.)]\s/.test(text)) return undefined;
   return {
     at: 0,
     score: Number(m[1]),
     form: "leading",
     ambiguous: AMBIGUOUS_TAIL.test(text.slice(m[0].indexOf(m[1]!) + 1)),
   };
+}
+
+const namedPatterns = new WeakMap<Map<string, number>, RegExp>();
+
+/** "this would be a 4 (Difficult)": a digit followed by the prompt's name for that same score. */
+function named(text: string, labels: Map<string, number>): Candidate | undefined {
+  if (labels.size === 0) return undefined;
+  let pattern = namedPatterns.get(labels);
+  if (!pattern) {
+    // Longest first: "very difficult" before "difficult".
+    const names = [...labels.keys()].sort((a, b) => b.length - a.length);
+    const alternatives = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    pattern = new RegExp(String.raw`${DIGIT}\s*(?:\(|-|–|—|:|,)?\s*(${alternatives})\b`, "gid");
+    namedPatterns.set(labels, pattern);
+  }
+  for (const m of text.matchAll(pattern)) {
+    const score = Number(m[1]);
+    // "4 (Very Basic)" says two different things: not a score.
+    if (labels.get(m[2]!.toLowerCase()) !== score) continue;
+    return { at: m.indices![1]![0], score, form: "named", ambiguous: false };
+  }
+  return undefined;
 }
 
 function criterion(text: string, labels: Map<string, number>): Candidate | undefined {
@@ -155,10 +179,20 @@ export function parseComplexityScore(
   // usual "4" or "Score: 4" is then read with one or two patterns instead of all of them).
   const settled = (c: Candidate) => !/[1-5]/.test(text.slice(0, c.at));
   const lead = leading(text);
-  if (lead) candidates.push(lead);
+  if (lead) {
+    // "3 nested loops are needed ... Score: 2": a bare leading number that a labelled score later
+    // contradicts is not trusted either way.
+    const labelled = firstOf(text, FORMS[0]!);
+    if (labelled && !labelled.ambiguous && labelled.score !== lead.score) return undefined;
+    candidates.push(lead);
+  }
   for (const form of FORMS) {
     if (candidates.length === 1 && settled(candidates[0]!)) break;
     const found = firstOf(text, form);
+    if (found) candidates.push(found);
+  }
+  if (!(candidates.length === 1 && settled(candidates[0]!))) {
+    const found = named(text, labels);
     if (found) candidates.push(found);
   }
   if (candidates.length === 0) {

@@ -45,7 +45,20 @@ const table: [answer: string, score: number | undefined][] = [
     "The query asks for a function over 2 lists and 3 dictionaries.\n\nScore: 2 - Basic, it uses common functions.",
     2,
   ],
-  ["Very Difficult: the query requires designing an original algorithm.", undefined], // no labels given
+  // The scale restated before the score, and a score with its reasons.
+  ["On a 1 to 5 scale, I'd give it 3.", 3],
+  ["Using the 1 to 5 scale where 1 is the easiest and 5 is the most difficult, I'd give it 3.", 3],
+  ["Considering the 1 to 5 scale, with 5 being reserved for novel algorithms, I'd give it 3.", 3],
+  ["Given that 5 is the most difficult, I'd rate it a 4.", 4],
+  ["Score: 4/5 (not 5 because the algorithm is well known)", 4],
+  ["Score: 4/5 (not a 5: no new algorithm is needed)", 4],
+  ["There are 2 parts: parsing and sorting. Score: 3", 3],
+  ["1. Score: 4\n2. Explanation: it needs a heap.", 4],
+  ["Scoring: 4", 4],
+  ["Final score: 4", 4],
+  ["Based on the criteria, this query scores a 5.", 5],
+  ["This would be a 4 (Difficult).", 4],
+  ["The complexity of this query is 4 (Difficult).", 4],
   // Ambiguous or off-scale: asked again, never guessed.
   ["Score: 3-4", undefined],
   ["I would rate this between 3 and 4.", undefined],
@@ -54,15 +67,28 @@ const table: [answer: string, score: number | undefined][] = [
   ["Rating: 8/10", undefined],
   ["Score: 10", undefined],
   ["Score: 0", undefined],
+  // A number first that a labelled score contradicts: neither is trusted.
+  ["3 nested loops are needed here.\n\nScore: 2", undefined],
+  // A digit next to another score's name.
+  ["This would be a 4 (Very Basic).", undefined],
   ["", undefined],
+  // Refusals and answers about something else.
   ["I'm sorry, but I can't help with that.", undefined],
+  [
+    "As an AI language model, I cannot evaluate the complexity of this query without more context.",
+    undefined,
+  ],
+  ["I cannot rate this query because it is not a programming question.", undefined],
+  ["Sorry, I can't determine that. Could you rate it between 1 and 5 yourself?", undefined],
+  ["I apologize, but I am unable to provide a score.", undefined],
   ["The query is about sorting a list of numbers in Python.", undefined],
   ["Please provide the query you want me to rate.", undefined],
 ];
 
 describe("parseComplexityScore", () => {
+  // With the round-1 prompt's criterion names, as the stage calls it.
   it.each(table)("%j -> %s", (answer, expected) => {
-    expect(parseComplexityScore(answer)?.score).toBe(expected);
+    expect(parseComplexityScore(answer, labels1)?.score).toBe(expected);
   });
 
   it("takes a criterion name at the start of the answer when the prompt's labels are given", () => {
@@ -72,6 +98,9 @@ describe("parseComplexityScore", () => {
     expect(parseComplexityScore("Highly Challenging - graph algorithms are needed.", labels2)?.score).toBe(3);
     expect(parseComplexityScore("Challenging: recursion.", labels2)?.score).toBe(2);
     expect(parseComplexityScore("Difficulty aside, this is fine.", labels1)).toBeUndefined();
+    // Without the prompt's names nothing is read from them.
+    expect(parseComplexityScore("Very Difficult: it needs an original algorithm.")).toBeUndefined();
+    expect(parseComplexityScore("This would be a 4 (Difficult).")).toBeUndefined();
   });
 
   it("reads the criteria of both prompts", () => {
