@@ -2,7 +2,7 @@
 // asks for an endpoint. The runner owns one Services per run and closes it at the end.
 import type { RootConfig } from "./config/schema.js";
 import { createLlmService } from "./llm/index.js";
-import type { LlmClient } from "./llm/types.js";
+import type { LlmClient, LlmEstimator } from "./llm/types.js";
 import type { Logger } from "./log.js";
 import { createCodeRunner } from "./sandbox/index.js";
 import type { CodeRunner } from "./sandbox/types.js";
@@ -11,6 +11,8 @@ import type { UsageMeter } from "./usage.js";
 export interface Services {
   /** the client for an LLM role (scorer, weak, strong); throws NotConfiguredError with advice if unset */
   llm(role: string, usage: UsageMeter): LlmClient;
+  /** `run --dry-run`: what requests to an LLM role would cost, from the config and the response cache */
+  llmEstimator?(role: string): LlmEstimator;
   /** the code sandbox (embedded or a remote /run_code server) */
   sandbox(): CodeRunner;
   close(): Promise<void>;
@@ -26,14 +28,18 @@ export interface ServiceOptions {
 export function createServices(root: RootConfig, options: ServiceOptions): Services {
   let llm: ReturnType<typeof createLlmService> | undefined;
   let sandbox: CodeRunner | undefined;
+  const llmService = () =>
+    (llm ??= createLlmService(root.llm, {
+      dataDir: options.dataDir,
+      noCache: options.noCache ?? false,
+      log: options.log,
+    }));
   return {
     llm(role, usage) {
-      llm ??= createLlmService(root.llm, {
-        dataDir: options.dataDir,
-        noCache: options.noCache ?? false,
-        log: options.log,
-      });
-      return llm.client(role, usage);
+      return llmService().client(role, usage);
+    },
+    llmEstimator(role) {
+      return llmService().estimator(role);
     },
     sandbox() {
       if (!sandbox) sandbox = createCodeRunner(root.sandbox);

@@ -3,12 +3,10 @@
 // Each record's query is scored by round 1; a survivor is scored by round 2; a record is kept when
 // every round it went through said 4 or 5. Survivors carry their scores and the model's rationales;
 // dropped records are rejects that carry them too (`pnpm pipeline cat filter --rejects`).
-import { NotConfiguredError } from "../pipeline/errors.js";
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
-import { estimateWithoutEndpoint } from "../pipeline/llm/index.js";
 import { loadPrompt, type PromptTemplate } from "../pipeline/llm/prompts.js";
-import type { ChatMessage, ChatOptions, LlmClient, RequestEstimate } from "../pipeline/llm/types.js";
+import type { LlmClient } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
 import type { UsageMeter } from "../pipeline/usage.js";
@@ -109,17 +107,12 @@ function judge(scores: RoundScore[], threshold: number): Pick<Reject, "reason" |
 
 async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
   const { config } = ctx;
-  let client: LlmClient | undefined;
-  try {
-    client = ctx.services.llm(config.role, ctx.usage);
-  } catch (error) {
-    // A dry-run is how one finds out what a run would cost before configuring an endpoint.
-    if (!(error instanceof NotConfiguredError)) throw error;
+  if (!ctx.services.llmEstimator) {
+    throw new Error("filter --dry-run: these services cannot estimate LLM requests (no llmEstimator)");
   }
-  const estimate = (messages: ChatMessage[], options: ChatOptions): RequestEstimate =>
-    client?.estimate
-      ? client.estimate(messages, options)
-      : estimateWithoutEndpoint(ctx.root.llm, config.role, messages, options);
+  // No endpoint needed: a dry-run is how one finds out what a run would cost before configuring one,
+  // and the cache key (model, messages, sampling) is known from the config alone.
+  const estimator = ctx.services.llmEstimator(config.role);
   const templates = config.rounds.map((name) => loadPrompt(name));
   const options = { expectedCompletionTokens: config.estimate.completion_tokens };
   let records = 0;
@@ -137,7 +130,7 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
     for (const template of templates) {
       if (config.rule === "every") reach = 1;
       const messages = complexityMessages(template, query);
-      const e = estimate(messages, options);
+      const e = estimator.estimate(messages, options);
       if (e.cached) cached++;
       else {
         requests += reach;
@@ -146,7 +139,7 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
         costUsd += reach * e.costUsd;
       }
       if (config.rule === "sequential") {
-        const hit = client?.peek?.(messages);
+        const hit = estimator.peek(messages);
         const score = hit ? scoreOfAnswer(template, hit.content) : undefined;
         reach *= score === undefined ? config.estimate.pass_rate : score >= config.threshold ? 1 : 0;
         if (reach === 0) break;
@@ -165,8 +158,7 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
     costUsd,
     note:
       `${rounds} round${rounds === 1 ? "" : "s"} (${config.rule}) over ${records.toLocaleString("en-US")} records` +
-      `${assumption}; ${cached.toLocaleString("en-US")} answers already cached` +
-      `${client ? "" : "; no endpoint configured yet, so the cache was not consulted"}`,
+      `${assumption}; ${cached.toLocaleString("en-US")} answers already cached`,
   };
 }
 

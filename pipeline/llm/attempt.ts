@@ -141,7 +141,16 @@ function timeoutError(timeoutMs: number): LlmAttemptError {
 }
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number, apiKey: string | undefined) {
-  if (error instanceof LlmAttemptError) return error;
+  if (error instanceof LlmAttemptError) {
+    // Ours, but it may quote the server's body.
+    const message = redact(error.message, apiKey);
+    if (message === error.message) return error;
+    return new LlmAttemptError(error.kind, message, {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
+      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    });
+  }
   if (timedOut) return timeoutError(timeoutMs);
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const status = error.status;

@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Sampling } from "./config.js";
-import type { ChatMessage } from "./types.js";
+import type { ChatMessage, ChatResult } from "./types.js";
 
 export interface CachedAnswer {
   content: string;
@@ -17,6 +17,16 @@ export interface CachedAnswer {
   finishReason: string | null;
   promptTokens: number;
   completionTokens: number;
+}
+
+export function toChatResult(answer: CachedAnswer, cached: boolean): ChatResult {
+  return {
+    content: answer.content,
+    cached,
+    model: answer.model,
+    finishReason: answer.finishReason,
+    usage: { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens },
+  };
 }
 
 // Bump when the key's recipe changes, so old entries are simply never found again.

@@ -8,7 +8,7 @@ import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
 import { backoffMs, sleep } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
-import { type CachedAnswer, cacheKey, type ResponseCache } from "./cache.js";
+import { type CachedAnswer, cacheKey, type ResponseCache, toChatResult } from "./cache.js";
 import { costUsd, type Price, type Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
@@ -18,10 +18,12 @@ import {
   LlmNotFoundError,
   LlmRequestError,
 } from "./errors.js";
+import { DEFAULT_COMPLETION_TOKENS, RequestEstimator } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
 import { createHttpFetch } from "./http-fetch.js";
+import { InFlightRequests } from "./in-flight.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
-import type { ChatMessage, ChatOptions, ChatResult, LlmClient, RequestEstimate } from "./types.js";
+import type { ChatMessage, ChatOptions, ChatResult, LlmClient } from "./types.js";
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
 export class RoleEndpoint {
@@ -30,13 +32,15 @@ export class RoleEndpoint {
   readonly noCache: boolean;
   readonly price: Price | undefined;
   readonly log: Logger;
+  /** sampling, cache keys and estimates: the same for a dry-run without an endpoint */
+  readonly estimator: RequestEstimator;
   private readonly sdk: OpenAI;
   private readonly http: ReturnType<typeof createHttpFetch>;
   private readonly limit: LimitFunction;
   private readonly requestBudget: MinuteBudget | undefined;
   private readonly tokenBudget: MinuteBudget | undefined;
   /** identical requests in flight at once are sent once */
-  private readonly inFlight = new Map<string, Promise<CachedAnswer>>();
+  private readonly inFlight = new InFlightRequests<CachedAnswer>();
   /** set after a 429 with Retry-After: nobody sends before this time */
   private pausedUntil = 0;
   /** a 401/403/404: the endpoint is unusable as configured, so nothing more is sent */
@@ -53,6 +57,14 @@ export class RoleEndpoint {
     this.noCache = deps.noCache;
     this.price = deps.price;
     this.log = deps.log;
+    this.estimator = new RequestEstimator({
+      role: endpoint.role,
+      model: endpoint.config.model,
+      sampling: endpoint.config.sampling,
+      price: deps.price,
+      cache: () => deps.cache,
+      noCache: deps.noCache,
+    });
     this.http = createHttpFetch(endpoint.config.concurrency);
     this.sdk = createSdkClient(endpoint.baseUrl, endpoint.apiKey, this.http.fetch);
     this.limit = pLimit(endpoint.config.concurrency);
@@ -67,40 +79,30 @@ export class RoleEndpoint {
     return this.endpoint.config.model;
   }
 
-  sampling(options: ChatOptions | undefined): Sampling {
-    const s: Sampling = { ...this.endpoint.config.sampling };
-    if (options?.temperature !== undefined) s.temperature = options.temperature;
-    if (options?.top_p !== undefined) s.top_p = options.top_p;
-    if (options?.max_tokens !== undefined) s.max_tokens = options.max_tokens;
-    if (options?.seed !== undefined) s.seed = options.seed;
-    return s;
-  }
-
-  async chat(messages: readonly ChatMessage[], options: ChatOptions | undefined, usage: UsageMeter) {
+  async chat(
+    messages: readonly ChatMessage[],
+    options: ChatOptions | undefined,
+    usage: UsageMeter,
+  ): Promise<ChatResult> {
     if (this.unusable) throw this.unusable;
-    const sampling = this.sampling(options);
+    const sampling = this.estimator.sampling(options);
     const key = cacheKey(this.model, messages, sampling);
     if (!this.noCache && !options?.noCache) {
       const hit = this.cache.get(key);
       if (hit) {
         usage.add({ cachedRequests: 1 });
-        return toResult(hit, true);
+        return toChatResult(hit, true);
       }
     }
-    const id = key.toString("base64");
-    const pending = this.inFlight.get(id);
-    if (pending) {
-      const answer = await pending;
-      usage.add({ cachedRequests: 1 });
-      return toResult(answer, true);
-    }
-    const promise = this.send(key, messages, sampling, options?.signal, usage);
-    this.inFlight.set(id, promise);
-    try {
-      return toResult(await promise, false);
-    } finally {
-      this.inFlight.delete(id);
-    }
+    const { value, shared } = await this.inFlight.join(
+      key.toString("base64"),
+      options?.signal,
+      (signal) => this.send(key, messages, sampling, signal, usage),
+      () => new LlmAbortedError(this.endpoint.role),
+    );
+    // Answered by an identical request someone else sent: nothing was sent for this call.
+    if (shared) usage.add({ cachedRequests: 1 });
+    return toChatResult(value, shared);
   }
 
   private async send(
@@ -162,10 +164,6 @@ export class RoleEndpoint {
         maxMs: rc.max_backoff_s * 1000,
         retryAfterMs: failure.retryAfterMs,
       });
-      if (failure.kind === "rate-limited" && failure.retryAfterMs !== undefined) {
-        // The server spoke for the whole endpoint: everyone waits, not just this request.
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + failure.retryAfterMs);
-      }
       await sleep(wait, signal, () => new LlmAbortedError(this.endpoint.role));
     }
   }
@@ -183,7 +181,10 @@ export class RoleEndpoint {
     const pause = this.pausedUntil - Date.now();
     if (pause > 0) await sleep(pause, signal, () => new LlmAbortedError(role));
     await this.requestBudget?.take(1, signal);
-    const tokenCharge = this.tokenBudget ? promptEstimate() + (sampling.max_tokens ?? 256) : 0;
+    // Reserved: the prompt and the longest answer allowed; corrected once the server says.
+    const tokenCharge = this.tokenBudget
+      ? promptEstimate() + (sampling.max_tokens ?? DEFAULT_COMPLETION_TOKENS)
+      : 0;
     await this.tokenBudget?.take(tokenCharge, signal);
     if (this.unusable) throw this.unusable;
     usage.add({ requests: 1 });
@@ -205,6 +206,15 @@ export class RoleEndpoint {
       return answer;
     } catch (error) {
       usage.add({ failedRequests: 1 });
+      if (
+        error instanceof LlmAttemptError &&
+        error.kind === "rate-limited" &&
+        error.retryAfterMs !== undefined
+      ) {
+        // The server spoke for the whole endpoint: nobody sends before then, not just this request.
+        // Set while this request still holds its slot, so the next one in line already waits.
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + error.retryAfterMs);
+      }
       throw error;
     }
   }
@@ -224,7 +234,7 @@ export class RoleEndpoint {
     this.unusable ??= new LlmAuthError(
       this.endpoint.role,
       this.endpoint.baseUrl,
-      this.endpoint.apiKeyEnv,
+      this.endpoint.apiKeySource,
       error.status,
       error.message,
     );
@@ -239,54 +249,10 @@ export class RoleEndpoint {
     );
   }
 
-  estimate(messages: readonly ChatMessage[], options: ChatOptions | undefined): RequestEstimate {
-    const sampling = this.sampling(options);
-    const key = cacheKey(this.model, messages, sampling);
-    if (!this.noCache && this.cache.has(key)) {
-      return { cached: true, promptTokens: 0, completionTokens: 0, costUsd: 0 };
-    }
-    return estimateUncached(messages, sampling, this.price, options?.expectedCompletionTokens);
-  }
-
-  peek(messages: readonly ChatMessage[], options: ChatOptions | undefined): ChatResult | undefined {
-    if (this.noCache) return undefined;
-    const hit = this.cache.get(cacheKey(this.model, messages, this.sampling(options)));
-    return hit ? toResult(hit, true) : undefined;
-  }
-
   close(): void {
     this.digest.flush();
     this.http.close();
   }
-}
-
-export function estimateUncached(
-  messages: readonly ChatMessage[],
-  sampling: Sampling,
-  price: Price | undefined,
-  expectedCompletionTokens: number | undefined,
-): RequestEstimate {
-  const promptTokens = estimatePromptTokens(messages);
-  const completionTokens = Math.min(
-    expectedCompletionTokens ?? sampling.max_tokens ?? 256,
-    sampling.max_tokens ?? Number.POSITIVE_INFINITY,
-  );
-  return {
-    cached: false,
-    promptTokens,
-    completionTokens,
-    costUsd: costUsd(price, promptTokens, completionTokens),
-  };
-}
-
-function toResult(answer: CachedAnswer, cached: boolean): ChatResult {
-  return {
-    content: answer.content,
-    cached,
-    model: answer.model,
-    finishReason: answer.finishReason,
-    usage: { promptTokens: answer.promptTokens, completionTokens: answer.completionTokens },
-  };
 }
 
 /** The per-stage face of a RoleEndpoint: same limits and cache, the stage's own usage meter. */
@@ -307,13 +273,5 @@ export class ChatClient implements LlmClient {
 
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult> {
     return this.endpoint.chat(messages, options, this.usage);
-  }
-
-  estimate(messages: ChatMessage[], options?: ChatOptions): RequestEstimate {
-    return this.endpoint.estimate(messages, options);
-  }
-
-  peek(messages: ChatMessage[], options?: ChatOptions): ChatResult | undefined {
-    return this.endpoint.peek(messages, options);
   }
 }

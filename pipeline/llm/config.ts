@@ -24,6 +24,11 @@ const roleShape = {
   /** environment variable holding this role's key; lets roles use different providers */
   api_key_env: z.string().min(1).default("OPENAI_API_KEY"),
   /**
+   * The key itself, over `api_key_env`. Prefer the environment: a key in a config file travels
+   * with it. Either way it is only ever sent to `base_url`, never logged, stored or hashed.
+   */
+  api_key: z.string().min(1).optional(),
+  /**
    * Whether a missing key is a configuration error. `auto`: required unless the server is on this
    * machine (vLLM and Ollama usually run without one).
    */

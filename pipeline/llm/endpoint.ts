@@ -8,20 +8,26 @@ export interface Endpoint {
   baseUrl: string;
   /** undefined when the server needs none */
   apiKey: string | undefined;
-  /** the variable the key came from (for advice in errors; never the key) */
-  apiKeyEnv: string;
+  /** where the key came from, e.g. `$OPENAI_API_KEY` or `llm.scorer.api_key` (for advice; never the key) */
+  apiKeySource: string;
   config: RoleConfig;
 }
 
 export type Env = Record<string, string | undefined>;
 
-export function resolveEndpoint(config: LlmConfig, role: string, env: Env = process.env): Endpoint {
+/** The role's section of `llm:`; an unknown role is a NotConfiguredError naming the known ones. */
+export function requireRole(config: LlmConfig, role: string): RoleConfig {
   const rc = roleConfig(config, role);
   if (!rc) {
     throw new NotConfiguredError(
       `unknown LLM role '${role}': the roles are ${ROLE_NAMES.join(", ")} (config section llm.<role>).`,
     );
   }
+  return rc;
+}
+
+export function resolveEndpoint(config: LlmConfig, role: string, env: Env = process.env): Endpoint {
+  const rc = requireRole(config, role);
   const baseUrl = (rc.base_url ?? env[rc.base_url_env] ?? "").trim();
   if (!baseUrl) {
     throw new NotConfiguredError(
@@ -44,7 +50,9 @@ export function resolveEndpoint(config: LlmConfig, role: string, env: Env = proc
         "Write it like http://127.0.0.1:8000/v1.",
     );
   }
-  const apiKey = env[rc.api_key_env]?.trim() || undefined;
+  const fromConfig = rc.api_key?.trim() || undefined;
+  const apiKey = fromConfig ?? (env[rc.api_key_env]?.trim() || undefined);
+  const apiKeySource = fromConfig ? `llm.${role}.api_key` : `$${rc.api_key_env}`;
   const required = rc.api_key_required === "auto" ? !isLocalHost(url.hostname) : rc.api_key_required;
   if (!apiKey && required) {
     throw new NotConfiguredError(
@@ -53,7 +61,7 @@ export function resolveEndpoint(config: LlmConfig, role: string, env: Env = proc
         `set llm.${role}.api_key_required: false.`,
     );
   }
-  return { role, baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, apiKeyEnv: rc.api_key_env, config: rc };
+  return { role, baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, apiKeySource, config: rc };
 }
 
 function isLocalHost(hostname: string): boolean {

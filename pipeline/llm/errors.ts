@@ -70,13 +70,13 @@ export class LlmAbortedError extends Error {
 /** 401/403: every further request would fail the same way, so the run stops here. */
 export class LlmAuthError extends UserError {
   readonly status: number;
-  constructor(role: string, baseUrl: string, keyEnv: string, status: number, serverMessage: string) {
+  constructor(role: string, baseUrl: string, keySource: string, status: number, serverMessage: string) {
     const what = status === 401 ? "rejected the API key" : "refused access (403)";
     super(
       `llm role '${role}': the server at ${baseUrl} ${what}: ${serverMessage}\n` +
-        `Check the key in $${keyEnv} (or set llm.${role}.api_key_env to the variable that holds the right ` +
-        `key), and that llm.${role}.model is a model this key may use. Nothing was recorded for the ` +
-        "records in flight; rerun once the key is fixed.",
+        `Check the key in ${keySource} (or set llm.${role}.api_key_env to the variable that holds the ` +
+        `right key), and that llm.${role}.model is a model this key may use. Nothing was recorded for ` +
+        "the records in flight; rerun once the key is fixed.",
       { exitCode: 3 },
     );
     this.status = status;

@@ -16,7 +16,8 @@ export interface ChatOptions {
   noCache?: boolean;
   /**
    * Stops waiting (for a slot, a budget, a backoff) when aborted; a request already sent is left to
-   * finish so its answer is not paid for twice. An aborted call rejects with LlmAbortedError.
+   * finish so its answer is not paid for twice. An aborted call rejects with LlmAbortedError. A call
+   * that joined an identical request in flight gives up alone: the others keep waiting for it.
    */
   signal?: AbortSignal;
   /** for `estimate` only: the expected answer length in tokens (default: max_tokens) */
@@ -45,8 +46,14 @@ export interface LlmClient {
   readonly role: string;
   readonly model: string;
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+}
+
+/** For `run --dry-run`: needs the config and the response cache, never an endpoint. */
+export interface LlmEstimator {
+  readonly role: string;
+  readonly model: string;
   /** What `chat` with the same arguments would send and cost; nothing is sent. */
-  estimate?(messages: ChatMessage[], options?: ChatOptions): RequestEstimate;
+  estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate;
   /** The cached answer `chat` would give, if there is one; nothing is sent or counted. */
-  peek?(messages: ChatMessage[], options?: ChatOptions): ChatResult | undefined;
+  peek(messages: readonly ChatMessage[], options?: ChatOptions): ChatResult | undefined;
 }

@@ -7,39 +7,9 @@ import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { RoundScore } from "../../stages/filter/complexity.js";
 import { filterConfigSchema } from "../../stages/filter/config.js";
-import { filterStage } from "../../stages/filter.js";
 import { tempDir } from "../llm/helpers.js";
-import {
-  type Fault,
-  faultRate,
-  type LlmServer,
-  type ReceivedRequest,
-  type Reply,
-  startLlmServer,
-} from "../support/llm-server.js";
-import { fakeRun, llmConfig, record } from "./helpers.js";
-
-/** How the fake scorer answers each query: by round, and after the reminder. */
-interface Script {
-  r1: string;
-  r2?: string;
-  r1again?: string;
-  r2again?: string;
-}
-
-function scripted(scripts: Record<string, Script>): (request: ReceivedRequest) => Reply {
-  return (request) => {
-    const messages = request.body.messages;
-    const prompt = messages[0]!.content;
-    const tag = Object.keys(scripts).find((t) => prompt.includes(`[${t}]`));
-    if (!tag) return "Score: 1";
-    const script = scripts[tag]!;
-    const round2 = prompt.includes("Expert Level");
-    const again = messages.length > 1;
-    if (round2) return (again ? script.r2again : script.r2) ?? "Score: 1";
-    return (again ? script.r1again : script.r1) ?? "Score: 1";
-  };
-}
+import { type Fault, faultRate, type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { fakeRun, llmConfig, record, scripted } from "./helpers.js";
 
 let server: LlmServer;
 let dir: ReturnType<typeof tempDir>;
@@ -294,102 +264,5 @@ describe("filter: failures", () => {
     await pending;
     expect(run.outcomes.get("a")!.failed!.reason).toBe("interrupted");
     await run.close();
-  });
-});
-
-describe("filter: dry-run, fingerprint, funnel", () => {
-  it("estimates requests and tokens before any spend, and counts what is cached", async () => {
-    server.options.fallback = scripted({ q0: { r1: "5", r2: "5" }, q1: { r1: "2" } });
-    const input = Array.from({ length: 10 }, (_, i) => record(`r${i}`, `q${i}`));
-    const llm = llmConfig(server.url);
-    const run = fakeRun({ dataDir: dir.path, llm, input });
-    const before = await filterStage.estimate!(run.ctx as never);
-    expect(before.requests).toBe(10 + Math.round(10 * 0.665));
-    expect(before.promptTokens).toBeGreaterThan(10 * 100);
-    expect(before.completionTokens).toBe(Math.round((10 + 10 * 0.665) * 120));
-    expect(server.count).toBe(0);
-
-    await run.processAll(input.slice(0, 2));
-    const after = await filterStage.estimate!(run.ctx as never);
-    // q0 and q1 are fully answered (q1 stopped at round 1): 8 records left, 8 x 1.665 requests.
-    expect(after.requests).toBe(Math.round(8 + 8 * 0.665));
-    expect(after.note).toContain("3 answers already cached");
-    await run.close();
-
-    const unconfigured = fakeRun({ dataDir: dir.path, llm: llmConfig(undefined), input });
-    const blind = await filterStage.estimate!(unconfigured.ctx as never);
-    expect(blind.requests).toBe(before.requests);
-    expect(blind.note).toContain("no endpoint configured");
-    await unconfigured.close();
-  });
-
-  it("changes its fingerprint with the model, the sampling and the prompt texts", () => {
-    const config = filterConfigSchema.parse({});
-    const root = (llm: ReturnType<typeof llmConfig>) => ({ llm }) as never;
-    const base = JSON.stringify(
-      filterStage.fingerprint!({ config, root: root(llmConfig("http://x/v1")), limit: undefined }),
-    );
-    const other = (scorer: Record<string, unknown>) =>
-      JSON.stringify(
-        filterStage.fingerprint!({ config, root: root(llmConfig("http://x/v1", scorer)), limit: undefined }),
-      );
-    expect(other({ model: "another" })).not.toBe(base);
-    expect(other({ sampling: { temperature: 0.2 } })).not.toBe(base);
-    // The endpoint itself is not part of it: moving the same model to another server changes nothing.
-    expect(
-      JSON.stringify(
-        filterStage.fingerprint!({ config, root: root(llmConfig("http://y/v1")), limit: undefined }),
-      ),
-    ).toBe(base);
-    expect(base).toContain("Please give the score first then explain why");
-  });
-
-  it("summarizes the funnel: in, histogram per round, kept, by resource and language", async () => {
-    server.options.fallback = scripted({
-      a: { r1: "5", r2: "4" },
-      b: { r1: "4", r2: "2" },
-      c: { r1: "1" },
-      d: { r1: "??", r1again: "no idea" },
-    });
-    const input = [
-      record("1", "a"),
-      record("2", "b", { lang: "cpp" }),
-      record("3", "c", { resource: "oss" }),
-      record("4", "d", { resource: "oss", lang: "cpp" }),
-    ];
-    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
-    await run.processAll();
-    const stats = (await filterStage.summarize!(run.ctx as never)) as Record<string, unknown>;
-    expect(stats).toMatchObject({
-      in: 4,
-      kept: 1,
-      rejected: { "complexity-below-threshold": 2, unscored: 1 },
-      rounds: [
-        {
-          round: 1,
-          prompt: "complexity-1",
-          scored: 4,
-          passed: 2,
-          histogram: { "1": 1, "4": 1, "5": 1, unscored: 1 },
-        },
-        { round: 2, prompt: "complexity-2", scored: 2, passed: 1, histogram: { "2": 1, "4": 1 } },
-      ],
-      by_resource: { evolinstruct: { in: 2, kept: 1 }, oss: { in: 2, kept: 0 } },
-      by_lang: { python: { in: 2, kept: 1 }, cpp: { in: 2, kept: 0 } },
-    });
-    const printed = run.log.lines.join("\n");
-    expect(printed).toContain(
-      "funnel: 4 in -> 2 pass round 1 (complexity-1) -> 1 pass round 2 (complexity-2); kept 1",
-    );
-    expect(printed).toContain("by language: python 1/2");
-    await run.close();
-  });
-
-  it("keeps as many records in flight as twice the scorer's concurrency", () => {
-    const ctx = {
-      config: filterConfigSchema.parse({}),
-      root: { llm: llmConfig("http://x/v1", { concurrency: 64 }) },
-    };
-    expect(filterStage.kind === "record" && filterStage.concurrency!(ctx as never)).toBe(128);
   });
 });

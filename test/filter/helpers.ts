@@ -8,6 +8,7 @@ import { UsageMeter } from "../../pipeline/usage.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord } from "../../stages/filter.js";
 import { recordingLogger } from "../llm/helpers.js";
+import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 
 export interface FakeRun {
   ctx: StageContext<FilterConfig>;
@@ -72,6 +73,7 @@ export function fakeRun(options: {
     log,
     services: {
       llm: (role, meter) => service.client(role, meter),
+      llmEstimator: (role) => service.estimator(role),
       sandbox: () => {
         throw new Error("the filter needs no sandbox");
       },
@@ -106,5 +108,27 @@ export function fakeRun(options: {
       await Promise.all(Array.from({ length: concurrency }, worker));
     },
     close: () => service.close(),
+  };
+}
+
+/** How the fake scorer answers each query: by round, and after the reminder. */
+export interface Script {
+  r1: string;
+  r2?: string;
+  r1again?: string;
+  r2again?: string;
+}
+
+export function scripted(scripts: Record<string, Script>): (request: ReceivedRequest) => Reply {
+  return (request) => {
+    const messages = request.body.messages;
+    const prompt = messages[0]!.content;
+    const tag = Object.keys(scripts).find((t) => prompt.includes(`[${t}]`));
+    if (!tag) return "Score: 1";
+    const script = scripts[tag]!;
+    const round2 = prompt.includes("Expert Level");
+    const again = messages.length > 1;
+    if (round2) return (again ? script.r2again : script.r2) ?? "Score: 1";
+    return (again ? script.r1again : script.r1) ?? "Score: 1";
   };
 }

@@ -1,14 +1,34 @@
 // Shared set-up for LLM tests: a service pointed at a test server, in a temporary data dir.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
+import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { Logger } from "../../pipeline/log.js";
+
+/** One user message. */
+export const ask = (text: string): ChatMessage[] => [{ role: "user", content: text }];
 
 export function tempDir(prefix = "cf-llm-"): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Every file under `dir` (cache database and its WAL, manifests, outputs) whose bytes contain `text`. */
+export function filesContaining(dir: string, text: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    if (readFileSync(path).includes(text)) found.push(path);
+  }
+  return found;
+}
+
+/** How many files there are under `dir`, so a check over them is known not to be vacuous. */
+export function fileCount(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
 }
 
 /** A logger that keeps every line, to check what users would see (and that no key is in it). */
@@ -22,11 +42,15 @@ export function recordingLogger(): Logger & { lines: string[] } {
   };
 }
 
-/** A scorer role against `url` with fast retries, so fault tests finish quickly. */
-export function testConfig(url: string, scorer: Record<string, unknown> = {}, extra: object = {}): LlmConfig {
+/** A scorer role against `url` (none: not configured) with fast retries, so fault tests finish quickly. */
+export function testConfig(
+  url: string | undefined,
+  scorer: Record<string, unknown> = {},
+  extra: object = {},
+): LlmConfig {
   return llmConfigSchema.parse({
     scorer: {
-      base_url: url,
+      ...(url ? { base_url: url } : {}),
       model: "test-model",
       retries: 3,
       backoff_s: 0.01,

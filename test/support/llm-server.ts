@@ -26,6 +26,8 @@ export interface ChatRequestBody {
 export interface ReceivedRequest {
   /** 1-based arrival order */
   n: number;
+  /** performance.now() when its body had arrived */
+  at: number;
   /** SHA-256 (hex, 16 chars) of the messages: the same conversation has the same key */
   key: string;
   body: ChatRequestBody;
@@ -165,7 +167,13 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     const key = conversationKey(body.messages);
     const attempt = (byKey.get(key) ?? 0) + 1;
     byKey.set(key, attempt);
-    const request: ReceivedRequest = { n: count, key, body, authorization: req.headers.authorization };
+    const request: ReceivedRequest = {
+      n: count,
+      at: performance.now(),
+      key,
+      body,
+      authorization: req.headers.authorization,
+    };
     if (state.options.keepRequests !== false) requests.push(request);
     inFlight++;
     if (inFlight > maxInFlight) maxInFlight = inFlight;
@@ -221,7 +229,7 @@ function respond(
   }
   const fault = options.fault?.(request, attempt);
   if (fault) {
-    injectFault(fault, res);
+    injectFault(fault, request.body.stream === true, res);
     return false;
   }
   const reply = pickReply(options, request);
@@ -240,13 +248,7 @@ function respond(
   if (request.body.stream) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const chunk = (delta: object, finish: string | null) =>
-      `data: ${JSON.stringify({
-        id,
-        object: "chat.completion.chunk",
-        created,
-        model,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      })}\n\n`;
+      `data: ${JSON.stringify(chunkOf(id, model, delta, finish))}\n\n`;
     const half = Math.ceil(content.length / 2);
     let out = chunk({ role: "assistant", content: "" }, null);
     out += chunk({ content: content.slice(0, half) }, null);
@@ -286,7 +288,10 @@ function pickReply(options: LlmServerOptions, request: ReceivedRequest): Reply {
   return (options.fallback ?? complexityReply)(request);
 }
 
-function injectFault(fault: Fault, res: ServerResponse) {
+function injectFault(fault: Fault, stream: boolean, res: ServerResponse) {
+  // Body faults take the shape the client asked for: one JSON body, or server-sent events.
+  const event = (data: string) => `data: ${data}\n\n`;
+  const begin = (type: string) => res.writeHead(200, { "content-type": type });
   switch (fault.type) {
     case "status":
       return sendJson(res, fault.status, {
@@ -306,19 +311,45 @@ function injectFault(fault: Fault, res: ServerResponse) {
     case "hang":
       return;
     case "hang-body":
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write('{"id":"chatcmpl-hang","choices":[');
+      if (stream) {
+        begin("text/event-stream");
+        res.write(event(JSON.stringify(chunkOf("chatcmpl-hang", "m", { content: "Sco" }, null))));
+      } else {
+        begin("application/json");
+        res.write('{"id":"chatcmpl-hang","choices":[');
+      }
       return;
     case "malformed":
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end('{"id": "chatcmpl-broken", "choices": [{"message": ');
+      if (stream) {
+        begin("text/event-stream");
+        res.end(`${event('{"id": "chatcmpl-broken", "choices": [{"delta": ')}${event("[DONE]")}`);
+      } else {
+        begin("application/json");
+        res.end('{"id": "chatcmpl-broken", "choices": [{"message": ');
+      }
       return;
     case "empty-choices":
+      if (stream) {
+        begin("text/event-stream");
+        const empty = { id: "chatcmpl-empty", object: "chat.completion.chunk", model: "m", choices: [] };
+        res.end(`${event(JSON.stringify(empty))}${event("[DONE]")}`);
+        return;
+      }
       return sendJson(res, 200, { id: "chatcmpl-empty", object: "chat.completion", model: "m", choices: [] });
     case "drop":
       res.socket?.destroy();
       return;
   }
+}
+
+function chunkOf(id: string, model: string, delta: object, finish: string | null) {
+  return {
+    id,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
