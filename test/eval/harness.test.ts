@@ -241,6 +241,16 @@ describe("generated programs", () => {
     );
     expect(program.startsWith("from __future__ import annotations\nimport collections\n")).toBe(true);
     expect(program).toContain("\ndef f(xs): return len(xs)\n");
+    const multiline = fillProgram(
+      python,
+      python.generate(question),
+      '"""Doc."""\nfrom __future__ import (annotations,\n    division)\ndef f(xs): return len(xs)\n',
+      "f",
+    );
+    expect(
+      multiline.startsWith("from __future__ import (annotations,\n    division)\nimport collections\n"),
+    ).toBe(true);
+    expect(multiline).toContain('"""Doc."""\n\ndef f(xs)');
   });
 
   it("drop Go's package clause and the imports the header already has", () => {

@@ -101,7 +101,8 @@ export const pythonHarness: Harness = {
   },
   prepare(code) {
     // `from __future__` imports must open the file, before the harness's own imports.
-    const future = /^from\s+__future__\s+import\s+[^\n]+$/gm;
+    // The parenthesised form may span lines: `from __future__ import (annotations,\n    division)`.
+    const future = /^from\s+__future__\s+import\s+(?:\([^)]*\)|[^\n]+)[ \t]*$/gm;
     return { prelude: (code.match(future) ?? []).join("\n"), body: code.replace(future, "") };
   },
   callee: (fn, cls) => (cls ? `${cls}().${fn}` : fn),
