@@ -1,36 +1,24 @@
 // The filter's dry-run estimate, its fingerprint, what a changed prompt costs, and its funnel.
 import { readFileSync, writeFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterStage } from "../../stages/filter.js";
-import { tempDir } from "../llm/helpers.js";
-import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { serverPerTest } from "../llm/helpers.js";
 import { fakeRun, llmConfig, record, scripted } from "./helpers.js";
 
-let server: LlmServer;
-let dir: ReturnType<typeof tempDir>;
-
-beforeEach(async () => {
-  server = await startLlmServer();
-  dir = tempDir("cf-filter-");
-});
-
-afterEach(async () => {
-  await server.close();
-  dir.remove();
-});
+const t = serverPerTest({}, "cf-filter-");
 
 describe("filter: dry-run, fingerprint, funnel", () => {
   it("estimates requests and tokens before any spend, and counts what is cached", async () => {
-    server.options.fallback = scripted({ q0: { r1: "5", r2: "5" }, q1: { r1: "2" } });
+    t.server.options.fallback = scripted({ q0: { r1: "5", r2: "5" }, q1: { r1: "2" } });
     const input = Array.from({ length: 10 }, (_, i) => record(`r${i}`, `q${i}`));
-    const llm = llmConfig(server.url);
-    const run = fakeRun({ dataDir: dir.path, llm, input });
+    const llm = llmConfig(t.server.url);
+    const run = fakeRun({ dataDir: t.dir, llm, input });
     const before = await filterStage.estimate!(run.ctx as never);
     expect(before.requests).toBe(10 + Math.round(10 * 0.665));
     expect(before.promptTokens).toBeGreaterThan(10 * 100);
     expect(before.completionTokens).toBe(Math.round((10 + 10 * 0.665) * 120));
-    expect(server.count).toBe(0);
+    expect(t.server.count).toBe(0);
 
     await run.processAll(input.slice(0, 2));
     const after = await filterStage.estimate!(run.ctx as never);
@@ -40,18 +28,18 @@ describe("filter: dry-run, fingerprint, funnel", () => {
     await run.close();
 
     // Without an endpoint the cache still answers for what was asked: same model, prompts, sampling.
-    const unconfigured = fakeRun({ dataDir: dir.path, llm: llmConfig(undefined), input });
+    const unconfigured = fakeRun({ dataDir: t.dir, llm: llmConfig(undefined), input });
     const offline = await filterStage.estimate!(unconfigured.ctx as never);
     expect(offline).toEqual(after);
     await unconfigured.close();
 
     // --no-cache would ask everything again.
-    const fresh = fakeRun({ dataDir: dir.path, llm: llmConfig(undefined), input, noCache: true });
+    const fresh = fakeRun({ dataDir: t.dir, llm: llmConfig(undefined), input, noCache: true });
     const again = await filterStage.estimate!(fresh.ctx as never);
     expect(again.requests).toBe(before.requests);
     expect(again.note).toContain("0 answers already cached");
     await fresh.close();
-    expect(server.count).toBe(3);
+    expect(t.server.count).toBe(3);
   });
 
   it("changes its fingerprint with the model, the sampling and the prompt texts", () => {
@@ -77,36 +65,38 @@ describe("filter: dry-run, fingerprint, funnel", () => {
 
   it("asks again when a prompt's text changes: the prompt is part of the cache key", async () => {
     const input = [record("a", "same query")];
-    const original = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
+    const original = fakeRun({ dataDir: t.dir, llm: llmConfig(t.server.url), input });
     await original.processAll();
-    const sent = server.count;
+    const sent = t.server.count;
     await original.close();
     expect(sent).toBeGreaterThan(0);
 
     // The same prompt again: all from the cache.
-    const same = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
+    const same = fakeRun({ dataDir: t.dir, llm: llmConfig(t.server.url), input });
     await same.processAll();
     await same.close();
-    expect(server.count).toBe(sent);
+    expect(t.server.count).toBe(sent);
 
     // One word changed in the round-1 prompt: a new request, and the record's rationale is the new one.
-    const edited = `${dir.path}/complexity-1-edited.md`;
+    const edited = `${t.dir}/complexity-1-edited.md`;
     const text = readFileSync(new URL("../../prompts/complexity-1.md", import.meta.url), "utf8");
     writeFileSync(edited, text.replace("Consider the complexity", "Consider carefully the complexity"));
     const changed = fakeRun({
-      dataDir: dir.path,
-      llm: llmConfig(server.url),
+      dataDir: t.dir,
+      llm: llmConfig(t.server.url),
       filter: { rounds: [edited] },
       input,
     });
     await changed.processAll();
     await changed.close();
-    expect(server.count).toBe(sent + 1);
-    expect(server.requests.at(-1)!.body.messages[0]!.content).toContain("Consider carefully the complexity");
+    expect(t.server.count).toBe(sent + 1);
+    expect(t.server.requests.at(-1)!.body.messages[0]!.content).toContain(
+      "Consider carefully the complexity",
+    );
   });
 
   it("summarizes the funnel: in, histogram per round, kept, by resource and language", async () => {
-    server.options.fallback = scripted({
+    t.server.options.fallback = scripted({
       a: { r1: "5", r2: "4" },
       b: { r1: "4", r2: "2" },
       c: { r1: "1" },
@@ -118,7 +108,7 @@ describe("filter: dry-run, fingerprint, funnel", () => {
       record("3", "c", { resource: "oss" }),
       record("4", "d", { resource: "oss", lang: "cpp" }),
     ];
-    const run = fakeRun({ dataDir: dir.path, llm: llmConfig(server.url), input });
+    const run = fakeRun({ dataDir: t.dir, llm: llmConfig(t.server.url), input });
     await run.processAll();
     const stats = (await filterStage.summarize!(run.ctx as never)) as Record<string, unknown>;
     expect(stats).toMatchObject({

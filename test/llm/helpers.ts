@@ -2,10 +2,43 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { Logger } from "../../pipeline/log.js";
+import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
+
+export interface ServerPerTest {
+  readonly server: LlmServer;
+  /** a fresh temporary data dir */
+  readonly dir: string;
+}
+
+/**
+ * A test LLM server (with a copy of `options`, which tests may change) and an empty data dir for
+ * every test of the file, closed and removed after it.
+ */
+export function serverPerTest(options: LlmServerOptions = {}, prefix = "cf-llm-"): ServerPerTest {
+  let server: LlmServer | undefined;
+  let dir: ReturnType<typeof tempDir> | undefined;
+  beforeEach(async () => {
+    server = await startLlmServer({ ...options });
+    dir = tempDir(prefix);
+  });
+  afterEach(async () => {
+    await server?.close();
+    dir?.remove();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get dir() {
+      return dir!.path;
+    },
+  };
+}
 
 /** One user message. */
 export const ask = (text: string): ChatMessage[] => [{ role: "user", content: text }];

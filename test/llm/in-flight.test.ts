@@ -1,23 +1,12 @@
 // Identical requests in flight at once: sent once, and each caller may give up on its own without
 // failing the others.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LlmAbortedError } from "../../pipeline/llm/errors.js";
 import { UsageMeter } from "../../pipeline/usage.js";
-import { failFirst, type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { ask, tempDir, testConfig, testService } from "./helpers.js";
+import { failFirst } from "../support/llm-server.js";
+import { ask, serverPerTest, testConfig, testService } from "./helpers.js";
 
-let server: LlmServer;
-let dir: ReturnType<typeof tempDir>;
-
-beforeEach(async () => {
-  server = await startLlmServer({ rules: [{ match: /hello/, reply: "hi there" }] });
-  dir = tempDir();
-});
-
-afterEach(async () => {
-  await server.close();
-  dir.remove();
-});
+const t = serverPerTest({ rules: [{ match: /hello/, reply: "hi there" }] });
 
 const until = async (condition: () => boolean) => {
   while (!condition()) await new Promise((r) => setTimeout(r, 2));
@@ -32,63 +21,63 @@ const outcome = (p: Promise<{ content: string }>) =>
 
 describe("LLM client: identical requests in flight", () => {
   it("sends them once; the others count as cached", async () => {
-    server.options.latencyMs = 30;
-    const service = testService(testConfig(server.url), dir.path);
+    t.server.options.latencyMs = 30;
+    const service = testService(testConfig(t.server.url), t.dir);
     const usage = new UsageMeter();
     const client = service.client("scorer", usage);
     const answers = await Promise.all([1, 2, 3].map(() => client.chat(ask("hello"))));
     expect(answers.map((a) => a.content)).toEqual(["hi there", "hi there", "hi there"]);
     expect(answers.map((a) => a.cached)).toEqual([false, true, true]);
-    expect(server.count).toBe(1);
+    expect(t.server.count).toBe(1);
     expect(usage.totals).toMatchObject({ requests: 1, cachedRequests: 2 });
     await service.close();
   });
 
   it("lets the first caller give up without failing a caller that joined it", async () => {
     // The first attempt fails and is retried after a backoff: the first caller aborts meanwhile.
-    server.options.fault = failFirst(1, { type: "status", status: 500 });
-    const service = testService(testConfig(server.url, { backoff_s: 0.2, max_backoff_s: 0.2 }), dir.path);
+    t.server.options.fault = failFirst(1, { type: "status", status: 500 });
+    const service = testService(testConfig(t.server.url, { backoff_s: 0.2, max_backoff_s: 0.2 }), t.dir);
     const client = service.client("scorer", new UsageMeter());
     const first = new AbortController();
     const second = new AbortController();
     const a = outcome(client.chat(ask("hello"), { signal: first.signal }));
     const b = outcome(client.chat(ask("hello"), { signal: second.signal }));
-    await until(() => server.count >= 1);
+    await until(() => t.server.count >= 1);
     first.abort();
     expect(await a).toBe("aborted");
     expect(await b).toBe("answered: hi there");
-    expect(server.count).toBe(2);
+    expect(t.server.count).toBe(2);
     await service.close();
   });
 
   it("lets a caller that joined give up alone, and the first one still gets its answer", async () => {
-    server.options.latencyMs = 150;
-    const service = testService(testConfig(server.url), dir.path);
+    t.server.options.latencyMs = 150;
+    const service = testService(testConfig(t.server.url), t.dir);
     const client = service.client("scorer", new UsageMeter());
     const joined = new AbortController();
     const a = outcome(client.chat(ask("hello"), { signal: new AbortController().signal }));
     const b = outcome(client.chat(ask("hello"), { signal: joined.signal }));
-    await until(() => server.count >= 1);
+    await until(() => t.server.count >= 1);
     joined.abort();
     expect(await b).toBe("aborted");
     expect(await a).toBe("answered: hi there");
-    expect(server.count).toBe(1);
+    expect(t.server.count).toBe(1);
     await service.close();
   });
 
   it("stops waiting to retry once every caller has given up, and a later call starts afresh", async () => {
-    server.options.fault = failFirst(1, { type: "status", status: 500 });
-    const service = testService(testConfig(server.url, { backoff_s: 30, max_backoff_s: 30 }), dir.path);
+    t.server.options.fault = failFirst(1, { type: "status", status: 500 });
+    const service = testService(testConfig(t.server.url, { backoff_s: 30, max_backoff_s: 30 }), t.dir);
     const client = service.client("scorer", new UsageMeter());
     const callers = [new AbortController(), new AbortController()];
     const pending = callers.map((c) => outcome(client.chat(ask("hello"), { signal: c.signal })));
-    await until(() => server.count >= 1);
+    await until(() => t.server.count >= 1);
     for (const c of callers) c.abort();
     expect(await Promise.all(pending)).toEqual(["aborted", "aborted"]);
-    expect(server.count).toBe(1);
+    expect(t.server.count).toBe(1);
     // Not stuck behind the abandoned 30 s backoff: a new call sends at once and is answered.
     expect(await outcome(client.chat(ask("hello")))).toBe("answered: hi there");
-    expect(server.count).toBe(2);
+    expect(t.server.count).toBe(2);
     await service.close();
   });
 });
