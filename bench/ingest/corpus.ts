@@ -1,9 +1,11 @@
 // A synthetic corpus shaped like the four real sources: their row counts, file formats, fields and
-// roughly their lengths (about 630 MB in all at scale 1), with a few percent exact and near-duplicate
-// queries so dedup has work to do. Text is random words from a large vocabulary plus fenced code,
-// so shingles are as diverse as in real instructions.
+// roughly their lengths (about 630 MB in all at scale 1), laid out as a hub directory so the real
+// stages can fetch it through a `file:` endpoint. A few percent of the queries are exact or near
+// duplicates and one in a thousand is a benchmark prompt, so dedup and decontamination have work to
+// do; one row in a thousand has an empty answer, so normalize rejects some. Text is random words from
+// a large vocabulary plus fenced code, so shingles are as diverse as in real instructions.
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { seededRandom } from "../../pipeline/dedup/hash.js";
 
@@ -123,14 +125,39 @@ class TextMaker {
   }
 }
 
-/** Row `i` of a source: mostly fresh text, sometimes a copy (exact) or an edit (near) of an earlier query. */
-function makeRow(shape: SourceShape, i: number, maker: TextMaker, recent: string[]): Record<string, unknown> {
+/** HumanEval- and MBPP-sized sets of synthetic prompts (164 + 500), in the corpus's vocabulary. */
+export function benchmarkPrompts(): Array<{
+  benchmark: "humaneval" | "mbpp";
+  task_id: string;
+  prompt: string;
+}> {
+  const maker = new TextMaker(99);
+  return Array.from({ length: 664 }, (_, i) => ({
+    benchmark: i < 164 ? ("humaneval" as const) : ("mbpp" as const),
+    task_id: i < 164 ? `HumanEval/${i}` : String(i - 164 + 11),
+    prompt: maker.words(200 + maker.int(600)),
+  }));
+}
+
+/**
+ * Row `i` of a source: mostly fresh text, sometimes a copy (exact) or an edit (near) of an earlier
+ * query, now and then a benchmark prompt or an empty answer.
+ */
+function makeRow(
+  shape: SourceShape,
+  i: number,
+  maker: TextMaker,
+  recent: string[],
+  prompts: ReturnType<typeof benchmarkPrompts>,
+): Record<string, unknown> {
   const lang = LANGS[maker.int(LANGS.length)]!;
   let query: string;
-  const roll = maker.int(100);
-  if (roll < 3 && recent.length > 0) {
+  const roll = maker.int(1000);
+  if (roll === 0) {
+    query = `Solve this: ${prompts[maker.int(prompts.length)]!.prompt}`;
+  } else if (roll < 30 && recent.length > 0) {
     query = recent[maker.int(recent.length)]!.toUpperCase();
-  } else if (roll < 5 && recent.length > 0) {
+  } else if (roll < 50 && recent.length > 0) {
     const base = recent[maker.int(recent.length)]!;
     query = `${base} ${maker.words(12)}`;
   } else {
@@ -138,7 +165,7 @@ function makeRow(shape: SourceShape, i: number, maker: TextMaker, recent: string
   }
   if (recent.length < 2000) recent.push(query);
   else recent[maker.int(recent.length)] = query;
-  const answer = maker.answer(maker.length(shape.answerChars), lang);
+  const answer = roll === 999 ? "" : maker.answer(maker.length(shape.answerChars), lang);
   switch (shape.name) {
     case "magicoder":
       return {
@@ -178,6 +205,8 @@ async function close(stream: WriteStream): Promise<void> {
 export interface GeneratedSource {
   shape: SourceShape;
   rows: number;
+  /** the dataset on the (directory) hub, `bench/<name>` */
+  repo: string;
   /** the file in the source's real format */
   file: string;
   /** the same rows as JSON Lines, for the raw-copy baseline */
@@ -185,22 +214,42 @@ export interface GeneratedSource {
   bytes: number;
 }
 
-/** Writes every source in its real format and, beside it, the same rows as JSON Lines. */
+/** Where `generateCorpus` puts each source under `dir`. */
+export function corpusLayout(dir: string, scale: number): GeneratedSource[] {
+  return SHAPES.map((shape) => ({
+    shape,
+    rows: Math.max(1, Math.round(shape.rows * scale)),
+    repo: `bench/${shape.name}`,
+    file: path.join(dir, "hub", "bench", shape.name, shape.file),
+    plain: path.join(dir, "plain", `${shape.name}.jsonl`),
+    bytes: 0,
+  }));
+}
+
+/**
+ * Writes every source in its real format under `<dir>/hub/bench/<name>/`, the same rows as JSON Lines
+ * under `<dir>/plain/`, and the benchmark prompts as `<dir>/hub/bench/prompts/<benchmark>.jsonl`.
+ */
 export async function generateCorpus(dir: string, scale: number): Promise<GeneratedSource[]> {
-  await mkdir(dir, { recursive: true });
+  const prompts = benchmarkPrompts();
+  await mkdir(path.join(dir, "hub", "bench", "prompts"), { recursive: true });
+  for (const benchmark of ["humaneval", "mbpp"] as const) {
+    const lines = prompts.filter((p) => p.benchmark === benchmark).map((p) => JSON.stringify(p));
+    await writeFile(path.join(dir, "hub", "bench", "prompts", `${benchmark}.jsonl`), `${lines.join("\n")}\n`);
+  }
   const out: GeneratedSource[] = [];
-  for (const [s, shape] of SHAPES.entries()) {
-    const rows = Math.max(1, Math.round(shape.rows * scale));
+  for (const [s, layout] of corpusLayout(dir, scale).entries()) {
+    const { shape, rows, file, plain } = layout;
     const maker = new TextMaker(1000 + s);
-    const file = path.join(dir, shape.file);
-    const plain = path.join(dir, `${shape.name}.plain.jsonl`);
+    await mkdir(path.dirname(file), { recursive: true });
+    await mkdir(path.dirname(plain), { recursive: true });
     const real = createWriteStream(file);
     const copy = createWriteStream(plain);
     const recent: string[] = [];
     let bytes = 0;
     if (shape.format === "json") await write(real, "[\n");
     for (let i = 0; i < rows; i++) {
-      const json = JSON.stringify(makeRow(shape, i, maker, recent));
+      const json = JSON.stringify(makeRow(shape, i, maker, recent, prompts));
       const line = shape.format === "json" ? `${i === 0 ? "" : ",\n"}    ${json}` : `${json}\n`;
       bytes += Buffer.byteLength(line);
       await write(real, line);
@@ -209,7 +258,7 @@ export async function generateCorpus(dir: string, scale: number): Promise<Genera
     if (shape.format === "json") await write(real, "\n]\n");
     await close(real);
     await close(copy);
-    out.push({ shape, rows, file, plain, bytes });
+    out.push({ ...layout, bytes });
   }
   return out;
 }

@@ -1,23 +1,29 @@
-// Ingest benchmark: a full-size synthetic corpus in the four real formats, then, in one run,
-//   1. the floor: a raw streaming copy of the same rows (read lines, JSON.parse, JSON.stringify, write),
-//   2. normalize: the real readers (JSON Lines and streamed JSON arrays) and adapters, outputs written,
-//   3. dedup: decontamination + exact + MinHash-LSH near duplicates over normalize's output.
-// Each phase runs in its own process so its peak RSS is its own.
+// Ingest benchmark: a full-size synthetic corpus in the four real formats, served as a hub directory,
+// then in one run, each phase in its own process so its CPU time and peak RSS are its own:
+//   copy       the floor: a raw streaming copy of the same rows (read lines, JSON.parse,
+//              JSON.stringify, write), with no bookkeeping at all
+//   download   the real `download` stage through the `file:` endpoint (hashing, copying, verifying)
+//   normalize  the real `normalize` stage, as `pnpm pipeline run normalize` runs it: readers,
+//              adapters, language, the runner's committed entries, its summary
+//   read       the floor for dedup: streaming normalize's committed records back
+//   dedup      the real `dedup` stage: decontamination against 664 prompts fetched through the hub,
+//              exact and MinHash-LSH near duplicates, outputs committed
+//
 //   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--keep] [--dir DIR]
 // Targets: normalize <= 2.0x the copy, peak RSS <= 1 GiB; dedup >= 5,000 documents/s per core.
 import { spawnSync } from "node:child_process";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { NgramIndex } from "../../pipeline/dedup/decontaminate.js";
-import { seededRandom } from "../../pipeline/dedup/hash.js";
-import { readRows } from "../../pipeline/readers/index.js";
-import type { PipelineRecord, Reject } from "../../pipeline/record.js";
-import { dedupConfigSchema, deduplicateSeeds } from "../../stages/dedup.js";
-import { normalizeRow, seedId } from "../../stages/normalize.js";
-import { type GeneratedSource, generateCorpus, SHAPES } from "./corpus.js";
+import { loadConfig } from "../../pipeline/config/load.js";
+import { silentLogger } from "../../pipeline/log.js";
+import { Runner } from "../../pipeline/runner.js";
+import { createServices } from "../../pipeline/services.js";
+import { StageStore } from "../../pipeline/store/index.js";
+import { STAGES } from "../../stages/index.js";
+import { corpusLayout, type GeneratedSource, generateCorpus } from "./corpus.js";
 
 interface PhaseResult {
   /** wall-clock seconds */
@@ -26,7 +32,7 @@ interface PhaseResult {
   cpuSeconds: number;
   maxRssMiB: number;
   rows: number;
-  extra?: Record<string, number>;
+  extra?: Record<string, unknown>;
 }
 
 function arg(name: string): string | undefined {
@@ -38,13 +44,7 @@ async function write(stream: WriteStream, text: string): Promise<void> {
   if (!stream.write(text)) await new Promise<void>((resolve) => stream.once("drain", () => resolve()));
 }
 
-async function close(stream: WriteStream): Promise<void> {
-  await new Promise<void>((resolve, reject) =>
-    stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
-  );
-}
-
-/** Lines of a file, split with indexOf on the raw bytes: the cheapest honest way to stream JSONL. */
+/** Lines of a file, split with indexOf: the cheapest honest way to stream JSONL. */
 async function* lines(file: string): AsyncGenerator<string> {
   let carry = "";
   for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
@@ -66,7 +66,7 @@ function start(): number {
   return performance.now();
 }
 
-function finish(started: number, rows: number, extra?: Record<string, number>): PhaseResult {
+function finish(started: number, rows: number, extra?: Record<string, unknown>): PhaseResult {
   const cpu = process.cpuUsage(cpuAtStart);
   return {
     seconds: (performance.now() - started) / 1000,
@@ -87,86 +87,64 @@ async function phaseCopy(dir: string, sources: GeneratedSource[]): Promise<Phase
       rows++;
     }
   }
-  await close(out);
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
   return finish(started, rows);
 }
 
-async function phaseNormalize(dir: string, sources: GeneratedSource[]): Promise<PhaseResult> {
+/** The pipeline's config for the corpus: its four sources and two benchmark sets, all from `hub/`. */
+function configYaml(dir: string, sources: GeneratedSource[]): string {
+  const source = (s: GeneratedSource) =>
+    `      - {name: ${s.shape.name}, adapter: ${s.shape.name}, repo: ${s.repo}, files: [${path.basename(s.file)}]}`;
+  const benchmark = (name: string) =>
+    `      - {name: ${name}, repo: bench/prompts, files: [${name}.jsonl], text_field: prompt, id_field: task_id}`;
+  return [
+    `data_dir: ${path.join(dir, "data")}`,
+    "hub:",
+    `  endpoint: file:${path.join(dir, "hub")}`,
+    "stages:",
+    "  download:",
+    "    sources:",
+    ...sources.map(source),
+    "  dedup:",
+    "    benchmarks:",
+    benchmark("humaneval"),
+    benchmark("mbpp"),
+    "",
+  ].join("\n");
+}
+
+/** Runs one stage of the pipeline as `pnpm pipeline run STAGE` would, its upstream being complete. */
+async function phaseStage(dir: string, stage: string): Promise<PhaseResult> {
+  const loaded = loadConfig({ file: path.join(dir, "config.yaml"), sets: [] });
+  const dataDir = path.join(dir, "data");
+  const services = createServices(loaded.config, { dataDir, log: silentLogger });
+  const runner = new Runner(STAGES, loaded, {
+    services,
+    log: silentLogger,
+    progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
+  });
   const started = start();
-  const out = createWriteStream(path.join(dir, "normalize.jsonl"));
-  const rejects = createWriteStream(path.join(dir, "normalize.rejects.jsonl"));
-  let rows = 0;
-  let rejected = 0;
-  for (const source of sources) {
-    let n = 0;
-    for await (const row of readRows(source.file, { maxRowBytes: 1_048_576 })) {
-      const outcome = normalizeRow({
-        id: seedId(source.shape.name, n++),
-        adapter: source.shape.name,
-        repo: `bench/${source.shape.name}`,
-        file: path.basename(source.file),
-        commit: "0".repeat(40),
-        row,
-      });
-      for (const record of outcome.out ?? []) await write(out, `${JSON.stringify(record)}\n`);
-      for (const reject of outcome.rejects ?? []) {
-        await write(rejects, `${JSON.stringify(reject)}\n`);
-        rejected++;
-      }
-      rows++;
-    }
-  }
-  await close(out);
-  await close(rejects);
-  return finish(started, rows, { rejected });
+  const [report] = await runner.run([stage], { only: true });
+  await services.close();
+  const counts = report!.counts!;
+  return finish(started, counts.in, {
+    out: counts.out,
+    rejected: counts.rejected,
+    ...(report!.stats ? { stats: report!.stats } : {}),
+  });
 }
 
-/** HumanEval- and MBPP-sized benchmark sets of synthetic prompts (664 items). */
-function syntheticBenchmarks(): NgramIndex {
-  const index = new NgramIndex(10);
-  const random = seededRandom(99);
-  for (let i = 0; i < 664; i++) {
-    const words = Array.from({ length: 40 + (random() % 120) }, () => `w${random() % 5000}`);
-    index.add({ benchmark: i < 164 ? "humaneval" : "mbpp", id: String(i), text: words.join(" ") });
-  }
-  return index;
-}
-
-async function phaseReadFloor(dir: string): Promise<PhaseResult> {
+async function phaseRead(dir: string): Promise<PhaseResult> {
   const started = start();
   let rows = 0;
   let chars = 0;
-  for await (const line of lines(path.join(dir, "normalize.jsonl"))) {
-    const record = JSON.parse(line) as { query: string };
-    chars += record.query.length;
+  for await (const record of new StageStore(path.join(dir, "data"), "normalize").read()) {
+    chars += (record.query as string).length;
     rows++;
   }
   return finish(started, rows, { chars });
-}
-
-async function phaseDedup(dir: string): Promise<PhaseResult> {
-  const config = dedupConfigSchema.parse({});
-  const benchmarks = syntheticBenchmarks();
-  const out = createWriteStream(path.join(dir, "dedup.jsonl"));
-  const counts: Record<string, number> = {};
-  async function* records(): AsyncGenerator<PipelineRecord> {
-    for await (const line of lines(path.join(dir, "normalize.jsonl")))
-      yield JSON.parse(line) as PipelineRecord;
-  }
-  let kept = 0;
-  const started = start();
-  await deduplicateSeeds(records(), config, benchmarks, {
-    out: async (record) => {
-      kept++;
-      await write(out, `${JSON.stringify(record)}\n`);
-    },
-    reject: async (reject: Reject) => {
-      counts[reject.reason] = (counts[reject.reason] ?? 0) + 1;
-    },
-  });
-  await close(out);
-  const dropped = Object.values(counts).reduce((a, b) => a + b, 0);
-  return finish(started, kept + dropped, { kept, ...counts });
 }
 
 async function runPhase(phase: string, dir: string, scale: number): Promise<PhaseResult> {
@@ -180,14 +158,12 @@ async function runPhase(phase: string, dir: string, scale: number): Promise<Phas
   return JSON.parse(child.stdout.trim().split("\n").pop()!) as PhaseResult;
 }
 
-function sourcesIn(dir: string, scale: number): GeneratedSource[] {
-  return SHAPES.map((shape) => ({
-    shape,
-    rows: Math.max(1, Math.round(shape.rows * scale)),
-    file: path.join(dir, shape.file),
-    plain: path.join(dir, `${shape.name}.plain.jsonl`),
-    bytes: 0,
-  }));
+function describe(r: PhaseResult): string {
+  return `${r.cpuSeconds.toFixed(2)} CPU s (${r.seconds.toFixed(2)}s wall), ${(r.rows / r.cpuSeconds).toFixed(0)} rows per CPU s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB`;
+}
+
+function verdict(ok: boolean): string {
+  return ok ? "ok" : "MISSED";
 }
 
 async function main(): Promise<void> {
@@ -195,15 +171,12 @@ async function main(): Promise<void> {
   const phase = arg("phase");
   if (phase) {
     const dir = arg("dir")!;
-    const sources = sourcesIn(dir, scale);
     const result =
       phase === "copy"
-        ? await phaseCopy(dir, sources)
-        : phase === "normalize"
-          ? await phaseNormalize(dir, sources)
-          : phase === "read"
-            ? await phaseReadFloor(dir)
-            : await phaseDedup(dir);
+        ? await phaseCopy(dir, corpusLayout(dir, scale))
+        : phase === "read"
+          ? await phaseRead(dir)
+          : await phaseStage(dir, phase);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
@@ -213,6 +186,7 @@ async function main(): Promise<void> {
   try {
     const t0 = performance.now();
     const generated = await generateCorpus(dir, scale);
+    await writeFile(path.join(dir, "config.yaml"), configYaml(dir, generated));
     const mb = generated.reduce((sum, g) => sum + g.bytes, 0) / 1e6;
     const rows = generated.reduce((sum, g) => sum + g.rows, 0);
     console.log(
@@ -220,20 +194,21 @@ async function main(): Promise<void> {
     );
 
     const copy = await runPhase("copy", dir, scale);
+    const download = await runPhase("download", dir, scale);
     const normalize = await runPhase("normalize", dir, scale);
     const read = await runPhase("read", dir, scale);
     const dedup = await runPhase("dedup", dir, scale);
-    const normalizedBytes = (await stat(path.join(dir, "normalize.jsonl"))).size / 1e6;
 
     const ratio = normalize.cpuSeconds / copy.cpuSeconds;
     const wallRatio = normalize.seconds / copy.seconds;
     const docsPerSecond = dedup.rows / dedup.cpuSeconds;
-    const rows3 = (r: PhaseResult) =>
-      `${r.cpuSeconds.toFixed(2)} CPU s (${r.seconds.toFixed(2)}s wall), ${(r.rows / r.cpuSeconds).toFixed(0)} rows per CPU s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB`;
-    console.log(`raw copy (floor):   ${rows3(copy)}`);
-    console.log(`normalize:          ${rows3(normalize)}, ${normalizedBytes.toFixed(0)} MB out`);
-    console.log(`read floor (dedup): ${rows3(read)}`);
-    console.log(`dedup:              ${rows3(dedup)}; ${JSON.stringify(dedup.extra)}`);
+    console.log(`raw copy (floor):   ${describe(copy)}`);
+    console.log(
+      `download stage:     ${download.cpuSeconds.toFixed(2)} CPU s (${download.seconds.toFixed(2)}s wall) for ${mb.toFixed(0)} MB, peak RSS ${download.maxRssMiB.toFixed(0)} MiB`,
+    );
+    console.log(`normalize stage:    ${describe(normalize)}; ${JSON.stringify(normalize.extra)}`);
+    console.log(`read floor (dedup): ${describe(read)}`);
+    console.log(`dedup stage:        ${describe(dedup)}; ${JSON.stringify(dedup.extra)}`);
     console.log("");
     console.log(
       `load average at the end: ${loadavg()
@@ -241,13 +216,13 @@ async function main(): Promise<void> {
         .join(" ")} on ${cpus().length} cores`,
     );
     console.log(
-      `normalize / raw copy      ${ratio.toFixed(2)}x CPU, ${wallRatio.toFixed(2)}x wall   (target <= 2.0x)  ${ratio <= 2 ? "ok" : "MISSED"}`,
+      `normalize / raw copy      ${ratio.toFixed(2)}x CPU, ${wallRatio.toFixed(2)}x wall   (target <= 2.0x)  ${verdict(ratio <= 2)}`,
     );
     console.log(
-      `normalize peak RSS        ${normalize.maxRssMiB.toFixed(0)} MiB (target <= 1024)  ${normalize.maxRssMiB <= 1024 ? "ok" : "MISSED"}`,
+      `normalize peak RSS        ${normalize.maxRssMiB.toFixed(0)} MiB (target <= 1024)  ${verdict(normalize.maxRssMiB <= 1024)}`,
     );
     console.log(
-      `dedup docs/s/core         ${docsPerSecond.toFixed(0)} per CPU second, ${(dedup.rows / dedup.seconds).toFixed(0)} per wall second   (target >= 5000)  ${docsPerSecond >= 5000 ? "ok" : "MISSED"}`,
+      `dedup docs/s/core         ${docsPerSecond.toFixed(0)} per CPU second, ${(dedup.rows / dedup.seconds).toFixed(0)} per wall second   (target >= 5000)  ${verdict(docsPerSecond >= 5000)}`,
     );
     console.log(`dedup / read floor        ${(dedup.cpuSeconds / read.cpuSeconds).toFixed(2)}x CPU`);
     console.log(`dedup peak RSS            ${dedup.maxRssMiB.toFixed(0)} MiB`);

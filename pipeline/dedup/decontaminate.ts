@@ -4,6 +4,9 @@
 // the prompt" count.
 import { wordGrams, wordHashes } from "./text.js";
 
+/** Shared n-grams are counted once each, and texts shorter than n words cannot be judged. */
+const DISTINCT_GRAMS = { allowShort: false, distinct: true };
+
 export interface BenchmarkItem {
   /** the benchmark set, e.g. `humaneval` */
   benchmark: string;
@@ -21,7 +24,7 @@ export interface ContaminationHit {
 
 /** Distinct hashes of the word n-grams of `text` (none when it has fewer than n words). */
 export function ngramHashes(text: string, n: number): Uint32Array {
-  return wordGrams(wordHashes(text), n, false);
+  return wordGrams(wordHashes(text), n, DISTINCT_GRAMS);
 }
 
 export class NgramIndex {
@@ -61,7 +64,7 @@ export class NgramIndex {
   /** `match` from the text's word hashes (see `wordHashes`), when the caller has them already. */
   matchWords(hashes: Uint32Array, threshold: number): ContaminationHit | undefined {
     if (this.items.length === 0) return undefined;
-    const grams = wordGrams(hashes, this.n, false);
+    const grams = wordGrams(hashes, this.n, DISTINCT_GRAMS);
     if (grams.length === 0) return undefined;
     const shared = new Map<number, number>();
     for (const g of grams) {

@@ -102,12 +102,17 @@ function grow(array: Uint32Array): Uint32Array {
 }
 
 /**
- * Distinct hashes of the runs of `k` consecutive words (one run of all words when there are fewer than
- * k and `allowShort`), sorted; 30-bit like the word hashes.
+ * Hashes of the runs of `k` consecutive words (one run of all words when there are fewer than k and
+ * `allowShort`), 30-bit like the word hashes. `distinct`: sorted with repeats removed, for counting
+ * shared n-grams; MinHash takes a minimum, which repeats cannot change, so it skips the sort.
  */
-export function wordGrams(hashes: Uint32Array, k: number, allowShort: boolean): Uint32Array {
+export function wordGrams(
+  hashes: Uint32Array,
+  k: number,
+  options: { allowShort: boolean; distinct: boolean },
+): Uint32Array {
   const n = hashes.length;
-  if (n === 0 || (n < k && !allowShort)) return new Uint32Array(0);
+  if (n === 0 || (n < k && !options.allowShort)) return new Uint32Array(0);
   const count = Math.max(1, n - k + 1);
   const out = new Uint32Array(count);
   for (let s = 0; s < count; s++) {
@@ -121,6 +126,7 @@ export function wordGrams(hashes: Uint32Array, k: number, allowShort: boolean): 
     h ^= h >>> 13;
     out[s] = (h >>> 0) & 0x3fffffff;
   }
+  if (!options.distinct) return out;
   out.sort();
   let unique = 0;
   for (let i = 0; i < count; i++) if (i === 0 || out[i] !== out[unique - 1]) out[unique++] = out[i]!;

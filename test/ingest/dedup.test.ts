@@ -63,6 +63,31 @@ describe("MinHash", () => {
     }
   });
 
+  it("computes, four permutations at a time, exactly the minimum of each permutation", () => {
+    // the definition, one permutation and one unsigned comparison at a time
+    const reference = (hasher: MinHasher, shingles: Uint32Array, seed: number) => {
+      const random = seededRandom(seed);
+      return Array.from({ length: hasher.numPerm }, () => {
+        const a = random() | 1;
+        const b = random();
+        let min = 0xffffffff;
+        for (const x of shingles) {
+          let v = Math.imul(x ^ b, a);
+          v = (v ^ (v >>> 15)) >>> 0;
+          min = Math.min(min, v);
+        }
+        return min;
+      });
+    };
+    for (const numPerm of [16, 18, 128]) {
+      const hasher = new MinHasher({ numPerm, shingleWords: 3, seed: 5 });
+      for (const text of [randomText(3, 50), "two words", ""]) {
+        const shingles = hasher.shingles(text);
+        expect(Array.from(hasher.signatureOf(shingles))).toEqual(reference(hasher, shingles, 5));
+      }
+    }
+  });
+
   it("gives identical signatures for texts that differ only in case and punctuation", () => {
     const hasher = new MinHasher({ numPerm: 64, shingleWords: 5 });
     expect(hasher.signature("Write a function, please!")).toEqual(
