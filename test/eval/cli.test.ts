@@ -147,6 +147,12 @@ describe("eval autoeval and eval oj through the sandbox", () => {
         labels: { programming_language: "go" },
       },
       {
+        id: "triple",
+        content: "",
+        test: { code: "if (triple(2) !== 6) throw new Error('wrong');\n" },
+        labels: { programming_language: "javascript", execution_language: "typescript" },
+      },
+      {
         id: "pytest",
         content: "",
         test: { code: "def test_x():\n    assert x() == 1\n" },
@@ -166,6 +172,7 @@ describe("eval autoeval and eval oj through the sandbox", () => {
         completion:
           '```go\npackage main\n\nimport "strings"\n\nfunc Double(x int) int {\n\t_ = strings.TrimSpace("")\n\treturn x * 2\n}\n```',
       },
+      { id: "triple", completion: "```js\nfunction triple(x) {\n  return 3 * x;\n}\n```" },
       { id: "pytest", code: "def x():\n    return 1\n" },
       { id: "missing", code: "" },
     ]);
@@ -187,9 +194,14 @@ describe("eval autoeval and eval oj through the sandbox", () => {
       ["add", "1", "Failed Tests"],
       ["file", "0", "Passed"],
       ["double", "0", "Passed"],
+      ["triple", "0", "Passed"],
       ["pytest", "0", "Had Error"],
     ]);
-    expect(results[4]?.reason).toMatch(/^sandbox error: /);
+    // JavaScript answers, run as TypeScript: transpiled by esbuild, then node.
+    expect(results[4]).toMatchObject({ language: "javascript", main_removed: false });
+    expect(results[4]?.commands.map((c) => c.command?.[0])).toEqual(["esbuild", "node"]);
+    expect(results[0]?.main_removed).toBe(true);
+    expect(results[5]?.reason).toMatch(/^sandbox error: /);
     const metrics = JSON.parse(readFileSync(join(out, "metrics.json"), "utf8"));
     expect(metrics.type).toBe("AutoEval");
     expect(metrics.unmatched).toEqual([{ qid: "missing", id: "0" }]);
