@@ -141,7 +141,7 @@ const generate: CommandModule<object, { questions: string; out: string; language
       .option("out", { type: "string", demandOption: true, describe: "directory for the test programs" })
       .option("languages", {
         type: "string",
-        describe: "comma-separated languages (default: every harness)",
+        describe: "comma-separated languages (default: every language the sandbox runs)",
       }),
   handler: async (args) => {
     const languages = args.languages
@@ -150,22 +150,30 @@ const generate: CommandModule<object, { questions: string; out: string; language
       .filter(Boolean)
       .map((l) => canonicalLanguage(l) ?? l);
     const result = await generateTestDir(args.questions, args.out, languages);
-    const counts = new Map<string, number>();
-    for (const test of result.tests) counts.set(test.language, (counts.get(test.language) ?? 0) + 1);
+    // One row per language: programs written, questions not generated and the first reason why.
+    const rows = new Map<string, { programs: number; failed: number; reason: string }>();
+    const row = (language: string) => {
+      const found = rows.get(language) ?? { programs: 0, failed: 0, reason: "" };
+      rows.set(language, found);
+      return found;
+    };
+    for (const test of result.tests) row(test.language).programs++;
+    for (const failure of result.failures) {
+      const entry = row(failure.language);
+      entry.failed++;
+      entry.reason ||= `${failure.qid}: ${failure.reason}`;
+    }
     printTable(
-      ["language", "programs"],
-      [...counts].map(([language, n]) => [language, n]),
+      ["language", "programs", "not generated", "first reason"],
+      [...rows].map(([language, r]) => [language, r.programs, r.failed, r.reason.slice(0, 100)]),
     );
     process.stdout.write(
       `${result.tests.length} programs for ${result.questions.length} questions in ${args.out}\n`,
     );
     if (result.failures.length > 0) {
       process.stdout.write(
-        `${result.failures.length} not generated (reasons in ${args.out}/failures.jsonl):\n`,
+        `${result.failures.length} not generated; every reason is in ${args.out}/failures.jsonl\n`,
       );
-      for (const failure of result.failures.slice(0, 10)) {
-        process.stdout.write(`  ${failure.qid} [${failure.language}]: ${failure.reason}\n`);
-      }
     }
   },
 };

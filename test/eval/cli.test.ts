@@ -56,6 +56,8 @@ describe("eval generate and eval run", () => {
       "Python,rb",
     );
     expect(generated).toContain("22 programs for 11 questions");
+    expect(generated).toMatch(/^language\s+programs\s+not generated\s+first reason$/m);
+    expect(generated).toMatch(/^ruby\s+11\s+0\s*$/m);
     expect(readLines(join(tests, "python.jsonl"))).toHaveLength(11);
     expect(readLines(join(tests, "failures.jsonl"))).toEqual([]);
 
