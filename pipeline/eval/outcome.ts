@@ -69,7 +69,12 @@ export function judgePrediction(response: RunCodeResponse, expectedIds: readonly
   const results = Object.values(test_results);
   const missing = results.filter((r) => r === MISSING).length;
   if (missing > 0) {
-    return judged("Had Error", `${missing} of ${results.length} tests never reported (${exitText(run)})`);
+    // Reports lost to the sandbox's output cap are not the program's silence; say which it was.
+    const cut = run.stdout_truncated ? ", stdout cut at the sandbox's max_output_bytes" : "";
+    return judged(
+      "Had Error",
+      `${missing} of ${results.length} tests never reported (${exitText(run)}${cut})`,
+    );
   }
   const errors = results.filter((r) => r !== PASSED && r !== FAILED);
   if (errors.length > 0) return judged("Had Runtime Error", `${errors.length} tests raised ${errors[0]}`);

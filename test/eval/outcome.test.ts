@@ -67,6 +67,10 @@ describe("judgePrediction", () => {
       reason: "1 of 3 tests never reported (signal SIGSEGV)",
       test_results: { "0": "PASSED", "1": "ValueError", "2": "MISSING" },
     });
+    const flooded = step({ stdout: "TEST-0...PASSED\nxxxx", stdout_truncated: true });
+    expect(judgePrediction(response(flooded), ids).reason).toBe(
+      "2 of 3 tests never reported (exit code 0, stdout cut at the sandbox's max_output_bytes)",
+    );
   });
 
   it("times out on either step, before anything else", () => {
