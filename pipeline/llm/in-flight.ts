@@ -15,6 +15,30 @@ export interface Joined<T> {
   shared: boolean;
 }
 
+// Hundreds of calls wait on one stage's signal at once: one listener per signal, fanned out here,
+// instead of one each (which Node warns about, and whose removal is linear in their number).
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = watchers.get(signal);
+  if (!callbacks) {
+    const created = new Set<() => void>();
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const call of [...created]) call();
+        created.clear();
+      },
+      { once: true },
+    );
+    watchers.set(signal, created);
+    callbacks = created;
+  }
+  const registered = callbacks;
+  registered.add(callback);
+  return () => registered.delete(callback);
+}
+
 export class InFlightRequests<T> {
   private readonly entries = new Map<string, Entry<T>>();
 
@@ -50,7 +74,7 @@ export class InFlightRequests<T> {
     joined.callers++;
     if (!signal) return joined.promise.then((value) => ({ value, shared }));
     return new Promise<Joined<T>>((resolve, reject) => {
-      const leave = () => {
+      const stopWatching = onAbort(signal, () => {
         reject(aborted());
         joined.callers--;
         if (joined.callers === 0) {
@@ -58,15 +82,14 @@ export class InFlightRequests<T> {
           if (this.entries.get(id) === joined) this.entries.delete(id);
           joined.controller.abort();
         }
-      };
-      signal.addEventListener("abort", leave, { once: true });
+      });
       joined.promise.then(
         (value) => {
-          signal.removeEventListener("abort", leave);
+          stopWatching();
           resolve({ value, shared });
         },
         (error: unknown) => {
-          signal.removeEventListener("abort", leave);
+          stopWatching();
           reject(error);
         },
       );

@@ -80,4 +80,22 @@ describe("LLM client: identical requests in flight", () => {
     expect(t.server.count).toBe(2);
     await service.close();
   });
+
+  it("waits on one stage signal with dozens of calls, without Node's listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const service = testService(testConfig(t.server.url, { concurrency: 50 }), t.dir);
+      const client = service.client("scorer", new UsageMeter());
+      const stage = new AbortController();
+      const calls = Array.from({ length: 50 }, (_, i) => client.chat(ask(`q${i}`), { signal: stage.signal }));
+      expect((await Promise.all(calls)).length).toBe(50);
+      await service.close();
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
 });
