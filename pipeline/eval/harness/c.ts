@@ -7,6 +7,7 @@
 import type { SchemaType } from "../schema-type.js";
 import { formatSchemaType, tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
+import { cFamilyScalars } from "./cpp.js";
 import {
   CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
@@ -14,14 +15,7 @@ import {
   renderCases,
   UnsupportedTypeError,
 } from "./harness.js";
-import {
-  floatText,
-  type LiteralDialect,
-  plainBoolean,
-  quote,
-  renderLiteral,
-  requireCharWidth,
-} from "./literals.js";
+import { type LiteralDialect, quote, renderLiteral } from "./literals.js";
 
 const noContainers = (type: SchemaType): never => {
   throw new UnsupportedTypeError(
@@ -30,16 +24,7 @@ const noContainers = (type: SchemaType): never => {
 };
 
 const C_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  integer: (n) => (n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
-  long: (n) => `${n}LL`,
-  float: (x) => `${floatText(x)}f`,
-  double: floatText,
-  character(c) {
-    requireCharWidth(c, 8, "C");
-    return quote(c, "c", "'");
-  },
-  string: (s) => quote(s, "c"),
+  ...cFamilyScalars("C"),
   list: (_items, type) => noContainers(type),
   set: (_items, type) => noContainers(type),
   map: (_entries, type) => noContainers(type),

@@ -31,17 +31,25 @@ const CPP_TYPES: TypeNames = {
 
 export const cppType = (type: SchemaType): string => renderType(type, CPP_TYPES);
 
+/** How C and C++ write the scalar kinds (C++ wraps strings in `string(...)` on top). */
+export function cFamilyScalars(language: "C" | "C++"): Omit<LiteralDialect, "list" | "set" | "map"> {
+  return {
+    boolean: plainBoolean,
+    // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
+    integer: (n) => (n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
+    long: (n) => `${n}LL`,
+    float: (x) => `${floatText(x)}f`,
+    double: floatText,
+    character(c) {
+      requireCharWidth(c, 8, language);
+      return quote(c, "c", "'");
+    },
+    string: (s) => quote(s, "c"),
+  };
+}
+
 const CPP_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
-  integer: (n) => (n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
-  long: (n) => `${n}LL`,
-  float: (x) => `${floatText(x)}f`,
-  double: floatText,
-  character(c) {
-    requireCharWidth(c, 8, "C++");
-    return quote(c, "c", "'");
-  },
+  ...cFamilyScalars("C++"),
   string: (s) => `string(${quote(s, "c")})`,
   list: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
   set: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
