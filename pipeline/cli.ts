@@ -21,9 +21,8 @@ export async function main(
     .help()
     .alias("h", "help")
     .wrap(Math.min(110, process.stdout.columns ?? 110))
-    .fail((message, error, y) => {
+    .fail((message, error) => {
       if (error) throw error;
-      void y;
       process.stderr.write(`${message}\nRun with --help for usage.\n`);
       process.exit(2);
     });

@@ -8,11 +8,14 @@ export interface Logger {
 
 export function createLogger(prefix?: string, options: { verbose?: boolean } = {}): Logger {
   const tag = prefix ? `[${prefix}] ` : "";
+  // on a terminal a progress bar may own the current line: clear it, the bar redraws on its next tick
+  const clear = process.stderr.isTTY ? "\r\x1b[2K" : "";
+  const write = (m: string) => process.stderr.write(`${clear}${tag}${m}\n`);
   return {
-    info: (m) => process.stderr.write(`${tag}${m}\n`),
-    warn: (m) => process.stderr.write(`${tag}warning: ${m}\n`),
+    info: (m) => write(m),
+    warn: (m) => write(`warning: ${m}`),
     debug: (m) => {
-      if (options.verbose || process.env.CODEFEEDBACK_DEBUG) process.stderr.write(`${tag}debug: ${m}\n`);
+      if (options.verbose || process.env.CODEFEEDBACK_DEBUG) write(`debug: ${m}`);
     },
   };
 }

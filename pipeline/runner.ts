@@ -134,9 +134,10 @@ export class Runner {
     if (stale) return { ...base, state: "stale", reason: stale };
     if (manifest.state === "complete") return { ...base, state: "complete" };
     const reason =
-      manifest.counts.failed > 0
+      manifest.lastError ??
+      (manifest.counts.failed > 0
         ? `${manifest.counts.failed} failed, retried on the next run`
-        : "interrupted";
+        : "interrupted");
     return { ...base, state: "partial", reason };
   }
 
@@ -169,44 +170,60 @@ export class Runner {
     const signal = options.signal ?? new AbortController().signal;
     const reports: StageReport[] = [];
     for (const stage of this.plan(targets, options)) {
-      if (signal.aborted) break;
-      if (options.force && targets.includes(stage.name))
-        this.reset(stage.name, `upstream ${stage.name} was forced`);
-      let status = this.status(stage.name);
-      if (status.state === "running") {
-        throw new UserError(`stage ${stage.name} is being run by ${status.reason}; wait for it to finish`);
+      if (signal.aborted) {
+        throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
       }
-      if (status.state === "complete") {
-        this.log.info(`${stage.name}: up to date (${status.manifest!.counts.out} records)`);
-        reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
-        continue;
-      }
-      if (status.state === "stale") {
-        this.log.info(`${stage.name}: stale (${status.reason}); recomputing`);
-        this.reset(stage.name);
-        status = this.status(stage.name);
-      }
-      for (const upstream of stage.upstream) {
-        const up = this.status(upstream);
-        if (up.state !== "complete") {
-          throw new UserError(
-            `stage ${stage.name} needs ${upstream} to be complete, but it is ${up.state}${up.reason ? ` (${up.reason})` : ""}. ` +
-              `Run \`pnpm pipeline run ${stage.name}\` without --only to run it first.`,
-          );
+      // a dry run changes nothing: no forced recomputation, no reset of stale outputs before an estimate
+      const forced = Boolean(options.force && !options.dryRun && targets.includes(stage.name));
+      const release = this.store(stage.name).lock();
+      try {
+        if (forced) this.resetHeld(stage.name, `upstream ${stage.name} was forced`);
+        let status = this.status(stage.name);
+        if (status.state === "complete") {
+          this.log.info(`${stage.name}: up to date (${status.manifest!.counts.out} records)`);
+          reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
+          continue;
         }
+        this.checkUpstream(stage);
+        if (options.dryRun && stage.estimate) {
+          reports.push(await this.estimate(stage, signal));
+          break;
+        }
+        if (status.state === "stale") {
+          this.log.info(`${stage.name}: stale (${status.reason}); recomputing`);
+          this.resetHeld(stage.name);
+          status = this.status(stage.name);
+        }
+        // parts without a manifest are left by a reset killed half-way: they belong to no run
+        if (status.state === "not started") this.store(stage.name).reset();
+        reports.push(await this.runStage(stage, status, signal, forced));
+      } finally {
+        release();
       }
-      if (options.dryRun && stage.estimate) {
-        const ctx = this.context(stage, signal, new UsageMeter());
-        const estimate = await stage.estimate(ctx);
-        reports.push({ stage: stage.name, action: "estimated", estimate });
-        this.log.info(
-          `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ~${estimate.completionTokens} completion tokens${estimate.costUsd !== undefined ? `, ~$${estimate.costUsd.toFixed(2)}` : ""}${estimate.note ? ` (${estimate.note})` : ""}`,
-        );
-        break;
-      }
-      reports.push(await this.runStage(stage, status, signal));
     }
     return reports;
+  }
+
+  private checkUpstream(stage: Stage<unknown>): void {
+    for (const upstream of stage.upstream) {
+      const up = this.status(upstream);
+      if (up.state !== "complete") {
+        throw new UserError(
+          `stage ${stage.name} needs ${upstream} to be complete, but it is ${up.state}${up.reason ? ` (${up.reason})` : ""}. ` +
+            `Run \`pnpm pipeline run ${stage.name}\` without --only to run it first.`,
+        );
+      }
+    }
+  }
+
+  private async estimate(stage: Stage<unknown>, signal: AbortSignal): Promise<StageReport> {
+    const estimate = await stage.estimate!(this.context(stage, signal, new UsageMeter()));
+    const cost = estimate.costUsd !== undefined ? `, ~$${estimate.costUsd.toFixed(2)}` : "";
+    this.log.info(
+      `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
+        `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,
+    );
+    return { stage: stage.name, action: "estimated", estimate };
   }
 
   private context(stage: Stage<unknown>, signal: AbortSignal, usage: UsageMeter): StageContext<unknown> {
@@ -222,22 +239,25 @@ export class Runner {
       log: createLogger(stage.name),
       services: this.options.services,
       usage,
-      read: (name, opts) => this.readCompleted(name, opts),
+      read: (name, opts) => {
+        // upstream stages are checked complete before a stage starts; anything else would bypass staleness
+        if (name !== stage.name && !stage.upstream.includes(name)) {
+          throw new Error(`stage ${stage.name} read stage ${name}, which is not one of its upstream stages`);
+        }
+        return this.store(name).read(opts);
+      },
       countOf: (name) => this.store(name).manifest()?.counts.out,
     };
   }
 
-  private readCompleted(name: string, options?: { rejects?: boolean }) {
-    return this.store(name).read(options);
-  }
-
+  /** Runs one stage whose lock the caller holds. */
   private async runStage(
     stage: Stage<unknown>,
     status: StageStatus,
     signal: AbortSignal,
+    forced: boolean,
   ): Promise<StageReport> {
     const store = this.store(stage.name);
-    const unlock = store.lock();
     const previous = status.manifest;
     const usage = new UsageMeter(previous?.usage);
     const started = Date.now();
@@ -260,69 +280,71 @@ export class Runner {
     };
     store.saveManifest(manifest);
     const ctx = this.context(stage, signal, usage);
-    const progress = createProgress(stage.name, {
-      total: stage.kind === "record" && !stage.input ? ctx.countOf(stage.upstream[0]!) : undefined,
-      ...(this.options.progressStream ? { stream: this.options.progressStream } : {}),
-    });
-    if (stage.kind === "record" && stage.inputSize) progress.setTotal(await stage.inputSize(ctx));
-    const hooks = {
-      progress,
-      checkpoint: (counts: Manifest["counts"]) =>
-        store.saveManifest({
-          ...manifest,
-          counts,
-          usage: usage.totals,
-          elapsedMs: manifest.elapsedMs + (Date.now() - started),
-        }),
-    };
+    const elapsed = () => manifest.elapsedMs + (Date.now() - started);
+    let counts = manifest.counts;
+    const partial = (lastError?: string) =>
+      store.saveManifest({
+        ...manifest,
+        state: "partial",
+        counts,
+        usage: usage.totals,
+        elapsedMs: elapsed(),
+        pid: undefined,
+        ...(lastError ? { lastError } : {}),
+      });
+    const again = forced ? "Run the same command again without --force" : "Run the same command again";
     let result: ExecutionResult;
     try {
+      const progress = createProgress(stage.name, {
+        total: this.progressTotal(stage, ctx),
+        ...(this.options.progressStream ? { stream: this.options.progressStream } : {}),
+      });
+      if (stage.kind === "record" && stage.inputSize) progress.setTotal(await stage.inputSize(ctx));
+      const hooks = {
+        progress,
+        checkpoint: (now: Manifest["counts"]) => {
+          counts = now;
+          store.saveManifest({ ...manifest, counts, usage: usage.totals, elapsedMs: elapsed() });
+        },
+      };
       result =
         stage.kind === "record"
           ? await executeRecordStage(stage, ctx, store, hooks)
           : await executeGlobalStage(stage, ctx, store, hooks, new OutputDigest());
+      counts = result.counts;
     } catch (error) {
-      store.saveManifest({ ...store.manifest()!, state: "partial", pid: undefined, usage: usage.totals });
-      unlock();
+      partial((error as Error)?.message ?? String(error));
       throw error;
     }
-    const elapsedMs = manifest.elapsedMs + (Date.now() - started);
-    const finished: Manifest = {
-      ...manifest,
-      counts: result.counts,
-      usage: usage.totals,
-      elapsedMs,
-      pid: undefined,
-    };
     if (result.interrupted) {
-      store.saveManifest({ ...finished, state: "partial" });
-      unlock();
+      partial();
       throw new InterruptedError(
-        `interrupted: ${stage.name} saved ${result.counts.in} records so far. Run the same command again to resume where it stopped.`,
+        `interrupted: ${stage.name} saved ${result.counts.in} records so far. ${again} to resume where it stopped.`,
       );
     }
     if (result.counts.failed > 0) {
-      store.saveManifest({ ...finished, state: "partial" });
-      unlock();
-      const reasons = [...result.failures].map(([r, n]) => `${n} x ${r}`).join(", ");
+      const reasons = [...result.failures]
+        .map(([reason, f]) => `${f.count} x ${reason}${f.example ? ` (e.g. ${f.example})` : ""}`)
+        .join("; ");
+      partial(`${result.counts.failed} records failed: ${reasons}`);
       throw new UserError(
-        `${stage.name}: ${result.counts.failed} records failed (${reasons}); the other ${result.counts.in} are saved. ` +
-          `See \`pnpm pipeline status\`; run the same command again to retry the failed ones.`,
+        `${stage.name}: ${result.counts.failed} records failed: ${reasons}. The other ${result.counts.in} are saved; ` +
+          `${again.charAt(0).toLowerCase()}${again.slice(1)} to retry the failed ones.`,
         { exitCode: 1 },
       );
     }
     const complete: Manifest = {
-      ...finished,
+      ...manifest,
       state: "complete",
+      counts: result.counts,
+      usage: usage.totals,
+      elapsedMs: elapsed(),
+      pid: undefined,
       outputHash: result.outputHash,
       finishedAt: new Date().toISOString(),
     };
+    if (stage.summarize) complete.stats = await stage.summarize(ctx);
     store.saveManifest(complete);
-    if (stage.summarize) {
-      complete.stats = await stage.summarize(ctx);
-      store.saveManifest(complete);
-    }
-    unlock();
     this.log.info(
       `${stage.name}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,
     );
@@ -335,9 +357,40 @@ export class Runner {
     };
   }
 
-  /** Removes a stage's outputs and marks every stage downstream of it stale. */
+  /** Records to expect, for the progress bar: the upstream's output count when that is the input. */
+  private progressTotal(stage: Stage<unknown>, ctx: StageContext<unknown>): number | undefined {
+    if (stage.kind === "record" && !stage.input) return ctx.countOf(stage.upstream[0]!);
+    return undefined;
+  }
+
+  /**
+   * Removes a stage's outputs and marks every stage downstream of it stale. Refuses while the stage
+   * or anything downstream of it is being run by another process.
+   */
   reset(name: string, reason = `upstream ${name} was reset`, options: { purge?: boolean } = {}): void {
     this.stage(name);
+    const release = this.store(name).lock();
+    try {
+      for (const down of this.downstreamOf(name)) {
+        const status = this.status(down);
+        if (status.state === "running") {
+          throw new UserError(
+            `cannot reset ${name} while ${down} (downstream) is being run by ${status.reason}`,
+          );
+        }
+      }
+      this.resetHeld(name, reason, options);
+    } finally {
+      release();
+    }
+  }
+
+  /** `reset` for a caller that holds the stage's lock. */
+  private resetHeld(
+    name: string,
+    reason = `upstream ${name} was reset`,
+    options: { purge?: boolean } = {},
+  ): void {
     this.store(name).reset(options);
     for (const down of this.downstreamOf(name)) {
       const store = this.store(down);
@@ -360,9 +413,5 @@ export class Runner {
       }
     }
     return [...result];
-  }
-
-  stageDir(name: string): string {
-    return join(this.dataDir, name);
   }
 }

@@ -5,8 +5,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+need_node="20.19.0"
+if ! command -v node >/dev/null 2>&1; then
+  echo "install: Node.js $need_node or newer is needed (https://nodejs.org or your distribution's nodejs package)" >&2
+  exit 1
+fi
+if ! node -e "const [a,b]=process.versions.node.split('.').map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)"; then
+  echo "install: Node.js $(node --version) is too old; codefeedback needs $need_node or newer" >&2
+  exit 1
+fi
+
 sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "install: not root and no sudo: run this script as root to install the Debian packages" >&2
+    exit 1
+  fi
+  sudo_cmd=(sudo)
+fi
 
 mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' scripts/apt-packages.txt | grep -v '^$')
 missing=()

@@ -165,6 +165,12 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         if (error.code === "EPIPE") process.exit(0);
         throw error;
       });
+      const status = runner.status(args.stage);
+      if (status.state !== "complete") {
+        process.stderr.write(
+          `note: ${args.stage} is ${status.state}${status.reason ? ` (${status.reason})` : ""}; showing what it has committed so far\n`,
+        );
+      }
       for await (const record of runner.store(args.stage).read({ rejects: args.rejects })) {
         if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((r) => out.once("drain", r));
       }

@@ -48,7 +48,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     raw = value as Record<string, unknown>;
     collectLines(doc.contents, [], text, lines);
   }
-  for (const assignment of options.sets ?? []) applySet(raw, assignment);
+  for (const assignment of options.sets ?? []) {
+    const path = applySet(raw, assignment);
+    lines.set(path, FROM_SET);
+  }
   if (options.dataDir) raw.data_dir = options.dataDir;
   const config = validate(rootConfigSchema, raw, [], source, lines);
   return { config, source, lines };
@@ -71,7 +74,7 @@ export function validate<T>(
       .map((full) => {
         const dotted = full.join(".");
         const line = nearestLine(lines, full);
-        const where = line ? ` (line ${line})` : "";
+        const where = line === FROM_SET ? " (from --set)" : line ? ` (line ${line})` : "";
         const what = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
         return `  ${dotted || "(top level)"}${where}: ${what}`;
       })
@@ -85,7 +88,7 @@ export function validate<T>(
 function nearestLine(lines: Map<string, number>, path: (string | number)[]): number | undefined {
   for (let n = path.length; n > 0; n--) {
     const line = lines.get(path.slice(0, n).join("."));
-    if (line) return line;
+    if (line !== undefined) return line;
   }
   return undefined;
 }
@@ -107,7 +110,11 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-function applySet(raw: Record<string, unknown>, assignment: string): void {
+/** Marks, in the line map, a key whose value came from `--set` rather than from the file. */
+const FROM_SET = 0;
+
+/** Applies one `--set` and returns the dotted path it set. */
+function applySet(raw: Record<string, unknown>, assignment: string): string {
   const eq = assignment.indexOf("=");
   if (eq <= 0) {
     throw new ConfigError(
@@ -132,4 +139,5 @@ function applySet(raw: Record<string, unknown>, assignment: string): void {
     target = target[key] as Record<string, unknown>;
   }
   target[keys.at(-1)!] = value ?? null;
+  return keys.join(".");
 }

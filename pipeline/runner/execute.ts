@@ -11,9 +11,14 @@ import type { Progress } from "./progress.js";
 export interface ExecutionResult {
   counts: StageCounts;
   outputHash: string;
-  /** failure reason -> inputs that failed with it in this run (retried on the next run) */
-  failures: Map<string, number>;
+  /** failure reason -> inputs that failed with it in this run (retried on the next run), with one detail */
+  failures: Map<string, FailureSummary>;
   interrupted: boolean;
+}
+
+export interface FailureSummary {
+  count: number;
+  example?: string;
 }
 
 export interface ExecutionHooks {
@@ -30,44 +35,52 @@ export async function executeRecordStage<C>(
 ): Promise<ExecutionResult> {
   const scan = await store.scan();
   const counts: StageCounts = { ...scan.counts, failed: 0 };
-  const failures = new Map<string, number>();
+  const failures = new Map<string, FailureSummary>();
   const digest = scan.digest;
   const writer = store.newPart();
   const concurrency = Math.max(1, stage.concurrency?.(ctx) ?? 1);
   const inflight = new Set<Promise<void>>();
+  // one waiter (the input loop) and one wake-up per finished record: no callbacks pile up on a slow one
+  let wake: (() => void) | undefined;
+  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   let fatal: unknown;
   const timer = setInterval(() => hooks.checkpoint(counts), 2000);
 
+  // never rejects: an error here is either the stage's verdict on the record or fatal for the run
   const handle = async (position: number, record: PipelineRecord): Promise<void> => {
-    let outcome: RecordOutcome;
     try {
-      outcome = await stage.process(record, ctx);
-    } catch (error) {
-      if (error instanceof UserError) {
-        fatal ??= error;
-        return;
+      let outcome: RecordOutcome;
+      try {
+        outcome = await stage.process(record, ctx);
+      } catch (error) {
+        if (error instanceof UserError) throw error;
+        outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
       }
-      outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
+      if (outcome.failed) {
+        writer.append({ s: position, f: outcome.failed });
+        counts.failed++;
+        const summary = failures.get(outcome.failed.reason) ?? { count: 0 };
+        summary.count++;
+        summary.example ??= outcome.failed.detail;
+        failures.set(outcome.failed.reason, summary);
+      } else {
+        const out = outcome.out ?? [];
+        checkIds(stage.name, out, record);
+        const rejects = outcome.rejects ?? [];
+        writer.append({
+          s: position,
+          ...(out.length ? { o: out } : {}),
+          ...(rejects.length ? { r: rejects } : {}),
+        });
+        for (const r of out) digest.add(r);
+        counts.in++;
+        counts.out += out.length;
+        counts.rejected += rejects.length;
+      }
+      hooks.progress.tick();
+    } catch (error) {
+      fatal ??= error;
     }
-    if (outcome.failed) {
-      writer.append({ s: position, f: outcome.failed });
-      counts.failed++;
-      failures.set(outcome.failed.reason, (failures.get(outcome.failed.reason) ?? 0) + 1);
-    } else {
-      const out = outcome.out ?? [];
-      checkIds(stage.name, out, record);
-      const rejects = outcome.rejects ?? [];
-      writer.append({
-        s: position,
-        ...(out.length ? { o: out } : {}),
-        ...(rejects.length ? { r: rejects } : {}),
-      });
-      for (const r of out) digest.add(r);
-      counts.in++;
-      counts.out += out.length;
-      counts.rejected += rejects.length;
-    }
-    hooks.progress.tick();
   };
 
   try {
@@ -79,9 +92,12 @@ export async function executeRecordStage<C>(
         hooks.progress.skip();
         continue;
       }
-      while (inflight.size >= concurrency) await Promise.race(inflight);
+      while (inflight.size >= concurrency && !fatal) await slotFreed();
       if (ctx.signal.aborted || fatal) break;
-      const task: Promise<void> = handle(position, record).finally(() => inflight.delete(task));
+      const task: Promise<void> = handle(position, record).finally(() => {
+        inflight.delete(task);
+        wake?.();
+      });
       inflight.add(task);
     }
     await Promise.all(inflight);
@@ -120,6 +136,12 @@ export async function executeGlobalStage<C>(
   };
   try {
     await stage.run(ctx, emit);
+    // a stage that returns early on abort has not seen all of its input: its outputs must not count
+    if (ctx.signal.aborted) {
+      staging.writer.close();
+      hooks.progress.done();
+      return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
+    }
   } catch (error) {
     staging.writer.close();
     hooks.progress.done();

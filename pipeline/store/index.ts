@@ -1,4 +1,4 @@
 export { DoneSet } from "./done-set.js";
 export { type Manifest, readManifest, type StageCounts, type StoredState } from "./manifest.js";
-export { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
+export { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
 export { isAlive, OutputDigest, type ScanResult, StageStore } from "./stage-store.js";

@@ -1,8 +1,9 @@
 // A stage's manifest: what produced its outputs (config hash, upstream output hashes), how far it got,
 // counts, LLM usage and timings. Written atomically (temp file + rename), so it is never torn.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { UsageTotals } from "../usage.js";
+import { StoreError } from "./parts.js";
 
 export type StoredState = "running" | "partial" | "complete";
 
@@ -36,6 +37,8 @@ export interface Manifest {
   /** wall time spent running, summed over resumed runs */
   elapsedMs: number;
   stats?: Record<string, unknown>;
+  /** why the last run stopped early (an error, or failed records), for `status` */
+  lastError?: string;
 }
 
 export const MANIFEST_FILE = "manifest.json";
@@ -45,7 +48,7 @@ export function readManifest(stageDir: string): Manifest | undefined {
     return JSON.parse(readFileSync(join(stageDir, MANIFEST_FILE), "utf8")) as Manifest;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new Error(
+    throw new StoreError(
       `the manifest of ${stageDir} is unreadable (${(error as Error).message}); run \`pnpm pipeline reset\` on that stage`,
     );
   }
@@ -54,6 +57,23 @@ export function readManifest(stageDir: string): Manifest | undefined {
 export function writeManifest(stageDir: string, manifest: Manifest): void {
   const path = join(stageDir, MANIFEST_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  // durable before it becomes visible, and the rename itself durable: a power loss leaves old or new
+  const fd = openSync(tmp, "w");
+  try {
+    writeSync(fd, `${JSON.stringify(manifest, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, path);
+  syncDir(stageDir);
+}
+
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -12,7 +12,11 @@ import {
   writeSync,
 } from "node:fs";
 import { createInterface } from "node:readline";
+import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
+
+/** The data dir is damaged or cannot be written; the message says what to do. */
+export class StoreError extends UserError {}
 
 export interface Entry {
   /** input position (record-wise stages) or -1 (global stages) */
@@ -22,38 +26,54 @@ export interface Entry {
   f?: { reason: string; detail?: string };
 }
 
+/** Bytes of the file open as `fd` up to and including its last newline. */
+function completeLength(fd: number): number {
+  const size = fstatSync(fd).size;
+  const chunk = Buffer.alloc(Math.min(size, 1 << 16));
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, n).lastIndexOf(10);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
+
 /** Cuts a torn last line (no trailing newline) off a part file. Returns the bytes removed. */
 export function repairTail(path: string): number {
   const fd = openSync(path, "r+");
   try {
     const size = fstatSync(fd).size;
-    if (size === 0) return 0;
-    const chunk = Buffer.alloc(Math.min(size, 1 << 16));
-    let end = size;
-    // walk back to the last newline
-    while (end > 0) {
-      const start = Math.max(0, end - chunk.length);
-      const n = readSync(fd, chunk, 0, end - start, start);
-      const at = chunk.subarray(0, n).lastIndexOf(10);
-      if (at >= 0) {
-        const keep = start + at + 1;
-        if (keep !== size) ftruncateSync(fd, keep);
-        return size - keep;
-      }
-      end = start;
-    }
-    ftruncateSync(fd, 0);
-    return size;
+    const keep = completeLength(fd);
+    if (keep !== size) ftruncateSync(fd, keep);
+    return size - keep;
   } finally {
     closeSync(fd);
   }
 }
 
-export async function* readEntries(path: string): AsyncGenerator<Entry> {
-  const lines = createInterface({
-    input: createReadStream(path, { highWaterMark: 1 << 20 }),
-    crlfDelay: Infinity,
-  });
+/**
+ * Streams the entries of a part. `completeOnly` stops before a torn last line instead of failing on
+ * it: for reading a stage that is running, or was killed and not yet resumed.
+ */
+export async function* readEntries(
+  path: string,
+  options: { completeOnly?: boolean } = {},
+): AsyncGenerator<Entry> {
+  let end: number | undefined;
+  if (options.completeOnly) {
+    const fd = openSync(path, "r");
+    try {
+      end = completeLength(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (end === 0) return;
+  }
+  const input = createReadStream(path, { highWaterMark: 1 << 20, ...(end ? { end: end - 1 } : {}) });
+  const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n++;
@@ -61,9 +81,9 @@ export async function* readEntries(path: string): AsyncGenerator<Entry> {
     try {
       yield JSON.parse(line) as Entry;
     } catch {
-      // only a torn final line can be malformed, and it is repaired before reading; anything else is damage
-      throw new Error(
-        `${path}:${n}: damaged entry; run \`pnpm pipeline reset\` on this stage to recompute it`,
+      // appends only ever tear the final line, which is cut off or skipped: anything else is outside damage
+      throw new StoreError(
+        `${path}:${n}: damaged entry (not written by this tool); run \`pnpm pipeline reset\` on this stage to recompute it`,
       );
     }
   }
@@ -79,6 +99,7 @@ export class PartWriter {
   private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private lastSync = Date.now();
+  private error: StoreError | undefined;
 
   constructor(
     readonly path: string,
@@ -88,6 +109,7 @@ export class PartWriter {
   }
 
   append(entry: Entry): void {
+    if (this.error) throw this.error;
     const line = `${JSON.stringify(entry)}\n`;
     this.buffer.push(line);
     this.bytes += line.length;
@@ -100,20 +122,31 @@ export class PartWriter {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.buffer.length === 0) return;
+    if (this.buffer.length === 0 || this.error) return;
     const data = this.buffer.join("");
     this.buffer = [];
     this.bytes = 0;
-    writeSync(this.fd, data);
-    if (Date.now() - this.lastSync >= (this.options.fsyncMs ?? 2000)) {
-      fsyncSync(this.fd);
-      this.lastSync = Date.now();
+    try {
+      writeSync(this.fd, data);
+      if (Date.now() - this.lastSync >= (this.options.fsyncMs ?? 2000)) {
+        fsyncSync(this.fd);
+        this.lastSync = Date.now();
+      }
+    } catch (error) {
+      // a timer flush has no caller to throw to: keep the error for the next append or close
+      this.error = new StoreError(
+        `cannot write ${this.path}: ${(error as Error).message}. Free disk space (or fix the data dir) and run the same command again to resume.`,
+      );
     }
   }
 
   close(): void {
     this.flush();
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    try {
+      if (!this.error) fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+    }
+    if (this.error) throw this.error;
   }
 }

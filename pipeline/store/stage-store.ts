@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
-import { type Manifest, readManifest, type StageCounts, writeManifest } from "./manifest.js";
+import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
 
 export interface ScanResult {
@@ -117,6 +117,7 @@ export class StageStore {
         writer.close();
         for (const part of this.parts()) rmSync(part);
         renameSync(tmp, join(this.partsDir, "part-00000.jsonl"));
+        syncDir(this.partsDir);
       },
     };
   }
@@ -125,7 +126,8 @@ export class StageStore {
   async *read(options: { rejects?: boolean } = {}): AsyncGenerator<PipelineRecord> {
     const seen = new DoneSet();
     for (const part of this.parts()) {
-      for await (const entry of readEntries(part)) {
+      // a running or killed stage may have a torn last line: read only the complete ones
+      for await (const entry of readEntries(part, { completeOnly: true })) {
         if (entry.f) continue;
         if (entry.s >= 0) {
           if (seen.has(entry.s)) continue;
@@ -139,8 +141,10 @@ export class StageStore {
 
   /** Removes outputs and manifest; keeps `work/` (verified downloads, indexes) unless `purge`. */
   reset(options: { purge?: boolean } = {}): void {
-    rmSync(this.partsDir, { recursive: true, force: true });
+    // manifest first: a kill between the two leaves "not started" plus orphan parts, which the next run
+    // wipes; the other order could leave a "complete" manifest over missing parts
     rmSync(join(this.dir, "manifest.json"), { force: true });
+    rmSync(this.partsDir, { recursive: true, force: true });
     if (options.purge) rmSync(this.workDir, { recursive: true, force: true });
   }
 
@@ -157,7 +161,8 @@ export class StageStore {
         const holder = Number(readFileSync(path, "utf8"));
         if (holder && holder !== process.pid && isAlive(holder)) {
           throw new UserError(
-            `stage ${this.stage} is being run by process ${holder}; wait for it or stop it before running it again`,
+            `stage ${this.stage} is being run by process ${holder}; wait for it or stop it before running it again ` +
+              `(if no such run exists, e.g. after a reboot reused the pid, delete ${path})`,
           );
         }
         rmSync(path, { force: true });

@@ -45,7 +45,7 @@ describe("cli", () => {
     const table = cli(["status", "--config", config]).stdout;
     expect(table).toMatch(/numbers\s+not started/);
     expect(table).toMatch(/expand\s+stale \(upstream numbers was reset\)/);
-  });
+  }, 180_000);
 
   it("--set overrides a key; --limit applies to sources", () => {
     const { config } = setup();
@@ -69,7 +69,7 @@ describe("cli", () => {
       expect(r.code, command).toBe(0);
       expect(r.stdout, command).toContain(`pnpm pipeline ${command}`);
     }
-  });
+  }, 180_000);
 
   it("a bad config key exits 2 naming file, key and line", () => {
     const { config } = setup();

@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { readEntries } from "../../pipeline/store/index.js";
 import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
@@ -79,6 +80,13 @@ describe("crash safety", () => {
     expect(runner.status("expand").state).toBe("complete");
     const got = (await collect(runner.store("expand").read())).map((r) => JSON.stringify(r)).sort();
     expect(new Set(got).size).toBe(got.length);
+    // read() shows each position once by construction; the raw parts must too: no input committed twice
+    const committed: number[] = [];
+    for (const part of runner.store("expand").parts()) {
+      for await (const entry of readEntries(part)) if (!entry.f) committed.push(entry.s);
+    }
+    expect(committed.length).toBe(4000);
+    expect(new Set(committed).size).toBe(4000);
     expect(got).toEqual(expected);
     expect((await collect(runner.store("expand").read({ rejects: true }))).length).toBe(expectedRejects);
     expect(runner.status("expand").manifest!.counts).toEqual(reference.status("expand").manifest!.counts);

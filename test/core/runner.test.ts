@@ -1,9 +1,11 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { InterruptedError, UserError } from "../../pipeline/errors.js";
+import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
-import { TOY_STAGES } from "../support/toy-stages.js";
+import { numbersStage, TOY_STAGES } from "../support/toy-stages.js";
 
 const ids = (records: { id: string }[]) => records.map((r) => r.id).sort();
 
@@ -73,7 +75,9 @@ describe("runner", () => {
     const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand: {fail_every: 7}\n" });
     process.env.TOY_FAILING = "1";
     try {
-      await expect(runner.run(["expand"])).rejects.toThrow(/8 records failed \(8 x flaky-service\)/);
+      await expect(runner.run(["expand"])).rejects.toThrow(
+        /8 records failed: 8 x flaky-service \(e\.g\. value 0\)/,
+      );
     } finally {
       delete process.env.TOY_FAILING;
     }
@@ -147,5 +151,114 @@ describe("runner", () => {
     expect(full.status("numbers").state).toBe("stale");
     await full.run(["numbers"]);
     expect(full.status("numbers").manifest!.counts.out).toBe(50);
+  });
+});
+
+describe("runner under concurrent use, aborts and stage bugs", () => {
+  it("reset and --force refuse while another process runs the stage, and delete nothing", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir });
+    await runner.run(["expand"]);
+    const lock = join(dir, "data", "expand", "lock");
+    writeFileSync(lock, "1"); // pid 1 is alive: another run holds the stage
+    expect(() => runner.reset("expand")).toThrow(/being run by process 1/);
+    await expect(runner.run(["expand"], { force: true })).rejects.toThrow(/being run by process 1/);
+    expect(() => runner.reset("numbers")).not.toThrow(); // numbers itself is free...
+    rmSync(lock);
+    expect(runner.status("expand").state).toBe("stale"); // ...and its reset marks expand stale
+    expect((await collect(runner.store("expand").read())).length).toBe(49);
+  });
+
+  it("--dry-run estimates the first LLM stage and changes nothing", async () => {
+    const dir = tempDir();
+    await makeRunner(TOY_STAGES, { dir }).run(["total"]);
+    const changed = makeRunner(TOY_STAGES, { dir, sets: ["stages.expand.copies=4"] });
+    const reports = await changed.run(["total"], { dryRun: true, force: true });
+    expect(reports.map((r) => [r.stage, r.action])).toEqual([
+      ["numbers", "skipped"],
+      ["expand", "estimated"],
+    ]);
+    expect(reports[1]!.estimate).toMatchObject({ requests: 50, promptTokens: 500 });
+    expect(changed.status("expand").state).toBe("stale");
+    expect(changed.status("numbers").state).toBe("complete");
+    expect((await collect(changed.store("expand").read())).length).toBe(49);
+  });
+
+  it("a global stage that returns early on abort is not committed", async () => {
+    const controller = new AbortController();
+    const early = defineStage({
+      name: "early",
+      description: "stops at the 10th record when aborted",
+      upstream: ["numbers"],
+      kind: "global",
+      configSchema: z.object({}).strict(),
+      run: async (ctx, emit) => {
+        let i = 0;
+        for await (const r of ctx.read("numbers")) {
+          if (++i === 10) controller.abort();
+          if (ctx.signal.aborted) return;
+          await emit.out(r);
+        }
+      },
+    });
+    const runner = makeRunner([numbersStage, early] as Stage<unknown>[], { dir: tempDir() });
+    await runner.run(["numbers"]);
+    await expect(runner.run(["early"], { signal: controller.signal })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+    expect(runner.status("early").state).toBe("partial");
+    expect(await collect(runner.store("early").read())).toEqual([]);
+    await runner.run(["early"]);
+    expect((await collect(runner.store("early").read())).length).toBe(50);
+  });
+
+  it("a stage bug stops the run with its message, leaves the stage partial and unlocked", async () => {
+    const buggy = defineStage({
+      name: "buggy",
+      description: "emits a record without an id",
+      upstream: ["numbers"],
+      kind: "record",
+      configSchema: z.object({}).strict(),
+      concurrency: () => 4,
+      process: async (r) => ({ out: [{ value: r.value } as never] }),
+    });
+    const runner = makeRunner([numbersStage, buggy] as Stage<unknown>[], { dir: tempDir() });
+    await expect(runner.run(["buggy"])).rejects.toThrow(/emitted a record without a string id for input n:0/);
+    const status = runner.status("buggy");
+    expect(status.state).toBe("partial");
+    expect(status.reason).toMatch(/without a string id/);
+    await expect(runner.run(["buggy"])).rejects.toThrow(/without a string id/); // not "being run by"
+  });
+
+  it("an abort between stages is an interruption, not a silent success", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const runner = makeRunner(TOY_STAGES, { dir: tempDir() });
+    await expect(runner.run(["expand"], { signal: controller.signal })).rejects.toThrow(
+      /interrupted before numbers/,
+    );
+  });
+
+  it("a stage may read only its upstream stages", async () => {
+    const nosy = defineStage({
+      name: "nosy",
+      description: "reads a stage it does not depend on",
+      upstream: ["expand"],
+      kind: "global",
+      configSchema: z.object({}).strict(),
+      run: async (ctx) => {
+        for await (const _ of ctx.read("numbers")) break;
+      },
+    });
+    const runner = makeRunner([...TOY_STAGES, nosy] as Stage<unknown>[], { dir: tempDir() });
+    await expect(runner.run(["nosy"])).rejects.toThrow(
+      /read stage numbers, which is not one of its upstream stages/,
+    );
+  });
+
+  it("names a bad value given with --set as such", () => {
+    expect(() => makeRunner(TOY_STAGES, { dir: tempDir(), sets: ["stages.expand.copies=many"] })).toThrow(
+      /stages\.expand\.copies \(from --set\): Invalid input/,
+    );
   });
 });

@@ -7,6 +7,7 @@ import {
   type PartWriter,
   repairTail,
   StageStore,
+  StoreError,
 } from "../../pipeline/store/index.js";
 import { collect, tempDir } from "../support/runner-kit.js";
 
@@ -81,5 +82,26 @@ describe("store", () => {
     const again = store.lock();
     again();
     unlock();
+  });
+});
+
+describe("reading a stage that is running or was killed", () => {
+  it("read() skips a torn last line instead of failing on it", async () => {
+    const store = new StageStore(tempDir(), "s");
+    const w = store.newPart();
+    w.append({ s: 0, o: [{ id: "a" }] });
+    w.append({ s: 1, o: [{ id: "b" }] });
+    w.close();
+    appendFileSync(store.parts().at(-1)!, '{"s":2,"o":[{"id":"c"');
+    expect((await collect(store.read())).map((r) => r.id)).toEqual(["a", "b"]);
+  });
+
+  it("damage that is not a torn tail is a StoreError with advice", async () => {
+    const store = new StageStore(tempDir(), "s");
+    const w = store.newPart();
+    w.close();
+    writeFileSync(store.parts().at(-1)!, 'garbage\n{"s":0,"o":[]}\n');
+    await expect(collect(store.read())).rejects.toThrow(/damaged entry .* run `pnpm pipeline reset`/);
+    await expect(collect(store.read())).rejects.toBeInstanceOf(StoreError);
   });
 });

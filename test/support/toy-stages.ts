@@ -33,6 +33,11 @@ export const expandStage = defineStage({
     })
     .strict(),
   concurrency: (ctx) => ctx.config.concurrency,
+  // stands in for an LLM stage in `run --dry-run`: one "request" per input record
+  estimate: async (ctx) => {
+    const n = ctx.countOf("numbers") ?? 0;
+    return { requests: n, promptTokens: 10 * n, completionTokens: n };
+  },
   process: async (record, ctx) => {
     const value = record.value as number;
     if (ctx.config.delay_ms) await new Promise((r) => setTimeout(r, Math.random() * ctx.config.delay_ms));
