@@ -155,7 +155,14 @@ export class StageStore {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         writeFileSync(path, String(process.pid), { flag: "wx" });
-        return () => rmSync(path, { force: true });
+        // release only our own lock: a stale-lock takeover by another process must not be undone
+        return () => {
+          try {
+            if (readFileSync(path, "utf8") === String(process.pid)) rmSync(path, { force: true });
+          } catch {
+            // already gone
+          }
+        };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         const holder = Number(readFileSync(path, "utf8"));
