@@ -20,6 +20,12 @@ export const sandboxLimitsSchema = z
     work_dir_mb: z.number().int().min(1).default(256),
     /** size of the private /tmp, MiB */
     tmp_mb: z.number().int().min(1).default(128),
+    /**
+     * with cgroups: what a run's processes may hold together beyond its memory limit, MiB (runtime
+     * overhead outside the heap flag, files in its tmpfs dirs). The whole tree is capped at
+     * memory limit + this; without cgroups only RLIMIT_AS per process applies.
+     */
+    memory_headroom_mb: z.number().int().min(0).default(256),
   })
   .strict();
 
@@ -30,6 +36,13 @@ export const sandboxConfigSchema = z
      * `none`: run directly on the host as this user. Only for code you trust; it warns on every start.
      */
     isolation: z.enum(["bwrap", "none"]).default("bwrap"),
+    /**
+     * `auto`: put each command's process tree in fresh memory + pids cgroups when this machine lets
+     * us (root, cgroup v1, or v2 with `cgroup_parent` or a free hierarchy root); `off`: rlimits only.
+     */
+    cgroups: z.enum(["auto", "off"]).default("auto"),
+    /** cgroup v2 only: an existing cgroup dir without processes of its own to create run cgroups in */
+    cgroup_parent: z.string().startsWith("/").optional(),
     /** a remote SandboxFusion-compatible server (e.g. `http://10.0.0.5:8080`); unset runs embedded */
     url: z.string().url().optional(),
     /** runs at once; default: the number of cores. With `url`, requests in flight to the server */

@@ -2,31 +2,16 @@
 // private run dir and fresh bubblewrap sandboxes (one for the compile step, one for the run step),
 // never reusing either for another request.
 
-import { runHostCommand } from "./command.js";
+import { type CgroupHost, openCgroupHost } from "./cgroup.js";
 import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
-import {
-  createHostArea,
-  type HostArea,
-  isRoot,
-  readPeakMemoryKb,
-  removeHostArea,
-  resetUsage,
-  type SlotArea,
-} from "./host-area.js";
-import {
-  type HostCommand,
-  type IsolationMode,
-  type ProcessLimits,
-  runUnisolated,
-  type SandboxedCommand,
-  type SandboxKit,
-  wrapInSandbox,
-} from "./isolation.js";
+import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
+import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
 import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
 import { WorkerPool } from "./pool.js";
 import { probeIsolation } from "./probe.js";
 import { requestBytes, runStatus, sandboxErrorResponse } from "./request.js";
+import { runStep, type StepKill } from "./step.js";
 import { missingToolchain, toolchainPaths } from "./toolchains.js";
 import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
 import { RunDirectory } from "./workdir.js";
@@ -45,7 +30,7 @@ const BASE_ENV: Readonly<Record<string, string>> = {
 const COMPILE_FILE_SIZE_MB = 128;
 
 export interface EmbeddedSandboxOptions {
-  /** `coreutils` runs setpriv + prlimit + GNU time instead of our launcher (tests cover both) */
+  /** `coreutils` runs setpriv + prlimit + GNU time and a shell instead of our helpers (tests cover both) */
   launcher?: "auto" | "coreutils";
   /** use only this isolation mode instead of the first that works (tests cover both) */
   mode?: "userns" | "setuid";
@@ -59,6 +44,10 @@ export interface IsolationReport {
   launcher: "built" | "coreutils";
   /** whether work dirs sit on size-capped tmpfs mounts (needs root); otherwise on the host's temp dir */
   workDirCapped: boolean;
+  /** the cgroup version capping each run's whole process tree, or null (rlimits only) */
+  cgroup: 1 | 2 | null;
+  /** why there are no run cgroups, when cgroup is null */
+  cgroupProblem: string | null;
   /** the host uids untrusted code runs as, one per worker */
   uids: number[];
 }
@@ -68,14 +57,14 @@ interface Ready {
   mode: IsolationMode | null;
   /** why isolation cannot run, when mode is null */
   problem: string | null;
+  cgroups: CgroupHost | null;
+  cgroupProblem: string | null;
 }
 
 export class EmbeddedSandbox implements CodeRunner {
   private readonly pool: WorkerPool;
   private ready: Promise<Ready> | null = null;
   private closed = false;
-  /** the prepared /etc view, launcher and seccomp filter, set once the host area exists */
-  private kit: SandboxKit = { etcDir: "", launcher: null, seccompFile: null, toolBinds: [] };
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -92,12 +81,14 @@ export class EmbeddedSandbox implements CodeRunner {
 
   /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
   async isolation(): Promise<IsolationReport> {
-    const { mode, problem, area } = await this.prepare();
+    const { mode, problem, area, cgroups, cgroupProblem } = await this.prepare();
     return {
       mode,
       problem,
-      launcher: this.kit.launcher ? "built" : "coreutils",
+      launcher: area.kit.launcher ? "built" : "coreutils",
       workDirCapped: area.slots.every((slot) => slot.mounted),
+      cgroup: cgroups?.version ?? null,
+      cgroupProblem,
       uids: area.slots.map((slot) => slot.uid),
     };
   }
@@ -120,6 +111,7 @@ export class EmbeddedSandbox implements CodeRunner {
     await Promise.allSettled([...this.inFlight]);
     if (this.ready) {
       const ready = await this.ready.catch(() => null);
+      await ready?.cgroups?.close();
       if (ready) await removeHostArea(ready.area);
     }
   }
@@ -138,23 +130,42 @@ export class EmbeddedSandbox implements CodeRunner {
       tmpfs: isolated,
       launcher: this.options.launcher !== "coreutils",
     });
-    this.kit = area.kit;
+    let cgroups: CgroupHost | null = null;
+    let cgroupProblem: string | null = "sandbox.cgroups is off";
+    if (this.config.cgroups === "auto") {
+      const opened = await openCgroupHost(this.config.cgroup_parent);
+      cgroups = opened.host;
+      cgroupProblem = opened.problem;
+    }
     if (!isolated) {
       process.emitWarning(
         "sandbox.isolation is 'none': model-written code runs directly on this machine as this user, with only rlimits. Use it for trusted code only; set sandbox.isolation: bwrap for anything else.",
         { code: "CODEFEEDBACK_SANDBOX_UNISOLATED" },
       );
-      return { area, mode: "none", problem: null };
+      return { area, mode: "none", problem: null, cgroups, cgroupProblem };
     }
-    let probe = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
-    if (probe.mode === null && area.kit.launcher) {
-      // e.g. a temp dir mounted noexec, where our cached launcher cannot run: the stock tools can
-      area.kit = { ...area.kit, launcher: null };
-      this.kit = area.kit;
-      const fallback = await probeIsolation(area.slots[0]!, area.kit, this.options.mode);
-      if (fallback.mode !== null) probe = fallback;
+    const probe = (kit: SandboxKit, withCgroups: CgroupHost | null) =>
+      probeIsolation(area.slots[0]!, kit, withCgroups, this.options.mode);
+    let result = await probe(area.kit, cgroups);
+    if (result.mode === null && (area.kit.launcher || area.kit.enter)) {
+      // e.g. a temp dir mounted noexec, where our cached helpers cannot run: the stock tools can
+      const stock = { ...area.kit, launcher: null, enter: null };
+      const fallback = await probe(stock, cgroups);
+      if (fallback.mode !== null) {
+        area.kit = stock;
+        result = fallback;
+      }
     }
-    return { area, mode: probe.mode, problem: probe.problem };
+    if (result.mode === null && cgroups) {
+      const without = await probe(area.kit, null);
+      if (without.mode !== null) {
+        await cgroups.close();
+        cgroups = null;
+        cgroupProblem = `commands could not enter their cgroups (${result.problem})`;
+        result = without;
+      }
+    }
+    return { area, mode: result.mode, problem: result.problem, cgroups, cgroupProblem };
   }
 
   private async runTracked(request: RunCodeRequest, signal?: AbortSignal): Promise<RunCodeResponse> {
@@ -184,7 +195,7 @@ export class EmbeddedSandbox implements CodeRunner {
     }
     const slotIndex = await this.pool.acquire(signal);
     try {
-      const response = await this.runInSlot(ready.area.slots[slotIndex]!, ready.mode, spec, request, signal);
+      const response = await this.runInSlot(ready, ready.area.slots[slotIndex]!, spec, request, signal);
       // the caller gave up: a result killed half-way must not pass for a time limit
       signal?.throwIfAborted();
       return response;
@@ -202,12 +213,13 @@ export class EmbeddedSandbox implements CodeRunner {
   }
 
   private async runInSlot(
+    ready: Ready,
     slot: SlotArea,
-    mode: IsolationMode,
     spec: LanguageSpec,
     request: RunCodeRequest,
     signal?: AbortSignal,
   ): Promise<RunCodeResponse> {
+    const mode = ready.mode as IsolationMode;
     const limits = this.config.limits;
     const requestedMb = request.memory_limit_MB ?? 0;
     const memoryMb = Math.min(
@@ -216,6 +228,32 @@ export class EmbeddedSandbox implements CodeRunner {
     );
     const owner = isRoot() && mode !== "none" ? slot.uid : null;
     const dir = RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
+    const host = { mode, slot, kit: ready.area.kit, cgroups: ready.cgroups };
+    const kills = new Map<CommandRunResult, StepKill>();
+    const step = async (
+      argv: string[],
+      timeoutSeconds: number,
+      stdin: string | null,
+      stepLimits: ProcessLimits,
+      stepMemoryMb: number,
+    ) => {
+      const { result, killedFor } = await runStep(host, {
+        argv,
+        env: { ...BASE_ENV, ...spec.env },
+        workDir: dir.work,
+        hostTmpDir: dir.tmp,
+        timeoutSeconds,
+        stdin,
+        limits: stepLimits,
+        treeMemoryMb: stepMemoryMb + limits.memory_headroom_mb,
+        tmpMb: limits.tmp_mb,
+        maxOutputBytes: this.config.max_output_bytes,
+        killOutputBytes: this.config.kill_output_bytes,
+        ...(signal ? { signal } : {}),
+      });
+      kills.set(result, killedFor);
+      return result;
+    };
     try {
       for (const [path, content] of Object.entries(request.files ?? {})) {
         if (content !== null) dir.write(path, Buffer.from(content, "base64"));
@@ -228,18 +266,13 @@ export class EmbeddedSandbox implements CodeRunner {
         memoryMb,
         ...(mode === "none" ? paths.host : paths.inside),
       };
-      const env = { ...BASE_ENV, ...spec.env };
 
       let compileResult: CommandRunResult | null = null;
       if (spec.compile) {
         const timeout = this.seconds(request.compile_timeout, this.config.compile_timeout_s);
         const compileMb = Math.max(spec.compileMemoryMb ?? memoryMb, memoryMb);
-        compileResult = await this.step(
-          mode,
-          slot,
-          dir,
+        compileResult = await step(
           spec.compile({ ...ctx, memoryMb: compileMb }),
-          env,
           timeout,
           null,
           {
@@ -250,19 +283,15 @@ export class EmbeddedSandbox implements CodeRunner {
             fileSizeMb: Math.max(limits.file_size_mb, COMPILE_FILE_SIZE_MB),
             openFiles: limits.open_files,
           },
-          signal,
+          compileMb,
         );
         if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
-          return this.respond(compileResult, null, dir, request);
+          return await this.respond(compileResult, null, dir, request, kills);
         }
       }
       const timeout = this.seconds(request.run_timeout, this.config.run_timeout_s);
-      const runResult = await this.step(
-        mode,
-        slot,
-        dir,
+      const runResult = await step(
         spec.run(ctx),
-        env,
         timeout,
         request.stdin ?? null,
         {
@@ -272,50 +301,12 @@ export class EmbeddedSandbox implements CodeRunner {
           fileSizeMb: limits.file_size_mb,
           openFiles: limits.open_files,
         },
-        signal,
+        memoryMb,
       );
-      return await this.respond(compileResult, runResult, dir, request);
+      return await this.respond(compileResult, runResult, dir, request, kills);
     } finally {
       await dir.remove();
     }
-  }
-
-  private async step(
-    mode: IsolationMode,
-    slot: SlotArea,
-    dir: RunDirectory,
-    argv: string[],
-    env: Record<string, string>,
-    timeoutSeconds: number,
-    stdin: string | null,
-    limits: ProcessLimits,
-    signal?: AbortSignal,
-  ): Promise<CommandRunResult> {
-    const command: SandboxedCommand = {
-      argv,
-      env,
-      limits,
-      hostWorkDir: dir.work,
-      hostUsageFile: slot.usageFile,
-      tmpMb: this.config.limits.tmp_mb,
-      uid: slot.uid,
-      // only the tools this command names: fewer mounts per run
-      readOnlyBinds: this.kit.toolBinds.filter(([, inside]) => argv.includes(inside)),
-    };
-    const host: HostCommand =
-      mode === "none" ? runUnisolated(command, dir.tmp, this.kit) : wrapInSandbox(mode, command, this.kit);
-    resetUsage(slot);
-    const outcome = await runHostCommand(host, {
-      stdin,
-      timeoutSeconds,
-      maxOutputBytes: this.config.max_output_bytes,
-      killOutputBytes: this.config.kill_output_bytes,
-      ...(signal ? { signal } : {}),
-    });
-    const result = outcome.result;
-    if (result.status !== "Error") result.peak_memory_kb = readPeakMemoryKb(slot);
-    if (outcome.killedBy === "output") killedForOutput.add(result);
-    return result;
   }
 
   private async respond(
@@ -323,29 +314,33 @@ export class EmbeddedSandbox implements CodeRunner {
     run: CommandRunResult | null,
     dir: RunDirectory,
     request: RunCodeRequest,
+    kills: ReadonlyMap<CommandRunResult, StepKill>,
   ): Promise<RunCodeResponse> {
     const status = runStatus(compile, run);
     const files = request.fetch_files?.length
       ? await dir.fetch(request.fetch_files, this.config.max_request_bytes)
       : {};
-    return { status, message: describe(compile, run), compile_result: compile, run_result: run, files };
+    const message = describe(compile, run, kills);
+    return { status, message, compile_result: compile, run_result: run, files };
   }
 }
 
-/** Results of commands we killed for flooding their output, so the message can say so. */
-const killedForOutput = new WeakSet<CommandRunResult>();
-
-function describe(compile: CommandRunResult | null, run: CommandRunResult | null): string {
-  const failed = (result: CommandRunResult) =>
-    killedForOutput.has(result)
-      ? "killed: its output passed sandbox.kill_output_bytes"
-      : result.status === "TimeLimitExceeded"
-        ? "time limit exceeded"
-        : result.status === "Error"
-          ? (result.stderr ?? "could not start")
-          : result.return_code === 0
-            ? null
-            : `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
+function describe(
+  compile: CommandRunResult | null,
+  run: CommandRunResult | null,
+  kills: ReadonlyMap<CommandRunResult, StepKill>,
+): string {
+  const failed = (result: CommandRunResult) => {
+    const killedFor = kills.get(result);
+    if (killedFor === "output") return "killed: its output passed sandbox.kill_output_bytes";
+    if (result.status === "TimeLimitExceeded") return "time limit exceeded";
+    if (result.status === "Error") return result.stderr ?? "could not start";
+    if (result.return_code === 0) return null;
+    const exit = `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
+    return killedFor === "memory"
+      ? `${exit}: out of memory, its processes together passed the memory limit (memory_limit_MB + sandbox.limits.memory_headroom_mb)`
+      : exit;
+  };
   if (compile) {
     const problem = failed(compile);
     if (problem) return `compile: ${problem}`;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { buildEtcView } from "./etc-view.js";
 import type { SandboxKit } from "./isolation.js";
-import { launcherBinary, stagedTool } from "./launcher.js";
+import { helperBinary, stagedTool } from "./launcher.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
 import { claimUids, releaseUids } from "./uid-claims.js";
@@ -96,7 +96,7 @@ export async function createHostArea(options: {
   workDirMb: number;
   /** mount a tmpfs per slot (only attempted as root) */
   tmpfs: boolean;
-  /** build and use our launcher (false: setpriv + prlimit + GNU time) */
+  /** build and use our launcher and enter helper (false: setpriv + prlimit + GNU time, a shell) */
   launcher: boolean;
 }): Promise<HostArea> {
   await removeStaleAreas();
@@ -132,10 +132,11 @@ export async function createHostArea(options: {
     seccompFile = join(base, "seccomp.bpf");
     await writeFile(seccompFile, filter, { mode: 0o600 });
   }
-  const launcher = options.launcher ? await launcherBinary() : null;
+  const launcher = options.launcher ? await helperBinary("launch") : null;
+  const enter = options.launcher ? await helperBinary("enter") : null;
   const toolBinds: [string, string][] = [];
   for (const [host, inside] of toolchainPaths().binds) toolBinds.push([await stagedTool(host), inside]);
-  return { base, kit: { etcDir, launcher, seccompFile, toolBinds }, slots };
+  return { base, kit: { etcDir, launcher, seccompFile, toolBinds, enter }, slots };
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {

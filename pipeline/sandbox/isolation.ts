@@ -53,6 +53,8 @@ export interface SandboxKit {
   seccompFile: string | null;
   /** tools outside /usr (esbuild, node) as [host copy, path inside], mounted for commands naming them */
   toolBinds: [string, string][];
+  /** our cgroup-entering helper (enter.c), or null to do the same with a shell and setpriv */
+  enter: string | null;
 }
 
 /** What to spawn on the host for one command. */
@@ -75,6 +77,7 @@ const BWRAP = "/usr/bin/bwrap";
 const PRLIMIT = "/usr/bin/prlimit";
 const SETPRIV = "/usr/bin/setpriv";
 const GNU_TIME = "/usr/bin/time";
+const SHELL = "/bin/sh";
 
 /** The top-level links of a merged-/usr system (/bin -> usr/bin, ...), mirrored inside. */
 const ROOT_LINKS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -258,4 +261,48 @@ export function runUnisolated(
   return { file: file!, args, env, cwd: command.hostWorkDir };
 }
 
-export const SANDBOX_TOOLS = { bwrap: BWRAP, prlimit: PRLIMIT, setpriv: SETPRIV, time: GNU_TIME };
+/** Moves the first process into the run's cgroups, then drops to the run's uid. */
+const ENTER_SCRIPT =
+  'while [ "$1" != -- ]; do echo 0 > "$1" || exit 125; shift; done; shift; echo 1000 > /proc/self/oom_score_adj; exec "$@"';
+
+/**
+ * `host`, started inside the run's cgroups (`procsFiles`): a helper joins them and then execs the
+ * command, so bubblewrap and all it forks are counted from the start. The helper runs as us and takes
+ * over the drop to the command's uid, since joining a cgroup we own needs our privileges.
+ */
+export function enterCgroups(
+  host: HostCommand,
+  procsFiles: readonly string[],
+  kit: Pick<SandboxKit, "enter">,
+): HostCommand {
+  const uid = host.uid ?? -1;
+  const entered: HostCommand = { ...host };
+  delete entered.uid;
+  delete entered.gid;
+  if (kit.enter) {
+    entered.file = kit.enter;
+    entered.args = [String(uid), ...procsFiles, "--", host.file, ...host.args];
+  } else {
+    const drop = uid >= 0 ? [SETPRIV, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--"] : [];
+    entered.file = SHELL;
+    entered.args = [
+      "-c",
+      ENTER_SCRIPT,
+      "sandbox-enter",
+      ...procsFiles,
+      "--",
+      ...drop,
+      host.file,
+      ...host.args,
+    ];
+  }
+  return entered;
+}
+
+export const SANDBOX_TOOLS = {
+  bwrap: BWRAP,
+  prlimit: PRLIMIT,
+  setpriv: SETPRIV,
+  time: GNU_TIME,
+  shell: SHELL,
+};

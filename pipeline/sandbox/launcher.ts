@@ -1,7 +1,8 @@
-// Builds launcher.c once per machine (cached by content hash under the temp dir) so each run saves
-// the two extra execs setpriv/prlimit/GNU time would cost. gcc is a sandbox toolchain anyway; where
-// it is missing or the build fails, the sandbox falls back to those tools (same results, a few ms
-// slower per run); `sandbox languages` shows which one is in use.
+// Builds our two small C helpers once per machine (cached by content hash under the temp dir):
+// launcher.c, which saves each run the two extra execs setpriv/prlimit/GNU time would cost, and
+// enter.c, which puts a command into its run's cgroups before bubblewrap starts. gcc is a sandbox
+// toolchain anyway; where it is missing or the build fails, the sandbox falls back to those tools and
+// a shell (same results, a few ms slower per run); `sandbox languages` shows which one is in use.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
@@ -12,7 +13,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const SOURCE = fileURLToPath(new URL("./launcher.c", import.meta.url));
+/** helper name -> its C source next to this file */
+const SOURCES = {
+  launch: fileURLToPath(new URL("./launcher.c", import.meta.url)),
+  enter: fileURLToPath(new URL("./enter.c", import.meta.url)),
+};
+export type HelperName = keyof typeof SOURCES;
 const GCC = "/usr/bin/gcc";
 
 /** A cache dir we may trust: ours, a real dir, not writable by anyone else. */
@@ -22,12 +28,12 @@ function trustworthy(path: string): boolean {
   return stat.uid === (process.getuid?.() ?? stat.uid) && (stat.mode & 0o022) === 0;
 }
 
-async function compile(output: string): Promise<boolean> {
+async function compile(source: string, output: string): Promise<boolean> {
   const partial = `${output}.${process.pid}.partial`;
   // static: no dynamic loader work on every run
   for (const extra of [["-static"], []]) {
     try {
-      await run(GCC, ["-O2", ...extra, "-o", partial, SOURCE], { timeout: 120_000 });
+      await run(GCC, ["-O2", ...extra, "-o", partial, source], { timeout: 120_000 });
       await chmod(partial, 0o755);
       await rename(partial, output);
       return true;
@@ -80,24 +86,30 @@ export async function stagedTool(hostPath: string): Promise<string> {
   }
 }
 
-let pending: Promise<string | null> | null = null;
+const pending = new Map<HelperName, Promise<string | null>>();
 
-/** The launcher binary's path, building it on first use; null when it cannot be built here. */
-export function launcherBinary(): Promise<string | null> {
-  pending ??= (async () => {
-    let source: Buffer;
-    try {
-      source = readFileSync(SOURCE);
-    } catch {
-      return null;
-    }
-    const hash = createHash("sha256").update(source).digest("hex").slice(0, 16);
-    const dir = await toolCacheDir();
-    if (!dir) return null;
-    const binary = join(dir, `launch-${hash}`);
-    const owned = ownedFile(binary);
-    if (owned !== undefined) return owned ? binary : null;
-    return (await compile(binary)) ? binary : null;
-  })();
-  return pending;
+/** A helper binary's path, building it on first use; null when it cannot be built here. */
+export function helperBinary(name: HelperName): Promise<string | null> {
+  let binary = pending.get(name);
+  if (!binary) {
+    binary = buildHelper(name);
+    pending.set(name, binary);
+  }
+  return binary;
+}
+
+async function buildHelper(name: HelperName): Promise<string | null> {
+  let source: Buffer;
+  try {
+    source = readFileSync(SOURCES[name]);
+  } catch {
+    return null;
+  }
+  const hash = createHash("sha256").update(source).digest("hex").slice(0, 16);
+  const dir = await toolCacheDir();
+  if (!dir) return null;
+  const binary = join(dir, `${name}-${hash}`);
+  const owned = ownedFile(binary);
+  if (owned !== undefined) return owned ? binary : null;
+  return (await compile(SOURCES[name], binary)) ? binary : null;
 }

@@ -1,9 +1,17 @@
 // Finds out, once per sandbox, which isolation works on this machine by running /usr/bin/true the way
-// real runs will be wrapped: first with an unprivileged user namespace, then (as root) with setpriv.
+// real runs will be wrapped (in run cgroups, when there are any): first with an unprivileged user
+// namespace, then (as root) with bwrap as root and the launcher dropping privileges.
 import { access, constants as fsConstants } from "node:fs/promises";
+import type { CgroupHost } from "./cgroup.js";
 import { runHostCommand } from "./command.js";
 import { isRoot, type SlotArea } from "./host-area.js";
-import { type IsolationMode, SANDBOX_TOOLS, type SandboxKit, wrapInSandbox } from "./isolation.js";
+import {
+  enterCgroups,
+  type IsolationMode,
+  SANDBOX_TOOLS,
+  type SandboxKit,
+  wrapInSandbox,
+} from "./isolation.js";
 import { RunDirectory } from "./workdir.js";
 
 export interface IsolationProbe {
@@ -15,6 +23,7 @@ export interface IsolationProbe {
 export async function probeIsolation(
   slot: SlotArea,
   kit: SandboxKit,
+  cgroups: CgroupHost | null,
   only?: Exclude<IsolationMode, "none">,
 ): Promise<IsolationProbe> {
   const needed: [string, string][] = [[SANDBOX_TOOLS.bwrap, "bubblewrap"]];
@@ -22,6 +31,7 @@ export async function probeIsolation(
     needed.push([SANDBOX_TOOLS.time, "time"], [SANDBOX_TOOLS.prlimit, "util-linux"]);
     if (isRoot()) needed.push([SANDBOX_TOOLS.setpriv, "util-linux"]);
   }
+  if (cgroups && !kit.enter) needed.push([SANDBOX_TOOLS.shell, "dash"]);
   for (const [path, debianPackage] of needed) {
     const found = await access(path, fsConstants.X_OK).then(
       () => true,
@@ -35,8 +45,9 @@ export async function probeIsolation(
   if (modes.length === 0) return { mode: null, problem: `${only} isolation needs root` };
   for (const mode of modes) {
     const dir = RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null, { withTmp: false });
+    const cgroup = cgroups?.createRun({ memoryBytes: 256 * 1024 * 1024, processes: 64 });
     try {
-      const host = wrapInSandbox(
+      let host = wrapInSandbox(
         mode,
         {
           argv: ["/usr/bin/true"],
@@ -50,6 +61,7 @@ export async function probeIsolation(
         },
         kit,
       );
+      if (cgroup) host = enterCgroups(host, cgroup.procsFiles, kit);
       const { result } = await runHostCommand(host, {
         stdin: null,
         timeoutSeconds: 20,
@@ -59,6 +71,7 @@ export async function probeIsolation(
       if (result.status === "Finished" && result.return_code === 0) return { mode, problem: null };
       tried.push(`${mode}: ${(result.stderr ?? "").trim() || `exit code ${result.return_code}`}`);
     } finally {
+      await cgroup?.remove();
       await dir.remove();
     }
   }

@@ -64,6 +64,21 @@ export function liveProcessesOf(uids: readonly number[]): string[] {
   return found;
 }
 
+/** /proc/PID/status of live host processes whose command line starts with `prefix`. */
+export function processesNamed(prefix: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").startsWith(prefix)) continue;
+      found.push(readFileSync(`/proc/${entry}/status`, "utf8"));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
 /** Waits (bounded) until no live process of `uids` is left; returns what is still there. */
 export async function waitForNoProcesses(uids: readonly number[], maxWaitMs = 10_000): Promise<string[]> {
   const deadline = Date.now() + maxWaitMs;

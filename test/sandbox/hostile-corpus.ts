@@ -17,13 +17,22 @@ export interface HostileContext {
   projectDir: string;
   /** the test process's host pid */
   hostPid: number;
-  limits: { maxOutputBytes: number; workDirMb: number; tmpMb: number; processes: number };
+  limits: {
+    maxOutputBytes: number;
+    workDirMb: number;
+    tmpMb: number;
+    processes: number;
+    memoryMb: number;
+    memoryHeadroomMb: number;
+  };
 }
 
 export interface HostileProgram {
   name: string;
   /** only meaningful (and only safe to run) when work dirs are size-capped tmpfs mounts */
   needsCappedWorkDir?: boolean;
+  /** only meaningful when each run's process tree sits in memory + pids cgroups (root) */
+  needsCgroup?: boolean;
   request(ctx: HostileContext): RunCodeRequest;
   check(response: RunCodeResponse, ctx: HostileContext): void;
 }

@@ -60,6 +60,73 @@ int main(void) { for (long i = 0; i < 1000; i++) { char *p = malloc(64 << 20); i
     },
   },
   {
+    name: "python forks eight children that each take most of the memory limit",
+    needsCgroup: true,
+    // each child stays under RLIMIT_AS; only the run's memory cgroup sees the sum
+    request: (c) =>
+      py(`import os, time
+kids = []
+for i in range(8):
+    pid = os.fork()
+    if pid == 0:
+        hold = b"x" * (${Math.floor(c.limits.memoryMb * 0.6)} << 20)
+        time.sleep(2)
+        os._exit(0)
+    kids.append(pid)
+killed = sum(os.WIFSIGNALED(os.waitpid(pid, 0)[1]) for pid in kids)
+print("held", len(kids) - killed)`),
+    check: (r, c) => {
+      const held = Number(/held (\d+)/.exec(r.run_result?.stdout ?? "")?.[1] ?? Number.NaN);
+      const eachMb = Math.floor(c.limits.memoryMb * 0.6);
+      // every child that was not killed held its share at the same time as the others
+      expect(held * eachMb).toBeLessThanOrEqual(c.limits.memoryMb + c.limits.memoryHeadroomMb);
+      expect(held).toBeLessThan(8);
+      expect(r.run_result?.peak_memory_kb).toBeLessThanOrEqual(
+        (c.limits.memoryMb + c.limits.memoryHeadroomMb) * 1024,
+      );
+    },
+  },
+  {
+    name: "C memory bomb spread over forked processes",
+    needsCgroup: true,
+    request: (c) => ({
+      language: "c",
+      code: `#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+  for (int i = 0; i < 16; i++) if (fork() == 0) break;
+  size_t size = (size_t)${Math.floor(c.limits.memoryMb * 0.8)} << 20;
+  char *p = malloc(size);
+  if (p) memset(p, 1, size);
+  sleep(30);
+  return 0;
+}`,
+      run_timeout: 5,
+    }),
+    check: (r, c) => {
+      failedContained(r);
+      expect(r.run_result?.peak_memory_kb).toBeLessThanOrEqual(
+        (c.limits.memoryMb + c.limits.memoryHeadroomMb) * 1024,
+      );
+    },
+  },
+  {
+    name: "python forges its peak memory report",
+    needsCgroup: true,
+    request: () =>
+      py(`import glob
+hold = b"x" * (100 << 20)
+for path in glob.glob("/run/*") + glob.glob("/run/*/*"):
+    try: open(path, "w").write("1\\n")
+    except OSError: pass
+print("wrote")`),
+    check: (r) => {
+      expect(r.status).toBe("Success");
+      expect(r.run_result?.peak_memory_kb).toBeGreaterThan(100 * 1024);
+    },
+  },
+  {
     name: "node heap bomb",
     request: () => ({ language: "nodejs", code: "const a = []; for (;;) a.push(new Array(1e6).fill(1));" }),
     check: failedContained,

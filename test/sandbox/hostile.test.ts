@@ -14,6 +14,7 @@ import {
 import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/server.js";
 import {
   probeIsolationReport,
+  processesNamed,
   QUEUED_TEST_TIMEOUT_MS,
   RUNNING_AS_ROOT,
   testConfig,
@@ -25,7 +26,7 @@ import { EXHAUSTION_PROGRAMS } from "./hostile-exhaustion.js";
 
 const HOSTILE_PROGRAMS = [...ESCAPE_PROGRAMS, ...EXHAUSTION_PROGRAMS];
 
-const { mode, workDirCapped } = await probeIsolationReport();
+const { mode, workDirCapped, cgroup } = await probeIsolationReport();
 // uids of its own, so the leftover-process check cannot see other suites' sandboxes running meanwhile
 const config = testConfig({ uid_base: 64000 });
 
@@ -68,6 +69,7 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       sandboxUids = isolation.uids;
       if (options.mode) expect(isolation.mode).toBe(options.mode);
       if (options.launcher === "coreutils") expect(isolation.launcher).toBe("coreutils");
+      expect(isolation.cgroup).toBe(cgroup);
       server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
       client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
       Object.assign(ctx, {
@@ -81,6 +83,8 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
           workDirMb: config.limits.work_dir_mb,
           tmpMb: config.limits.tmp_mb,
           processes: config.limits.processes,
+          memoryMb: config.limits.memory_mb,
+          memoryHeadroomMb: config.limits.memory_headroom_mb,
         },
       } satisfies HostileContext);
     });
@@ -98,8 +102,12 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(30);
     });
 
-    // without root the work dir is on the host disk: filling it would fill the disk, so it is not tried
-    for (const program of HOSTILE_PROGRAMS.filter((p) => workDirCapped || !p.needsCappedWorkDir)) {
+    // without root the work dir is on the host disk: filling it would fill the disk, so it is not
+    // tried; without cgroups nothing caps a run's memory as a whole, so the multi-process bomb is not
+    const runnable = HOSTILE_PROGRAMS.filter(
+      (p) => (workDirCapped || !p.needsCappedWorkDir) && (cgroup !== null || !p.needsCgroup),
+    );
+    for (const program of runnable) {
       it.concurrent(program.name, async () => {
         const response = await client.run(program.request(ctx));
         try {
@@ -111,6 +119,28 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
         }
       });
     }
+
+    it.concurrent("runs untrusted code, children included, as an unprivileged host uid without capabilities", async () => {
+      const marker = `uid-probe-${Math.random().toString(36).slice(2)}`;
+      const run = client.run({
+        language: "bash",
+        code: `(exec -a ${marker}-child sleep 3) & exec -a ${marker} sleep 3`,
+      });
+      let seen: string[] = [];
+      for (let i = 0; i < 100 && seen.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = processesNamed(marker);
+      }
+      expect(seen.length).toBe(2);
+      for (const status of seen) {
+        const uids = /^Uid:\s+(.*)$/m.exec(status)![1]!.split(/\s+/).map(Number);
+        expect(uids.every((uid) => uid !== 0)).toBe(true);
+        if (RUNNING_AS_ROOT) expect(sandboxUids).toContain(uids[0]);
+        expect(/^CapEff:\s+(\S+)$/m.exec(status)![1]).toMatch(/^0+$/);
+        expect(/^NoNewPrivs:\s+(\d)$/m.exec(status)![1]).toBe("1");
+      }
+      expect((await run).status).toBe("Success");
+    });
 
     it("leaves no process behind and never reached the host's loopback", async () => {
       if (RUNNING_AS_ROOT) {
