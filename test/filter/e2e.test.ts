@@ -182,6 +182,21 @@ describe("pnpm pipeline run filter", () => {
     expect(row("dedup")).not.toContain(cost.toFixed(2));
   });
 
+  it("shows dropped records with their scores, rationales and reasons in `cat filter --rejects`", async () => {
+    const cat = await cli(reference_dir.path, ["cat", "filter", "--rejects"], env());
+    expect(cat.code, cat.stderr).toBe(0);
+    const rejects = cat.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: string; reason: string; detail: string; record: PipelineRecord });
+    expect(rejects.map((r) => JSON.stringify(r)).sort()).toEqual(reference.rejected);
+    const low = rejects.find((r) => r.reason === "complexity-below-threshold")!;
+    expect(low.detail).toMatch(/round 1 \(complexity-1\): [1-5]/);
+    const scores = low.record.complexity as { score: number; rationale: string }[];
+    expect(scores.some((s) => s.score < 4)).toBe(true);
+    expect(scores[0]!.rationale).toMatch(/^Score: [1-5]/);
+  });
+
   it("recomputes a forced rerun from the response cache alone, and asks again with --no-cache", async () => {
     server.reset();
     const forced = await cli(reference_dir.path, ["run", "filter", "--force", "--only"], env());
@@ -269,7 +284,7 @@ describe("pnpm pipeline run filter", () => {
       const faulty = await cli(dir.path, ["run", "filter", "--set", "llm.scorer.retries=0"], env());
       expect(faulty.code).toBe(1);
       expect(faulty.stderr).toMatch(
-        /filter: \d+ records failed \(.*llm-(server-error|malformed-response|connection)/,
+        /filter: \d+ records failed\b.*llm-(server-error|malformed-response|connection)/,
       );
       const manifest = new StageStore(dir.path, "filter").manifest()!;
       expect(manifest.state).toBe("partial");
