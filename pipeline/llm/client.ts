@@ -147,7 +147,7 @@ export class RoleEndpoint {
         if (error.kind === "not-found") {
           this.unusable ??= new LlmNotFoundError(
             this.endpoint.role,
-            this.endpoint.baseUrl,
+            this.endpoint.shownUrl,
             this.model,
             error.message,
           );
@@ -233,7 +233,7 @@ export class RoleEndpoint {
   private failAuth(error: AuthRefusedError): LlmAuthError | LlmNotFoundError {
     this.unusable ??= new LlmAuthError(
       this.endpoint.role,
-      this.endpoint.baseUrl,
+      this.endpoint.shownUrl,
       this.endpoint.apiKeySource,
       error.status,
       error.message,

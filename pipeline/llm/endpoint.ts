@@ -6,6 +6,8 @@ import { type LlmConfig, ROLE_NAMES, type RoleConfig, roleConfig } from "./confi
 export interface Endpoint {
   role: string;
   baseUrl: string;
+  /** the base URL for messages: without credentials or a query, which may hold a key */
+  shownUrl: string;
   /** undefined when the server needs none */
   apiKey: string | undefined;
   /** where the key came from, e.g. `$OPENAI_API_KEY` or `llm.scorer.api_key` (for advice; never the key) */
@@ -61,7 +63,8 @@ export function resolveEndpoint(config: LlmConfig, role: string, env: Env = proc
         `set llm.${role}.api_key_required: false.`,
     );
   }
-  return { role, baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, apiKeySource, config: rc };
+  const shownUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+  return { role, baseUrl: baseUrl.replace(/\/+$/, ""), shownUrl, apiKey, apiKeySource, config: rc };
 }
 
 function isLocalHost(hostname: string): boolean {

@@ -76,6 +76,18 @@ describe("llm config and endpoints", () => {
     expect(resolveEndpoint(local, "scorer", {}).apiKey).toBeUndefined();
   });
 
+  it("shows the base URL in messages without credentials or a query", () => {
+    const config = llmConfigSchema.parse({
+      scorer: {
+        base_url: "https://user:pw-secret@llm.example.com/v1/?api-key=k-secret",
+        api_key_required: false,
+      },
+    });
+    const endpoint = resolveEndpoint(config, "scorer", {});
+    expect(endpoint.shownUrl).toBe("https://llm.example.com/v1");
+    expect(endpoint.baseUrl).toContain("k-secret");
+  });
+
   it("refuses an unknown role and a base URL that is not a URL", () => {
     expect(() => resolveEndpoint(llmConfigSchema.parse({}), "judge", {})).toThrow(/scorer, weak, strong/);
     expect(() =>
