@@ -175,17 +175,17 @@ export class RoleEndpoint {
     signal: AbortSignal | undefined,
     usage: UsageMeter,
   ): Promise<AttemptAnswer> {
-    const role = this.endpoint.role;
     if (this.unusable) throw this.unusable;
-    if (signal?.aborted) throw new LlmAbortedError(role);
-    const pause = this.pausedUntil - Date.now();
-    if (pause > 0) await sleep(pause, signal, () => new LlmAbortedError(role));
+    if (signal?.aborted) throw new LlmAbortedError(this.endpoint.role);
+    await this.pause(signal);
     await this.requestBudget?.take(1, signal);
     // Reserved: the prompt and the longest answer allowed; corrected once the server says.
     const tokenCharge = this.tokenBudget
       ? promptEstimate() + (sampling.max_tokens ?? DEFAULT_COMPLETION_TOKENS)
       : 0;
     await this.tokenBudget?.take(tokenCharge, signal);
+    // A 429 may have come while this request waited for its budget.
+    await this.pause(signal);
     if (this.unusable) throw this.unusable;
     usage.add({ requests: 1 });
     try {
@@ -216,6 +216,13 @@ export class RoleEndpoint {
         this.pausedUntil = Math.max(this.pausedUntil, Date.now() + error.retryAfterMs);
       }
       throw error;
+    }
+  }
+
+  /** Waits out a pause the server asked for (a 429 with Retry-After), if one is running. */
+  private async pause(signal: AbortSignal | undefined): Promise<void> {
+    for (let left = this.pausedUntil - Date.now(); left > 0; left = this.pausedUntil - Date.now()) {
+      await sleep(left, signal, () => new LlmAbortedError(this.endpoint.role));
     }
   }
 
