@@ -2,14 +2,19 @@
 // is not complete for the current configuration. A stage is stale when its own config (or fingerprint)
 // changed, or an upstream's outputs changed since it ran; stale stages are recomputed from scratch,
 // partial ones resume where they stopped.
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
 import { ConfigError, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
-import { type ExecutionResult, executeGlobalStage, executeRecordStage } from "./runner/execute.js";
+import {
+  type ExecutionResult,
+  executeGlobalStage,
+  executeRecordStage,
+  type InputCheck,
+} from "./runner/execute.js";
 import { createProgress, formatDuration } from "./runner/progress.js";
 import type { Services } from "./services.js";
 import type { CostEstimate, Stage, StageContext } from "./stage.js";
@@ -277,6 +282,7 @@ export class Runner {
       startedAt: previous?.startedAt ?? now,
       updatedAt: now,
       elapsedMs: previous?.elapsedMs ?? 0,
+      ...(previous?.inputCheck ? { inputCheck: previous.inputCheck } : {}),
     };
     store.saveManifest(manifest);
     const ctx = this.context(stage, signal, usage);
@@ -302,10 +308,12 @@ export class Runner {
       if (stage.kind === "record" && stage.inputSize) progress.setTotal(await stage.inputSize(ctx));
       const hooks = {
         progress,
-        checkpoint: (now: Manifest["counts"]) => {
+        checkpoint: (now: Manifest["counts"], input?: InputCheck) => {
           counts = now;
+          if (input) manifest.inputCheck = input;
           store.saveManifest({ ...manifest, counts, usage: usage.totals, elapsedMs: elapsed() });
         },
+        ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
       };
       result =
         stage.kind === "record"

@@ -1,6 +1,7 @@
 // Runs one stage once its plan says so. Record-wise stages stream their input, skip what an earlier
 // run committed, keep `concurrency` records in flight, and commit each outcome in one append. Global
 // stages write to a staging part that is committed only when they finish.
+import { createHash } from "node:crypto";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
@@ -21,10 +22,18 @@ export interface FailureSummary {
   example?: string;
 }
 
+/** A digest of the ids of the first `position + 1` input records. */
+export interface InputCheck {
+  position: number;
+  digest: string;
+}
+
 export interface ExecutionHooks {
   progress: Progress;
   /** called every few seconds and at the end with the running counts */
-  checkpoint(counts: StageCounts): void;
+  checkpoint(counts: StageCounts, input?: InputCheck): void;
+  /** the previous run's fingerprint of its input, to refuse resuming over an input that changed */
+  previousInput?: InputCheck;
 }
 
 export async function executeRecordStage<C>(
@@ -44,7 +53,14 @@ export async function executeRecordStage<C>(
   let wake: (() => void) | undefined;
   const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   let fatal: unknown;
-  const timer = setInterval(() => hooks.checkpoint(counts), 2000);
+  // resume skips by position, so it is only right if the input comes in the same order as before
+  const inputDigest = createHash("sha1");
+  let position = -1;
+  // until this run has passed the earlier run's checkpoint, the earlier fingerprint stays the one on record
+  let verified = hooks.previousInput === undefined;
+  const inputCheck = (): InputCheck | undefined =>
+    verified && position >= 0 ? { position, digest: inputDigest.copy().digest("hex") } : undefined;
+  const timer = setInterval(() => hooks.checkpoint(counts, inputCheck()), 2000);
 
   // never rejects: an error here is either the stage's verdict on the record or fatal for the run
   const handle = async (position: number, record: PipelineRecord): Promise<void> => {
@@ -84,10 +100,20 @@ export async function executeRecordStage<C>(
   };
 
   try {
-    let position = -1;
     const input = stage.input ? stage.input(ctx) : ctx.read(stage.upstream[0]!);
+    const previous = hooks.previousInput;
     for await (const record of input) {
       position++;
+      inputDigest.update(`${record.id}\n`);
+      if (previous && position === previous.position) {
+        verified = inputDigest.copy().digest("hex") === previous.digest;
+        if (!verified) {
+          throw new UserError(
+            `the input of ${stage.name} is not what an earlier run of it saw (records up to #${position} differ), ` +
+              `so its saved progress cannot be resumed. Run \`pnpm pipeline run ${stage.name} --force\` to recompute it.`,
+          );
+        }
+      }
       if (scan.done.has(position)) {
         hooks.progress.skip();
         continue;
@@ -106,7 +132,7 @@ export async function executeRecordStage<C>(
     clearInterval(timer);
     writer.close();
     hooks.progress.done();
-    hooks.checkpoint(counts);
+    hooks.checkpoint(counts, inputCheck());
   }
   if (fatal) throw fatal;
   return { counts, outputHash: digest.value, failures, interrupted: ctx.signal.aborted };

@@ -37,6 +37,8 @@ export interface Manifest {
   /** wall time spent running, summed over resumed runs */
   elapsedMs: number;
   stats?: Record<string, unknown>;
+  /** record-wise stages: digest of the input ids seen so far, checked when a later run resumes */
+  inputCheck?: { position: number; digest: string };
   /** why the last run stopped early (an error, or failed records), for `status` */
   lastError?: string;
 }

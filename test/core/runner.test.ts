@@ -262,3 +262,35 @@ describe("runner under concurrent use, aborts and stage bugs", () => {
     );
   });
 });
+
+describe("resume safety", () => {
+  it("refuses to resume when a custom input no longer yields what the earlier run saw", async () => {
+    let ids = Array.from({ length: 300 }, (_, i) => `r${i}`);
+    const controller = new AbortController();
+    const shifty = defineStage({
+      name: "shifty",
+      description: "reads from a list the test changes between runs",
+      upstream: [],
+      kind: "record",
+      configSchema: z.object({}).strict(),
+      concurrency: () => 4,
+      input: async function* () {
+        for (const id of ids) yield { id };
+      },
+      process: async (record) => {
+        await new Promise((r) => setTimeout(r, 2));
+        if (record.id === "r100") controller.abort();
+        return { out: [record] };
+      },
+    });
+    const runner = makeRunner([shifty] as Stage<unknown>[], { dir: tempDir() });
+    await expect(runner.run(["shifty"], { signal: controller.signal })).rejects.toBeInstanceOf(
+      InterruptedError,
+    );
+    ids = [...ids].reverse();
+    await expect(runner.run(["shifty"])).rejects.toThrow(/is not what an earlier run of it saw .* --force/);
+    ids = [...ids].reverse();
+    await runner.run(["shifty"]);
+    expect((await collect(runner.store("shifty").read())).length).toBe(300);
+  });
+});
