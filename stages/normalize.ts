@@ -130,6 +130,35 @@ function truncated(value: unknown): unknown {
   return text.length <= 2000 ? value : `${text.slice(0, 2000)}...`;
 }
 
+/** How many seed pairs each resource and each language has: the stage's summary. */
+class SeedTally {
+  outputs = 0;
+  private readonly byResource: Record<string, number> = {};
+  private readonly byLang: Record<string, number> = {};
+
+  add(seed: SeedRecord): void {
+    this.outputs++;
+    this.byResource[seed.resource] = (this.byResource[seed.resource] ?? 0) + 1;
+    this.byLang[seed.lang] = (this.byLang[seed.lang] ?? 0) + 1;
+  }
+
+  summary(): Record<string, unknown> {
+    return { by_resource: this.byResource, by_lang: this.byLang };
+  }
+}
+
+/** The outputs counted as they are made, per run (the runner hands the same context to every call). */
+const tallies = new WeakMap<StageContext<NormalizeConfig>, SeedTally>();
+
+function tallyOf(ctx: StageContext<NormalizeConfig>): SeedTally {
+  let tally = tallies.get(ctx);
+  if (!tally) {
+    tally = new SeedTally();
+    tallies.set(ctx, tally);
+  }
+  return tally;
+}
+
 export const normalizeStage = defineStage<NormalizeConfig>({
   name: "normalize",
   description: "one adapter per source: {id, query, answer, resource, lang}; bad rows rejected with a reason",
@@ -142,17 +171,17 @@ export const normalizeStage = defineStage<NormalizeConfig>({
   // the order dedup's "first copy survives" rule refers to
   concurrency: () => 1,
   input: (ctx) => rawRows(ctx),
-  async process(record) {
-    return normalizeRow(record as RawRowRecord);
+  async process(record, ctx) {
+    const outcome = normalizeRow(record as RawRowRecord);
+    for (const seed of outcome.out ?? []) tallyOf(ctx).add(seed as SeedRecord);
+    return outcome;
   },
   async summarize(ctx) {
-    const byResource: Record<string, number> = {};
-    const byLang: Record<string, number> = {};
-    for await (const r of ctx.read("normalize")) {
-      const seed = r as SeedRecord;
-      byResource[seed.resource] = (byResource[seed.resource] ?? 0) + 1;
-      byLang[seed.lang] = (byLang[seed.lang] ?? 0) + 1;
-    }
-    return { by_resource: byResource, by_lang: byLang };
+    // a run that produced every output has counted them already; a resumed one reads them all back
+    const tally = tallies.get(ctx);
+    if (tally && tally.outputs === ctx.countOf("normalize")) return tally.summary();
+    const reread = new SeedTally();
+    for await (const r of ctx.read("normalize")) reread.add(r as SeedRecord);
+    return reread.summary();
   },
 });

@@ -175,5 +175,10 @@ describe("kill -9 during ingest", () => {
       rejects.push([reject.id, reject.reason]);
     }
     expect(rejects).toEqual(expectedRejects);
+    // the summary of a resumed run counts the outputs of both runs
+    expect(store.manifest()!.stats).toEqual({
+      by_resource: { wizardcoder: expectedIds.length },
+      by_lang: { python: expectedIds.length },
+    });
   });
 });

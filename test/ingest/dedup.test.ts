@@ -158,6 +158,18 @@ describe("Deduplicator", () => {
     expect(none.check("b", long).kind).toBe("unique");
   });
 
+  it("finds near copies of survivors kept early and late among thousands", () => {
+    const dedup = new Deduplicator({ ...options, exact: false });
+    const texts = Array.from({ length: 5000 }, (_, i) => randomText(100 + i, 40));
+    texts.forEach((t, i) => {
+      expect(dedup.check(String(i), t).kind).toBe("unique");
+    });
+    for (const i of [10, 4095, 4096, 4999]) {
+      const copy = `${texts[i]} and one more`;
+      expect(dedup.check(`copy-${i}`, copy)).toMatchObject({ kind: "near-duplicate", of: String(i) });
+    }
+  });
+
   it("reaches the same verdicts on every run", () => {
     const texts = Array.from({ length: 300 }, (_, i) =>
       i % 7 === 0 ? randomText(i - (i % 14), 60) : randomText(i, 60),

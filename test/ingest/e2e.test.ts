@@ -137,6 +137,15 @@ describe("ingest end to end on the samples through the test hub", () => {
     expect(seeds.filter((s) => s.resource === "sharegpt").every((s) => s.lang === "python")).toBe(true);
     expect(seeds.every((s) => typeof s.query === "string" && typeof s.answer === "string")).toBe(true);
 
+    const summary = new StageStore(dataDir, "normalize").manifest()!.stats as {
+      by_resource: Record<string, number>;
+      by_lang: Record<string, number>;
+    };
+    expect(summary.by_resource).toEqual({ magicoder: 30, sharegpt: 29, wizardcoder: 29, evolinstruct: 29 });
+    const langs: Record<string, number> = {};
+    for (const s of seeds) langs[s.lang as string] = (langs[s.lang as string] ?? 0) + 1;
+    expect(summary.by_lang).toEqual(langs);
+
     const badRows = await stored("normalize", true);
     expect(badRows.map((r) => [r.id, r.reason])).toEqual([
       ["sharegpt:000029", "no-human-gpt-pair"],
