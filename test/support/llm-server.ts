@@ -1,8 +1,9 @@
 // A local OpenAI-compatible chat completions server for tests and benchmarks. It answers from rules
 // (or one function), after a configurable latency, in one JSON body or as server-sent events with
-// `usage`, and misbehaves on demand: 500, 429 with Retry-After, 401, hanging past the client's
-// timeout, a body that is not JSON, empty `choices`, a dropped connection. It counts every request,
-// by a hash of its messages too, so a test can say exactly what was sent twice.
+// `usage`, and misbehaves on demand (llm-faults.ts): 500, 429 with Retry-After, 401, hanging past
+// the client's timeout, a body or an event that is not JSON, empty `choices`, a dropped connection.
+// It counts every request, by a hash of its messages too, so a test can say exactly what was sent
+// twice, and notes when each one arrived.
 //
 // Kept cheap on purpose (one JSON parse and one stringify per request, no logging): the benchmark
 // drives it at over a thousand requests per second on a two-core machine.
@@ -14,6 +15,9 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
+import { chunkOf, type Fault, injectFault, sendJson } from "./llm-faults.js";
+
+export { type Fault, failFirst, faultRate } from "./llm-faults.js";
 
 export interface ChatRequestBody {
   model: string;
@@ -33,18 +37,6 @@ export interface ReceivedRequest {
   body: ChatRequestBody;
   authorization: string | undefined;
 }
-
-export type Fault =
-  | { type: "status"; status: number; message?: string }
-  | { type: "rate-limit"; retryAfterS?: number; retryAfterMs?: number }
-  /** never answers; the socket stays open until the client gives up */
-  | { type: "hang" }
-  /** sends the headers, then never finishes the body */
-  | { type: "hang-body" }
-  | { type: "malformed" }
-  | { type: "empty-choices" }
-  /** destroys the connection without an answer */
-  | { type: "drop" };
 
 export type Reply = string | { content: string; finishReason?: string; usage?: boolean };
 
@@ -286,98 +278,6 @@ function pickReply(options: LlmServerOptions, request: ReceivedRequest): Reply {
     if (hit) return typeof rule.reply === "function" ? rule.reply(request) : rule.reply;
   }
   return (options.fallback ?? complexityReply)(request);
-}
-
-function injectFault(fault: Fault, stream: boolean, res: ServerResponse) {
-  // Body faults take the shape the client asked for: one JSON body, or server-sent events.
-  const event = (data: string) => `data: ${data}\n\n`;
-  const begin = (type: string) => res.writeHead(200, { "content-type": type });
-  switch (fault.type) {
-    case "status":
-      return sendJson(res, fault.status, {
-        error: { message: fault.message ?? `injected ${fault.status}`, type: "server_error" },
-      });
-    case "rate-limit": {
-      const headers: Record<string, string> = {};
-      if (fault.retryAfterS !== undefined) headers["retry-after"] = String(fault.retryAfterS);
-      if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs);
-      return sendJson(
-        res,
-        429,
-        { error: { message: "Rate limit reached", type: "rate_limit_error" } },
-        headers,
-      );
-    }
-    case "hang":
-      return;
-    case "hang-body":
-      if (stream) {
-        begin("text/event-stream");
-        res.write(event(JSON.stringify(chunkOf("chatcmpl-hang", "m", { content: "Sco" }, null))));
-      } else {
-        begin("application/json");
-        res.write('{"id":"chatcmpl-hang","choices":[');
-      }
-      return;
-    case "malformed":
-      if (stream) {
-        begin("text/event-stream");
-        res.end(`${event('{"id": "chatcmpl-broken", "choices": [{"delta": ')}${event("[DONE]")}`);
-      } else {
-        begin("application/json");
-        res.end('{"id": "chatcmpl-broken", "choices": [{"message": ');
-      }
-      return;
-    case "empty-choices":
-      if (stream) {
-        begin("text/event-stream");
-        const empty = { id: "chatcmpl-empty", object: "chat.completion.chunk", model: "m", choices: [] };
-        res.end(`${event(JSON.stringify(empty))}${event("[DONE]")}`);
-        return;
-      }
-      return sendJson(res, 200, { id: "chatcmpl-empty", object: "chat.completion", model: "m", choices: [] });
-    case "drop":
-      res.socket?.destroy();
-      return;
-  }
-}
-
-function chunkOf(id: string, model: string, delta: object, finish: string | null) {
-  return {
-    id,
-    object: "chat.completion.chunk",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** Each conversation fails its first `times` attempts with `fault`, then is answered. */
-export function failFirst(times: number, fault: Fault): LlmServerOptions["fault"] {
-  return (_request, attempt) => (attempt <= times ? fault : undefined);
-}
-
-/** A seeded share of requests get one of `faults` (mulberry32, so runs are reproducible). */
-export function faultRate(rate: number, faults: Fault[], seed = 1): LlmServerOptions["fault"] {
-  let s = seed >>> 0;
-  const random = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return () => (random() < rate ? faults[Math.floor(random() * faults.length)] : undefined);
 }
 
 async function main(argv: string[]): Promise<void> {
