@@ -114,14 +114,23 @@ export const downloadStage = defineStage<DownloadConfig>({
     return downloadSource(record.spec as SourceSpec, record.source_index as number, ctx);
   },
   async summarize(ctx) {
-    const commits: Record<string, string> = {};
+    // in config order, so the manifest reads like the config it would pin
+    const files: DownloadedFileRecord[] = [];
+    for await (const r of ctx.read("download")) files.push(r as DownloadedFileRecord);
+    files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
+    const sources: Record<string, { repo: string; revision: string; commit: string; files: number }> = {};
     let bytes = 0;
-    for await (const r of ctx.read("download")) {
-      const file = r as DownloadedFileRecord;
-      commits[file.source] = file.commit;
+    for (const file of files) {
+      const entry = (sources[file.source] ??= {
+        repo: file.repo,
+        revision: file.revision,
+        commit: file.commit,
+        files: 0,
+      });
+      entry.files++;
       bytes += file.size;
     }
-    return { commits, bytes };
+    return { sources, bytes };
   },
 });
 

@@ -2,8 +2,10 @@
 // (CodeFeedback-Filtered-Instruction's shape). The input is every raw row of every downloaded file,
 // streamed in a fixed order (sources as configured, files as listed, rows as stored), so resume by
 // position is exact; each row goes through its source's adapter, and a bad row becomes a reject.
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
@@ -61,13 +63,28 @@ async function filesToRead(ctx: StageContext<NormalizeConfig>): Promise<Download
   return files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
 }
 
+/**
+ * Resume counts rows by position, so a file that changed since download verified it would shift every
+ * row after the change; a missing or resized file stops the run instead of mixing two versions.
+ */
+async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
+  const size = (await stat(local).catch(() => undefined))?.size;
+  if (size === file.size) return;
+  throw new UserError(
+    `${local} (${file.path} of dataset ${file.repo}) ${size === undefined ? "is missing" : `is ${size} bytes, not the ${file.size} download verified`}; ` +
+      "run `pnpm pipeline run download --force` to fetch it again, then rerun",
+  );
+}
+
 async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
   const files = await filesToRead(ctx);
   const rowsSoFar = new Map<string, number>();
   for (const file of files) {
     let n = rowsSoFar.get(file.source) ?? 0;
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
-    const rows = readRows(path.resolve(ctx.dataDir, file.local_path), {
+    const local = path.resolve(ctx.dataDir, file.local_path);
+    await checkStillThere(local, file);
+    const rows = readRows(local, {
       maxRowBytes: ctx.config.max_row_bytes,
       format: file.format,
     });

@@ -4,7 +4,7 @@
 
 import { UserError } from "../errors.js";
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowReadOptions } from "./types.js";
+import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions } from "./types.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -153,9 +153,16 @@ export async function* readJsonArray(
         continue;
       }
       if (where === "after-array") {
-        throw new UserError(
-          `${options.file ?? "input"}: unexpected data after the closing ] at byte ${offset + i}; the file is not one JSON array`,
-        );
+        // every element is out already; what follows is reported once, as a bad row, and not read
+        yield {
+          index,
+          error: {
+            reason: "malformed-json",
+            detail: `unexpected data after the closing ] of the array, at byte ${offset + i}; it is not read`,
+            prefix: prefixOf(chunk.subarray(i)),
+          },
+        };
+        return;
       }
       // between elements
       if (c === COMMA) {
@@ -180,8 +187,11 @@ export async function* readJsonArray(
     // the file ended inside an element: whatever was kept fails to parse and is rejected as such
     yield take();
   } else if (where === "before-array") {
-    throw new UserError(`${options.file ?? "input"} is empty; expected a JSON array`);
-  } else if (where === "between") {
-    // a missing closing ] loses no element; the last element has been yielded already
+    // a file verified against the hub but empty: said once, as a bad row, so the source is not silently empty
+    yield {
+      index,
+      error: { reason: "malformed-json", detail: "the file is empty; expected a JSON array", prefix: "" },
+    };
   }
+  // `between`: a missing closing ] loses no element; the last element has been yielded already
 }

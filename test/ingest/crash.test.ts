@@ -48,7 +48,6 @@ beforeAll(async () => {
     [
       `data_dir: ${path.join(dir, "data")}`,
       "hub:",
-      `  endpoint: ${hub.url}`,
       "  retry_backoff_s: 0.01",
       "stages:",
       "  download:",
@@ -69,7 +68,8 @@ function start(...args: string[]): { child: ChildProcess; exit: Promise<number |
   const argv = ["--import", "tsx", "pipeline/main.ts", ...args, "--config", path.join(dir, "config.yaml")];
   const child = spawn(process.execPath, argv, {
     cwd: repoRoot,
-    env: { ...process.env, HF_ENDPOINT: "", HF_TOKEN: "" },
+    // the endpoint as a mirror is set for the whole process, through the environment
+    env: { ...process.env, HF_ENDPOINT: hub.url, HF_TOKEN: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

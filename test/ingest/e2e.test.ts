@@ -117,6 +117,19 @@ describe("ingest end to end on the samples through the test hub", () => {
       expect(file.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(file.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
+    // the manifest keeps the commit each source's revision resolved to, in config order
+    const pinned = new StageStore(dataDir, "download").manifest()!.stats!.sources as Record<
+      string,
+      { repo: string; revision: string; commit: string }
+    >;
+    expect(Object.keys(pinned)).toEqual(["magicoder", "sharegpt", "wizardcoder", "evolinstruct", "taco"]);
+    for (const file of files) {
+      expect(pinned[file.source as string]).toMatchObject({
+        repo: file.repo,
+        revision: "main",
+        commit: file.commit,
+      });
+    }
     // the dropped transfers were continued with a Range from where they stopped
     expect(
       hub.requests.some(

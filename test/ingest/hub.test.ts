@@ -101,6 +101,21 @@ describe("hub client against the test hub", () => {
     });
   });
 
+  it("talks to $HF_ENDPOINT unless the config names an endpoint, and keeps a pinned commit", async () => {
+    await withHub({}, async (hub) => {
+      const config = hubConfigSchema.parse({ retries: 0, timeout_s: 5 });
+      const viaEnv = new HubClient(config, { env: { HF_ENDPOINT: `${hub.url}/` } });
+      const commit = await viaEnv.resolveCommit(REPO, "main");
+      expect(viaEnv.endpoint).toBe(hub.url);
+      expect(hub.requests.length).toBeGreaterThan(0);
+      // a pinned commit resolves to itself, and a commit the dataset does not have is an error
+      await expect(viaEnv.resolveCommit(REPO, commit)).resolves.toBe(commit);
+      const elsewhere = hubConfigSchema.parse({ endpoint: "http://127.0.0.1:9", retries: 0, timeout_s: 5 });
+      const overridden = new HubClient(elsewhere, { env: { HF_ENDPOINT: hub.url } });
+      expect(overridden.endpoint).toBe("http://127.0.0.1:9");
+    });
+  });
+
   it("continues a download dropped mid-file with a Range request from where it stopped", async () => {
     await withHub(
       { faults: [{ kind: "drop", afterBytes: 50_000, match: "/resolve/", times: 2 }] },

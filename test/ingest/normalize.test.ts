@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -180,7 +181,7 @@ function fileRecord(
     path: name,
     revision: "main",
     commit: "c".repeat(40),
-    size: 0,
+    size: existsSync(path.join(dir, name)) ? statSync(path.join(dir, name)).size : 0,
     etag: "e",
     local_path: name,
     source_index: sourceIndex,
@@ -220,6 +221,20 @@ describe("normalize input", () => {
     // --limit takes the first N rows of each source, across its files
     expect(await inputIds(contextFor(files, {}, 2))).toEqual(["alpha:000000", "alpha:000001", "beta:000000"]);
     expect(await inputIds(contextFor(files, { sources: ["beta"] }))).toEqual(["beta:000000"]);
+  });
+
+  it("stops with advice when a downloaded file went missing or changed size since download", async () => {
+    await writeFile(path.join(dir, "moving.jsonl"), '{"instruction":"q","output":"a"}\n');
+    const record = fileRecord("alpha", "evolinstruct", "moving.jsonl", 0, 0);
+    await writeFile(
+      path.join(dir, "moving.jsonl"),
+      '{"instruction":"q","output":"a"}\n{"instruction":"r","output":"b"}\n',
+    );
+    await expect(inputIds(contextFor([record], {}))).rejects.toThrow(
+      /not the 33 download verified.*download --force/,
+    );
+    await rm(path.join(dir, "moving.jsonl"));
+    await expect(inputIds(contextFor([record], {}))).rejects.toThrow(/moving\.jsonl.*is missing/);
   });
 
   it("rejects a 10 MB row without holding it, and keeps the rows around it", async () => {

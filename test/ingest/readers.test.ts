@@ -144,6 +144,17 @@ describe("JSON array reader", () => {
     ).rejects.toThrow(/x\.json is not a JSON array/);
   });
 
+  it("reports data after the closing ] and an empty file as one bad row each, without stopping", async () => {
+    const trailing = await collect(
+      readJsonArray(chunked(Buffer.from('[{"a":1},{"a":2}]\n{"b":3}'), 5), opts),
+    );
+    expect(trailing.map((r) => r.error?.reason ?? r.value)).toEqual([{ a: 1 }, { a: 2 }, "malformed-json"]);
+    expect(trailing[2]!.error!.detail).toMatch(/after the closing \]/);
+    expect(trailing[2]!.index).toBe(2);
+    const empty = await collect(readJsonArray(chunked(Buffer.from("  \n"), 2), opts));
+    expect(empty.map((r) => r.error?.detail)).toEqual(["the file is empty; expected a JSON array"]);
+  });
+
   it("rejects the last element of a truncated file", async () => {
     const rows = await collect(readJsonArray(chunked(Buffer.from('[{"a":1},{"a":"cut'), 4), opts));
     expect(rows.map((r) => r.error?.reason ?? "ok")).toEqual(["ok", "malformed-json"]);
