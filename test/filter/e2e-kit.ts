@@ -1,0 +1,145 @@
+// What the end-to-end filter tests share: the pipeline CLI in a child process, on the bundled
+// samples, against the test LLM server, and one uninterrupted reference run per test file that
+// every other run must end up agreeing with.
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { StageStore } from "../../pipeline/store/index.js";
+import { tempDir } from "../llm/helpers.js";
+import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
+export const CONCURRENCY = 6;
+// Every run sends this key and the server wants it; no file or line may ever show it.
+export const SECRET = "sk-e2e-secret-5f3a9c";
+// USD per million tokens for the sample config's scorer, so that `status` has a cost to show.
+export const PRICE = { prompt: 1000, completion: 2000 };
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the pipeline CLI; `killWhen` is polled and, once true, the child gets SIGKILL. */
+export function cli(
+  dataDir: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  killWhen?: () => boolean,
+): Promise<CliResult> {
+  const argv = [
+    "--import",
+    "tsx",
+    MAIN,
+    ...args,
+    "--config",
+    "configs/sample.yaml",
+    "--data-dir",
+    dataDir,
+    "--set",
+    "hub.endpoint=file:data/sample",
+    "--set",
+    `llm.scorer.concurrency=${CONCURRENCY}`,
+    "--set",
+    `llm.prices.Qwen/Qwen-72B-Chat={prompt: ${PRICE.prompt}, completion: ${PRICE.completion}}`,
+  ];
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+  };
+  for (const [k, v] of Object.entries(env)) childEnv[k] = v;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let stdout = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout.on("data", (d) => (stdout += d));
+    const poll = killWhen
+      ? setInterval(() => {
+          if (killWhen()) {
+            clearInterval(poll);
+            child.kill("SIGKILL");
+          }
+        }, 1)
+      : undefined;
+    child.on("exit", (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+async function collect(iterable: AsyncIterable<PipelineRecord>): Promise<PipelineRecord[]> {
+  const out: PipelineRecord[] = [];
+  for await (const r of iterable) out.push(r);
+  return out;
+}
+
+export const isRound2 = (r: ReceivedRequest) =>
+  r.body.messages[0]!.content.includes("5 Points - Expert Level");
+
+/** A stage's outputs and rejects, each sorted, as JSON lines: equal for equal outcomes. */
+export async function outcomeOf(dataDir: string): Promise<{ kept: string[]; rejected: string[] }> {
+  const store = new StageStore(dataDir, "filter");
+  return {
+    kept: (await collect(store.read())).map((r) => JSON.stringify(r)).sort(),
+    rejected: (await collect(store.read({ rejects: true }))).map((r) => JSON.stringify(r)).sort(),
+  };
+}
+
+export interface Reference {
+  kept: string[];
+  rejected: string[];
+  /** requests the server received for the whole run */
+  requests: number;
+  stderr: string;
+}
+
+export interface ReferenceRun {
+  readonly server: LlmServer;
+  readonly dir: string;
+  readonly reference: Reference;
+  /** the environment of a run against the server, with the key */
+  env(): Record<string, string>;
+}
+
+/** Starts the server and makes the reference run before the file's tests; cleans up after them. */
+export function useReferenceRun(prefix: string): ReferenceRun {
+  let server: LlmServer | undefined;
+  let reference: Reference | undefined;
+  const dir = tempDir(prefix);
+  const env = () => ({ OPENAI_BASE_URL: server!.url, OPENAI_API_KEY: SECRET });
+  beforeAll(async () => {
+    server = await startLlmServer({ latencyMs: 15, requireKey: SECRET });
+    const run = await cli(dir.path, ["run", "filter"], env());
+    expect(run.code, run.stderr).toBe(0);
+    reference = { ...(await outcomeOf(dir.path)), requests: server.count, stderr: run.stderr };
+    expect(reference.kept.length).toBeGreaterThan(0);
+    expect(reference.rejected.length).toBeGreaterThan(0);
+    expect(server.requests.filter(isRound2).length).toBeGreaterThan(20);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    dir.remove();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get dir() {
+      return dir.path;
+    },
+    get reference() {
+      return reference!;
+    },
+    env,
+  };
+}
