@@ -121,13 +121,8 @@ export const downloadStage = defineStage<DownloadConfig>({
     const sources: Record<string, { repo: string; revision: string; commit: string; files: number }> = {};
     let bytes = 0;
     for (const file of files) {
-      const entry = (sources[file.source] ??= {
-        repo: file.repo,
-        revision: file.revision,
-        commit: file.commit,
-        files: 0,
-      });
-      entry.files++;
+      sources[file.source] ??= { repo: file.repo, revision: file.revision, commit: file.commit, files: 0 };
+      sources[file.source]!.files++;
       bytes += file.size;
     }
     return { sources, bytes };
