@@ -22,6 +22,8 @@ export interface CgroupLimits {
 export interface RunCgroup {
   /** cgroup.procs files the command's first process writes itself into */
   procsFiles: string[];
+  /** changes the memory cap (a sandbox prepared ahead learns its request's limit late) */
+  setMemoryLimit(bytes: number): void;
   /** peak memory of the whole tree in KiB, or null where the kernel does not keep it */
   peakMemoryKb(): number | null;
   /** whether the kernel killed a process of the run for passing the memory cap */
@@ -37,6 +39,9 @@ export interface CgroupHost {
 }
 
 const BASE_PREFIX = "codefeedback-sandbox-";
+
+/** Processes of ours inside a run's cgroup besides the program's: bwrap, its init, the launcher (or time, setpriv, prlimit). */
+export const WRAPPER_PROCESSES = 4;
 let instances = 0;
 
 interface Mount {
@@ -170,16 +175,22 @@ class CgroupV1Host implements CgroupHost {
     const pids = join(this.pidsBase, name);
     mkdirSync(memory);
     mkdirSync(pids);
-    writeFileSync(join(memory, "memory.limit_in_bytes"), String(limits.memoryBytes));
-    // swap counts too, where the kernel accounts it, so a run cannot spill past its cap into swap
-    try {
-      writeFileSync(join(memory, "memory.memsw.limit_in_bytes"), String(limits.memoryBytes));
-    } catch {
-      // no swap accounting on this kernel
-    }
+    const setMemoryLimit = (bytes: number) => {
+      const memoryLimit = join(memory, "memory.limit_in_bytes");
+      // swap counts too, where the kernel accounts it, so a run cannot spill past its cap into swap;
+      // memory + swap may never be below memory alone, so the order depends on the direction
+      const swapLimit = join(memory, "memory.memsw.limit_in_bytes");
+      const swapAccounted = read(swapLimit) !== null;
+      const raising = Number(read(memoryLimit)) < bytes;
+      if (swapAccounted && raising) writeFileSync(swapLimit, String(bytes));
+      writeFileSync(memoryLimit, String(bytes));
+      if (swapAccounted && !raising) writeFileSync(swapLimit, String(bytes));
+    };
+    setMemoryLimit(limits.memoryBytes);
     writeFileSync(join(pids, "pids.max"), String(limits.processes));
     return {
       procsFiles: [join(memory, "cgroup.procs"), join(pids, "cgroup.procs")],
+      setMemoryLimit,
       peakMemoryKb: () => {
         const bytes = Number(read(join(memory, "memory.max_usage_in_bytes")));
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
@@ -215,6 +226,7 @@ class CgroupV2Host implements CgroupHost {
     writeFileSync(join(dir, "pids.max"), String(limits.processes));
     return {
       procsFiles: [join(dir, "cgroup.procs")],
+      setMemoryLimit: (bytes) => writeFileSync(join(dir, "memory.max"), String(bytes)),
       peakMemoryKb: () => {
         const bytes = Number(read(join(dir, "memory.peak")));
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;

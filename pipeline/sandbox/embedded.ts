@@ -2,14 +2,15 @@
 // private run dir and fresh bubblewrap sandboxes (one for the compile step, one for the run step),
 // never reusing either for another request.
 
-import { type CgroupHost, openCgroupHost } from "./cgroup.js";
+import { type CgroupHost, openCgroupHost, WRAPPER_PROCESSES } from "./cgroup.js";
 import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
 import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
 import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
 import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
 import { WorkerPool } from "./pool.js";
-import { probeIsolation } from "./probe.js";
+import { disposeSandbox, type PreparedSandbox, SandboxSupply, type SupplyOptions } from "./prepared.js";
+import { probeIsolation, probePrepared } from "./probe.js";
 import { requestBytes, runStatus, sandboxErrorResponse } from "./request.js";
 import { runStep, type StepKill } from "./step.js";
 import { missingToolchain, toolchainPaths } from "./toolchains.js";
@@ -34,6 +35,8 @@ export interface EmbeddedSandboxOptions {
   launcher?: "auto" | "coreutils";
   /** use only this isolation mode instead of the first that works (tests cover both) */
   mode?: "userns" | "setuid";
+  /** false: build every sandbox when its step starts instead of ahead (tests cover both) */
+  prepare?: boolean;
 }
 
 export interface IsolationReport {
@@ -48,6 +51,8 @@ export interface IsolationReport {
   cgroup: 1 | 2 | null;
   /** why there are no run cgroups, when cgroup is null */
   cgroupProblem: string | null;
+  /** whether sandboxes are built ahead of their requests (needs our launcher) */
+  prepared: boolean;
   /** the host uids untrusted code runs as, one per worker */
   uids: number[];
 }
@@ -59,6 +64,8 @@ interface Ready {
   problem: string | null;
   cgroups: CgroupHost | null;
   cgroupProblem: string | null;
+  /** per slot, when sandboxes are prepared ahead */
+  supplies: SandboxSupply[] | null;
 }
 
 export class EmbeddedSandbox implements CodeRunner {
@@ -81,7 +88,7 @@ export class EmbeddedSandbox implements CodeRunner {
 
   /** The isolation this sandbox uses (`null` when it cannot isolate and refuses code). */
   async isolation(): Promise<IsolationReport> {
-    const { mode, problem, area, cgroups, cgroupProblem } = await this.prepare();
+    const { mode, problem, area, cgroups, cgroupProblem, supplies } = await this.prepare();
     return {
       mode,
       problem,
@@ -89,8 +96,18 @@ export class EmbeddedSandbox implements CodeRunner {
       workDirCapped: area.slots.every((slot) => slot.mounted),
       cgroup: cgroups?.version ?? null,
       cgroupProblem,
+      prepared: supplies !== null,
       uids: area.slots.map((slot) => slot.uid),
     };
+  }
+
+  /**
+   * Resolves once the sandboxes being built ahead for the next requests are ready, so a benchmark
+   * can time what follows without our background work competing for the cores.
+   */
+  async settled(): Promise<void> {
+    const ready = await this.prepare();
+    await Promise.all((ready.supplies ?? []).map((supply) => supply.prepared()));
   }
 
   async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
@@ -111,6 +128,7 @@ export class EmbeddedSandbox implements CodeRunner {
     await Promise.allSettled([...this.inFlight]);
     if (this.ready) {
       const ready = await this.ready.catch(() => null);
+      for (const supply of ready?.supplies ?? []) await supply.close();
       await ready?.cgroups?.close();
       if (ready) await removeHostArea(ready.area);
     }
@@ -142,7 +160,7 @@ export class EmbeddedSandbox implements CodeRunner {
         "sandbox.isolation is 'none': model-written code runs directly on this machine as this user, with only rlimits. Use it for trusted code only; set sandbox.isolation: bwrap for anything else.",
         { code: "CODEFEEDBACK_SANDBOX_UNISOLATED" },
       );
-      return { area, mode: "none", problem: null, cgroups, cgroupProblem };
+      return { area, mode: "none", problem: null, cgroups, cgroupProblem, supplies: null };
     }
     const probe = (kit: SandboxKit, withCgroups: CgroupHost | null) =>
       probeIsolation(area.slots[0]!, kit, withCgroups, this.options.mode);
@@ -165,7 +183,31 @@ export class EmbeddedSandbox implements CodeRunner {
         result = without;
       }
     }
-    return { area, mode: result.mode, problem: result.problem, cgroups, cgroupProblem };
+    const supplies = result.mode !== null ? await this.supplies(area, result.mode, cgroups) : null;
+    return { area, mode: result.mode, problem: result.problem, cgroups, cgroupProblem, supplies };
+  }
+
+  /** Per-slot supplies of sandboxes built ahead, where our launcher runs and the probe agrees. */
+  private async supplies(
+    area: HostArea,
+    mode: Exclude<IsolationMode, "none">,
+    cgroups: CgroupHost | null,
+  ): Promise<SandboxSupply[] | null> {
+    const { launcher } = area.kit;
+    if (!launcher || this.options.prepare === false) return null;
+    const limits = this.config.limits;
+    const options = (slot: SlotArea): SupplyOptions => ({
+      mode,
+      slot,
+      kit: { ...area.kit, launcher },
+      cgroups,
+      memoryBytes: (limits.max_memory_mb + limits.memory_headroom_mb) * 1024 * 1024,
+      processes: limits.processes + WRAPPER_PROCESSES,
+      tmpMb: limits.tmp_mb,
+      owner: isRoot() ? slot.uid : null,
+    });
+    if (!(await probePrepared(options(area.slots[0]!)))) return null;
+    return area.slots.map((slot) => new SandboxSupply(options(slot)));
   }
 
   private async runTracked(request: RunCodeRequest, signal?: AbortSignal): Promise<RunCodeResponse> {
@@ -227,7 +269,17 @@ export class EmbeddedSandbox implements CodeRunner {
       limits.max_memory_mb,
     );
     const owner = isRoot() && mode !== "none" ? slot.uid : null;
-    const dir = RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
+    const supply = ready.supplies?.[slot.index] ?? null;
+    const taken = supply?.takeRun() ?? null;
+    const dir = taken?.dir ?? RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
+    // sandboxes built for this request and not yet handed to a step, thrown away at its end
+    const unused = new Set<PreparedSandbox>(taken ? [taken.sandbox] : []);
+    let runSandbox: PreparedSandbox | undefined = taken?.sandbox;
+    const prepareRunSandbox = () => {
+      if (!supply) return;
+      runSandbox = supply.prepareFor(dir);
+      unused.add(runSandbox);
+    };
     const host = { mode, slot, kit: ready.area.kit, cgroups: ready.cgroups };
     const kills = new Map<CommandRunResult, StepKill>();
     const step = async (
@@ -236,7 +288,10 @@ export class EmbeddedSandbox implements CodeRunner {
       stdin: string | null,
       stepLimits: ProcessLimits,
       stepMemoryMb: number,
+      prepared: PreparedSandbox | undefined,
+      afterStart: () => void,
     ) => {
+      if (prepared) unused.delete(prepared);
       const { result, killedFor } = await runStep(host, {
         argv,
         env: { ...BASE_ENV, ...spec.env },
@@ -250,6 +305,8 @@ export class EmbeddedSandbox implements CodeRunner {
         maxOutputBytes: this.config.max_output_bytes,
         killOutputBytes: this.config.kill_output_bytes,
         ...(signal ? { signal } : {}),
+        ...(prepared ? { prepared } : {}),
+        afterStart,
       });
       kills.set(result, killedFor);
       return result;
@@ -284,6 +341,12 @@ export class EmbeddedSandbox implements CodeRunner {
             openFiles: limits.open_files,
           },
           compileMb,
+          taken?.sandbox,
+          () => {
+            // the run step's sandbox and the slot's next request get built while this compiles
+            prepareRunSandbox();
+            supply?.prepareNext();
+          },
         );
         if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
           return await this.respond(compileResult, null, dir, request, kills);
@@ -302,10 +365,14 @@ export class EmbeddedSandbox implements CodeRunner {
           openFiles: limits.open_files,
         },
         memoryMb,
+        runSandbox,
+        () => supply?.prepareNext(),
       );
       return await this.respond(compileResult, runResult, dir, request, kills);
     } finally {
+      for (const sandbox of unused) await disposeSandbox(sandbox);
       await dir.remove();
+      supply?.prepareNext();
     }
   }
 

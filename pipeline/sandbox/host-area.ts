@@ -153,10 +153,10 @@ export function resetUsage(slot: SlotArea): void {
 }
 
 /** Peak resident memory in KiB as reported by the wrapper, or null when it is missing or garbled. */
-export function readPeakMemoryKb(slot: SlotArea): number | null {
+export function readPeakMemoryKb(usageFile: string): number | null {
   let text = "";
   try {
-    text = readFileSync(slot.usageFile, "utf8");
+    text = readFileSync(usageFile, "utf8");
   } catch {
     return null;
   }

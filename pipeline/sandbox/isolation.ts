@@ -25,12 +25,17 @@ export interface ProcessLimits {
   openFiles: number;
 }
 
-export interface SandboxedCommand {
+/** What a command runs: known only when its request arrives (sent as orders to a prepared sandbox). */
+export interface CommandOrders {
   /** the program and its arguments, as seen inside the sandbox */
   argv: string[];
   /** the complete environment of the program (nothing is inherited) */
   env: Record<string, string>;
   limits: ProcessLimits;
+}
+
+/** The sandbox a command runs in: its mounts and its uid, which a prepared sandbox fixes ahead. */
+export interface SandboxShape {
   /** host dir mounted read-write at WORK_DIR */
   hostWorkDir: string;
   /** host file, writable by `uid`, where the launcher writes resource usage (mounted at USAGE_PATH) */
@@ -42,6 +47,8 @@ export interface SandboxedCommand {
   /** extra host files or dirs to expose read-only: [host path, path inside] */
   readOnlyBinds: [string, string][];
 }
+
+export interface SandboxedCommand extends CommandOrders, SandboxShape {}
 
 /** Host-side pieces prepared once per sandbox instance. */
 export interface SandboxKit {
@@ -67,6 +74,8 @@ export interface HostCommand {
   gid?: number;
   /** a file whose content the child reads on fd 3 (bwrap's --seccomp) */
   fd3File?: string;
+  /** a prepared command: it waits for its orders on fd 4 (a pipe from us) */
+  controlFd?: boolean;
 }
 
 export const WORK_DIR = "/work";
@@ -152,14 +161,10 @@ function coreutilsArgs(usageFile: string, uid: number | null, limits: ProcessLim
   return args;
 }
 
-/** The bwrap command line for `command` under `mode`. */
-export function wrapInSandbox(
-  mode: Exclude<IsolationMode, "none">,
-  command: SandboxedCommand,
-  kit: SandboxKit,
-): HostCommand {
+/** bwrap's options for a sandbox of `shape` under `mode`, up to (not including) the command. */
+function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape, kit: SandboxKit): string[] {
   cachedLayout ??= rootLayout();
-  const tmpBytes = String(command.tmpMb * MIB);
+  const tmpBytes = String(shape.tmpMb * MIB);
   const args: string[] = [];
   if (mode === "userns") {
     args.push("--unshare-user");
@@ -207,7 +212,7 @@ export function wrapInSandbox(
     "--tmpfs",
     "/dev/shm",
     "--bind",
-    command.hostWorkDir,
+    shape.hostWorkDir,
     WORK_DIR,
     // bwrap would create mount-point parents 0700 when it runs as root
     "--perms",
@@ -216,15 +221,40 @@ export function wrapInSandbox(
     "/run",
     // a file mount: the program may scribble on it but cannot swap it for a link
     "--bind",
-    command.hostUsageFile,
+    shape.hostUsageFile,
     USAGE_PATH,
   );
-  const binds: [string, string][] = [...command.readOnlyBinds];
+  const binds: [string, string][] = [...shape.readOnlyBinds];
   if (kit.launcher) binds.push([kit.launcher, LAUNCHER_INSIDE]);
   if (binds.length > 0) args.push("--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", TOOLS_DIR);
   for (const [host, inside] of binds) args.push("--ro-bind", host, inside);
   args.push("--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv");
   if (kit.seccompFile) args.push("--seccomp", "3");
+  return args;
+}
+
+function hostBwrap(
+  mode: Exclude<IsolationMode, "none">,
+  shape: SandboxShape,
+  kit: SandboxKit,
+  args: string[],
+) {
+  const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
+  if (kit.seccompFile) host.fd3File = kit.seccompFile;
+  if (mode === "userns" && process.getuid?.() === 0) {
+    host.uid = shape.uid;
+    host.gid = shape.uid;
+  }
+  return host;
+}
+
+/** The bwrap command line for `command` under `mode`. */
+export function wrapInSandbox(
+  mode: Exclude<IsolationMode, "none">,
+  command: SandboxedCommand,
+  kit: SandboxKit,
+): HostCommand {
+  const args = bwrapOptions(mode, command, kit);
   for (const [key, value] of Object.entries(command.env)) args.push("--setenv", key, value);
   const dropTo = mode === "setuid" ? command.uid : null;
   args.push(
@@ -233,13 +263,41 @@ export function wrapInSandbox(
       ? launcherArgs(LAUNCHER_INSIDE, USAGE_PATH, dropTo, command.limits, command.argv)
       : coreutilsArgs(USAGE_PATH, dropTo, command.limits, command.argv)),
   );
-  const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
-  if (kit.seccompFile) host.fd3File = kit.seccompFile;
-  if (mode === "userns" && process.getuid?.() === 0) {
-    host.uid = command.uid;
-    host.gid = command.uid;
-  }
-  return host;
+  return hostBwrap(mode, command, kit, args);
+}
+
+/**
+ * A sandbox of `shape` made before its command is known: bwrap builds it at once and our launcher
+ * waits inside, already unprivileged, for `prepareOrders` on fd 4. Needs our launcher.
+ */
+export function prepareSandbox(
+  mode: Exclude<IsolationMode, "none">,
+  shape: SandboxShape,
+  kit: SandboxKit & { launcher: string },
+): HostCommand {
+  const args = bwrapOptions(mode, shape, kit);
+  const dropTo = mode === "setuid" ? shape.uid : -1;
+  args.push("--", LAUNCHER_INSIDE, "--wait", USAGE_PATH, String(dropTo));
+  return { ...hostBwrap(mode, shape, kit, args), controlFd: true };
+}
+
+/** The orders for a prepared sandbox's launcher: limits, then argv and environment, NUL-terminated. */
+export function prepareOrders(orders: CommandOrders): Buffer {
+  const { limits, argv, env } = orders;
+  const environment = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  const fields = [
+    String(Math.max(1, Math.ceil(limits.cpuSeconds))),
+    String(limits.addressSpaceMb === null ? -1 : limits.addressSpaceMb * MIB),
+    String(limits.processes),
+    String(limits.fileSizeMb * MIB),
+    String(limits.openFiles),
+    String(argv.length),
+    ...argv,
+    String(environment.length),
+    ...environment,
+  ];
+  if (fields.some((field) => field.includes("\0"))) throw new Error("a command argument contains a NUL byte");
+  return Buffer.from(fields.map((field) => `${field}\0`).join(""));
 }
 
 /**

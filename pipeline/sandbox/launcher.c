@@ -6,7 +6,13 @@
  * program's exit code, or 128 + signal when a signal killed it.
  *
  * usage: sandbox-launch USAGE_FILE UID CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE -- PROGRAM [ARGS...]
+ *        sandbox-launch --wait USAGE_FILE UID
  *   UID -1 keeps the current uid; AS_BYTES -1 leaves the address space unlimited.
+ *   --wait: a sandbox prepared before its request arrives. After the uid drop it reads the rest from
+ *   fd 4 until EOF, as NUL-terminated fields: CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE ARGC ARGV...
+ *   ENVC ENV... (the program's whole environment). EOF before a complete message: exit 125, unused.
+ *   It writes "R" to fd 4 when it starts waiting, so the host knows the sandbox is built, and "G"
+ *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
  * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
  */
 #define _GNU_SOURCE
@@ -21,6 +27,11 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define CONTROL_FD 4
+#define MAX_MESSAGE (1 << 20)
+
+extern char **environ;
 
 static void die(const char *what) {
   dprintf(2, "sandbox-launch: %s: %s\n", what, strerror(errno));
@@ -44,37 +55,101 @@ static void limit(int resource, long long value, const char *what) {
   if (setrlimit(resource, &rl) != 0) die(what);
 }
 
+static void drop_to(long long uid) {
+  /* the bounding set can only shrink while we still hold CAP_SETPCAP, i.e. before setuid */
+  for (int cap = 0; cap <= 63; cap++) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) die("drop capability");
+  }
+  if (setgroups(0, NULL) != 0) die("setgroups");
+  if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) != 0) die("setresgid");
+  /* leaving uid 0 for a non-zero uid clears every remaining capability */
+  if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) die("setresuid");
+}
+
+/* Reads the whole message from the control fd and splits it into its NUL-terminated fields. */
+static char **read_message(int *count) {
+  /* the host may ignore it, or be gone (EPIPE): either way, wait for the orders */
+  if (write(CONTROL_FD, "R", 1) != 1 && errno != EPIPE) die("write control fd");
+  char *buffer = malloc(MAX_MESSAGE);
+  if (!buffer) die("malloc");
+  size_t length = 0;
+  for (;;) {
+    ssize_t got = read(CONTROL_FD, buffer + length, MAX_MESSAGE - length);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) die("read control fd");
+    if (got == 0) break;
+    length += (size_t)got;
+    if (length == MAX_MESSAGE) {
+      dprintf(2, "sandbox-launch: message over %d bytes\n", MAX_MESSAGE);
+      _exit(126);
+    }
+  }
+  if (length == 0) _exit(125);
+  if (write(CONTROL_FD, "G", 1) != 1 && errno != EPIPE) die("write control fd");
+  close(CONTROL_FD);
+  if (buffer[length - 1] != '\0') {
+    dprintf(2, "sandbox-launch: truncated message\n");
+    _exit(126);
+  }
+  int fields = 0;
+  for (size_t i = 0; i < length; i++) fields += buffer[i] == '\0';
+  char **field = calloc((size_t)fields + 1, sizeof *field);
+  if (!field) die("calloc");
+  char *at = buffer;
+  for (int i = 0; i < fields; i++) {
+    field[i] = at;
+    at += strlen(at) + 1;
+  }
+  *count = fields;
+  return field;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 10 || strcmp(argv[8], "--") != 0) {
-    dprintf(2, "usage: sandbox-launch USAGE UID CPU AS NPROC FSIZE NOFILE -- PROGRAM [ARGS...]\n");
+  int waiting = argc == 4 && strcmp(argv[1], "--wait") == 0;
+  if (!waiting && (argc < 10 || strcmp(argv[8], "--") != 0)) {
+    dprintf(2, "usage: sandbox-launch USAGE UID CPU AS NPROC FSIZE NOFILE -- PROGRAM [ARGS...]\n"
+               "       sandbox-launch --wait USAGE UID\n");
     return 126;
   }
+  if (waiting) argv++;
   int usage = open(argv[1], O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (usage < 0) die("open usage file");
   long long uid = number(argv[2], "uid");
-  if (uid >= 0) {
-    /* the bounding set can only shrink while we still hold CAP_SETPCAP, i.e. before setuid */
-    for (int cap = 0; cap <= 63; cap++) {
-      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) die("drop capability");
-    }
-    if (setgroups(0, NULL) != 0) die("setgroups");
-    if (setresgid((gid_t)uid, (gid_t)uid, (gid_t)uid) != 0) die("setresgid");
-    /* leaving uid 0 for a non-zero uid clears every remaining capability */
-    if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) die("setresuid");
-  }
+  if (uid >= 0) drop_to(uid);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
-  limit(RLIMIT_CPU, number(argv[3], "cpu"), "RLIMIT_CPU");
-  limit(RLIMIT_AS, number(argv[4], "address space"), "RLIMIT_AS");
-  limit(RLIMIT_NPROC, number(argv[5], "processes"), "RLIMIT_NPROC");
-  limit(RLIMIT_FSIZE, number(argv[6], "file size"), "RLIMIT_FSIZE");
-  limit(RLIMIT_NOFILE, number(argv[7], "open files"), "RLIMIT_NOFILE");
+  /* limits: CPU AS NPROC FSIZE NOFILE; then the program's argv (and, waiting, its environment) */
+  char **limits = &argv[3];
+  char **program = &argv[9];
+  if (waiting) {
+    int fields = 0;
+    char **message = read_message(&fields);
+    long long argc_program = fields > 6 ? number(message[5], "argc") : -1;
+    if (argc_program < 1 || 6 + argc_program >= fields) {
+      dprintf(2, "sandbox-launch: malformed message\n");
+      return 126;
+    }
+    limits = message;
+    program = &message[6];
+    long long envc = number(message[6 + argc_program], "envc");
+    if (envc < 0 || 7 + argc_program + envc != fields) {
+      dprintf(2, "sandbox-launch: malformed message\n");
+      return 126;
+    }
+    message[6 + argc_program] = NULL; /* ends the program's argv */
+    environ = &message[7 + argc_program];
+  }
+  limit(RLIMIT_CPU, number(limits[0], "cpu"), "RLIMIT_CPU");
+  limit(RLIMIT_AS, number(limits[1], "address space"), "RLIMIT_AS");
+  limit(RLIMIT_NPROC, number(limits[2], "processes"), "RLIMIT_NPROC");
+  limit(RLIMIT_FSIZE, number(limits[3], "file size"), "RLIMIT_FSIZE");
+  limit(RLIMIT_NOFILE, number(limits[4], "open files"), "RLIMIT_NOFILE");
   limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
-    execvp(argv[9], &argv[9]);
-    dprintf(2, "sandbox-launch: cannot run %s: %s\n", argv[9], strerror(errno));
+    execvp(program[0], program);
+    dprintf(2, "sandbox-launch: cannot run %s: %s\n", program[0], strerror(errno));
     _exit(127);
   }
   int status = 0;

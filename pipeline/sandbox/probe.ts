@@ -12,10 +12,12 @@ import {
   type SandboxKit,
   wrapInSandbox,
 } from "./isolation.js";
+import { prepareSandboxFor, type SupplyOptions } from "./prepared.js";
+import { runStep } from "./step.js";
 import { RunDirectory } from "./workdir.js";
 
 export interface IsolationProbe {
-  mode: IsolationMode | null;
+  mode: Exclude<IsolationMode, "none"> | null;
   /** why no mode works, with the errors seen */
   problem: string | null;
 }
@@ -76,4 +78,34 @@ export async function probeIsolation(
     }
   }
   return { mode: null, problem: tried.join("; ") };
+}
+
+/** Whether a sandbox prepared ahead (launcher --wait) runs /usr/bin/true once given its orders. */
+export async function probePrepared(options: SupplyOptions): Promise<boolean> {
+  const dir = RunDirectory.create(options.slot.runsDir, options.owner, { withTmp: false });
+  try {
+    const sandbox = prepareSandboxFor(dir, options);
+    const { result } = await runStep(
+      { mode: options.mode, slot: options.slot, kit: options.kit, cgroups: options.cgroups },
+      {
+        argv: ["/usr/bin/true"],
+        env: { PATH: "/usr/bin:/bin" },
+        workDir: dir.work,
+        hostTmpDir: null,
+        timeoutSeconds: 20,
+        stdin: null,
+        limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
+        treeMemoryMb: 256,
+        tmpMb: 1,
+        maxOutputBytes: 4096,
+        killOutputBytes: 65536,
+        prepared: sandbox,
+      },
+    );
+    return result.status === "Finished" && result.return_code === 0;
+  } catch {
+    return false;
+  } finally {
+    await dir.remove();
+  }
 }

@@ -1,24 +1,25 @@
-// One step of a request (its compile or its run): a fresh bubblewrap sandbox around the command, in
-// fresh cgroups of its own where the machine has them, run to completion, then everything it left
-// killed and removed. The result says what happened in SandboxFusion's terms; `killedFor` says why
-// we (or the kernel, for memory) ended it, for the response's message.
-import type { CgroupHost, RunCgroup } from "./cgroup.js";
-import { runHostCommand } from "./command.js";
+// One step of a request (its compile or its run): a fresh bubblewrap sandbox around the command
+// (prepared ahead, or built now), in fresh cgroups of its own where the machine has them, run to
+// completion, then everything it left killed and removed. The result says what happened in
+// SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it, for the
+// response's message.
+import { type CgroupHost, type RunCgroup, WRAPPER_PROCESSES } from "./cgroup.js";
+import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
 import { readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
 import {
   enterCgroups,
   type HostCommand,
   type IsolationMode,
   type ProcessLimits,
+  prepareOrders,
   runUnisolated,
   type SandboxedCommand,
   type SandboxKit,
   wrapInSandbox,
 } from "./isolation.js";
+import { disposeSandbox, type PreparedSandbox } from "./prepared.js";
 import type { CommandRunResult } from "./types.js";
 
-/** Processes of ours inside a run's cgroup besides the program's: bwrap, its init, the launcher (or time, setpriv, prlimit). */
-const WRAPPER_PROCESSES = 4;
 const MIB = 1024 * 1024;
 
 export interface StepHost {
@@ -45,6 +46,10 @@ export interface StepPlan {
   maxOutputBytes: number;
   killOutputBytes: number;
   signal?: AbortSignal;
+  /** a sandbox prepared around `workDir` to run the command in, instead of building one now */
+  prepared?: PreparedSandbox;
+  /** called once the command has started (to prepare what comes next meanwhile) */
+  afterStart?: () => void;
 }
 
 export type StepKill = "output" | "memory" | null;
@@ -54,7 +59,67 @@ export interface StepOutcome {
   killedFor: StepKill;
 }
 
+/** Where a step runs: the usage report and cgroup to read afterwards, and how to start it. */
+interface StepRun {
+  cgroup: RunCgroup | null;
+  usageFile: string;
+  start(options: CommandOptions): Promise<CommandOutcome>;
+  dispose(): Promise<void>;
+}
+
 export async function runStep(host: StepHost, plan: StepPlan): Promise<StepOutcome> {
+  let afterStart = plan.afterStart;
+  const once = {
+    ...plan,
+    afterStart: () => {
+      afterStart?.();
+      afterStart = undefined;
+    },
+  };
+  if (plan.prepared) {
+    const outcome = await runOnce(once, preparedRun(plan.prepared, plan));
+    // a prepared sandbox that died before it read its orders ran nothing: build one now instead
+    if (plan.prepared.process.tookOrders || outcome.result.status === "TimeLimitExceeded") return outcome;
+  }
+  return runOnce(once, builtRun(host, plan));
+}
+
+async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
+  const treeMemoryBytes = plan.treeMemoryMb * MIB;
+  try {
+    run.cgroup?.setMemoryLimit(treeMemoryBytes);
+    const started = run.start({
+      stdin: plan.stdin,
+      timeoutSeconds: plan.timeoutSeconds,
+      maxOutputBytes: plan.maxOutputBytes,
+      killOutputBytes: plan.killOutputBytes,
+      ...(plan.signal ? { signal: plan.signal } : {}),
+    });
+    plan.afterStart?.();
+    const outcome = await started;
+    const result = outcome.result;
+    let killedFor: StepKill = outcome.killedBy === "output" ? "output" : null;
+    if (result.status !== "Error") {
+      // the cgroup's figure covers the whole tree and is out of the program's reach
+      result.peak_memory_kb = run.cgroup?.peakMemoryKb() ?? readPeakMemoryKb(run.usageFile);
+      if (killedFor === null && run.cgroup?.oomKilled()) killedFor = "memory";
+    }
+    return { result, killedFor };
+  } finally {
+    await run.dispose();
+  }
+}
+
+function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
+  return {
+    cgroup: sandbox.cgroup,
+    usageFile: sandbox.usageFile,
+    start: (options) => sandbox.process.run(options, prepareOrders(plan)),
+    dispose: () => disposeSandbox(sandbox),
+  };
+}
+
+function builtRun(host: StepHost, plan: StepPlan): StepRun {
   const { mode, slot, kit } = host;
   const command: SandboxedCommand = {
     argv: plan.argv,
@@ -77,24 +142,13 @@ export async function runStep(host: StepHost, plan: StepPlan): Promise<StepOutco
     });
     wrapped = enterCgroups(wrapped, cgroup.procsFiles, kit);
   }
-  try {
-    resetUsage(slot);
-    const outcome = await runHostCommand(wrapped, {
-      stdin: plan.stdin,
-      timeoutSeconds: plan.timeoutSeconds,
-      maxOutputBytes: plan.maxOutputBytes,
-      killOutputBytes: plan.killOutputBytes,
-      ...(plan.signal ? { signal: plan.signal } : {}),
-    });
-    const result = outcome.result;
-    let killedFor: StepKill = outcome.killedBy === "output" ? "output" : null;
-    if (result.status !== "Error") {
-      // the cgroup's figure covers the whole tree and is out of the program's reach
-      result.peak_memory_kb = cgroup?.peakMemoryKb() ?? readPeakMemoryKb(slot);
-      if (killedFor === null && cgroup?.oomKilled()) killedFor = "memory";
-    }
-    return { result, killedFor };
-  } finally {
-    await cgroup?.remove();
-  }
+  resetUsage(slot);
+  return {
+    cgroup,
+    usageFile: slot.usageFile,
+    start: (options) => runHostCommand(wrapped, options),
+    dispose: async () => {
+      await cgroup?.remove();
+    },
+  };
 }

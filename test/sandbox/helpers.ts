@@ -44,8 +44,40 @@ export const QUEUED_TEST_TIMEOUT_MS = 240_000;
 
 export const RUNNING_AS_ROOT = process.getuid?.() === 0;
 
-/** Live (non-zombie) host processes owned by any of `uids`, as "pid cmdline". */
-export function liveProcessesOf(uids: readonly number[]): string[] {
+function parentOf(pid: string): string | null {
+  try {
+    return /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `pid` belongs to a sandbox this process built ahead for a coming request: its ancestry
+ * reaches a bwrap we started ourselves whose launcher waits for orders (`--wait`). A process a run
+ * left behind cannot be one: when its sandbox ended it was reparented outside our tree.
+ */
+function inPreparedSandbox(pid: string): boolean {
+  let current: string | null = pid;
+  for (let depth = 0; current !== null && current !== "1" && depth < 64; depth++) {
+    const parent = parentOf(current);
+    if (parent === String(process.pid)) {
+      try {
+        return readFileSync(`/proc/${current}/cmdline`, "utf8").split("\0").includes("--wait");
+      } catch {
+        return false;
+      }
+    }
+    current = parent;
+  }
+  return false;
+}
+
+/**
+ * Live (non-zombie) host processes owned by any of `uids`, as "pid cmdline", leaving out the
+ * sandboxes built ahead for the next requests.
+ */
+export function liveProcessesOf(uids: readonly number[], options: { prepared?: boolean } = {}): string[] {
   const found: string[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -53,7 +85,7 @@ export function liveProcessesOf(uids: readonly number[]): string[] {
       const status = readFileSync(`/proc/${entry}/status`, "utf8");
       const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
       const state = /^State:\s+(\S)/m.exec(status)?.[1];
-      if (uids.includes(uid) && state !== "Z") {
+      if (uids.includes(uid) && state !== "Z" && (options.prepared || !inPreparedSandbox(entry))) {
         const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").trim();
         found.push(`${entry} ${cmd}`);
       }
@@ -80,12 +112,16 @@ export function processesNamed(prefix: string): string[] {
 }
 
 /** Waits (bounded) until no live process of `uids` is left; returns what is still there. */
-export async function waitForNoProcesses(uids: readonly number[], maxWaitMs = 10_000): Promise<string[]> {
+export async function waitForNoProcesses(
+  uids: readonly number[],
+  options: { prepared?: boolean } = {},
+  maxWaitMs = 10_000,
+): Promise<string[]> {
   const deadline = Date.now() + maxWaitMs;
-  let left = liveProcessesOf(uids);
+  let left = liveProcessesOf(uids, options);
   while (left.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    left = liveProcessesOf(uids);
+    left = liveProcessesOf(uids, options);
   }
   return left;
 }

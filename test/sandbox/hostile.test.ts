@@ -157,6 +157,12 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       expect(response.status).toBe("Success");
       expect(response.run_result?.stdout).toBe("42\n");
     });
+
+    it("stops the sandboxes it built ahead when closed", async () => {
+      await server.close();
+      await sandbox.close();
+      if (RUNNING_AS_ROOT) expect(await waitForNoProcesses(sandboxUids, { prepared: true })).toEqual([]);
+    });
   },
 );
 

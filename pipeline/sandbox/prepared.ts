@@ -1,0 +1,133 @@
+// Sandboxes made ahead of their requests. Building a sandbox (namespaces, mounts, seccomp, joining
+// its cgroups, which waits for an RCU grace period in the kernel) costs milliseconds that a short
+// program would otherwise wait for. So while a slot runs one request, the next request's run dir
+// and first sandbox are built in the background, and while a compile step runs, the sandbox for its
+// run step; each waits, unprivileged, for its orders on fd 4 (see launcher.c --wait).
+//
+// Nothing is reused: every sandbox and run dir serves exactly one step (or one request) and is
+// thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.
+import { chownSync, rmSync, writeFileSync } from "node:fs";
+import type { CgroupHost, RunCgroup } from "./cgroup.js";
+import { HostProcess } from "./command.js";
+import type { SlotArea } from "./host-area.js";
+import { enterCgroups, type IsolationMode, prepareSandbox, type SandboxKit } from "./isolation.js";
+import { RunDirectory } from "./workdir.js";
+
+/** One sandbox waiting for its command. */
+export interface PreparedSandbox {
+  process: HostProcess;
+  cgroup: RunCgroup | null;
+  /** host file where its launcher reports peak memory (each sandbox has its own) */
+  usageFile: string;
+}
+
+export interface SupplyOptions {
+  mode: Exclude<IsolationMode, "none">;
+  slot: SlotArea;
+  kit: SandboxKit & { launcher: string };
+  cgroups: CgroupHost | null;
+  /** cgroup limits until the request's own are known */
+  memoryBytes: number;
+  processes: number;
+  tmpMb: number;
+  /** owner of run dirs (the slot's uid when we are root) */
+  owner: number | null;
+}
+
+let sandboxes = 0;
+
+/** Builds one sandbox around `dir` now; it is ready when its launcher reads fd 4. */
+export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): PreparedSandbox {
+  const { slot, kit } = options;
+  const usageFile = `${slot.usageFile}-${sandboxes++}`;
+  writeFileSync(usageFile, "", { mode: 0o600 });
+  if (options.owner !== null) chownSync(usageFile, slot.uid, slot.uid);
+  let cgroup: RunCgroup | null = null;
+  try {
+    let host = prepareSandbox(
+      options.mode,
+      {
+        hostWorkDir: dir.work,
+        hostUsageFile: usageFile,
+        tmpMb: options.tmpMb,
+        uid: slot.uid,
+        // every tool: which one the command will need is not known yet
+        readOnlyBinds: kit.toolBinds,
+      },
+      kit,
+    );
+    if (options.cgroups) {
+      cgroup = options.cgroups.createRun({ memoryBytes: options.memoryBytes, processes: options.processes });
+      host = enterCgroups(host, cgroup.procsFiles, kit);
+    }
+    return { process: HostProcess.spawn(host), cgroup, usageFile };
+  } catch (error) {
+    rmSync(usageFile, { force: true });
+    void cgroup?.remove();
+    throw error;
+  }
+}
+
+/** Throws away a sandbox: kills it if it never ran, removes its cgroups and usage file. */
+export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
+  sandbox.process.kill();
+  await sandbox.process.settled();
+  await sandbox.cgroup?.remove();
+  rmSync(sandbox.usageFile, { force: true });
+}
+
+/** A slot's supply of prepared run dirs and sandboxes. */
+export class SandboxSupply {
+  private next: { dir: RunDirectory; sandbox: PreparedSandbox } | null = null;
+  private closed = false;
+
+  constructor(private readonly options: SupplyOptions) {}
+
+  /** The run dir and first sandbox for the slot's next request, prepared ahead when possible. */
+  takeRun(): { dir: RunDirectory; sandbox: PreparedSandbox } {
+    const next = this.next;
+    this.next = null;
+    if (next?.sandbox.process.usable) return next;
+    if (next) void this.discard(next);
+    const dir = this.newDir();
+    return { dir, sandbox: prepareSandboxFor(dir, this.options) };
+  }
+
+  /** Starts building the slot's following request's run dir and sandbox. */
+  prepareNext(): void {
+    if (this.closed || this.next) return;
+    const dir = this.newDir();
+    try {
+      this.next = { dir, sandbox: prepareSandboxFor(dir, this.options) };
+    } catch {
+      // the next request will try again, on its own time
+      void dir.remove();
+    }
+  }
+
+  /** Another sandbox around `dir`, for the run step that follows a compile. */
+  prepareFor(dir: RunDirectory): PreparedSandbox {
+    return prepareSandboxFor(dir, this.options);
+  }
+
+  /** Resolves when the sandbox prepared for the next request (if any) is built and waiting. */
+  async prepared(): Promise<void> {
+    await this.next?.sandbox.process.ready();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const next = this.next;
+    this.next = null;
+    if (next) await this.discard(next);
+  }
+
+  private newDir(): RunDirectory {
+    return RunDirectory.create(this.options.slot.runsDir, this.options.owner, { withTmp: false });
+  }
+
+  private async discard(prepared: { dir: RunDirectory; sandbox: PreparedSandbox }): Promise<void> {
+    await disposeSandbox(prepared.sandbox);
+    await prepared.dir.remove();
+  }
+}
