@@ -118,7 +118,8 @@ function applySet(raw: Record<string, unknown>, assignment: string): string {
   const eq = assignment.indexOf("=");
   if (eq <= 0) {
     throw new ConfigError(
-      `--set ${assignment}: expected key.path=value, e.g. --set stages.filter.threshold=4`,
+      // the text may be a secret typed without its key (`--set sk-...`): never echo it
+      "--set: expected key.path=value, e.g. --set stages.filter.threshold=4",
     );
   }
   const keys = assignment.slice(0, eq).split(".");
@@ -134,7 +135,9 @@ function applySet(raw: Record<string, unknown>, assignment: string): string {
     const next = target[key];
     if (next === undefined || next === null) target[key] = {};
     else if (typeof next !== "object" || Array.isArray(next)) {
-      throw new ConfigError(`--set ${assignment}: ${key} is not a mapping, so it has no key ${keys.at(-1)}`);
+      throw new ConfigError(
+        `--set ${keys.join(".")}=...: ${key} is not a mapping, so it has no key ${keys.at(-1)}`,
+      );
     }
     target = target[key] as Record<string, unknown>;
   }
