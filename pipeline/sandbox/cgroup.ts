@@ -12,6 +12,7 @@
 // (no root, no delegation) the sandbox runs without and says why (`sandbox languages`).
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "./liveness.js";
 
 export interface CgroupLimits {
   memoryBytes: number;
@@ -97,15 +98,6 @@ function read(path: string): string | null {
 
 function counter(text: string | null, key: string): number {
   return Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text ?? "")?.[1] ?? 0);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Pids still in a cgroup dir (and its children), killed with SIGKILL. */

@@ -6,29 +6,15 @@ import { type CgroupHost, openCgroupHost, WRAPPER_PROCESSES } from "./cgroup.js"
 import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
 import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
-import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
-import { findLanguage, type LanguageContext, type LanguageSpec, languageIds } from "./languages.js";
+import type { IsolationMode, SandboxKit } from "./isolation.js";
+import { findLanguage, languageIds } from "./languages.js";
 import { WorkerPool } from "./pool.js";
-import { disposeSandbox, type PreparedSandbox, SandboxSupply, type SupplyOptions } from "./prepared.js";
+import { SandboxSupply, type SupplyOptions } from "./prepared.js";
 import { probeIsolation, probePrepared } from "./probe.js";
-import { requestBytes, runStatus, sandboxErrorResponse } from "./request.js";
-import { runStep, type StepKill } from "./step.js";
-import { missingToolchain, toolchainPaths } from "./toolchains.js";
-import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
-import { RunDirectory } from "./workdir.js";
-
-const BASE_ENV: Readonly<Record<string, string>> = {
-  PATH: "/usr/bin:/bin",
-  HOME: "/tmp",
-  TMPDIR: "/tmp",
-  LANG: "C.UTF-8",
-  LC_ALL: "C.UTF-8",
-  USER: "sandbox",
-  LOGNAME: "sandbox",
-  TERM: "dumb",
-};
-
-const COMPILE_FILE_SIZE_MB = 128;
+import { requestBytes, sandboxErrorResponse } from "./request.js";
+import { runRequest } from "./run-request.js";
+import { missingToolchain } from "./toolchains.js";
+import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "./types.js";
 
 export interface EmbeddedSandboxOptions {
   /** `coreutils` runs setpriv + prlimit + GNU time and a shell instead of our helpers (tests cover both) */
@@ -237,7 +223,20 @@ export class EmbeddedSandbox implements CodeRunner {
     }
     const slotIndex = await this.pool.acquire(signal);
     try {
-      const response = await this.runInSlot(ready, ready.area.slots[slotIndex]!, spec, request, signal);
+      const slot = ready.area.slots[slotIndex]!;
+      const response = await runRequest(
+        {
+          config: this.config,
+          mode: ready.mode,
+          slot,
+          kit: ready.area.kit,
+          cgroups: ready.cgroups,
+          supply: ready.supplies?.[slot.index] ?? null,
+        },
+        spec,
+        request,
+        signal,
+      );
       // the caller gave up: a result killed half-way must not pass for a time limit
       signal?.throwIfAborted();
       return response;
@@ -248,173 +247,4 @@ export class EmbeddedSandbox implements CodeRunner {
       this.pool.release(slotIndex);
     }
   }
-
-  private seconds(requested: number | undefined, fallback: number): number {
-    const value = requested !== undefined && requested > 0 ? requested : fallback;
-    return Math.min(value, this.config.max_timeout_s);
-  }
-
-  private async runInSlot(
-    ready: Ready,
-    slot: SlotArea,
-    spec: LanguageSpec,
-    request: RunCodeRequest,
-    signal?: AbortSignal,
-  ): Promise<RunCodeResponse> {
-    const mode = ready.mode as IsolationMode;
-    const limits = this.config.limits;
-    const requestedMb = request.memory_limit_MB ?? 0;
-    const memoryMb = Math.min(
-      requestedMb > 0 ? Math.max(16, Math.floor(requestedMb)) : limits.memory_mb,
-      limits.max_memory_mb,
-    );
-    const owner = isRoot() && mode !== "none" ? slot.uid : null;
-    const supply = ready.supplies?.[slot.index] ?? null;
-    const taken = supply?.takeRun() ?? null;
-    const dir = taken?.dir ?? RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
-    // sandboxes built for this request and not yet handed to a step, thrown away at its end
-    const unused = new Set<PreparedSandbox>(taken ? [taken.sandbox] : []);
-    let runSandbox: PreparedSandbox | undefined = taken?.sandbox;
-    const prepareRunSandbox = () => {
-      if (!supply) return;
-      runSandbox = supply.prepareFor(dir);
-      unused.add(runSandbox);
-    };
-    const host = { mode, slot, kit: ready.area.kit, cgroups: ready.cgroups };
-    const kills = new Map<CommandRunResult, StepKill>();
-    const step = async (
-      argv: string[],
-      timeoutSeconds: number,
-      stdin: string | null,
-      stepLimits: ProcessLimits,
-      stepMemoryMb: number,
-      prepared: PreparedSandbox | undefined,
-      afterStart: () => void,
-    ) => {
-      if (prepared) unused.delete(prepared);
-      const { result, killedFor } = await runStep(host, {
-        argv,
-        env: { ...BASE_ENV, ...spec.env },
-        workDir: dir.work,
-        hostTmpDir: dir.tmp,
-        timeoutSeconds,
-        stdin,
-        limits: stepLimits,
-        treeMemoryMb: stepMemoryMb + limits.memory_headroom_mb,
-        tmpMb: limits.tmp_mb,
-        maxOutputBytes: this.config.max_output_bytes,
-        killOutputBytes: this.config.kill_output_bytes,
-        ...(signal ? { signal } : {}),
-        ...(prepared ? { prepared } : {}),
-        afterStart,
-      });
-      kills.set(result, killedFor);
-      return result;
-    };
-    try {
-      for (const [path, content] of Object.entries(request.files ?? {})) {
-        if (content !== null) dir.write(path, Buffer.from(content, "base64"));
-      }
-      const source = dir.write(spec.sourceFile(request.code), request.code);
-      const paths = toolchainPaths();
-      const ctx: LanguageContext = {
-        source,
-        code: request.code,
-        memoryMb,
-        ...(mode === "none" ? paths.host : paths.inside),
-      };
-
-      let compileResult: CommandRunResult | null = null;
-      if (spec.compile) {
-        const timeout = this.seconds(request.compile_timeout, this.config.compile_timeout_s);
-        const compileMb = Math.max(spec.compileMemoryMb ?? memoryMb, memoryMb);
-        compileResult = await step(
-          spec.compile({ ...ctx, memoryMb: compileMb }),
-          timeout,
-          null,
-          {
-            cpuSeconds: timeout + 1,
-            addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(compileMb) : compileMb + 1024,
-            processes: limits.processes,
-            // linkers write binaries bigger than programs usually write files; the work dir cap still holds
-            fileSizeMb: Math.max(limits.file_size_mb, COMPILE_FILE_SIZE_MB),
-            openFiles: limits.open_files,
-          },
-          compileMb,
-          taken?.sandbox,
-          () => {
-            // the run step's sandbox and the slot's next request get built while this compiles
-            prepareRunSandbox();
-            supply?.prepareNext();
-          },
-        );
-        if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
-          return await this.respond(compileResult, null, dir, request, kills);
-        }
-      }
-      const timeout = this.seconds(request.run_timeout, this.config.run_timeout_s);
-      const runResult = await step(
-        spec.run(ctx),
-        timeout,
-        request.stdin ?? null,
-        {
-          cpuSeconds: timeout + 1,
-          addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(memoryMb) : memoryMb,
-          processes: limits.processes,
-          fileSizeMb: limits.file_size_mb,
-          openFiles: limits.open_files,
-        },
-        memoryMb,
-        runSandbox,
-        () => supply?.prepareNext(),
-      );
-      return await this.respond(compileResult, runResult, dir, request, kills);
-    } finally {
-      for (const sandbox of unused) await disposeSandbox(sandbox);
-      await dir.remove();
-      supply?.prepareNext();
-    }
-  }
-
-  private async respond(
-    compile: CommandRunResult | null,
-    run: CommandRunResult | null,
-    dir: RunDirectory,
-    request: RunCodeRequest,
-    kills: ReadonlyMap<CommandRunResult, StepKill>,
-  ): Promise<RunCodeResponse> {
-    const status = runStatus(compile, run);
-    const files = request.fetch_files?.length
-      ? await dir.fetch(request.fetch_files, this.config.max_request_bytes)
-      : {};
-    const message = describe(compile, run, kills);
-    return { status, message, compile_result: compile, run_result: run, files };
-  }
-}
-
-function describe(
-  compile: CommandRunResult | null,
-  run: CommandRunResult | null,
-  kills: ReadonlyMap<CommandRunResult, StepKill>,
-): string {
-  const failed = (result: CommandRunResult) => {
-    const killedFor = kills.get(result);
-    if (killedFor === "output") return "killed: its output passed sandbox.kill_output_bytes";
-    if (result.status === "TimeLimitExceeded") return "time limit exceeded";
-    if (result.status === "Error") return result.stderr ?? "could not start";
-    if (result.return_code === 0) return null;
-    const exit = `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
-    return killedFor === "memory"
-      ? `${exit}: out of memory, its processes together passed the memory limit (memory_limit_MB + sandbox.limits.memory_headroom_mb)`
-      : exit;
-  };
-  if (compile) {
-    const problem = failed(compile);
-    if (problem) return `compile: ${problem}`;
-  }
-  if (run) {
-    const problem = failed(run);
-    if (problem) return `run: ${problem}`;
-  }
-  return "";
 }

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { buildEtcView } from "./etc-view.js";
 import type { SandboxKit } from "./isolation.js";
 import { helperBinary, stagedTool } from "./launcher.js";
+import { processAlive } from "./liveness.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
 import { claimUids, releaseUids } from "./uid-claims.js";
@@ -40,15 +41,6 @@ export interface HostArea {
 }
 
 const AREA_PREFIX = "codefeedback-sandbox-";
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Areas left by sandboxes whose process died without closing them (kill -9): their tmpfs mounts

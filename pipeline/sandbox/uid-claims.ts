@@ -5,6 +5,7 @@
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processAlive } from "./liveness.js";
 
 const CLAIM_RANGE = 4096;
 
@@ -21,15 +22,6 @@ function claimDir(): string | null {
   return dir;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function tryClaim(path: string): boolean {
   try {
     writeFileSync(path, String(process.pid), { flag: "wx", mode: 0o644 });
@@ -38,7 +30,7 @@ function tryClaim(path: string): boolean {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
   }
   const owner = Number(readFileSync(path, "utf8").trim());
-  if (Number.isInteger(owner) && owner > 0 && alive(owner)) return false;
+  if (Number.isInteger(owner) && owner > 0 && processAlive(owner)) return false;
   rmSync(path, { force: true });
   return tryClaim(path);
 }

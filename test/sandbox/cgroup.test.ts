@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openCgroupHost } from "../../pipeline/sandbox/cgroup.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { probeIsolationReport, testConfig } from "./helpers.js";
+import { FORK_UNTIL_REFUSED } from "./hostile-corpus.js";
 
 const report = await probeIsolationReport();
 
@@ -106,15 +107,7 @@ describe("without cgroups", () => {
       if (isolation.mode === null) return;
       const response = await sandbox.run({
         language: "python",
-        code: `import os, time
-n = 0
-try:
-    while n < 1000:
-        if os.fork() == 0:
-            time.sleep(30); os._exit(0)
-        n += 1
-except OSError: pass
-print("forked", n)`,
+        code: FORK_UNTIL_REFUSED,
       });
       const forked = Number(/forked (\d+)/.exec(response.run_result?.stdout ?? "")?.[1]);
       expect(forked).toBeGreaterThan(0);

@@ -44,12 +44,22 @@ export const QUEUED_TEST_TIMEOUT_MS = 240_000;
 
 export const RUNNING_AS_ROOT = process.getuid?.() === 0;
 
-function parentOf(pid: string): string | null {
+export function parentOf(pid: string): string | null {
   try {
     return /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? null;
   } catch {
     return null;
   }
+}
+
+/** Whether `pid` descends from this process (other test files run sandboxes of their own). */
+export function descendsFromUs(pid: string): boolean {
+  let current: string | null = pid;
+  for (let depth = 0; current !== null && current !== "1" && depth < 64; depth++) {
+    current = parentOf(current);
+    if (current === String(process.pid)) return true;
+  }
+  return false;
 }
 
 /**

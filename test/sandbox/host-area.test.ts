@@ -8,6 +8,10 @@ import { describe, expect, it } from "vitest";
 import { createHostArea, removeHostArea } from "../../pipeline/sandbox/host-area.js";
 import { RUNNING_AS_ROOT } from "./helpers.js";
 
+/** A one-slot area without tmpfs or launcher: the parts the clean-up concerns. */
+const createTestArea = () =>
+  createHostArea({ slots: 1, uidBase: 64500, workDirMb: 8, tmpfs: false, launcher: false });
+
 describe("host area", () => {
   it("removes areas (and unmounts tmpfs) left by dead sandbox processes", async () => {
     const deadPid = spawnSync("/usr/bin/true").pid!;
@@ -16,13 +20,7 @@ describe("host area", () => {
     mkdirSync(runs, { recursive: true });
     if (RUNNING_AS_ROOT)
       execFileSync("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "codefeedback-sandbox", runs]);
-    const area = await createHostArea({
-      slots: 1,
-      uidBase: 64500,
-      workDirMb: 8,
-      tmpfs: false,
-      launcher: false,
-    });
+    const area = await createTestArea();
     try {
       expect(existsSync(stale)).toBe(false);
       expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain(runs);
@@ -36,13 +34,7 @@ describe("host area", () => {
   it("keeps the areas of live sandbox processes", async () => {
     const live = join(tmpdir(), `codefeedback-sandbox-${process.pid}-test${Date.now()}`);
     mkdirSync(live);
-    const area = await createHostArea({
-      slots: 1,
-      uidBase: 64500,
-      workDirMb: 8,
-      tmpfs: false,
-      launcher: false,
-    });
+    const area = await createTestArea();
     await removeHostArea(area);
     expect(existsSync(live)).toBe(true);
     rmSync(live, { recursive: true });

@@ -38,6 +38,17 @@ export interface HostileProgram {
 }
 
 export const py = (code: string) => ({ language: "python", code });
+
+/** Forks sleeping children until the kernel refuses, then prints how many it got ("forked N"). */
+export const FORK_UNTIL_REFUSED = `import os, time
+n = 0
+try:
+    while n < 100000:
+        if os.fork() == 0:
+            time.sleep(30); os._exit(0)
+        n += 1
+except OSError: pass
+print("forked", n)`;
 export const sh = (code: string) => ({ language: "bash", code });
 
 /** The program ran to the end, reported its attempt as blocked, and never leaked the secret. */

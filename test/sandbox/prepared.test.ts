@@ -4,27 +4,15 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { probeIsolationReport, RUNNING_AS_ROOT, testConfig, waitForNoProcesses } from "./helpers.js";
+import {
+  descendsFromUs,
+  probeIsolationReport,
+  RUNNING_AS_ROOT,
+  testConfig,
+  waitForNoProcesses,
+} from "./helpers.js";
 
 const report = await probeIsolationReport();
-
-function parentOf(pid: string): string | null {
-  try {
-    return /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether `pid` descends from this process (other test files run sandboxes of their own). */
-function ours(pid: string): boolean {
-  let current: string | null = pid;
-  for (let depth = 0; current !== null && current !== "1" && depth < 64; depth++) {
-    current = parentOf(current);
-    if (current === String(process.pid)) return true;
-  }
-  return false;
-}
 
 /** Host pids of the launchers waiting for orders in sandboxes this process built ahead. */
 function waitingLaunchers(): number[] {
@@ -33,7 +21,7 @@ function waitingLaunchers(): number[] {
     .filter((pid) => {
       try {
         const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-        return argv[0]?.endsWith("/launch") && argv[1] === "--wait" && ours(pid);
+        return argv[0]?.endsWith("/launch") && argv[1] === "--wait" && descendsFromUs(pid);
       } catch {
         return false;
       }

@@ -1,0 +1,204 @@
+// One request in one worker slot: its run dir (fresh, or prepared ahead), its files and source, the
+// compile step where the language has one and the run step, each in a sandbox of its own, and the
+// SandboxFusion response built from their results.
+import type { CgroupHost } from "./cgroup.js";
+import type { SandboxConfig } from "./config.js";
+import { isRoot, type SlotArea } from "./host-area.js";
+import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
+import type { LanguageContext, LanguageSpec } from "./languages.js";
+import { disposeSandbox, type PreparedSandbox, type SandboxSupply } from "./prepared.js";
+import { runStatus } from "./request.js";
+import { runStep, type StepKill } from "./step.js";
+import { toolchainPaths } from "./toolchains.js";
+import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
+import { RunDirectory } from "./workdir.js";
+
+/** The environment every program starts from; languages add their own variables. */
+const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: "/usr/bin:/bin",
+  HOME: "/tmp",
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  USER: "sandbox",
+  LOGNAME: "sandbox",
+  TERM: "dumb",
+};
+
+const COMPILE_FILE_SIZE_MB = 128;
+
+/** Where a request runs: the sandbox's config and one worker slot with what it needs. */
+export interface RequestSlot {
+  config: SandboxConfig;
+  mode: IsolationMode;
+  slot: SlotArea;
+  kit: SandboxKit;
+  cgroups: CgroupHost | null;
+  /** the slot's sandboxes built ahead, or null where each is built when its step starts */
+  supply: SandboxSupply | null;
+}
+
+export async function runRequest(
+  where: RequestSlot,
+  spec: LanguageSpec,
+  request: RunCodeRequest,
+  signal?: AbortSignal,
+): Promise<RunCodeResponse> {
+  const { config, mode, slot, supply } = where;
+  const limits = config.limits;
+  const seconds = (requested: number | undefined, fallback: number) =>
+    Math.min(requested !== undefined && requested > 0 ? requested : fallback, config.max_timeout_s);
+  const requestedMb = request.memory_limit_MB ?? 0;
+  const memoryMb = Math.min(
+    requestedMb > 0 ? Math.max(16, Math.floor(requestedMb)) : limits.memory_mb,
+    limits.max_memory_mb,
+  );
+  const owner = isRoot() && mode !== "none" ? slot.uid : null;
+  const taken = supply?.takeRun() ?? null;
+  const dir = taken?.dir ?? RunDirectory.create(slot.runsDir, owner, { withTmp: mode === "none" });
+  // sandboxes built for this request and not yet handed to a step, thrown away at its end
+  const unused = new Set<PreparedSandbox>(taken ? [taken.sandbox] : []);
+  let runSandbox: PreparedSandbox | undefined = taken?.sandbox;
+  const prepareRunSandbox = () => {
+    if (!supply) return;
+    runSandbox = supply.prepareFor(dir);
+    unused.add(runSandbox);
+  };
+  const host = { mode, slot, kit: where.kit, cgroups: where.cgroups };
+  const kills = new Map<CommandRunResult, StepKill>();
+  const step = async (
+    argv: string[],
+    timeoutSeconds: number,
+    stdin: string | null,
+    stepLimits: ProcessLimits,
+    stepMemoryMb: number,
+    prepared: PreparedSandbox | undefined,
+    afterStart: () => void,
+  ) => {
+    if (prepared) unused.delete(prepared);
+    const { result, killedFor } = await runStep(host, {
+      argv,
+      env: { ...BASE_ENV, ...spec.env },
+      workDir: dir.work,
+      hostTmpDir: dir.tmp,
+      timeoutSeconds,
+      stdin,
+      limits: stepLimits,
+      treeMemoryMb: stepMemoryMb + limits.memory_headroom_mb,
+      tmpMb: limits.tmp_mb,
+      maxOutputBytes: config.max_output_bytes,
+      killOutputBytes: config.kill_output_bytes,
+      ...(signal ? { signal } : {}),
+      ...(prepared ? { prepared } : {}),
+      afterStart,
+    });
+    kills.set(result, killedFor);
+    return result;
+  };
+  try {
+    for (const [path, content] of Object.entries(request.files ?? {})) {
+      if (content !== null) dir.write(path, Buffer.from(content, "base64"));
+    }
+    const source = dir.write(spec.sourceFile(request.code), request.code);
+    const paths = toolchainPaths();
+    const ctx: LanguageContext = {
+      source,
+      code: request.code,
+      memoryMb,
+      ...(mode === "none" ? paths.host : paths.inside),
+    };
+
+    let compileResult: CommandRunResult | null = null;
+    if (spec.compile) {
+      const timeout = seconds(request.compile_timeout, config.compile_timeout_s);
+      const compileMb = Math.max(spec.compileMemoryMb ?? memoryMb, memoryMb);
+      compileResult = await step(
+        spec.compile({ ...ctx, memoryMb: compileMb }),
+        timeout,
+        null,
+        {
+          cpuSeconds: timeout + 1,
+          addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(compileMb) : compileMb + 1024,
+          processes: limits.processes,
+          // linkers write binaries bigger than programs usually write files; the work dir cap still holds
+          fileSizeMb: Math.max(limits.file_size_mb, COMPILE_FILE_SIZE_MB),
+          openFiles: limits.open_files,
+        },
+        compileMb,
+        taken?.sandbox,
+        () => {
+          // the run step's sandbox and the slot's next request get built while this compiles
+          prepareRunSandbox();
+          supply?.prepareNext();
+        },
+      );
+      if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
+        return await respond(config, compileResult, null, dir, request, kills);
+      }
+    }
+    const timeout = seconds(request.run_timeout, config.run_timeout_s);
+    const runResult = await step(
+      spec.run(ctx),
+      timeout,
+      request.stdin ?? null,
+      {
+        cpuSeconds: timeout + 1,
+        addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(memoryMb) : memoryMb,
+        processes: limits.processes,
+        fileSizeMb: limits.file_size_mb,
+        openFiles: limits.open_files,
+      },
+      memoryMb,
+      runSandbox,
+      () => supply?.prepareNext(),
+    );
+    return await respond(config, compileResult, runResult, dir, request, kills);
+  } finally {
+    for (const sandbox of unused) await disposeSandbox(sandbox);
+    await dir.remove();
+    supply?.prepareNext();
+  }
+}
+
+async function respond(
+  config: SandboxConfig,
+  compile: CommandRunResult | null,
+  run: CommandRunResult | null,
+  dir: RunDirectory,
+  request: RunCodeRequest,
+  kills: ReadonlyMap<CommandRunResult, StepKill>,
+): Promise<RunCodeResponse> {
+  const status = runStatus(compile, run);
+  const files = request.fetch_files?.length
+    ? await dir.fetch(request.fetch_files, config.max_request_bytes)
+    : {};
+  const message = describe(compile, run, kills);
+  return { status, message, compile_result: compile, run_result: run, files };
+}
+
+function describe(
+  compile: CommandRunResult | null,
+  run: CommandRunResult | null,
+  kills: ReadonlyMap<CommandRunResult, StepKill>,
+): string {
+  const failed = (result: CommandRunResult) => {
+    const killedFor = kills.get(result);
+    if (killedFor === "output") return "killed: its output passed sandbox.kill_output_bytes";
+    if (result.status === "TimeLimitExceeded") return "time limit exceeded";
+    if (result.status === "Error") return result.stderr ?? "could not start";
+    if (result.return_code === 0) return null;
+    const exit = `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
+    return killedFor === "memory"
+      ? `${exit}: out of memory, its processes together passed the memory limit (memory_limit_MB + sandbox.limits.memory_headroom_mb)`
+      : exit;
+  };
+  if (compile) {
+    const problem = failed(compile);
+    if (problem) return `compile: ${problem}`;
+  }
+  if (run) {
+    const problem = failed(run);
+    if (problem) return `run: ${problem}`;
+  }
+  return "";
+}
