@@ -25,6 +25,12 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The reject for a row that is not a JSON object (an array, a string, a number, null). */
+export function notAnObject(row: unknown, index: number): { reject: string; detail: string } {
+  const kind = row === null ? "null" : Array.isArray(row) ? "an array" : typeof row;
+  return { reject: "not-an-object", detail: `row ${index} is ${kind}, expected an object` };
+}
+
 /** The string field `name` of `row`, or the reason it is not usable. */
 export function stringField(
   row: Record<string, unknown>,
@@ -51,12 +57,7 @@ export function pairFromFields(
   queryField: string,
   answerField: string,
 ): Adapted {
-  if (!isObject(row)) {
-    return {
-      reject: "not-an-object",
-      detail: `row ${index} is ${Array.isArray(row) ? "an array" : typeof row}`,
-    };
-  }
+  if (!isObject(row)) return notAnObject(row, index);
   const query = stringField(row, queryField, index);
   if ("reject" in query) return query;
   const answer = stringField(row, answerField, index);

@@ -1,17 +1,12 @@
 // Python-Code-23k-ShareGPT: conversations `[{from: human|gpt, value}]`. The seed pair is the first human
 // turn that a gpt turn answers; later turns depend on it and would not stand alone as a query.
-import { checkNonEmpty, isObject, type SourceAdapter } from "./adapter.js";
+import { checkNonEmpty, isObject, notAnObject, type SourceAdapter } from "./adapter.js";
 
 export const sharegptAdapter: SourceAdapter = {
   resource: "sharegpt",
   dataset: "Python-Code-23k-ShareGPT",
   adapt(row, index) {
-    if (!isObject(row)) {
-      return {
-        reject: "not-an-object",
-        detail: `row ${index} is ${Array.isArray(row) ? "an array" : typeof row}`,
-      };
-    }
+    if (!isObject(row)) return notAnObject(row, index);
     const turns = row.conversations;
     if (turns === undefined || turns === null) {
       return { reject: "missing-field", detail: `row ${index} has no \`conversations\`` };
