@@ -71,9 +71,13 @@ const languages: CommandModule<object, ConfigOption & { json?: boolean }> = {
       const sandbox = new EmbeddedSandbox({ ...config, workers: 1 });
       const probe = await sandbox.isolation();
       await sandbox.close();
-      isolation = probe.mode
-        ? `bwrap (${probe.mode}, ${probe.launcher === "built" ? "launcher built" : "setpriv/prlimit/time"})`
-        : `unavailable: ${probe.problem}`;
+      const parts = [
+        probe.mode,
+        probe.launcher === "built" ? "launcher built" : "setpriv/prlimit/time",
+        probe.cgroup ? `memory+pids cgroup v${probe.cgroup}` : `no cgroup (${probe.cgroupProblem})`,
+        probe.prepared ? "sandboxes built ahead" : "sandboxes built per step",
+      ];
+      isolation = probe.mode ? `bwrap (${parts.join(", ")})` : `unavailable: ${probe.problem}`;
     }
     if (args.json) {
       process.stdout.write(`${JSON.stringify({ isolation, languages: infos }, null, 2)}\n`);
@@ -173,6 +177,7 @@ const serve: CommandModule<object, ServeArgs> = {
       host: args.host,
       port: args.port,
       maxBodyBytes: Math.ceil(config.max_request_bytes * 1.4) + 65536,
+      maxPendingBytes: config.max_pending_bytes,
     });
     process.stdout.write(`sandbox listening on ${server.url} (POST /run_code)\n`);
     await new Promise<void>((resolve) => {

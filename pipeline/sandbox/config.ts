@@ -73,6 +73,12 @@ export const sandboxConfigSchema = z
       .int()
       .min(1024)
       .default(32 << 20),
+    /** server only: request bodies held at once (read, queued, running) before new ones get 503 */
+    max_pending_bytes: z
+      .number()
+      .int()
+      .min(1 << 20)
+      .default(1 << 30),
     limits: sandboxLimitsSchema.prefault({}),
     /**
      * first host uid/gid untrusted code runs as when the sandbox runs as root; worker N uses

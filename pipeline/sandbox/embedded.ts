@@ -67,6 +67,11 @@ export class EmbeddedSandbox implements CodeRunner {
     this.pool = new WorkerPool(config.workers ?? defaultWorkers(), config.queue);
   }
 
+  /** Whether a new run would be refused right now (every worker busy, the queue full). */
+  saturated(): boolean {
+    return this.pool.busy >= this.pool.size && this.pool.queued >= this.pool.queueLimit;
+  }
+
   /** Runs in progress and waiting, for health checks and tests. */
   stats(): { workers: number; busy: number; queued: number } {
     return { workers: this.pool.size, busy: this.pool.busy, queued: this.pool.queued };

@@ -72,7 +72,8 @@ async function mountTmpfs(dir: string, sizeMb: number): Promise<boolean> {
       "-t",
       "tmpfs",
       "-o",
-      `size=${sizeMb}m,mode=0711,nosuid,nodev`,
+      // inodes cost kernel memory that size= does not count: bound them too (64 per MiB)
+      `size=${sizeMb}m,nr_inodes=${Math.max(4096, sizeMb * 64)},mode=0711,nosuid,nodev`,
       "codefeedback-sandbox",
       dir,
     ]);

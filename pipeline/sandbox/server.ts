@@ -15,6 +15,18 @@ export interface SandboxServerOptions {
   port?: number;
   /** bodies larger than this are refused unread (413); JSON and base64 make a body ~1.4x its content */
   maxBodyBytes: number;
+  /**
+   * request bodies held at once (being read, queued or running) before new requests get 503: the
+   * run queue bounds requests, this bounds the memory they take (default 1 GiB)
+   */
+  maxPendingBytes?: number;
+  /** a client must send its whole request within this, ms (default 120 s); runs themselves are not cut */
+  requestTimeoutMs?: number;
+}
+
+/** Answers 503 before reading a body when the runner can say it would only refuse it. */
+interface SaturationAware {
+  saturated?(): boolean;
 }
 
 export interface SandboxServer {
@@ -40,8 +52,23 @@ function sendJson(
 }
 
 class BodyTooLargeError extends Error {}
+class ServerBusyError extends Error {}
 
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** Bytes of request bodies the server holds; each request adds what it read and gives it back at its end. */
+class PendingBytes {
+  held = 0;
+  constructor(readonly limit: number) {}
+  take(bytes: number): boolean {
+    if (this.held + bytes > this.limit) return false;
+    this.held += bytes;
+    return true;
+  }
+  give(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+function readBody(req: IncomingMessage, maxBytes: number, pending: PendingBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > maxBytes) {
@@ -50,29 +77,58 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      pending.give(size);
+      chunks.length = 0;
+      // stop reading; the answer goes out with `connection: close`, which ends the connection
+      req.pause();
+      reject(error);
+    };
     req.on("data", (chunk: Buffer) => {
+      if (settled) return;
+      if (size + chunk.length > maxBytes) return fail(new BodyTooLargeError());
+      if (!pending.take(chunk.length)) return fail(new ServerBusyError());
       size += chunk.length;
-      if (size > maxBytes) {
-        reject(new BodyTooLargeError());
-        req.destroy();
-        return;
-      }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
+    req.on("end", () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks));
+    });
+    req.on("error", fail);
+    // a client that hangs up half-way (or a request timeout) never sends `end`
+    req.on("close", () =>
+      fail(new Error("the client closed the connection before its request was complete")),
+    );
   });
+}
+
+function busy(res: ServerResponse, message: string): void {
+  sendJson(res, 503, sandboxErrorResponse(message), { "retry-after": "1", connection: "close" });
 }
 
 async function handleRunCode(
   req: IncomingMessage,
   res: ServerResponse,
   options: SandboxServerOptions,
+  pending: PendingBytes,
 ): Promise<void> {
+  if ((options.runner as SaturationAware).saturated?.()) {
+    busy(res, "the sandbox is busy: every worker runs and the queue is full (sandbox.queue). Retry later.");
+    return;
+  }
   let body: Buffer;
   try {
-    body = await readBody(req, options.maxBodyBytes);
+    body = await readBody(req, options.maxBodyBytes, pending);
   } catch (error) {
+    if (error instanceof ServerBusyError) {
+      busy(res, `the sandbox server holds ${pending.limit} bytes of requests already. Retry later.`);
+      return;
+    }
     if (error instanceof BodyTooLargeError) {
       sendJson(
         res,
@@ -86,6 +142,14 @@ async function handleRunCode(
     }
     throw error;
   }
+  try {
+    await runBody(body, res, options);
+  } finally {
+    pending.give(body.length);
+  }
+}
+
+async function runBody(body: Buffer, res: ServerResponse, options: SandboxServerOptions): Promise<void> {
   let request: ReturnType<typeof parseRunCodeRequest>;
   try {
     request = parseRunCodeRequest(JSON.parse(body.toString("utf8")));
@@ -126,16 +190,25 @@ async function handleRunCode(
 }
 
 export function startSandboxServer(options: SandboxServerOptions): Promise<SandboxServer> {
-  const server = createServer((req, res) => {
+  const pending = new PendingBytes(options.maxPendingBytes ?? 1 << 30);
+  // the toolchains do not change while the server runs; asking each of them costs ~17 processes
+  let languages: ReturnType<typeof listLanguages> | null = null;
+  const requestTimeout = options.requestTimeoutMs ?? 120_000;
+  // how often Node looks for requests past their timeout
+  const connectionsCheckingInterval = Math.max(50, Math.min(30_000, requestTimeout / 4));
+  const server = createServer({ connectionsCheckingInterval }, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const route = `${req.method} ${path}`;
     const work = (async () => {
-      if (route === "POST /run_code") return handleRunCode(req, res, options);
+      if (route === "POST /run_code") return handleRunCode(req, res, options, pending);
       if (route === "GET /v1/ping" || route === "GET /ping") {
         res.writeHead(200, { "content-type": "text/plain" }).end("pong");
         return;
       }
-      if (route === "GET /languages") return sendJson(res, 200, await listLanguages());
+      if (route === "GET /languages") {
+        languages ??= listLanguages();
+        return sendJson(res, 200, await languages);
+      }
       sendJson(res, 404, {
         detail: `no route ${route}; the sandbox serves POST /run_code, GET /v1/ping and GET /languages`,
       });
@@ -144,9 +217,10 @@ export function startSandboxServer(options: SandboxServerOptions): Promise<Sandb
       sendJson(res, 500, sandboxErrorResponse(`internal sandbox error: ${(error as Error).message}`)),
     );
   });
-  // Long compiles and runs must not be cut by Node's default request timeouts.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  // Node's request timeout covers receiving the request only, never the run that follows: a client
+  // that trickles its body forever would otherwise hold a connection (and its bytes) forever.
+  server.requestTimeout = requestTimeout;
+  server.headersTimeout = Math.min(60_000, server.requestTimeout);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8080, options.host ?? "127.0.0.1", () => {

@@ -1,19 +1,32 @@
 // The private directory of one run: the program's cwd (mounted at /work), plus a scratch dir for
 // TMPDIR when running without isolation. Created empty for every request and removed after it;
 // never shared between two runs.
+
+import { execFile } from "node:child_process";
 import {
   chmodSync,
   chownSync,
+  closeSync,
+  fchownSync,
   constants as fsConstants,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   writeFileSync,
 } from "node:fs";
-import { chmod, lstat, open, readdir, rm } from "node:fs/promises";
+import { lstat, open, rm } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { promisify } from "node:util";
 import { SandboxRequestError } from "./errors.js";
 import { WORK_DIR } from "./isolation.js";
+
+const run = promisify(execFile);
+const CHMOD = "/usr/bin/chmod";
+const RM = "/usr/bin/rm";
+/** Request file paths longer or deeper than this are refused: no real test needs them. */
+const MAX_PATH_BYTES = 1024;
+const MAX_PATH_DEPTH = 32;
 
 /**
  * The path relative to the work dir that `requested` names, or an error when it would land outside
@@ -25,6 +38,12 @@ export function workRelativePath(requested: string): string {
       "invalid_request",
       `file path ${JSON.stringify(requested)} contains a NUL byte`,
     );
+  if (Buffer.byteLength(requested) > MAX_PATH_BYTES || requested.split(/[\\/]/).length > MAX_PATH_DEPTH) {
+    throw new SandboxRequestError(
+      "invalid_request",
+      `file path ${JSON.stringify(requested.slice(0, 80))}... is longer than ${MAX_PATH_BYTES} bytes or deeper than ${MAX_PATH_DEPTH} dirs; use a shorter path`,
+    );
+  }
   let path = requested.replaceAll("\\", "/");
   if (path.startsWith("/")) {
     const normalized = posix.normalize(path);
@@ -82,6 +101,24 @@ export class RunDirectory {
   /** Writes one file of the request (base64 content) or the source code, creating its parent dirs. */
   write(requested: string, content: Buffer | string): string {
     const relative = workRelativePath(requested);
+    try {
+      this.place(requested, relative, content);
+    } catch (error) {
+      if (error instanceof SandboxRequestError) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const advice =
+        code === "ENOSPC"
+          ? "the request's files do not fit in the work dir (sandbox.limits.work_dir_mb)"
+          : "a path collides with another file or dir of the request, or is too long";
+      throw new SandboxRequestError(
+        "invalid_request",
+        `cannot write file ${JSON.stringify(requested)} into the work dir (${code}): ${advice}`,
+      );
+    }
+    return relative;
+  }
+
+  private place(requested: string, relative: string, content: Buffer | string): void {
     const parts = relative.split("/");
     let dir = this.work;
     for (const [i, part] of parts.slice(0, -1).entries()) {
@@ -98,9 +135,18 @@ export class RunDirectory {
       }
     }
     const target = join(this.work, relative);
-    writeFileSync(target, content, { mode: 0o644 });
-    this.own(target);
-    return relative;
+    // never through a link, should one ever be there
+    const fd = openSync(
+      target,
+      fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW,
+      0o644,
+    );
+    try {
+      writeFileSync(fd, content);
+      fchownOwner(fd, this.owner);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /**
@@ -153,19 +199,19 @@ export class RunDirectory {
   }
 }
 
+function fchownOwner(fd: number, owner: number | null): void {
+  if (owner !== null) fchownSync(fd, owner, owner);
+}
+
 async function removeTree(path: string): Promise<void> {
   try {
     await rm(path, { recursive: true, force: true });
+    return;
   } catch {
-    // The program may have left dirs without write permission (only possible when it runs as us).
-    await makeWritable(path);
-    await rm(path, { recursive: true, force: true }).catch(() => {});
+    // The program may have left dirs without write permission (possible when it runs as us), or
+    // nested them deeper than a path can name, which Node's rm cannot walk. GNU chmod and rm walk
+    // any depth (fts, relative to open dirs); anything left would pile up run after run.
   }
-}
-
-async function makeWritable(path: string): Promise<void> {
-  const stat = await lstat(path).catch(() => null);
-  if (stat === null || !stat.isDirectory()) return;
-  await chmod(path, 0o700).catch(() => {});
-  for (const entry of await readdir(path).catch(() => [])) await makeWritable(join(path, entry));
+  await run(CHMOD, ["-R", "u+rwX", "--", path]).catch(() => {});
+  await run(RM, ["-rf", "--one-file-system", "--", path]).catch(() => {});
 }

@@ -1,7 +1,7 @@
 // The /run_code server speaks SandboxFusion's protocol to a plain HTTP client, pushes back with 503
 // when its queue is full, and our client retries what a busy replica answers.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createCodeRunner,
@@ -194,5 +194,68 @@ describe("HTTP client", () => {
       /could not reach the sandbox server/,
     );
     await client.close();
+  });
+});
+
+describe.skipIf(mode === null)("server limits", () => {
+  it("cuts a client that never finishes its request, but never a long run", async () => {
+    const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
+    const server = await startSandboxServer({
+      runner: sandbox,
+      port: 0,
+      maxBodyBytes: 64 * 1024,
+      requestTimeoutMs: 400,
+    });
+    try {
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), "127.0.0.1");
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write(
+        "POST /run_code HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{",
+      );
+      const closed = await new Promise<string>((resolve) => {
+        let answer = "";
+        socket.on("data", (chunk) => {
+          answer += chunk;
+        });
+        socket.on("close", () => resolve(answer));
+      });
+      expect(closed).toMatch(/^HTTP\/1.1 408|^$/);
+      // a run far longer than the request timeout still gets its answer
+      const { status, json } = await post(server.url, {
+        code: "import time\ntime.sleep(1.5)\nprint('done')",
+        language: "python",
+      });
+      expect(status).toBe(200);
+      expect(json.run_result?.stdout).toBe("done\n");
+    } finally {
+      await server.close();
+      await sandbox.close();
+    }
+  });
+
+  it("answers 503 once the request bodies it holds reach max_pending_bytes", async () => {
+    const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
+    const server = await startSandboxServer({
+      runner: sandbox,
+      port: 0,
+      maxBodyBytes: 64 * 1024,
+      maxPendingBytes: 80 * 1024,
+    });
+    try {
+      const padding = `# ${"x".repeat(50 * 1024)}\n`;
+      const held = post(server.url, { code: `${padding}import time\ntime.sleep(2)`, language: "python" });
+      while (sandbox.stats().busy === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const refused = await post(server.url, { code: `${padding}print(1)`, language: "python" });
+      expect(refused.status).toBe(503);
+      expect(refused.json.message).toContain("Retry later");
+      expect((await held).json.status).toBe("Success");
+      // the bytes are given back when a request ends
+      const after = await post(server.url, { code: `${padding}print(1)`, language: "python" });
+      expect(after.json.status).toBe("Success");
+    } finally {
+      await server.close();
+      await sandbox.close();
+    }
   });
 });

@@ -1,5 +1,14 @@
 // The run dir refuses paths that would land outside it and never follows a link out when fetching.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -49,6 +58,22 @@ describe("RunDirectory", () => {
     expect(() => dir.write("plain/below.txt", "x")).toThrow(/goes through plain, which is a file/);
   });
 
+  it("turns a file that cannot be placed into advice, not an internal error", () => {
+    dir.write("a/b.txt", "x");
+    expect(() => dir.write("a", "x")).toThrow(SandboxRequestError);
+    expect(() => dir.write("a", "x")).toThrow(/cannot write file "a" into the work dir \(EISDIR\)/);
+    expect(() => dir.write(`${"d/".repeat(3000)}f`, "x")).toThrow(/deeper than/);
+    expect(() => dir.write(`${"x".repeat(2000)}`, "x")).toThrow(/longer than/);
+  });
+
+  it("never writes a request's file through a link", () => {
+    const outside = join(parent, "outside.txt");
+    writeFileSync(outside, "secret");
+    symlinkSync(outside, join(dir.work, "link"));
+    expect(() => dir.write("link", "overwritten")).toThrow(SandboxRequestError);
+    expect(readFileSync(outside, "utf8")).toBe("secret");
+  });
+
   it("never follows a link out of the work dir, at any depth", async () => {
     const outside = join(parent, "outside.txt");
     writeFileSync(outside, "secret");
@@ -67,9 +92,20 @@ describe("RunDirectory", () => {
     expect(Object.keys(await dir.fetch(["sub", "big.txt", "small.txt"], 1024))).toEqual(["small.txt"]);
   });
 
+  it("removes dirs a program nested deeper than a path can name", async () => {
+    const nest = spawnSync("/usr/bin/python3", [
+      "-c",
+      "import os, sys\nos.chdir(sys.argv[1])\nfor _ in range(3000):\n    os.mkdir('d'); os.chdir('d')\nopen('f', 'w').write('x')",
+      dir.work,
+    ]);
+    expect(nest.status).toBe(0);
+    await dir.remove();
+    expect(existsSync(dir.work)).toBe(false);
+  });
+
   it("removes everything, even dirs the program made unwritable", async () => {
     dir.write("locked/file.txt", "x");
-    const { chmodSync, existsSync } = await import("node:fs");
+    const { chmodSync } = await import("node:fs");
     chmodSync(join(dir.work, "locked"), 0o000);
     await dir.remove();
     expect(existsSync(dir.work)).toBe(false);
