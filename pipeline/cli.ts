@@ -26,6 +26,11 @@ export async function main(
       process.stderr.write(`${message}\nRun with --help for usage.\n`);
       process.exit(2);
     });
+  // `... | head` closes the pipe early: that is the reader being done, not an error
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   for (const command of pipelineCommands(stages)) cli = cli.command(command);
   cli = cli.command(sandboxCommand);
   cli = cli.command(evalCommand);

@@ -92,7 +92,9 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     command: "status",
     describe: "state, counts, LLM usage and timings of every stage",
     builder: (y) =>
-      withDataOptions(y).option("json", { type: "boolean", default: false, describe: "print JSON" }),
+      withDataOptions(y)
+        .option("json", { type: "boolean", default: false, describe: "print JSON" })
+        .option("limit", { type: "number", describe: "judge staleness as for a run with --limit N" }),
     handler: async (args) => {
       const { runner } = openRunner(stages, args as never);
       const rows = stages.map((s) => runner.status(s.name));
@@ -160,11 +162,6 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     handler: async (args) => {
       const { runner } = openRunner(stages, args as never);
       const out = process.stdout;
-      // `cat ... | head` closes the pipe early: that is the reader being done, not an error
-      out.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "EPIPE") process.exit(0);
-        throw error;
-      });
       const status = runner.status(args.stage);
       if (status.state !== "complete") {
         process.stderr.write(
