@@ -1,8 +1,9 @@
-// Sandboxes made ahead of their requests. Building a sandbox (namespaces, mounts, seccomp, joining
-// its cgroups, which waits for an RCU grace period in the kernel) costs milliseconds that a short
-// program would otherwise wait for. So while a slot runs one request, the next request's run dir
-// and first sandbox are built in the background, and while a compile step runs, the sandbox for its
-// run step; each waits, unprivileged, for its orders on fd 4 (see launcher.c --wait).
+// Sandboxes made ahead of their requests. Building a sandbox (forking us, namespaces, mounts,
+// seccomp, joining its cgroups, which waits for an RCU grace period in the kernel) costs
+// milliseconds that a short program would otherwise wait for. So once a slot has answered a request,
+// the next request's run dir and first sandbox are built in the background, and while a compile
+// step runs, the sandbox for its run step; each waits, unprivileged, for its orders on fd 4 (see
+// launcher.c --wait).
 //
 // Nothing is reused: every sandbox and run dir serves exactly one step (or one request) and is
 // thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.

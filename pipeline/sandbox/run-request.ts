@@ -126,11 +126,8 @@ export async function runRequest(
         },
         compileMb,
         taken?.sandbox,
-        () => {
-          // the run step's sandbox and the slot's next request get built while this compiles
-          prepareRunSandbox();
-          supply?.prepareNext();
-        },
+        // the run step's sandbox gets built while this compiles
+        prepareRunSandbox,
       );
       if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
         return await respond(config, compileResult, null, dir, request, kills);
@@ -150,13 +147,15 @@ export async function runRequest(
       },
       memoryMb,
       runSandbox,
-      () => supply?.prepareNext(),
+      () => {},
     );
     return await respond(config, compileResult, runResult, dir, request, kills);
   } finally {
     for (const sandbox of unused) await disposeSandbox(sandbox);
     await dir.remove();
-    supply?.prepareNext();
+    // the slot's next request gets its sandbox built while the slot would otherwise idle, after
+    // this answer has gone out
+    if (supply) setImmediate(() => supply.prepareNext());
   }
 }
 
