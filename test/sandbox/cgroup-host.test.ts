@@ -1,0 +1,123 @@
+// The run cgroups on their own, without bubblewrap: whichever cgroup version this machine has (v1
+// here, v2 on most current machines), a process tree entered through the enter helper is held to its
+// memory and process caps, a limit set late applies, and removal kills what is left. The v2-only
+// `cgroup_parent` runs where v2 is mounted.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CgroupHost, openCgroupHost } from "../../pipeline/sandbox/cgroup.js";
+import { helperBinary } from "../../pipeline/sandbox/launcher.js";
+import { FORK_UNTIL_REFUSED } from "./hostile-corpus.js";
+
+const opened = await openCgroupHost();
+const enter = await helperBinary("enter");
+/** cgroup v2 mounted as the only hierarchy (not v1's tmpfs of controllers) */
+const V2_ROOT = existsSync("/sys/fs/cgroup/cgroup.subtree_control");
+
+/**
+ * Runs argv through the enter helper into `procsFiles`; resolves once it has exited and its output
+ * (one line at least) is in. Children it leaves may hold the pipes open long after.
+ */
+function entered(procsFiles: string[], argv: string[]): Promise<{ out: string; signal: string | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(enter!, ["-1", ...procsFiles, "--", ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let exited: { signal: string | null } | null = null;
+    const settle = () => {
+      if (exited && (out.includes("\n") || exited.signal)) resolve({ out, signal: exited.signal });
+    };
+    const collect = (chunk: Buffer) => {
+      out += chunk;
+      settle();
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.on("exit", (_code, signal) => {
+      exited = { signal };
+      settle();
+    });
+    child.on("close", () => resolve({ out, signal: exited?.signal ?? null }));
+  });
+}
+
+describe.skipIf(opened.host === null || enter === null)("cgroup host", () => {
+  let host: CgroupHost;
+  beforeAll(() => {
+    host = opened.host!;
+  });
+  afterAll(() => host.close());
+
+  it("holds processes that each stay small to one memory cap together", async () => {
+    const run = host.createRun({ memoryBytes: 256 << 20, processes: 64 });
+    try {
+      const { out } = await entered(run.procsFiles, [
+        "/usr/bin/python3",
+        "-c",
+        `import os, time
+kids = []
+for i in range(4):
+    pid = os.fork()
+    if pid == 0:
+        hold = b"x" * (100 << 20); time.sleep(2); os._exit(0)
+    kids.append(pid)
+print("held", sum(not os.WIFSIGNALED(os.waitpid(p, 0)[1]) for p in kids))`,
+      ]);
+      expect(Number(/held (\d+)/.exec(out)?.[1])).toBeLessThanOrEqual(2);
+      expect(run.oomKilled()).toBe(true);
+      expect(run.peakMemoryKb() ?? 0).toBeLessThanOrEqual(256 * 1024);
+    } finally {
+      await run.remove();
+    }
+  });
+
+  it("bounds processes, and removal kills the ones left", async () => {
+    const run = host.createRun({ memoryBytes: 512 << 20, processes: 20 });
+    const { out } = await entered(run.procsFiles, ["/usr/bin/python3", "-c", FORK_UNTIL_REFUSED]);
+    const forked = Number(/forked (\d+)/.exec(out)?.[1]);
+    expect(forked).toBeGreaterThan(0);
+    expect(forked).toBeLessThan(20);
+    // the forked children sleep on without a PID namespace to end them
+    expect(readFileSync(run.procsFiles[run.procsFiles.length - 1]!, "utf8").trim()).not.toBe("");
+    await run.remove();
+    expect(existsSync(run.procsFiles[0]!)).toBe(false);
+  });
+
+  it("applies a memory limit set after the cgroup was made", async () => {
+    const run = host.createRun({ memoryBytes: 1 << 30, processes: 16 });
+    try {
+      run.setMemoryLimit(64 << 20);
+      const { out, signal } = await entered(run.procsFiles, [
+        "/usr/bin/python3",
+        "-c",
+        "hold = b'x' * (200 << 20); print('survived')",
+      ]);
+      expect(out).not.toContain("survived");
+      expect(signal).toBe("SIGKILL");
+      run.setMemoryLimit(512 << 20);
+      expect(
+        (await entered(run.procsFiles, ["/usr/bin/python3", "-c", "hold = b'x' * (200 << 20); print('ok')"]))
+          .out,
+      ).toBe("ok\n");
+    } finally {
+      await run.remove();
+    }
+  });
+});
+
+describe.skipIf(!V2_ROOT || process.getuid?.() !== 0 || enter === null)("cgroup v2 parent", () => {
+  it("creates run cgroups under sandbox.cgroup_parent", async () => {
+    const parent = `/sys/fs/cgroup/codefeedback-test-${process.pid}`;
+    mkdirSync(parent);
+    try {
+      const withParent = await openCgroupHost(parent);
+      expect(withParent.problem).toBeNull();
+      const run = withParent.host!.createRun({ memoryBytes: 64 << 20, processes: 8 });
+      const { out } = await entered(run.procsFiles, ["/bin/cat", "/proc/self/cgroup"]);
+      expect(out).toContain(`/codefeedback-test-${process.pid}/`);
+      await run.remove();
+      await withParent.host!.close();
+    } finally {
+      rmdirSync(parent);
+    }
+  });
+});
