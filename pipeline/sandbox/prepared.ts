@@ -81,6 +81,8 @@ export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
 export class SandboxSupply {
   private next: { dir: RunDirectory; sandbox: PreparedSandbox } | null = null;
   private closed = false;
+  /** a prepareNext scheduled but not run yet */
+  private soon: Promise<void> | null = null;
 
   constructor(private readonly options: SupplyOptions) {}
 
@@ -111,8 +113,20 @@ export class SandboxSupply {
     return prepareSandboxFor(dir, this.options);
   }
 
+  /** Builds the following request's sandbox once the current turn of the event loop is done. */
+  prepareNextSoon(): void {
+    this.soon ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.soon = null;
+        this.prepareNext();
+        resolve();
+      }),
+    );
+  }
+
   /** Resolves when the sandbox prepared for the next request (if any) is built and waiting. */
   async prepared(): Promise<void> {
+    await this.soon;
     await this.next?.sandbox.process.ready();
   }
 

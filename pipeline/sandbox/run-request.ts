@@ -155,7 +155,7 @@ export async function runRequest(
     await dir.remove();
     // the slot's next request gets its sandbox built while the slot would otherwise idle, after
     // this answer has gone out
-    if (supply) setImmediate(() => supply.prepareNext());
+    supply?.prepareNextSoon();
   }
 }
 
