@@ -9,6 +9,8 @@ import type { RunCodeRequest, RunCodeResponse } from "../../pipeline/sandbox/ind
 export interface HostileContext {
   /** a TCP server on the host's 127.0.0.1 the sandbox must not reach */
   canaryPort: number;
+  /** a UDP socket on the host's 127.0.0.1 that must receive nothing */
+  udpCanaryPort: number;
   /** a value only the host's environment and a host file hold */
   secret: string;
   /** a host file holding the secret, outside any sandbox */

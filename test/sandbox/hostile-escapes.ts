@@ -4,14 +4,17 @@ import { expect } from "vitest";
 import { blocked, type HostileProgram, py, sh } from "./hostile-corpus.js";
 
 export const ESCAPE_PROGRAMS: HostileProgram[] = [
-  // --- network: no route out, and the host's loopback is another namespace's ---
+  // --- network: only the namespace's own loopback, no route out, and the host's loopback is another
+  // namespace's. Every attempt targets canaries on the host's loopback: should isolation ever break,
+  // nothing leaves the machine.
   {
-    name: "python TCP connect to the internet",
+    name: "python finds no interface but loopback and no route",
     request: () =>
-      py(`import socket
-try:
-    socket.create_connection(("1.1.1.1", 53), timeout=2); print("ESCAPED")
-except OSError as e: print("blocked", e)`),
+      py(`interfaces = [line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:]]
+routes = open("/proc/net/route").readlines()[1:] + open("/proc/net/ipv6_route").readlines()
+# the IPv6 table lists loopback's own entries; a way out would name another interface
+out = [r for r in routes if r.split()[-1] not in ("lo",)]
+print("blocked" if interfaces == ["lo"] and out == [] else f"ESCAPED {interfaces} {out}")`),
     check: blocked,
   },
   {
@@ -24,22 +27,30 @@ except OSError as e: print("blocked", e)`),
     check: blocked,
   },
   {
-    name: "python UDP datagram out",
-    request: () =>
+    name: "python UDP datagrams to the host's 127.0.0.1",
+    request: (c) =>
       py(`import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(5): s.sendto(b"x", ("127.0.0.1", ${c.udpCanaryPort}))
+s.settimeout(1)
 try:
-    s.sendto(b"x", ("8.8.8.8", 53)); print("ESCAPED")
+    s.recvfrom(16); print("ESCAPED")
 except OSError as e: print("blocked", e)`),
     check: blocked,
   },
   {
-    name: "python DNS lookup",
-    request: () =>
+    name: "python DNS: no resolver configured, and a query to the host's loopback goes nowhere",
+    request: (c) =>
       py(`import socket
+resolvers = [l for l in open("/etc/resolv.conf") if l.split()[:1] == ["nameserver"]]
+query = bytes.fromhex("abcd01000001000000000000") + b"".join(bytes([len(p)]) + p.encode() for p in ["canary", "invalid"]) + bytes([0, 0, 1, 0, 1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(query, ("127.0.0.1", ${c.udpCanaryPort}))
+s.settimeout(1)
 try:
-    socket.getaddrinfo("example.com", 80); print("ESCAPED")
-except OSError as e: print("blocked", e)`),
+    s.recvfrom(512); print("ESCAPED answer")
+except OSError:
+    print("blocked" if not resolvers else f"ESCAPED {resolvers}")`),
     check: blocked,
   },
   {
@@ -70,14 +81,14 @@ int main(void) { int s = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP); puts(s < 0 ? "
     check: blocked,
   },
   {
-    name: "go HTTP GET",
-    request: () => ({
+    name: "go HTTP GET to the host's loopback",
+    request: (c) => ({
       language: "go",
       code: `package main
 import ("fmt"; "net/http"; "time")
 func main() {
 	c := http.Client{Timeout: 2 * time.Second}
-	if _, err := c.Get("http://1.1.1.1/"); err != nil { fmt.Println("blocked", err) } else { fmt.Println("ESCAPED") }
+	if _, err := c.Get("http://127.0.0.1:${c.canaryPort}/"); err != nil { fmt.Println("blocked", err) } else { fmt.Println("ESCAPED") }
 }`,
     }),
     check: blocked,

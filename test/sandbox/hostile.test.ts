@@ -1,6 +1,7 @@
 // The security corpus: every hostile program runs through the HTTP server (as a SandboxFusion client
 // would) and must be contained and reported with the right status; afterwards no process of the
 // sandbox's uids is left on the host, nothing reached the host's loopback, and the server still serves.
+import { createSocket, type Socket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -49,6 +50,8 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
     let client: HttpSandboxClient;
     let canary: Server;
     let canaryConnections = 0;
+    let udpCanary: Socket;
+    let udpDatagrams = 0;
     let sandboxUids: number[] = [];
     let secretDir: string;
     const ctx = {} as HostileContext;
@@ -64,6 +67,12 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
         socket.destroy();
       });
       await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
+      // it echoes, so a program that reached it would see an answer and say so
+      udpCanary = createSocket("udp4", (message, from) => {
+        udpDatagrams++;
+        udpCanary.send(message, from.port, from.address);
+      });
+      await new Promise<void>((resolve) => udpCanary.bind(0, "127.0.0.1", resolve));
       sandbox = new EmbeddedSandbox(config, options);
       const isolation = await sandbox.isolation();
       sandboxUids = isolation.uids;
@@ -74,6 +83,7 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
       Object.assign(ctx, {
         canaryPort: (canary.address() as { port: number }).port,
+        udpCanaryPort: udpCanary.address().port,
         secret,
         secretFile: join(secretDir, "secret.txt"),
         projectDir: process.cwd(),
@@ -94,6 +104,7 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       await server?.close();
       await sandbox?.close();
       canary?.close();
+      udpCanary?.close();
       rmSync(secretDir, { recursive: true, force: true });
       delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
     });
@@ -148,6 +159,7 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
         expect(await waitForNoProcesses(sandboxUids)).toEqual([]);
       }
       expect(canaryConnections).toBe(0);
+      expect(udpDatagrams).toBe(0);
     });
 
     it("keeps serving afterwards", async () => {
