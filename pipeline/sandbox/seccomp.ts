@@ -2,7 +2,9 @@
 // no test program needs and sandbox escapes love: ptrace and cross-process memory access (so a run
 // cannot take over the sandbox's own init or wrappers), kernel keyrings, bpf, perf, userfaultfd,
 // io_uring, module and kexec loading, mounts, and new namespaces (clone with CLONE_NEW*, unshare,
-// setns; clone3 answers ENOSYS so libcs fall back to clone, whose flags we can inspect).
+// setns; clone3 answers ENOSYS so libcs fall back to clone, whose flags we can inspect). Sockets are
+// limited to the families a network namespace contains (unix, inet, inet6, netlink): AF_VSOCK, for
+// one, is not namespaced and would reach the hypervisor and other VMs from inside an empty netns.
 // Only x86_64 has a table; on other architectures no filter is installed (see docs/sandbox.md).
 import { arch } from "node:os";
 
@@ -10,6 +12,10 @@ const AUDIT_ARCH_X86_64 = 0xc000003e;
 const X32_SYSCALL_BIT = 0x40000000;
 const EPERM = 1;
 const ENOSYS = 38;
+const EAFNOSUPPORT = 97;
+
+/** AF_UNIX, AF_INET, AF_INET6, AF_NETLINK: the socket families an empty network namespace confines */
+export const ALLOWED_SOCKET_FAMILIES = [1, 2, 10, 16];
 
 const BPF_LD_W_ABS = 0x20;
 const BPF_JEQ_K = 0x15;
@@ -32,10 +38,15 @@ const CLONE_NAMESPACE_FLAGS = 0x7e020000;
 export const X86_64_SYSCALLS = {
   clone: 56,
   clone3: 435,
+  socket: 41,
   denied: {
     ptrace: 101,
     process_vm_readv: 310,
     process_vm_writev: 311,
+    // another process's descriptors and memory advice: cross-process access like ptrace
+    pidfd_getfd: 438,
+    process_madvise: 440,
+    kcmp: 312,
     add_key: 248,
     request_key: 249,
     keyctl: 250,
@@ -127,7 +138,11 @@ export function sandboxSeccompFilter(): Buffer | null {
     return cached;
   }
   const table = X86_64_SYSCALLS;
-  const special: Record<number, string> = { [table.clone]: "clone", [table.clone3]: "nosys" };
+  const special: Record<number, string> = {
+    [table.clone]: "clone",
+    [table.clone3]: "nosys",
+    [table.socket]: "socket",
+  };
   const entries = [
     ...Object.values(table.denied).map((nr) => ({ nr, target: "deny" })),
     ...Object.entries(special).map(([nr, target]) => ({ nr: Number(nr), target })),
@@ -144,6 +159,10 @@ export function sandboxSeccompFilter(): Buffer | null {
     // classic BPF only jumps forward: every target sits below every jump to it
     { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARG0_LOW, label: "clone" },
     { code: BPF_JSET_K, jt: "deny", jf: "allow", k: CLONE_NAMESPACE_FLAGS },
+    { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: ARG0_LOW, label: "socket" },
+    ...ALLOWED_SOCKET_FAMILIES.map((family) => ({ code: BPF_JEQ_K, jt: "allow", jf: 0, k: family })),
+    // as if the family were not built into the kernel
+    { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(EAFNOSUPPORT) },
     { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(ENOSYS), label: "nosys" },
     { code: BPF_RET_K, jt: 0, jf: 0, k: retErrno(EPERM), label: "deny" },
     { code: BPF_RET_K, jt: 0, jf: 0, k: RET_ALLOW, label: "allow" },

@@ -109,7 +109,8 @@ describe.skipIf(process.arch !== "x64")("seccomp filter", () => {
   it("refuses exactly the listed calls and allows every other", () => {
     const denied = new Set(Object.values(X86_64_SYSCALLS.denied));
     for (let nr = 0; nr < 500; nr++) {
-      if (nr === X86_64_SYSCALLS.clone || nr === X86_64_SYSCALLS.clone3) continue;
+      if (nr === X86_64_SYSCALLS.clone || nr === X86_64_SYSCALLS.clone3 || nr === X86_64_SYSCALLS.socket)
+        continue;
       expect(run(nr), `syscall ${nr}`).toBe(denied.has(nr) ? EPERM : ALLOW);
     }
   });
@@ -120,6 +121,14 @@ describe.skipIf(process.arch !== "x64")("seccomp filter", () => {
     expect(run(X86_64_SYSCALLS.clone, 0x10000000)).toBe(EPERM); // CLONE_NEWUSER
     expect(run(X86_64_SYSCALLS.clone, 0x40000000 | 0x11)).toBe(EPERM); // CLONE_NEWNET
     expect(run(X86_64_SYSCALLS.clone3)).toBe(0x00050000 | 38); // ENOSYS: libc falls back to clone
+  });
+
+  it("opens sockets of the families a network namespace confines, and no other", () => {
+    for (const family of [1, 2, 10, 16]) expect(run(X86_64_SYSCALLS.socket, family)).toBe(ALLOW);
+    const EAFNOSUPPORT = 0x00050000 | 97;
+    for (const family of [40, 17, 38, 31, 44, 0, 1 << 16]) {
+      expect(run(X86_64_SYSCALLS.socket, family), `family ${family}`).toBe(EAFNOSUPPORT);
+    }
   });
 
   it("refuses x32 calls and kills other architectures' calls", () => {

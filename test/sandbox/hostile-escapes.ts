@@ -18,6 +18,20 @@ print("blocked" if interfaces == ["lo"] and out == [] else f"ESCAPED {interfaces
     check: blocked,
   },
   {
+    // vsock is not network-namespaced: on a VM, the hypervisor would be one connect() away. The
+    // program only tries to open the socket; nothing is ever sent.
+    name: "python opens AF_VSOCK and AF_PACKET sockets",
+    request: () =>
+      py(`import socket
+opened = []
+for family, kind in [(socket.AF_VSOCK, socket.SOCK_STREAM), (socket.AF_PACKET, socket.SOCK_RAW)]:
+    try:
+        socket.socket(family, kind).close(); opened.append(family)
+    except OSError: pass
+print("blocked" if not opened else f"ESCAPED {opened}")`),
+    check: blocked,
+  },
+  {
     name: "python TCP connect to a server on the host's 127.0.0.1",
     request: (c) =>
       py(`import socket

@@ -101,7 +101,7 @@ int main(void) {
   sleep(30);
   return 0;
 }`,
-      run_timeout: 5,
+      run_timeout: 3,
     }),
     check: (r, c) => {
       failedContained(r);
