@@ -38,8 +38,11 @@ export interface CommandOrders {
 export interface SandboxShape {
   /** host dir mounted read-write at WORK_DIR */
   hostWorkDir: string;
-  /** host file, writable by `uid`, where the launcher writes resource usage (mounted at USAGE_PATH) */
-  hostUsageFile: string;
+  /**
+   * host file, writable by `uid`, where the launcher writes resource usage (mounted at USAGE_PATH);
+   * null where the run's cgroup keeps the figure, so the program gets no host file to write at all
+   */
+  hostUsageFile: string | null;
   /** size of the private /tmp and /dev/shm, MiB */
   tmpMb: number;
   /** host uid/gid the program runs as (ignored when we are not root) */
@@ -80,6 +83,12 @@ export interface HostCommand {
 
 export const WORK_DIR = "/work";
 export const USAGE_PATH = "/run/sandbox-usage";
+/** where the launcher's report goes when nobody reads it */
+const NO_USAGE = "/dev/null";
+
+function usagePath(shape: SandboxShape): string {
+  return shape.hostUsageFile === null ? NO_USAGE : USAGE_PATH;
+}
 const TOOLS_DIR = "/opt/sandbox-tools";
 const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
 const BWRAP = "/usr/bin/bwrap";
@@ -214,16 +223,12 @@ function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape,
     "--bind",
     shape.hostWorkDir,
     WORK_DIR,
-    // bwrap would create mount-point parents 0700 when it runs as root
-    "--perms",
-    "0755",
-    "--dir",
-    "/run",
-    // a file mount: the program may scribble on it but cannot swap it for a link
-    "--bind",
-    shape.hostUsageFile,
-    USAGE_PATH,
   );
+  if (shape.hostUsageFile !== null) {
+    // bwrap would create mount-point parents 0700 when it runs as root; a file mount: the program
+    // may scribble on it but cannot swap it for a link
+    args.push("--perms", "0755", "--dir", "/run", "--bind", shape.hostUsageFile, USAGE_PATH);
+  }
   const binds: [string, string][] = [...shape.readOnlyBinds];
   if (kit.launcher) binds.push([kit.launcher, LAUNCHER_INSIDE]);
   if (binds.length > 0) args.push("--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", TOOLS_DIR);
@@ -260,8 +265,8 @@ export function wrapInSandbox(
   args.push(
     "--",
     ...(kit.launcher
-      ? launcherArgs(LAUNCHER_INSIDE, USAGE_PATH, dropTo, command.limits, command.argv)
-      : coreutilsArgs(USAGE_PATH, dropTo, command.limits, command.argv)),
+      ? launcherArgs(LAUNCHER_INSIDE, usagePath(command), dropTo, command.limits, command.argv)
+      : coreutilsArgs(usagePath(command), dropTo, command.limits, command.argv)),
   );
   return hostBwrap(mode, command, kit, args);
 }
@@ -277,7 +282,7 @@ export function prepareSandbox(
 ): HostCommand {
   const args = bwrapOptions(mode, shape, kit);
   const dropTo = mode === "setuid" ? shape.uid : -1;
-  args.push("--", LAUNCHER_INSIDE, "--wait", USAGE_PATH, String(dropTo));
+  args.push("--", LAUNCHER_INSIDE, "--wait", usagePath(shape), String(dropTo));
   return { ...hostBwrap(mode, shape, kit, args), controlFd: true };
 }
 
@@ -314,8 +319,8 @@ export function runUnisolated(
     env[key] = hostTmpDir && value.startsWith("/tmp") ? hostTmpDir + value.slice(4) : value;
   }
   const [file, ...args] = kit.launcher
-    ? launcherArgs(kit.launcher, command.hostUsageFile, null, command.limits, command.argv)
-    : coreutilsArgs(command.hostUsageFile, null, command.limits, command.argv);
+    ? launcherArgs(kit.launcher, command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv)
+    : coreutilsArgs(command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv);
   return { file: file!, args, env, cwd: command.hostWorkDir };
 }
 

@@ -18,8 +18,8 @@ import { RunDirectory } from "./workdir.js";
 export interface PreparedSandbox {
   process: HostProcess;
   cgroup: RunCgroup | null;
-  /** host file where its launcher reports peak memory (each sandbox has its own) */
-  usageFile: string;
+  /** host file where its launcher reports peak memory (each sandbox has its own); null with cgroups */
+  usageFile: string | null;
 }
 
 export interface SupplyOptions {
@@ -40,9 +40,11 @@ let sandboxes = 0;
 /** Builds one sandbox around `dir` now; it is ready when its launcher reads fd 4. */
 export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): PreparedSandbox {
   const { slot, kit } = options;
-  const usageFile = `${slot.usageFile}-${sandboxes++}`;
-  writeFileSync(usageFile, "", { mode: 0o600 });
-  if (options.owner !== null) chownSync(usageFile, slot.uid, slot.uid);
+  const usageFile = options.cgroups ? null : `${slot.usageFile}-${sandboxes++}`;
+  if (usageFile) {
+    writeFileSync(usageFile, "", { mode: 0o600 });
+    if (options.owner !== null) chownSync(usageFile, slot.uid, slot.uid);
+  }
   let cgroup: RunCgroup | null = null;
   try {
     let host = prepareSandbox(
@@ -63,7 +65,7 @@ export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): Pr
     }
     return { process: HostProcess.spawn(host), cgroup, usageFile };
   } catch (error) {
-    rmSync(usageFile, { force: true });
+    if (usageFile) rmSync(usageFile, { force: true });
     void cgroup?.remove();
     throw error;
   }
@@ -74,7 +76,7 @@ export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
   sandbox.process.kill();
   await sandbox.process.settled();
   await sandbox.cgroup?.remove();
-  rmSync(sandbox.usageFile, { force: true });
+  if (sandbox.usageFile) rmSync(sandbox.usageFile, { force: true });
 }
 
 /** A slot's supply of prepared run dirs and sandboxes. */

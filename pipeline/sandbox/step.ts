@@ -62,7 +62,8 @@ export interface StepOutcome {
 /** Where a step runs: the usage report and cgroup to read afterwards, and how to start it. */
 interface StepRun {
   cgroup: RunCgroup | null;
-  usageFile: string;
+  /** null: the cgroup keeps the figure */
+  usageFile: string | null;
   start(options: CommandOptions): Promise<CommandOutcome>;
   dispose(): Promise<void>;
 }
@@ -101,7 +102,8 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
     let killedFor: StepKill = outcome.killedBy === "output" ? "output" : null;
     if (result.status !== "Error") {
       // the cgroup's figure covers the whole tree and is out of the program's reach
-      result.peak_memory_kb = run.cgroup?.peakMemoryKb() ?? readPeakMemoryKb(run.usageFile);
+      result.peak_memory_kb =
+        run.cgroup?.peakMemoryKb() ?? (run.usageFile ? readPeakMemoryKb(run.usageFile) : null);
       if (killedFor === null && run.cgroup?.oomKilled()) killedFor = "memory";
     }
     return { result, killedFor };
@@ -121,12 +123,13 @@ function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
 
 function builtRun(host: StepHost, plan: StepPlan): StepRun {
   const { mode, slot, kit } = host;
+  const usageFile = host.cgroups ? null : slot.usageFile;
   const command: SandboxedCommand = {
     argv: plan.argv,
     env: plan.env,
     limits: plan.limits,
     hostWorkDir: plan.workDir,
-    hostUsageFile: slot.usageFile,
+    hostUsageFile: usageFile,
     tmpMb: plan.tmpMb,
     uid: slot.uid,
     // only the tools this command names: fewer mounts per run
@@ -142,10 +145,10 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     });
     wrapped = enterCgroups(wrapped, cgroup.procsFiles, kit);
   }
-  resetUsage(slot);
+  if (usageFile) resetUsage(slot);
   return {
     cgroup,
-    usageFile: slot.usageFile,
+    usageFile,
     start: (options) => runHostCommand(wrapped, options),
     dispose: async () => {
       await cgroup?.remove();
