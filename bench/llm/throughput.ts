@@ -3,8 +3,12 @@
 //   - achieved requests/s against the ideal (256 / 0.2 s = 1,280/s): should be >= 0.90;
 //   - the same against bare node:http at the same concurrency, measured in this run;
 //   - a fully cached rerun in records/s: should be >= 20,000/s.
+// It repeats the whole measurement (a fresh cache each time) `--runs` times and prints every run and
+// the median: on a shared two-core machine one run can lose several percent to a neighbour. An
+// uncounted warm-up pass over `--warmup` other records comes first.
 //
-//   pnpm exec tsx bench/llm/throughput.ts [--records 20000] [--latency 200] [--concurrency 256]
+//   pnpm bench llm [-- --records 20000 --latency 200 --concurrency 256 --runs 3 --warmup 2000]
+// (`pnpm bench` starts it with the pipeline's node flags; plain `tsx` measures a default heap.)
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
@@ -27,6 +31,8 @@ const arg = (name: string, fallback: number) => {
 const RECORDS = arg("records", 20_000);
 const LATENCY_MS = arg("latency", 200);
 const CONCURRENCY = arg("concurrency", 256);
+const RUNS = arg("runs", 3);
+const WARMUP = arg("warmup", 2_000);
 const IDEAL = CONCURRENCY / (LATENCY_MS / 1000);
 
 interface ServerProcess {
@@ -41,7 +47,10 @@ async function startServer(): Promise<ServerProcess> {
   const prebuilt = process.env.BENCH_LLM_SERVER;
   const script = prebuilt ?? new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
   const loader = prebuilt ? [] : ["--import", "tsx"];
-  const child: ChildProcess = spawn(process.execPath, [...loader, script, "--latency", String(LATENCY_MS)], {
+  // The server runs with this process's node flags, like a second `pnpm pipeline` process would.
+  const flags = process.execArgv.filter((a) => a.startsWith("--max-"));
+  const args = [...flags, ...loader, script, "--latency", String(LATENCY_MS)];
+  const child: ChildProcess = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout! });
@@ -140,20 +149,34 @@ function filterContext(dataDir: string, url: string, noCache: boolean) {
   return { ctx, service, usage };
 }
 
-async function main(): Promise<void> {
-  const server = await startServer();
+interface RunFigures {
+  sent: number;
+  coldSeconds: number;
+  achieved: number;
+  kept: number;
+  failed: number;
+  clientCpu: number;
+  serverCpu: number;
+  warmSeconds: number;
+  resent: number;
+  cachedRate: number;
+  cachedCpu: number;
+}
+
+const micros = (usage: NodeJS.CpuUsage, n: number) => (usage.user + usage.system) / n;
+const f = (x: number, digits = 0) =>
+  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** One cold run (every answer from the server) then a fully cached rerun, in a fresh cache. */
+async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<RunFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "cf-bench-llm-"));
   try {
-    const input = records(RECORDS);
-    process.stdout.write(
-      `bench/llm: ${RECORDS.toLocaleString("en-US")} records, ${LATENCY_MS} ms per answer, ` +
-        `${CONCURRENCY} in flight (ideal ${IDEAL.toLocaleString("en-US")} requests/s)\n`,
-    );
-
-    await bareHttp(server.url, CONCURRENCY);
-    const baseline = await bareHttp(server.url, Math.min(RECORDS, 10_000));
     const before = await server.count();
-
     const cold = filterContext(dataDir, server.url, false);
     const outcomes: RecordOutcome[] = [];
     let cpu = process.cpuUsage();
@@ -163,11 +186,7 @@ async function main(): Promise<void> {
     const coldCpu = process.cpuUsage(cpu);
     const afterCold = await server.count();
     const sent = afterCold.requests - before.requests;
-    const serverCpu = (afterCold.cpu - before.cpu) / sent;
     await cold.service.close();
-    const achieved = sent / coldSeconds;
-    const kept = outcomes.filter((o) => o.out?.length).length;
-    const failed = outcomes.filter((o) => o.failed).length;
 
     const warm = filterContext(dataDir, server.url, false);
     cpu = process.cpuUsage();
@@ -177,23 +196,72 @@ async function main(): Promise<void> {
     const warmCpu = process.cpuUsage(cpu);
     const resent = (await server.count()).requests - afterCold.requests;
     await warm.service.close();
-    const cachedRate = RECORDS / warmSeconds;
+    return {
+      sent,
+      coldSeconds,
+      achieved: sent / coldSeconds,
+      kept: outcomes.filter((o) => o.out?.length).length,
+      failed: outcomes.filter((o) => o.failed).length,
+      clientCpu: micros(coldCpu, sent),
+      serverCpu: (afterCold.cpu - before.cpu) / sent,
+      warmSeconds,
+      resent,
+      cachedRate: input.length / warmSeconds,
+      cachedCpu: micros(warmCpu, input.length),
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
-    const micros = (usage: NodeJS.CpuUsage, n: number) => (usage.user + usage.system) / n;
-    const f = (x: number, digits = 0) =>
-      x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+async function main(): Promise<void> {
+  const server = await startServer();
+  try {
+    const input = records(RECORDS);
+    process.stdout.write(
+      `bench/llm: ${RECORDS.toLocaleString("en-US")} records, ${LATENCY_MS} ms per answer, ` +
+        `${CONCURRENCY} in flight (ideal ${IDEAL.toLocaleString("en-US")} requests/s), ${RUNS} run(s); ` +
+        `node ${process.version} ${process.execArgv.filter((a) => a.startsWith("--max-")).join(" ") || "(default heap)"}\n`,
+    );
+
+    await bareHttp(server.url, CONCURRENCY);
+    const baseline = await bareHttp(server.url, Math.min(RECORDS, 10_000));
+    process.stdout.write(
+      `bare node:http:        ${f(baseline)} requests/s (${f(baseline / IDEAL, 2)} of ideal)\n`,
+    );
+
+    // Uncounted: compiles the client's code paths first, as they are in any run longer than this
+    // benchmark (the first pass over fresh code runs several percent slower).
+    await measure(
+      server,
+      records(WARMUP).map((r) => ({ ...r, id: `warmup:${r.id}`, query: `warm-up ${r.query}` })),
+    );
+    const runs: RunFigures[] = [];
+    for (let run = 1; run <= RUNS; run++) {
+      const r = await measure(server, input);
+      runs.push(r);
+      process.stdout.write(
+        [
+          `run ${run}: filter, cold cache: ${f(r.sent)} requests in ${f(r.coldSeconds, 1)} s = ${f(r.achieved)} requests/s; ` +
+            `kept ${f(r.kept)}, failed ${f(r.failed)}`,
+          `  ratio to ideal:      ${f(r.achieved / IDEAL, 3)}   (target >= 0.90)`,
+          `  ratio to bare http:  ${f(r.achieved / baseline, 3)}`,
+          `  CPU per request:     client ${f(r.clientCpu)} us, test server ${f(r.serverCpu)} us`,
+          `  fully cached:        ${f(RECORDS)} records in ${f(r.warmSeconds, 2)} s = ${f(r.cachedRate)} records/s, ` +
+            `${f(r.resent)} requests sent`,
+          `  ratio to 20,000/s:   ${f(r.cachedRate / 20_000, 2)}   (target >= 1.00)`,
+          `  CPU:                 ${f(r.cachedCpu, 1)} us per cached record`,
+          "",
+        ].join("\n"),
+      );
+    }
+    const ratio = median(runs.map((r) => r.achieved / IDEAL));
+    const cached = median(runs.map((r) => r.cachedRate));
     process.stdout.write(
       [
-        `bare node:http:        ${f(baseline)} requests/s (${f(baseline / IDEAL, 2)} of ideal)`,
-        `filter, cold cache:    ${f(sent)} requests in ${f(coldSeconds, 1)} s = ${f(achieved)} requests/s; ` +
-          `kept ${f(kept)}, failed ${f(failed)}`,
-        `  ratio to ideal:      ${f(achieved / IDEAL, 3)}   (target >= 0.90)`,
-        `  ratio to bare http:  ${f(achieved / baseline, 3)}`,
-        `  CPU per request:     client ${f(micros(coldCpu, sent))} us, test server ${f(serverCpu)} us`,
-        `filter, fully cached:  ${f(RECORDS)} records in ${f(warmSeconds, 2)} s = ${f(cachedRate)} records/s, ` +
-          `${f(resent)} requests sent`,
-        `  ratio to 20,000/s:   ${f(cachedRate / 20_000, 2)}   (target >= 1.00)`,
-        `  CPU:                 ${f(micros(warmCpu, RECORDS), 1)} us per record`,
+        `median of ${RUNS}: ratio to ideal ${f(ratio, 3)} (target >= 0.90: ${ratio >= 0.9 ? "met" : "NOT met"}), ` +
+          `cached ${f(cached)} records/s = ${f(cached / 20_000, 2)} of 20,000/s ` +
+          `(${cached >= 20_000 ? "met" : "NOT met"}); runs: ${runs.map((r) => f(r.achieved / IDEAL, 3)).join(", ")}`,
         `load average at the end: ${loadavg()
           .map((x) => x.toFixed(2))
           .join(" ")} on ${cpus().length} cores (other processes skew these figures)`,
@@ -202,7 +270,6 @@ async function main(): Promise<void> {
     );
   } finally {
     server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -55,51 +55,62 @@ export async function attemptChat(
   request: AttemptRequest,
   apiKey: string | undefined,
 ): Promise<AttemptAnswer> {
+  const body = {
+    model: request.model,
+    messages: request.messages as ChatMessage[],
+    ...request.sampling,
+  };
+  if (!request.stream) {
+    // The SDK's timeout runs until our fetch settles, and our fetch settles with the whole body
+    // (http-fetch.ts): it is the deadline of the whole answer.
+    try {
+      const data: unknown = await sdk.chat.completions.create(body, {
+        maxRetries: 0,
+        timeout: request.timeoutMs,
+      });
+      // The SDK puts the server's x-request-id on every object answer as `_request_id`.
+      const requestId = (data as { _request_id?: string | null } | null)?._request_id ?? undefined;
+      return readCompletion(data, requestId, request);
+    } catch (error) {
+      throw classify(error, false, request.timeoutMs, apiKey);
+    }
+  }
+  // A stream settles at its headers: our own deadline covers the rest of it.
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, request.timeoutMs);
-  const body = {
-    model: request.model,
-    messages: request.messages as ChatMessage[],
-    ...request.sampling,
-  };
-  const options = { signal: controller.signal, maxRetries: 0, timeout: request.timeoutMs };
   try {
-    if (request.stream) {
-      const stream = await sdk.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        options,
-      );
-      let content = "";
-      let sawChoice = false;
-      let finishReason: string | null = null;
-      let model = request.model;
-      let usage: OpenAI.CompletionUsage | undefined | null;
-      for await (const chunk of stream) {
-        if (chunk.model) model = chunk.model;
-        if (chunk.usage) usage = chunk.usage;
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        sawChoice = true;
-        content += choice.delta?.content ?? "";
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
-      // The SDK ends an aborted stream quietly; the deadline is what aborted it.
-      if (timedOut) throw timeoutError(request.timeoutMs);
-      if (!sawChoice) throw new LlmAttemptError("empty-choices", "the stream carried no choices");
-      return {
-        content,
-        model,
-        finishReason,
-        promptTokens: usage?.prompt_tokens,
-        completionTokens: usage?.completion_tokens,
-      };
+    const stream = await sdk.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { signal: controller.signal, maxRetries: 0, timeout: request.timeoutMs },
+    );
+    let content = "";
+    let sawChoice = false;
+    let finishReason: string | null = null;
+    let model = request.model;
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) {
+      if (chunk.model) model = chunk.model;
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      sawChoice = true;
+      content += choice.delta?.content ?? "";
+      if (choice.finish_reason) finishReason = choice.finish_reason;
     }
-    const { data, response } = await sdk.chat.completions.create(body, options).withResponse();
-    return readCompletion(data as unknown, response.headers.get("x-request-id") ?? undefined, request);
+    // The SDK ends an aborted stream quietly; the deadline is what aborted it.
+    if (timedOut) throw timeoutError(request.timeoutMs);
+    if (!sawChoice) throw new LlmAttemptError("empty-choices", "the stream carried no choices");
+    return {
+      content,
+      model,
+      finishReason,
+      promptTokens: usage?.prompt_tokens,
+      completionTokens: usage?.completion_tokens,
+    };
   } catch (error) {
     throw classify(error, timedOut, request.timeoutMs, apiKey);
   } finally {

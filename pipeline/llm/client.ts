@@ -142,17 +142,7 @@ export class RoleEndpoint {
         this.noteMissingPrice();
         return cached;
       } catch (error) {
-        if (error instanceof AuthRefusedError) throw this.failAuth(error);
         if (!(error instanceof LlmAttemptError)) throw error;
-        if (error.kind === "not-found") {
-          this.unusable ??= new LlmNotFoundError(
-            this.endpoint.role,
-            this.endpoint.shownUrl,
-            this.model,
-            error.message,
-          );
-          throw this.unusable;
-        }
         failure = error;
       }
       this.digest.note(failure.kind);
@@ -177,15 +167,17 @@ export class RoleEndpoint {
   ): Promise<AttemptAnswer> {
     if (this.unusable) throw this.unusable;
     if (signal?.aborted) throw new LlmAbortedError(this.endpoint.role);
-    await this.pause(signal);
-    await this.requestBudget?.take(1, signal);
+    // (Each wait is awaited only when there is one: a thousand requests a second pay for every
+    // promise on this path.)
+    if (this.pausedUntil > Date.now()) await this.pause(signal);
+    if (this.requestBudget) await this.requestBudget.take(1, signal);
     // Reserved: the prompt and the longest answer allowed; corrected once the server says.
     const tokenCharge = this.tokenBudget
       ? promptEstimate() + (sampling.max_tokens ?? DEFAULT_COMPLETION_TOKENS)
       : 0;
-    await this.tokenBudget?.take(tokenCharge, signal);
+    if (this.tokenBudget) await this.tokenBudget.take(tokenCharge, signal);
     // A 429 may have come while this request waited for its budget.
-    await this.pause(signal);
+    if (this.pausedUntil > Date.now()) await this.pause(signal);
     if (this.unusable) throw this.unusable;
     usage.add({ requests: 1 });
     try {
@@ -206,6 +198,17 @@ export class RoleEndpoint {
       return answer;
     } catch (error) {
       usage.add({ failedRequests: 1 });
+      // Marked while this request still holds its slot: the next one in line already sees it.
+      if (error instanceof AuthRefusedError) throw this.failAuth(error);
+      if (error instanceof LlmAttemptError && error.kind === "not-found") {
+        this.unusable ??= new LlmNotFoundError(
+          this.endpoint.role,
+          this.endpoint.shownUrl,
+          this.model,
+          error.message,
+        );
+        throw this.unusable;
+      }
       if (
         error instanceof LlmAttemptError &&
         error.kind === "rate-limited" &&

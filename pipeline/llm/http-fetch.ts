@@ -6,9 +6,12 @@
 // It keeps fetch's contract where the SDK relies on it: the promise settles with the response
 // headers, the body is read by json()/text() or iterated (SSE); an aborted signal rejects with an
 // AbortError; a connection failure rejects with a TypeError whose cause is the socket error.
+// One liberty: a body that is not an event stream (a JSON answer, an error) is read whole before
+// the promise settles, so the SDK's own timeout, which runs until `fetch` settles, covers the whole
+// answer and a caller needs no second deadline for it.
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import zlib from "node:zlib";
 
 type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -40,34 +43,53 @@ class LeanResponse {
   readonly ok: boolean;
   readonly url: string;
   readonly headers: LeanHeaders;
-  readonly body: Readable;
   readonly redirected = false;
   readonly type = "basic";
+  private stream: Readable | undefined;
+  /** the whole body, when it was read before the response was handed out */
+  private readonly whole: Buffer | undefined;
   private consumed = false;
 
-  constructor(url: string, message: IncomingMessage, body: Readable) {
+  constructor(url: string, message: IncomingMessage, body: Readable | Buffer) {
     this.url = url;
     this.status = message.statusCode ?? 0;
     this.statusText = message.statusMessage ?? "";
     this.ok = this.status >= 200 && this.status < 300;
     this.headers = new LeanHeaders(message.headers);
-    this.body = body;
+    if (Buffer.isBuffer(body)) this.whole = body;
+    else this.stream = body;
+  }
+
+  get body(): Readable {
+    this.stream ??= Readable.from(this.whole ? [this.whole] : []);
+    return this.stream;
   }
 
   get bodyUsed(): boolean {
     return this.consumed;
   }
 
-  async text(): Promise<string> {
+  text(): Promise<string> {
+    if (this.consumed) return Promise.reject(new TypeError("the body has already been read"));
     this.consumed = true;
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.body) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString("utf8");
+    if (this.whole) return Promise.resolve(this.whole.toString("utf8"));
+    return readAll(this.body).then((buffer) => buffer.toString("utf8"));
   }
 
   async json(): Promise<unknown> {
     return JSON.parse(await this.text());
   }
+}
+
+/** The whole stream; listeners rather than `for await`, which costs several promises per chunk. */
+function readAll(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (stream.errored) return reject(stream.errored);
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.once("error", reject);
+    stream.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  });
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -124,7 +146,18 @@ export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close()
           if (!message.complete)
             stream.destroy(signal?.aborted ? abortError(signal) : new TypeError("terminated"));
         });
-        resolve(new LeanResponse(url.href, message, stream) as unknown as Response);
+        const eventStream = message.headers["content-type"]?.startsWith("text/event-stream") === true;
+        if (eventStream) {
+          resolve(new LeanResponse(url.href, message, stream) as unknown as Response);
+          return;
+        }
+        readAll(stream).then(
+          (whole) => resolve(new LeanResponse(url.href, message, whole) as unknown as Response),
+          (error: unknown) => {
+            if (signal?.aborted) reject(abortError(signal));
+            else reject(error instanceof TypeError ? error : new TypeError("terminated", { cause: error }));
+          },
+        );
       });
       const onAbort = () => {
         // The reader of the body must see the abort itself, not the reset it causes.

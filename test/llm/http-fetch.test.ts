@@ -66,20 +66,61 @@ describe("the fetch given to the SDK", () => {
     http.close();
   });
 
-  it("rejects with an AbortError when aborted, before or during the body", async () => {
+  it("settles a JSON answer only once its whole body is in, so one deadline covers all of it", async () => {
+    let finish: (() => void) | undefined;
     const url = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.write("{");
+      res.write('{"half":');
+      finish = () => res.end("true}");
     });
     const http = createHttpFetch(1);
+    let settled = false;
+    const pending = http.fetch(url).then((res) => {
+      settled = true;
+      return res;
+    });
+    while (!finish) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    finish();
+    const res = await pending;
+    expect(await res.json()).toEqual({ half: true });
+    // read once, like fetch's body
+    await expect(res.text()).rejects.toThrow(/already been read/);
+    http.close();
+  });
+
+  it("rejects with an AbortError when aborted: before sending, during a JSON body, during a stream", async () => {
+    const url = await serve((req, res) => {
+      res.writeHead(200, {
+        "content-type": req.url === "/sse" ? "text/event-stream" : "application/json",
+      });
+      res.write(req.url === "/sse" ? "data: 1\n\n" : "{");
+    });
+    const http = createHttpFetch(2);
     const early = new AbortController();
     early.abort();
     await expect(http.fetch(url, { signal: early.signal })).rejects.toMatchObject({ name: "AbortError" });
+    const json = new AbortController();
+    const pending = http.fetch(`${url}/json`, { signal: json.signal });
+    setTimeout(() => json.abort(), 30);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     const late = new AbortController();
-    const res = await http.fetch(url, { signal: late.signal });
+    const res = await http.fetch(`${url}/sse`, { signal: late.signal });
     const body = res.text();
     late.abort();
     await expect(body).rejects.toMatchObject({ name: "AbortError" });
+    http.close();
+  });
+
+  it("fails a JSON body cut short by the server with a TypeError, as fetch does", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write("{");
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const http = createHttpFetch(1);
+    await expect(http.fetch(url)).rejects.toBeInstanceOf(TypeError);
     http.close();
   });
 

@@ -1,0 +1,63 @@
+// Runs the named benchmarks, each in its own Node process started with the same runtime flags as
+// `pnpm pipeline` (read from package.json, so a benchmark measures the code as users run it).
+//
+//   pnpm bench                      lists the benchmarks
+//   pnpm bench llm [-- --runs 5]    runs one; arguments after the name go to the benchmark
+//   pnpm bench all                  runs every one, in turn
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const BENCHMARKS: Record<string, { file: string; what: string }> = {
+  ingest: { file: "ingest/ingest.ts", what: "download, normalize and dedup over a synthetic corpus" },
+  llm: {
+    file: "llm/throughput.ts",
+    what: "the filter stage against the test LLM server (throughput, cache)",
+  },
+  eval: { file: "eval/grouping.ts", what: "grouped test programs against one program per case" },
+  sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
+};
+
+/** The node flags of `scripts.pipeline` in package.json: every `--flag` before `--import`. */
+export function pipelineNodeFlags(packageJson: string): string[] {
+  const script: string = JSON.parse(packageJson).scripts?.pipeline ?? "";
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== "node") return [];
+  const flags: string[] = [];
+  for (const word of words.slice(1)) {
+    if (word === "--import") break;
+    flags.push(word);
+  }
+  return flags;
+}
+
+function main(argv: string[]): number {
+  const [name, ...rest] = argv;
+  const args = rest[0] === "--" ? rest.slice(1) : rest;
+  if (!name || !(name === "all" || name in BENCHMARKS)) {
+    if (name) process.stderr.write(`unknown benchmark '${name}'\n`);
+    process.stdout.write("pnpm bench <name> [-- args]\n");
+    for (const [key, b] of Object.entries(BENCHMARKS)) {
+      process.stdout.write(`  ${key.padEnd(8)} bench/${b.file}: ${b.what}\n`);
+    }
+    return name ? 2 : 0;
+  }
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const flags = pipelineNodeFlags(readFileSync(`${root}/package.json`, "utf8"));
+  for (const key of name === "all" ? Object.keys(BENCHMARKS) : [name]) {
+    const file = fileURLToPath(new URL(BENCHMARKS[key]!.file, import.meta.url));
+    process.stdout.write(
+      `# ${key}: node ${[...flags, "--import", "tsx"].join(" ")} bench/${BENCHMARKS[key]!.file}\n`,
+    );
+    const run = spawnSync(process.execPath, [...flags, "--import", "tsx", file, ...args], {
+      stdio: "inherit",
+      cwd: root,
+    });
+    if (run.status !== 0) return run.status ?? 1;
+  }
+  return 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.exitCode = main(process.argv.slice(2));
+}
