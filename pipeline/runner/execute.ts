@@ -83,12 +83,14 @@ export async function executeRecordStage<C>(
         const out = outcome.out ?? [];
         checkIds(stage.name, out, record);
         const rejects = outcome.rejects ?? [];
-        writer.append({
-          s: position,
-          ...(out.length ? { o: out } : {}),
-          ...(rejects.length ? { r: rejects } : {}),
-        });
-        for (const r of out) digest.add(r);
+        writer.append(
+          {
+            s: position,
+            ...(out.length ? { o: out } : {}),
+            ...(rejects.length ? { r: rejects } : {}),
+          },
+          digest.addJson,
+        );
         counts.in++;
         counts.out += out.length;
         counts.rejected += rejects.length;
@@ -150,8 +152,7 @@ export async function executeGlobalStage<C>(
   const emit = {
     out: async (record: PipelineRecord) => {
       checkIds(stage.name, [record]);
-      staging.writer.append({ s: -1, o: [record] });
-      digest.add(record);
+      staging.writer.append({ s: -1, o: [record] }, digest.addJson);
       counts.out++;
       hooks.progress.tick();
     },

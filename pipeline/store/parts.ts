@@ -26,6 +26,25 @@ export interface Entry {
   f?: { reason: string; detail?: string };
 }
 
+/**
+ * The entry as one JSONL line, byte for byte `JSON.stringify(entry)`, with each output serialised
+ * once and handed to `onOutput` too (the stage's output digest hashes the same text: serialising
+ * every record twice cost a third of a cheap stage's CPU).
+ */
+export function entryLine(entry: Entry, onOutput?: (json: string) => void): string {
+  if (!entry.o || !onOutput) return `${JSON.stringify(entry)}\n`;
+  let line = `{"s":${JSON.stringify(entry.s)},"o":[`;
+  for (let i = 0; i < entry.o.length; i++) {
+    const json = JSON.stringify(entry.o[i]);
+    onOutput(json);
+    line += i ? `,${json}` : json;
+  }
+  line += "]";
+  if (entry.r !== undefined) line += `,"r":${JSON.stringify(entry.r)}`;
+  if (entry.f !== undefined) line += `,"f":${JSON.stringify(entry.f)}`;
+  return `${line}}\n`;
+}
+
 /** Bytes of the file open as `fd` up to and including its last newline. */
 function completeLength(fd: number): number {
   const size = fstatSync(fd).size;
@@ -108,9 +127,10 @@ export class PartWriter {
     this.fd = openSync(path, "a");
   }
 
-  append(entry: Entry): void {
+  /** `onOutput` gets each output's JSON, as written (see `entryLine`). */
+  append(entry: Entry, onOutput?: (json: string) => void): void {
     if (this.error) throw this.error;
-    const line = `${JSON.stringify(entry)}\n`;
+    const line = entryLine(entry, onOutput);
     this.buffer.push(line);
     this.bytes += line.length;
     if (this.bytes >= (this.options.maxBufferBytes ?? 1 << 18)) this.flush();

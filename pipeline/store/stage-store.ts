@@ -27,10 +27,14 @@ export class OutputDigest {
   private sum = 0n;
   private n = 0;
   add(record: unknown): void {
-    const digest = createHash("sha1").update(JSON.stringify(record)).digest();
+    this.addJson(JSON.stringify(record));
+  }
+  /** The same as `add(record)` for the record's `JSON.stringify` text. */
+  readonly addJson = (json: string): void => {
+    const digest = createHash("sha1").update(json).digest();
     this.sum = (this.sum + digest.readBigUInt64BE(0)) & 0xffffffffffffffffn;
     this.n++;
-  }
+  };
   get value(): string {
     return `${this.n.toString(16)}-${this.sum.toString(16).padStart(16, "0")}`;
   }

@@ -9,6 +9,7 @@ import {
   StageStore,
   StoreError,
 } from "../../pipeline/store/index.js";
+import { type Entry, entryLine } from "../../pipeline/store/parts.js";
 import { collect, tempDir } from "../support/runner-kit.js";
 
 describe("store", () => {
@@ -41,6 +42,30 @@ describe("store", () => {
     expect(a.value).toBe(b.value);
     b.add({ id: "4" });
     expect(a.value).not.toBe(b.value);
+  });
+
+  it("an entry's line is JSON.stringify(entry), and the digest sees each output's text as written", () => {
+    const entries: Entry[] = [
+      { s: 0 },
+      { s: 1, o: [{ id: "a", query: 'quote " and \\ and \u2028', n: [1, -0, 2.5e-7] }] },
+      { s: 2, o: [{ id: "b" }, { id: "c", nested: { deep: [null, true] } }], r: [{ id: "d", reason: "r" }] },
+      { s: 3, r: [{ id: "e", reason: "short", detail: "ünïcode 🙂" }] },
+      { s: 4, f: { reason: "llm-error", detail: "x" } },
+      { s: -1, o: [] },
+    ];
+    for (const entry of entries) {
+      const seen: string[] = [];
+      const line = entryLine(entry, (json) => seen.push(json));
+      expect(line).toBe(`${JSON.stringify(entry)}\n`);
+      expect(seen).toEqual((entry.o ?? []).map((r) => JSON.stringify(r)));
+    }
+    const a = new OutputDigest();
+    const b = new OutputDigest();
+    for (const entry of entries) {
+      entryLine(entry, a.addJson);
+      for (const r of entry.o ?? []) b.add(r);
+    }
+    expect(a.value).toBe(b.value);
   });
 
   it("scan rebuilds the done set; a failed entry is not done until a later success", async () => {

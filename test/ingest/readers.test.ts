@@ -198,4 +198,32 @@ describe("readRows", () => {
     expect(rows[3]!.error?.reason).toBe("row-too-large");
     expect(rows[24]!.value).toMatchObject({ task_id: 24, text: "task 24" });
   });
+
+  it("rejects a Parquet row whose string is not UTF-8 (not repaired with U+FFFD), and keeps the rest", async () => {
+    const utf8 = (text: string) => new Uint8Array(Buffer.from(text));
+    const broken = new Uint8Array([0x64, 0x65, 0x66, 0x20, 0xc3, 0x28, 0x29]); // "def " + a torn 2-byte sequence
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        {
+          name: "instruction",
+          data: [utf8("sort a list"), utf8("déjà vu 🙂"), utf8("fine")],
+          type: "BYTE_ARRAY",
+        },
+        { name: "output", data: [utf8("sorted(xs)"), broken, utf8("ok \ufffd kept")], type: "BYTE_ARRAY" },
+      ],
+    });
+    const file = path.join(dir, "broken.parquet");
+    await writeFile(file, Buffer.from(buffer));
+    const rows = await collect(readRows(file, opts));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toEqual({ index: 0, value: { instruction: "sort a list", output: "sorted(xs)" } });
+    expect(rows[1]!.value).toBeUndefined();
+    expect(rows[1]!.error).toMatchObject({
+      reason: "invalid-utf8",
+      detail: "row 1: column output is not valid UTF-8",
+    });
+    expect(rows[1]!.error!.prefix).toContain("déjà vu");
+    // a real U+FFFD in valid UTF-8 is text like any other
+    expect(rows[2]!.value).toEqual({ instruction: "fine", output: "ok \ufffd kept" });
+  });
 });
