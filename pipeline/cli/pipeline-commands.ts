@@ -8,6 +8,18 @@ import type { Stage } from "../stage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { printTable } from "./table.js";
 
+type RunArgs = DataOptions & {
+  stages: string[];
+  only: boolean;
+  force: boolean;
+  limit?: number;
+  "dry-run": boolean;
+  cache: boolean;
+};
+type StatusArgs = DataOptions & { json: boolean; limit?: number };
+type CatArgs = DataOptions & { stage: string; rejects: boolean };
+type ResetArgs = DataOptions & { stage: string; purge: boolean };
+
 function openRunner(
   stages: readonly Stage<unknown>[],
   args: DataOptions & { limit?: number; cache?: boolean },
@@ -27,14 +39,20 @@ function openRunner(
   return { runner, services };
 }
 
-export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule<object, any>[] {
+export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule[] {
   const names = stages.map((s) => s.name);
-  const run: CommandModule<object, any> = {
+  const run: CommandModule<object, RunArgs> = {
     command: "run <stages..>",
     describe: "run stages (and every upstream stage that is not complete)",
     builder: (y) =>
       withDataOptions(y)
-        .positional("stages", { type: "string", array: true, choices: names, describe: "stages to run" })
+        .positional("stages", {
+          type: "string",
+          array: true,
+          choices: names,
+          demandOption: true,
+          describe: "stages to run",
+        })
         .option("only", {
           type: "boolean",
           default: false,
@@ -60,7 +78,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           describe: "use the LLM response cache (--no-cache to bypass)",
         }),
     handler: async (args) => {
-      const { runner, services } = openRunner(stages, args as never);
+      const { runner, services } = openRunner(stages, args);
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -74,7 +92,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       try {
-        await runner.run(args.stages as string[], {
+        await runner.run(args.stages, {
           only: args.only,
           force: args.force,
           dryRun: args["dry-run"],
@@ -88,7 +106,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     },
   };
 
-  const status: CommandModule<object, any> = {
+  const status: CommandModule<object, StatusArgs> = {
     command: "status",
     describe: "state, counts, LLM usage and timings of every stage",
     builder: (y) =>
@@ -96,7 +114,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         .option("json", { type: "boolean", default: false, describe: "print JSON" })
         .option("limit", { type: "number", describe: "judge staleness as for a run with --limit N" }),
     handler: async (args) => {
-      const { runner } = openRunner(stages, args as never);
+      const { runner } = openRunner(stages, args);
       const rows = stages.map((s) => runner.status(s.name));
       if (args.json) {
         process.stdout.write(`${JSON.stringify(rows.map(statusJson), null, 2)}\n`);
@@ -139,7 +157,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     },
   };
 
-  const list: CommandModule<object, any> = {
+  const list: CommandModule = {
     command: "stages",
     describe: "every stage with what it does and its upstream stages",
     handler: () => {
@@ -150,17 +168,19 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     },
   };
 
-  const cat: CommandModule<object, any> = {
+  const cat: CommandModule<object, CatArgs> = {
     command: "cat <stage>",
     describe: "print a stage's output records (or rejects) as JSONL",
     builder: (y) =>
-      withDataOptions(y).positional("stage", { type: "string", choices: names }).option("rejects", {
-        type: "boolean",
-        default: false,
-        describe: "print the rejects with their reasons",
-      }),
+      withDataOptions(y)
+        .positional("stage", { type: "string", choices: names, demandOption: true })
+        .option("rejects", {
+          type: "boolean",
+          default: false,
+          describe: "print the rejects with their reasons",
+        }),
     handler: async (args) => {
-      const { runner } = openRunner(stages, args as never);
+      const { runner } = openRunner(stages, args);
       const out = process.stdout;
       const status = runner.status(args.stage);
       if (status.state !== "complete") {
@@ -174,24 +194,27 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     },
   };
 
-  const reset: CommandModule<object, any> = {
+  const reset: CommandModule<object, ResetArgs> = {
     command: "reset <stage>",
     describe: "remove a stage's outputs; downstream stages become stale",
     builder: (y) =>
-      withDataOptions(y).positional("stage", { type: "string", choices: names }).option("purge", {
-        type: "boolean",
-        default: false,
-        describe: "also delete the stage's work files (downloads)",
-      }),
+      withDataOptions(y)
+        .positional("stage", { type: "string", choices: names, demandOption: true })
+        .option("purge", {
+          type: "boolean",
+          default: false,
+          describe: "also delete the stage's work files (downloads)",
+        }),
     handler: (args) => {
-      const { runner } = openRunner(stages, args as never);
+      const { runner } = openRunner(stages, args);
       runner.reset(args.stage, undefined, { purge: args.purge });
       process.stderr.write(
         `${args.stage}: outputs removed; downstream: ${runner.downstreamOf(args.stage).join(", ") || "none"} marked stale\n`,
       );
     },
   };
-  return [run, status, list, cat, reset];
+  // yargs checks the options at run time (the builders above); the handlers get them typed.
+  return [run, status, list, cat, reset] as unknown as CommandModule[];
 }
 
 function statusJson(s: StageStatus) {
