@@ -1,6 +1,7 @@
-// One attempt at one chat completion through the official SDK, with our own deadline covering the
-// whole answer (the SDK's timeout stops at the response headers), and every way it can go wrong
-// turned into an LlmAttemptError of a known kind. The SDK's own retries are off: the client decides.
+// One attempt at one chat completion through the official SDK, with a deadline covering the whole
+// answer (for JSON the SDK's own timeout, since our fetch settles with the whole body; for a stream a
+// deadline of ours), and every way it can go wrong turned into an LlmAttemptError of a known kind.
+// The SDK's own retries are off: the client decides.
 import OpenAI from "openai";
 import { retryAfterMs } from "./backoff.js";
 import type { Sampling } from "./config.js";
@@ -50,6 +51,9 @@ export function createSdkClient(
   });
 }
 
+/** The Accept header of a streaming request; `http-fetch.ts` streams only answers to it. */
+export const STREAM_ACCEPT = "text/event-stream, application/json";
+
 export async function attemptChat(
   sdk: OpenAI,
   request: AttemptRequest,
@@ -85,7 +89,13 @@ export async function attemptChat(
   try {
     const stream = await sdk.chat.completions.create(
       { ...body, stream: true, stream_options: { include_usage: true } },
-      { signal: controller.signal, maxRetries: 0, timeout: request.timeoutMs },
+      {
+        signal: controller.signal,
+        maxRetries: 0,
+        timeout: request.timeoutMs,
+        // Tells our fetch to hand the body out as it comes (any other answer is read whole).
+        headers: { Accept: STREAM_ACCEPT },
+      },
     );
     let content = "";
     let sawChoice = false;
@@ -199,7 +209,8 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number, apiKey: 
     return new LlmAttemptError("server-error", redact(error.message, apiKey));
   }
   if (error instanceof SyntaxError) {
-    return new LlmAttemptError("malformed-response", `the answer is not valid JSON (${error.message})`);
+    // Not the parser's message: it quotes the body around the error, which may hold a key.
+    return new LlmAttemptError("malformed-response", "the answer is not valid JSON");
   }
   // undici reports a connection dropped while reading the body as a TypeError ("terminated").
   if (error instanceof TypeError) {

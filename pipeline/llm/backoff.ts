@@ -18,8 +18,8 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
   return Math.max(0, date - Date.now());
 }
 
-// A server may ask for a long pause; we honour it, within reason.
-const MAX_SERVER_WAIT_MS = 10 * 60_000;
+/** A server may ask for a long pause; we honour it, within reason (this long at most). */
+export const MAX_SERVER_WAIT_MS = 10 * 60_000;
 
 export function backoffMs(
   attempt: number,

@@ -6,7 +6,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
-import { backoffMs, sleep } from "./backoff.js";
+import { backoffMs, MAX_SERVER_WAIT_MS, sleep } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
 import { type CachedAnswer, cacheKey, type ResponseCache, toChatResult } from "./cache.js";
 import { costUsd, type Price, type Sampling } from "./config.js";
@@ -188,7 +188,8 @@ export class RoleEndpoint {
           messages,
           sampling,
           stream: this.endpoint.config.stream,
-          timeoutMs: this.endpoint.config.timeout_s * 1000,
+          // whole milliseconds, at least one: the SDK refuses anything else
+          timeoutMs: Math.max(1, Math.round(this.endpoint.config.timeout_s * 1000)),
         },
         this.endpoint.apiKey,
       );
@@ -216,7 +217,9 @@ export class RoleEndpoint {
       ) {
         // The server spoke for the whole endpoint: nobody sends before then, not just this request.
         // Set while this request still holds its slot, so the next one in line already waits.
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + error.retryAfterMs);
+        // Capped like the request's own backoff: a server asking for a day does not stall the run.
+        const wait = Math.min(error.retryAfterMs, MAX_SERVER_WAIT_MS);
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
       }
       throw error;
     }

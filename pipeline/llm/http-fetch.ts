@@ -6,9 +6,11 @@
 // It keeps fetch's contract where the SDK relies on it: the promise settles with the response
 // headers, the body is read by json()/text() or iterated (SSE); an aborted signal rejects with an
 // AbortError; a connection failure rejects with a TypeError whose cause is the socket error.
-// One liberty: a body that is not an event stream (a JSON answer, an error) is read whole before
-// the promise settles, so the SDK's own timeout, which runs until `fetch` settles, covers the whole
-// answer and a caller needs no second deadline for it.
+// One liberty: unless the request asked for an event stream (its Accept header names
+// text/event-stream) and got one, the body is read whole before the promise settles, so the SDK's
+// own timeout, which runs until `fetch` settles, covers the whole answer and a caller needs no
+// second deadline for it. (Deciding by the request: a server that answers a plain request with a
+// never-ending event stream still meets the deadline.)
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
@@ -132,6 +134,7 @@ export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close()
       }
       if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
       headers["accept-encoding"] ??= "gzip, deflate, br";
+      const wantsStream = headers.accept?.includes("text/event-stream") === true;
       const transport = url.protocol === "https:" ? https : http;
       const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
       let settled = false;
@@ -147,7 +150,7 @@ export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close()
             stream.destroy(signal?.aborted ? abortError(signal) : new TypeError("terminated"));
         });
         const eventStream = message.headers["content-type"]?.startsWith("text/event-stream") === true;
-        if (eventStream) {
+        if (eventStream && wantsStream) {
           resolve(new LeanResponse(url.href, message, stream) as unknown as Response);
           return;
         }

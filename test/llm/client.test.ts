@@ -112,6 +112,7 @@ describe("LLM client: faults and retries", () => {
     ["a 429", { type: "rate-limit" }, "rate-limited"],
     ["a hang past the timeout", { type: "hang" }, "timeout"],
     ["a body that never ends", { type: "hang-body" }, "timeout"],
+    ["an event stream that never ends, to a plain request", { type: "hang-events" }, "timeout"],
     ["a body that is not JSON", { type: "malformed" }, "malformed-response"],
     ["empty choices", { type: "empty-choices" }, "empty-choices"],
     ["a dropped connection", { type: "drop" }, "connection"],
@@ -141,6 +142,28 @@ describe("LLM client: faults and retries", () => {
     expect((error as LlmRequestError).reason).toBe(`llm-${kind}`);
     expect((error as LlmRequestError).attempts).toBe(3);
     expect(t.server.count).toBe(3);
+    await service.close();
+  });
+
+  it("takes any timeout_s, not only whole milliseconds", async () => {
+    t.server.options.fault = failFirst(1, { type: "hang" });
+    const service = testService(testConfig(t.server.url, { timeout_s: 0.3001 }), t.dir);
+    const answer = await service.client("scorer", new UsageMeter()).chat(ask("hello"));
+    expect(answer.content).toBe("hi there");
+    expect(t.server.count).toBe(2);
+    await service.close();
+  });
+
+  it("does not quote an unparseable body in its error: it may hold a key", async () => {
+    const key = "sk-live-0123456789abcdef";
+    t.server.options.fault = () => ({ type: "malformed", body: `{"echo": Bearer ${key}}` });
+    const service = testService(testConfig(t.server.url, { retries: 0 }), t.dir);
+    const error = await service
+      .client("scorer", new UsageMeter())
+      .chat(ask("hello"))
+      .catch((e: unknown) => e);
+    expect((error as LlmRequestError).reason).toBe("llm-malformed-response");
+    expect(String((error as Error).message)).not.toContain("sk-");
     await service.close();
   });
 

@@ -59,7 +59,7 @@ describe("the fetch given to the SDK", () => {
       setTimeout(() => res.end("data: 2\n\n"), 20);
     });
     const http = createHttpFetch(1);
-    const res = await http.fetch(url);
+    const res = await http.fetch(url, { headers: { accept: "text/event-stream" } });
     const chunks: string[] = [];
     for await (const chunk of res.body as unknown as AsyncIterable<Buffer>) chunks.push(chunk.toString());
     expect(chunks.join("")).toBe("data: 1\n\ndata: 2\n\n");
@@ -106,10 +106,34 @@ describe("the fetch given to the SDK", () => {
     setTimeout(() => json.abort(), 30);
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     const late = new AbortController();
-    const res = await http.fetch(`${url}/sse`, { signal: late.signal });
+    const res = await http.fetch(`${url}/sse`, {
+      signal: late.signal,
+      headers: { accept: "text/event-stream" },
+    });
     const body = res.text();
     late.abort();
     await expect(body).rejects.toMatchObject({ name: "AbortError" });
+    http.close();
+  });
+
+  it("reads an event stream whole when the request did not ask for one", async () => {
+    let finish: (() => void) | undefined;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: 1\n\n");
+      finish = () => res.end("data: 2\n\n");
+    });
+    const http = createHttpFetch(1);
+    let settled = false;
+    const pending = http.fetch(url, { headers: { accept: "application/json" } }).then((res) => {
+      settled = true;
+      return res;
+    });
+    while (!finish) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    finish();
+    expect(await (await pending).text()).toBe("data: 1\n\ndata: 2\n\n");
     http.close();
   });
 

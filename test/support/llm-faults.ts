@@ -12,7 +12,10 @@ export type Fault =
   | { type: "hang" }
   /** sends the headers, then never finishes the body */
   | { type: "hang-body" }
-  | { type: "malformed" }
+  /** answers with an event stream that never ends, whatever the client asked for */
+  | { type: "hang-events" }
+  /** a body that is not JSON; `body` replaces the default broken text */
+  | { type: "malformed"; body?: string }
   | { type: "empty-choices" }
   /** destroys the connection without an answer */
   | { type: "drop" };
@@ -48,7 +51,16 @@ export function injectFault(fault: Fault, stream: boolean, res: ServerResponse) 
         res.write('{"id":"chatcmpl-hang","choices":[');
       }
       return;
+    case "hang-events":
+      begin("text/event-stream");
+      res.write(event(JSON.stringify(chunkOf("chatcmpl-hang", "m", { content: "Sco" }, null))));
+      return;
     case "malformed":
+      if (fault.body !== undefined) {
+        begin(stream ? "text/event-stream" : "application/json");
+        res.end(fault.body);
+        return;
+      }
       if (stream) {
         begin("text/event-stream");
         res.end(`${event('{"id": "chatcmpl-broken", "choices": [{"delta": ')}${event("[DONE]")}`);
