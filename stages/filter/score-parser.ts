@@ -48,7 +48,8 @@ const FORMS: Form[] = [
     // "I would rate this query a 4", "I'd give it a 4", "rated as 3", "assign it 5 points"
     form: "verb",
     pattern: new RegExp(
-      String.raw`\b(?:rate|rated|give|gave|assign|assigned)\b[^\d\n]{0,40}?${DIGIT}${OUT_OF}`,
+      // (not "I would not rate it 5, rather 4": a negated rating is no score)
+      String.raw`(?<!\bnot\s+|n't\s+|\bnever\s+)\b(?:rate|rated|give|gave|assign|assigned)\b[^\d\n]{0,40}?${DIGIT}${OUT_OF}`,
       "gid",
     ),
   },
@@ -75,6 +76,8 @@ const FORMS: Form[] = [
 const SCALE_MENTION =
   /(?:\bon\s+)?(?:\ba\s+)?\bscale\s+(?:of\s+|from\s+)?1\s*(?:-|–|to)\s*5\b|\bfrom\s+1\s+to\s+5\b|\(1\s*-\s*5\)|\b1\s*(?:-|–|to)\s*5\s+scale\b/gi;
 const CRITERION_LINE = /^\s*(?:[-*•]\s*)?[1-5]\s*points?\s*[-–—:]/i;
+const LABEL_OVER_SCORE =
+  /\b((?:complexity\s+|difficulty\s+)?(?:score|rating|grade|complexity|difficulty))([ \t]*[:=]?)[ \t]*(?:\r?\n[ \t]*)+(?=[1-5](?![\d,]|\.\d|[.)][ \t]+\S))/gi;
 
 /** Strips what hides the score without changing where it is: Markdown, full-width digits, restated scales. */
 function normalize(answer: string): string {
@@ -82,7 +85,12 @@ function normalize(answer: string): string {
     .replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48))
     .replace(/[：]/g, ":")
     .replace(/[*_`#>]+/g, "")
-    .replace(SCALE_MENTION, " ");
+    .replace(SCALE_MENTION, " ")
+    // "Score: 4.0" is a 4 ("4.5" stays a refusal)
+    .replace(/(?<![\d.])([1-5])\.0+(?![\d.])/g, "$1")
+    // "Score:\n4", a "Score" heading over its number: the label and its score on one line (not
+    // "Difficulty\n1. Parse the input": a numbered list under a heading)
+    .replace(LABEL_OVER_SCORE, "$1$2 ");
   // An answer that repeats the criteria list ("1 Point - Very Basic: ..." x5) would otherwise score 1.
   const lines = text.split("\n");
   if (lines.length >= 3 && lines.filter((l) => CRITERION_LINE.test(l)).length >= 3) {
