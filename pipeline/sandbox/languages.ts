@@ -77,6 +77,23 @@ function scalaEntryObject(code: string): string {
 const jvmAddressSpace = (memoryMb: number) => memoryMb + 4096;
 const unlimitedAddressSpace = () => null;
 
+// OpenBLAS sizes its thread pool to the host; one thread keeps the process limit meaningful.
+const PYTHON_ENV = {
+  OPENBLAS_NUM_THREADS: "1",
+  OMP_NUM_THREADS: "1",
+  MPLBACKEND: "Agg",
+  PYTHONDONTWRITEBYTECODE: "1",
+};
+
+// Caches in the run dir, modules off the network (there is none): the standard library only.
+const GO_ENV = {
+  GOCACHE: "/tmp/go-cache",
+  GOPATH: "/tmp/go",
+  GOFLAGS: "-mod=mod",
+  GOPROXY: "off",
+  GO111MODULE: "auto",
+};
+
 export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
     id: "python",
@@ -86,9 +103,31 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     run: (c) => ["/usr/bin/python3", "-u", c.source],
     requires: () => ["/usr/bin/python3"],
     version: () => ["/usr/bin/python3", "--version"],
-    // OpenBLAS sizes its thread pool to the host; one thread keeps the process limit meaningful.
-    env: { OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1", MPLBACKEND: "Agg", PYTHONDONTWRITEBYTECODE: "1" },
+    env: PYTHON_ENV,
     debianPackages: ["python3", "python3-numpy", "python3-pandas", "python3-scipy", "python3-sympy"],
+  },
+  {
+    // SandboxFusion's `pytest`: the code is a test module; the run passes when every test does.
+    id: "pytest",
+    aliases: [],
+    name: "Python tests (pytest, Debian)",
+    sourceFile: () => "test_main.py",
+    // No cache dir, no colours, the work dir as pytest's root.
+    run: (c) => [
+      "/usr/bin/python3",
+      "-m",
+      "pytest",
+      "-q",
+      "-p",
+      "no:cacheprovider",
+      "--color=no",
+      "--rootdir=.",
+      c.source,
+    ],
+    requires: () => ["/usr/bin/python3", "/usr/bin/pytest-3"],
+    version: () => ["/usr/bin/python3", "-m", "pytest", "--version"],
+    env: PYTHON_ENV,
+    debianPackages: ["python3", "python3-pytest"],
   },
   {
     id: "nodejs",
@@ -182,13 +221,23 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     requires: () => ["/usr/bin/go"],
     version: () => ["/usr/bin/go", "version"],
     addressSpaceMb: unlimitedAddressSpace,
-    env: {
-      GOCACHE: "/tmp/go-cache",
-      GOPATH: "/tmp/go",
-      GOFLAGS: "-mod=mod",
-      GOPROXY: "off",
-      GO111MODULE: "auto",
-    },
+    env: GO_ENV,
+    compileMemoryMb: 2048,
+    debianPackages: ["golang-go"],
+  },
+  {
+    // SandboxFusion's `go_test`: the code is a `_test.go` file; compiled with `go test -c`, then the
+    // test binary runs verbosely, so compile errors and test failures land in their own steps.
+    id: "go_test",
+    aliases: ["gotest"],
+    name: "Go tests (go test)",
+    sourceFile: () => "main_test.go",
+    compile: (c) => ["/usr/bin/go", "test", "-c", "-o", "main.test", c.source],
+    run: () => ["./main.test", "-test.v"],
+    requires: () => ["/usr/bin/go"],
+    version: () => ["/usr/bin/go", "version"],
+    addressSpaceMb: unlimitedAddressSpace,
+    env: GO_ENV,
     compileMemoryMb: 2048,
     debianPackages: ["golang-go"],
   },

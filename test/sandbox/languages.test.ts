@@ -27,12 +27,31 @@ const REVERSE_PROGRAMS: Record<string, string> = {
     "object Main { def main(args: Array[String]): Unit = println(scala.io.StdIn.readLine().trim.reverse) }",
 };
 
+/** Test-runner languages (SandboxFusion's pytest, go_test): a module whose tests pass, one whose test fails. */
+const TEST_MODULES: Record<string, { passing: string; failing: string; passed: RegExp; failed: RegExp }> = {
+  pytest: {
+    passing:
+      "import numpy as np\n\ndef mean(xs):\n    return float(np.mean(xs))\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2.0\n\ndef test_empty_list():\n    assert mean([5]) == 5.0\n",
+    failing: "def test_off_by_one():\n    assert sum(range(4)) == 10\n",
+    passed: /2 passed/,
+    failed: /1 failed/,
+  },
+  go_test: {
+    passing:
+      'package main\nimport "testing"\nfunc Add(a, b int) int { return a + b }\nfunc TestAdd(t *testing.T) { if Add(2, 3) != 5 { t.Fatal("2+3") } }\n',
+    failing:
+      'package main\nimport "testing"\nfunc TestAdd(t *testing.T) { if 2+3 != 6 { t.Fatalf("got %d", 2+3) } }\n',
+    passed: /--- PASS: TestAdd/,
+    failed: /got 5[\s\S]*--- FAIL: TestAdd/,
+  },
+};
+
 const mode = await probeIsolationMode();
 
 describe("language table", () => {
-  it("has a program here for every language but sql", () => {
+  it("has a program or a test module here for every language but sql", () => {
     const ids = LANGUAGE_SPECS.map((s) => s.id).filter((id) => id !== "sql");
-    expect(Object.keys(REVERSE_PROGRAMS).sort()).toEqual(ids.sort());
+    expect([...Object.keys(REVERSE_PROGRAMS), ...Object.keys(TEST_MODULES)].sort()).toEqual(ids.sort());
   });
 
   it("finds every toolchain on this machine (scripts/install.sh installs them)", async () => {
@@ -55,6 +74,35 @@ describe.skipIf(mode === null)("every language runs", { timeout: QUEUED_TEST_TIM
       );
     });
   }
+
+  for (const [language, module] of Object.entries(TEST_MODULES)) {
+    it.concurrent(`${language}: passing tests are Success, a failing test is Failed with the report`, async () => {
+      const pass = await sandbox.run({ language, code: module.passing });
+      expect(pass.status, JSON.stringify(pass)).toBe("Success");
+      expect(pass.run_result?.stdout).toMatch(module.passed);
+      const fail = await sandbox.run({ language, code: module.failing });
+      expect(fail.status, JSON.stringify(fail)).toBe("Failed");
+      expect(fail.run_result?.return_code).toBe(1);
+      expect(fail.run_result?.stdout).toMatch(module.failed);
+    });
+  }
+
+  it.concurrent("pytest with no test in the module is Failed (pytest exits 5)", async () => {
+    const response = await sandbox.run({ language: "pytest", code: "def helper():\n    return 1\n" });
+    expect(response.status).toBe("Failed");
+    expect(response.run_result?.return_code).toBe(5);
+  });
+
+  it.concurrent("go_test: a test file that does not compile is a compile failure", async () => {
+    const response = await sandbox.run({
+      language: "go_test",
+      code: 'package main\nimport "testing"\nfunc TestX(t *testing.T) { undefinedCall() }\n',
+    });
+    expect(response.status).toBe("Failed");
+    expect(response.compile_result?.return_code).not.toBe(0);
+    expect(response.compile_result?.stderr).toContain("undefinedCall");
+    expect(response.run_result).toBeNull();
+  });
 
   it.concurrent("sql on an in-memory SQLite database", async () => {
     const response = await sandbox.run({
