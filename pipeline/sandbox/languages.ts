@@ -26,7 +26,7 @@ export interface LanguageSpec {
   sourceFile(code: string): string;
   compile?(ctx: LanguageContext): string[];
   run(ctx: LanguageContext): string[];
-  /** executables that must exist on the host; the first one is the language's main toolchain */
+  /** executables (and jars) that must exist on the host; the first one is the language's main toolchain */
   requires(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): (string | null)[];
   /** prints the toolchain version (first non-empty line of stdout or stderr is kept) */
   version(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): string[];
@@ -93,6 +93,12 @@ const GO_ENV = {
   GOPROXY: "off",
   GO111MODULE: "auto",
 };
+
+// Debian's JUnit 5: the console launcher (with the Jupiter API and engine inside; its manifest adds
+// the vintage engine), and JUnit 4 for tests written against it.
+const JUNIT_CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar";
+const JUNIT4 = "/usr/share/java/junit4.jar";
+const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}`;
 
 export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
@@ -210,6 +216,45 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     addressSpaceMb: jvmAddressSpace,
     compileMemoryMb: 1024,
     debianPackages: ["default-jdk-headless"],
+  },
+  {
+    // SandboxFusion's `junit`: the code is a JUnit test class (Jupiter, or JUnit 4 through the
+    // vintage engine); compiled against Debian's JUnit 5 and run by its console launcher, which exits
+    // non-zero when a test fails or none is found.
+    id: "junit",
+    aliases: [],
+    name: "Java tests (JUnit 5 console launcher, Debian)",
+    sourceFile: (code) => `${javaMainClass(code)}.java`,
+    compile: (c) => [
+      "/usr/bin/javac",
+      ...JVM_FLAGS.map((f) => `-J${f}`),
+      "-encoding",
+      "UTF-8",
+      "-cp",
+      JUNIT_CLASSPATH,
+      "-d",
+      ".",
+      c.source,
+    ],
+    run: (c) => [
+      "/usr/bin/java",
+      ...JVM_FLAGS,
+      `-Xmx${c.memoryMb}m`,
+      "-jar",
+      JUNIT_CONSOLE,
+      "--class-path",
+      ".",
+      "--scan-class-path",
+      "--disable-banner",
+      "--disable-ansi-colors",
+      "--details=tree",
+      "--fail-if-no-tests",
+    ],
+    requires: () => ["/usr/bin/javac", "/usr/bin/java", JUNIT_CONSOLE, JUNIT4],
+    version: () => ["/usr/bin/java", "-jar", JUNIT_CONSOLE, "--version"],
+    addressSpaceMb: jvmAddressSpace,
+    compileMemoryMb: 1024,
+    debianPackages: ["default-jdk-headless", "junit5", "junit4"],
   },
   {
     id: "go",

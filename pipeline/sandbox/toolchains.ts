@@ -59,7 +59,8 @@ export function toolchainPaths(): ToolchainPaths {
 function executable(path: string | null): boolean {
   if (path === null) return false;
   try {
-    accessSync(path, fsConstants.X_OK);
+    // a jar on a class path is read, not executed
+    accessSync(path, path.endsWith(".jar") ? fsConstants.R_OK : fsConstants.X_OK);
     return true;
   } catch {
     return false;

@@ -27,7 +27,7 @@ const REVERSE_PROGRAMS: Record<string, string> = {
     "object Main { def main(args: Array[String]): Unit = println(scala.io.StdIn.readLine().trim.reverse) }",
 };
 
-/** Test-runner languages (SandboxFusion's pytest, go_test): a module whose tests pass, one whose test fails. */
+/** Test-runner languages (SandboxFusion's pytest, junit, go_test): a module whose tests pass, one whose test fails. */
 const TEST_MODULES: Record<string, { passing: string; failing: string; passed: RegExp; failed: RegExp }> = {
   pytest: {
     passing:
@@ -35,6 +35,14 @@ const TEST_MODULES: Record<string, { passing: string; failing: string; passed: R
     failing: "def test_off_by_one():\n    assert sum(range(4)) == 10\n",
     passed: /2 passed/,
     failed: /1 failed/,
+  },
+  junit: {
+    passing:
+      "import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n\npublic class CalcTest {\n  static int add(int a, int b) { return a + b; }\n  @Test void adds() { assertEquals(5, add(2, 3)); }\n  @Test void addsNegative() { assertEquals(0, add(-1, 1)); }\n}\n",
+    failing:
+      "import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n\npublic class BadTest {\n  @Test void wrong() { assertEquals(6, 2 + 3); }\n}\n",
+    passed: /2 tests successful/,
+    failed: /wrong\(\) ✘ expected: <6> but was: <5>/,
   },
   go_test: {
     passing:
@@ -91,6 +99,21 @@ describe.skipIf(mode === null)("every language runs", { timeout: QUEUED_TEST_TIM
     const response = await sandbox.run({ language: "pytest", code: "def helper():\n    return 1\n" });
     expect(response.status).toBe("Failed");
     expect(response.run_result?.return_code).toBe(5);
+  });
+
+  it.concurrent("junit: JUnit 4 tests run too (vintage engine); a class without tests is Failed", async () => {
+    const junit4 = await sandbox.run({
+      language: "junit",
+      code: "import org.junit.Test;\nimport static org.junit.Assert.*;\n\npublic class OldTest {\n  @Test public void adds() { assertEquals(5, 2 + 3); }\n}\n",
+    });
+    expect(junit4.status, JSON.stringify(junit4)).toBe("Success");
+    expect(junit4.run_result?.stdout).toMatch(/1 tests successful/);
+    const none = await sandbox.run({
+      language: "junit",
+      code: "public class Empty { int x() { return 1; } }\n",
+    });
+    expect(none.status).toBe("Failed");
+    expect(none.run_result?.return_code).not.toBe(0);
   });
 
   it.concurrent("go_test: a test file that does not compile is a compile failure", async () => {
