@@ -118,12 +118,15 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     aliases: [],
     name: "Python tests (pytest, Debian)",
     sourceFile: () => "test_main.py",
-    // No cache dir, no colours, the work dir as pytest's root.
+    // No cache dir, no colours, the work dir as pytest's root, and no configuration or plugin from
+    // anywhere else (an empty ini file instead of searching the parent dirs; no entry-point plugins).
     run: (c) => [
       "/usr/bin/python3",
       "-m",
       "pytest",
       "-q",
+      "-c",
+      "/dev/null",
       "-p",
       "no:cacheprovider",
       "--color=no",
@@ -132,7 +135,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     ],
     requires: () => ["/usr/bin/python3", "/usr/bin/pytest-3"],
     version: () => ["/usr/bin/python3", "-m", "pytest", "--version"],
-    env: PYTHON_ENV,
+    env: { ...PYTHON_ENV, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
     debianPackages: ["python3", "python3-pytest"],
   },
   {
@@ -245,6 +248,8 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
       "--class-path",
       ".",
       "--scan-class-path",
+      // every class, not only JUnit's default *Test/Test*/*Tests names: a `Solution` holds tests too
+      "--include-classname=.*",
       "--disable-banner",
       "--disable-ansi-colors",
       "--details=tree",
@@ -272,7 +277,8 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   },
   {
     // SandboxFusion's `go_test`: the code is a `_test.go` file; compiled with `go test -c`, then the
-    // test binary runs verbosely, so compile errors and test failures land in their own steps.
+    // test binary runs verbosely, so compile errors and test failures land in their own steps. (A
+    // file without any Test function passes, as it does under `go test`.)
     id: "go_test",
     aliases: ["gotest"],
     name: "Go tests (go test)",

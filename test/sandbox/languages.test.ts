@@ -95,19 +95,34 @@ describe.skipIf(mode === null)("every language runs", { timeout: QUEUED_TEST_TIM
     });
   }
 
+  it.concurrent("pytest is pinned to an empty configuration: it searches no parent dir for one", async () => {
+    const response = await sandbox.run({
+      language: "pytest",
+      code: "def test_config(pytestconfig):\n    assert str(pytestconfig.inipath) == '/dev/null'\n",
+    });
+    expect(response.status, JSON.stringify(response)).toBe("Success");
+  });
+
   it.concurrent("pytest with no test in the module is Failed (pytest exits 5)", async () => {
     const response = await sandbox.run({ language: "pytest", code: "def helper():\n    return 1\n" });
     expect(response.status).toBe("Failed");
     expect(response.run_result?.return_code).toBe(5);
   });
 
-  it.concurrent("junit: JUnit 4 tests run too (vintage engine); a class without tests is Failed", async () => {
+  it.concurrent("junit: JUnit 4 tests and any class name run; a class without tests is Failed", async () => {
     const junit4 = await sandbox.run({
       language: "junit",
       code: "import org.junit.Test;\nimport static org.junit.Assert.*;\n\npublic class OldTest {\n  @Test public void adds() { assertEquals(5, 2 + 3); }\n}\n",
     });
     expect(junit4.status, JSON.stringify(junit4)).toBe("Success");
     expect(junit4.run_result?.stdout).toMatch(/1 tests successful/);
+    // any class name, not only JUnit's default *Test pattern
+    const solution = await sandbox.run({
+      language: "junit",
+      code: "import org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\n\npublic class Solution {\n  static int twice(int x) { return 2 * x; }\n  @Test void doubles() { assertEquals(8, twice(4)); }\n}\n",
+    });
+    expect(solution.status, JSON.stringify(solution)).toBe("Success");
+    expect(solution.run_result?.stdout).toMatch(/1 tests successful/);
     const none = await sandbox.run({
       language: "junit",
       code: "public class Empty { int x() { return 1; } }\n",
