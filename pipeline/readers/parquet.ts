@@ -1,41 +1,80 @@
 // Parquet (the hub's conversions, TACO, benchmark sets), read one row group at a time so memory is
 // bounded by a row group, not the file. Compressed with any codec hyparquet-compressors knows.
-// Strings are decoded strictly: a row with a string that is not valid UTF-8 is rejected like a JSONL
-// line with broken bytes, not silently repaired with U+FFFD.
+// Text is decoded strictly: a row with a string (or a map key, or a JSON cell) that is not valid
+// UTF-8, or a JSON cell that does not parse, is rejected like a JSONL line with broken bytes, not
+// silently repaired with U+FFFD (and one bad cell does not stop the file). Byte arrays without a
+// string annotation are binary: text when they are valid UTF-8, base64 otherwise.
+import { isUtf8 } from "node:buffer";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowReadOptions } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions } from "./types.js";
 
-/** A string column's value whose bytes are not UTF-8: kept (lossily decoded) only to report it. */
-class BrokenText {
-  constructor(readonly lossy: string) {}
+/** Marks a map key made from a bad cell (hyparquet turns map keys into property names). */
+const BAD_KEY = "\u0000bad-cell\u0000";
+
+/** A cell that could not be decoded: kept (lossily) only to report it. */
+class BadCell {
+  constructor(
+    readonly reason: Extract<RowErrorReason, "invalid-utf8" | "malformed-json">,
+    readonly lossy: string,
+  ) {}
+  toString(): string {
+    return `${BAD_KEY}${this.reason}\u0000${this.lossy}`;
+  }
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const lossyUtf8 = new TextDecoder("utf-8");
-const parsers = {
-  stringFromBytes(bytes: Uint8Array | undefined): string | BrokenText | undefined {
+
+function strictText(bytes: Uint8Array): string | BadCell {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return new BadCell("invalid-utf8", lossyUtf8.decode(bytes));
+  }
+}
+
+/** The decoders handed to hyparquet (exported for tests). */
+export const parquetParsers = {
+  stringFromBytes(bytes: Uint8Array | undefined): string | BadCell | undefined {
+    return bytes && strictText(bytes);
+  },
+  jsonFromBytes(bytes: Uint8Array | undefined): unknown {
     if (!bytes) return bytes;
+    const text = strictText(bytes);
+    if (text instanceof BadCell) return text;
     try {
-      return strictUtf8.decode(bytes);
+      return JSON.parse(text);
     } catch {
-      return new BrokenText(lossyUtf8.decode(bytes));
+      return new BadCell("malformed-json", text);
     }
   },
 };
 
-/** The path of the first broken string in a decoded row (`answer`, `tags[2]`), if there is one. */
-function brokenPath(value: unknown, path: string): string | undefined {
-  if (value instanceof BrokenText) return path || "(value)";
+const SAYS: Record<BadCell["reason"], string> = {
+  "invalid-utf8": "is not valid UTF-8",
+  "malformed-json": "is not valid JSON",
+};
+
+/** The first bad cell of a decoded row, with its path (`answer`, `tags[2]`, `meta.key`). */
+export function badCell(
+  value: unknown,
+  path: string,
+): { path: string; reason: BadCell["reason"] } | undefined {
+  if (value instanceof BadCell) return { path: path || "(value)", reason: value.reason };
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = brokenPath(value[i], `${path}[${i}]`);
+      const found = badCell(value[i], `${path}[${i}]`);
       if (found) return found;
     }
   } else if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
     for (const [k, v] of Object.entries(value)) {
-      const found = brokenPath(v, path ? `${path}.${k}` : k);
+      if (k.startsWith(BAD_KEY)) {
+        const reason = k.slice(BAD_KEY.length, k.indexOf("\u0000", BAD_KEY.length)) as BadCell["reason"];
+        return { path: `${path || "(value)"} (a map key)`, reason };
+      }
+      const found = badCell(v, path ? `${path}.${k}` : k);
       if (found) return found;
     }
   }
@@ -50,9 +89,12 @@ function jsonSafe(value: unknown): unknown {
       : value.toString();
   }
   if (Array.isArray(value)) return value.map(jsonSafe);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (value instanceof Uint8Array) {
+    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    return isUtf8(bytes) ? bytes.toString("utf8") : bytes.toString("base64");
+  }
   if (value instanceof Date) return value.toISOString();
-  if (value instanceof BrokenText) return value.lossy;
+  if (value instanceof BadCell) return value.lossy;
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = jsonSafe(v);
@@ -79,16 +121,25 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    const rows = await parquetReadObjects({ file: buffer, metadata, rowStart, rowEnd, compressors, parsers });
+    const rows = await parquetReadObjects({
+      file: buffer,
+      metadata,
+      rowStart,
+      rowEnd,
+      compressors,
+      parsers: parquetParsers,
+      // byte arrays without a string annotation stay bytes (see jsonSafe)
+      utf8: false,
+    });
     for (let k = 0; k < rows.length; k++) {
       const index = rowStart + k;
-      const broken = brokenPath(rows[k], "");
-      if (broken) {
+      const bad = badCell(rows[k], "");
+      if (bad) {
         yield {
           index,
           error: {
-            reason: "invalid-utf8",
-            detail: `row ${index}: column ${broken} is not valid UTF-8`,
+            reason: bad.reason,
+            detail: `row ${index}: column ${bad.path} ${SAYS[bad.reason]}`,
             prefix: JSON.stringify(jsonSafe(rows[k])).slice(0, PREFIX_BYTES),
           },
         };

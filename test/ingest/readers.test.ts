@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRows } from "../../pipeline/readers/index.js";
 import { readJsonArray } from "../../pipeline/readers/json-array.js";
 import { readJsonLines } from "../../pipeline/readers/jsonl.js";
+import { badCell, parquetParsers } from "../../pipeline/readers/parquet.js";
 import type { RawRow } from "../../pipeline/readers/types.js";
 
 let dir: string;
@@ -29,6 +30,14 @@ async function collect(rows: AsyncIterable<RawRow>): Promise<RawRow[]> {
 
 const opts = { maxRowBytes: 1000 };
 
+let parquetFiles = 0;
+/** Writes a Parquet buffer to a fresh file and reads it back through the reader. */
+async function readParquetBuffer(buffer: ArrayBuffer): Promise<RawRow[]> {
+  const file = path.join(dir, `t${parquetFiles++}.parquet`);
+  await writeFile(file, Buffer.from(buffer));
+  return collect(readRows(file, opts));
+}
+
 /** A little pseudo-random generator so failures reproduce. */
 function prng(seed: number): () => number {
   let s = seed >>> 0;
@@ -46,6 +55,10 @@ const tricky = [
   42,
   null,
 ];
+
+const utf8 = (text: string) => new Uint8Array(Buffer.from(text));
+/** "def " and a torn two-byte sequence */
+const torn = new Uint8Array([0x64, 0x65, 0x66, 0x20, 0xc3, 0x28, 0x29]);
 
 describe("JSON Lines reader", () => {
   it("yields the same rows whatever the chunk boundaries", async () => {
@@ -200,21 +213,20 @@ describe("readRows", () => {
   });
 
   it("rejects a Parquet row whose string is not UTF-8 (not repaired with U+FFFD), and keeps the rest", async () => {
-    const utf8 = (text: string) => new Uint8Array(Buffer.from(text));
-    const broken = new Uint8Array([0x64, 0x65, 0x66, 0x20, 0xc3, 0x28, 0x29]); // "def " + a torn 2-byte sequence
+    // string-annotated columns, as the hub's conversions write them; the bytes given as they are
+    const schema = [
+      { name: "root", num_children: 2 },
+      { name: "instruction", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" },
+      { name: "output", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" },
+    ];
     const buffer = parquetWriteBuffer({
+      schema,
       columnData: [
-        {
-          name: "instruction",
-          data: [utf8("sort a list"), utf8("déjà vu 🙂"), utf8("fine")],
-          type: "BYTE_ARRAY",
-        },
-        { name: "output", data: [utf8("sorted(xs)"), broken, utf8("ok \ufffd kept")], type: "BYTE_ARRAY" },
+        { name: "instruction", data: [utf8("sort a list"), utf8("déjà vu 🙂"), utf8("fine")] },
+        { name: "output", data: [utf8("sorted(xs)"), torn, utf8("ok \ufffd kept")] },
       ],
-    });
-    const file = path.join(dir, "broken.parquet");
-    await writeFile(file, Buffer.from(buffer));
-    const rows = await collect(readRows(file, opts));
+    } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
+    const rows = await readParquetBuffer(buffer);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toEqual({ index: 0, value: { instruction: "sort a list", output: "sorted(xs)" } });
     expect(rows[1]!.value).toBeUndefined();
@@ -225,5 +237,62 @@ describe("readRows", () => {
     expect(rows[1]!.error!.prefix).toContain("déjà vu");
     // a real U+FFFD in valid UTF-8 is text like any other
     expect(rows[2]!.value).toEqual({ instruction: "fine", output: "ok \ufffd kept" });
+  });
+
+  it("rejects a Parquet row with a map key that is not UTF-8; JSON cells are decoded strictly too", async () => {
+    const schema = [
+      { name: "root", num_children: 2 },
+      { name: "id", type: "INT32", repetition_type: "REQUIRED" },
+      { name: "meta", repetition_type: "OPTIONAL", converted_type: "MAP", num_children: 1 },
+      { name: "key_value", repetition_type: "REPEATED", num_children: 2 },
+      { name: "key", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" },
+      { name: "value", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" },
+    ];
+    const maps = parquetWriteBuffer({
+      schema,
+      columnData: [
+        { name: "id", data: [1, 2] },
+        {
+          name: "meta",
+          data: [
+            new Map<unknown, string>([
+              [torn, "v1"],
+              [new Uint8Array([0xff]), "v2"],
+            ]),
+            new Map([["source", "evol"]]),
+          ],
+        },
+      ],
+    } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
+    const mapRows = await readParquetBuffer(maps);
+    expect(mapRows[0]!.error).toMatchObject({
+      reason: "invalid-utf8",
+      detail: "row 0: column meta (a map key) is not valid UTF-8",
+    });
+    expect(mapRows[1]).toEqual({ index: 1, value: { id: 2, meta: { source: "evol" } } });
+
+    // A JSON column goes through the same strict decoder (hyparquet-writer can only write valid
+    // JSON, so the bad cells are checked on the decoder itself).
+    const json = parquetWriteBuffer({ columnData: [{ name: "j", data: [{ a: "é" }, null], type: "JSON" }] });
+    expect((await readParquetBuffer(json)).map((r) => r.value)).toEqual([{ j: { a: "é" } }, { j: null }]);
+    const cell = (bytes: Uint8Array) => badCell({ j: parquetParsers.jsonFromBytes(bytes) }, "");
+    expect(cell(utf8("{not json"))).toEqual({ path: "j", reason: "malformed-json" });
+    expect(cell(torn)).toEqual({ path: "j", reason: "invalid-utf8" });
+    expect(cell(utf8("[1, 2]"))).toBeUndefined();
+  });
+
+  it("reads byte arrays without a string annotation as binary: text when UTF-8, base64 otherwise", async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "img", data: [png, utf8("plain text")], type: "BYTE_ARRAY" },
+        { name: "id", data: [1, 2], type: "INT32" },
+      ],
+    });
+    const rows = await readParquetBuffer(buffer);
+    expect(rows).toEqual([
+      { index: 0, value: { img: Buffer.from(png).toString("base64"), id: 1 } },
+      { index: 1, value: { img: "plain text", id: 2 } },
+    ]);
   });
 });
