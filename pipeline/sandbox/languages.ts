@@ -85,14 +85,36 @@ const PYTHON_ENV = {
   PYTHONDONTWRITEBYTECODE: "1",
 };
 
-// Caches in the run dir, modules off the network (there is none): the standard library only.
-const GO_ENV = {
-  GOCACHE: "/tmp/go-cache",
-  GOPATH: "/tmp/go",
-  GOFLAGS: "-mod=mod",
-  GOPROXY: "off",
-  GO111MODULE: "auto",
-};
+/** What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none). */
+const GO_TOOLCHAIN = {
+  requires: () => ["/usr/bin/go"],
+  version: () => ["/usr/bin/go", "version"],
+  addressSpaceMb: unlimitedAddressSpace,
+  env: {
+    GOCACHE: "/tmp/go-cache",
+    GOPATH: "/tmp/go",
+    GOFLAGS: "-mod=mod",
+    GOPROXY: "off",
+    GO111MODULE: "auto",
+  },
+  compileMemoryMb: 2048,
+  debianPackages: ["golang-go"],
+} satisfies Partial<LanguageSpec>;
+
+/** javac for `java` and `junit`: classes into the work dir, with the JVM flags of the run. */
+function javac(source: string, classPath?: string): string[] {
+  const cp = classPath ? ["-cp", classPath] : [];
+  return [
+    "/usr/bin/javac",
+    ...JVM_FLAGS.map((f) => `-J${f}`),
+    "-encoding",
+    "UTF-8",
+    ...cp,
+    "-d",
+    ".",
+    source,
+  ];
+}
 
 // Debian's JUnit 5: the console launcher (with the Jupiter API and engine inside; its manifest adds
 // the vintage engine), and JUnit 4 for tests written against it.
@@ -197,15 +219,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     aliases: ["jdk"],
     name: "Java (OpenJDK, javac + java)",
     sourceFile: (code) => `${javaMainClass(code)}.java`,
-    compile: (c) => [
-      "/usr/bin/javac",
-      ...JVM_FLAGS.map((f) => `-J${f}`),
-      "-encoding",
-      "UTF-8",
-      "-d",
-      ".",
-      c.source,
-    ],
+    compile: (c) => javac(c.source),
     run: (c) => [
       "/usr/bin/java",
       ...JVM_FLAGS,
@@ -228,17 +242,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     aliases: [],
     name: "Java tests (JUnit 5 console launcher, Debian)",
     sourceFile: (code) => `${javaMainClass(code)}.java`,
-    compile: (c) => [
-      "/usr/bin/javac",
-      ...JVM_FLAGS.map((f) => `-J${f}`),
-      "-encoding",
-      "UTF-8",
-      "-cp",
-      JUNIT_CLASSPATH,
-      "-d",
-      ".",
-      c.source,
-    ],
+    compile: (c) => javac(c.source, JUNIT_CLASSPATH),
     run: (c) => [
       "/usr/bin/java",
       ...JVM_FLAGS,
@@ -268,12 +272,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     sourceFile: () => "main.go",
     compile: (c) => ["/usr/bin/go", "build", "-o", "main", c.source],
     run: () => ["./main"],
-    requires: () => ["/usr/bin/go"],
-    version: () => ["/usr/bin/go", "version"],
-    addressSpaceMb: unlimitedAddressSpace,
-    env: GO_ENV,
-    compileMemoryMb: 2048,
-    debianPackages: ["golang-go"],
+    ...GO_TOOLCHAIN,
   },
   {
     // SandboxFusion's `go_test`: the code is a `_test.go` file; compiled with `go test -c`, then the
@@ -285,12 +284,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     sourceFile: () => "main_test.go",
     compile: (c) => ["/usr/bin/go", "test", "-c", "-o", "main.test", c.source],
     run: () => ["./main.test", "-test.v"],
-    requires: () => ["/usr/bin/go"],
-    version: () => ["/usr/bin/go", "version"],
-    addressSpaceMb: unlimitedAddressSpace,
-    env: GO_ENV,
-    compileMemoryMb: 2048,
-    debianPackages: ["golang-go"],
+    ...GO_TOOLCHAIN,
   },
   {
     id: "rust",
