@@ -388,6 +388,11 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     run: (c) => ["/usr/bin/Rscript", "--vanilla", c.source],
     requires: () => ["/usr/bin/Rscript"],
     version: () => ["/usr/bin/Rscript", "--version"],
+    // R maps ~250 MB before the first line runs (its libraries, OpenBLAS's buffers): under a
+    // 256 MB address-space limit it loses its default packages or fails its first allocation.
+    // The memory cgroup (or the data limit) still bounds what it really uses.
+    addressSpaceMb: (memoryMb) => memoryMb + 512,
+    env: { OPENBLAS_NUM_THREADS: "1", OMP_NUM_THREADS: "1" },
     debianPackages: ["r-base-core"],
   },
   {

@@ -174,6 +174,16 @@ describe.skipIf(mode === null)("every language runs", { timeout: QUEUED_TEST_TIM
     expect(response.message).toMatch(/^compile:/);
   });
 
+  it.concurrent("R starts cleanly under the tests' 256 MB memory limit (all default packages load)", async () => {
+    const response = await sandbox.run({
+      language: "R",
+      code: "x <- stats::median(c(3, 1, 2)); cat(x, '\\n')",
+    });
+    expect(response.status, JSON.stringify(response)).toBe("Success");
+    expect(response.run_result?.stdout).toBe("2 \n");
+    expect(response.run_result?.stderr).toBe("");
+  });
+
   it.concurrent("a non-zero exit is Failed with its return code", async () => {
     const response = await sandbox.run({
       language: "python",
