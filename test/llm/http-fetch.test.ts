@@ -18,6 +18,30 @@ afterEach(async () => {
   server = undefined;
 });
 
+/**
+ * Serves `head`, then holds the rest of the body: checks that fetch has not settled 50 ms later,
+ * then sends `tail` and returns the response.
+ */
+async function settledOnlyWhenWhole(contentType: string, head: string, tail: string, init?: RequestInit) {
+  let finish: (() => void) | undefined;
+  const url = await serve((_req, res) => {
+    res.writeHead(200, { "content-type": contentType });
+    res.write(head);
+    finish = () => res.end(tail);
+  });
+  const http = createHttpFetch(1);
+  let settled = false;
+  const pending = http.fetch(url, init).then((res) => {
+    settled = true;
+    return res;
+  });
+  while (!finish) await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(settled).toBe(false);
+  finish();
+  return { http, res: await pending };
+}
+
 describe("the fetch given to the SDK", () => {
   it("sends method, headers and body, and reads status, headers and JSON", async () => {
     const url = await serve((req, res) => {
@@ -67,23 +91,7 @@ describe("the fetch given to the SDK", () => {
   });
 
   it("settles a JSON answer only once its whole body is in, so one deadline covers all of it", async () => {
-    let finish: (() => void) | undefined;
-    const url = await serve((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write('{"half":');
-      finish = () => res.end("true}");
-    });
-    const http = createHttpFetch(1);
-    let settled = false;
-    const pending = http.fetch(url).then((res) => {
-      settled = true;
-      return res;
-    });
-    while (!finish) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(settled).toBe(false);
-    finish();
-    const res = await pending;
+    const { http, res } = await settledOnlyWhenWhole("application/json", '{"half":', "true}");
     expect(await res.json()).toEqual({ half: true });
     // read once, like fetch's body
     await expect(res.text()).rejects.toThrow(/already been read/);
@@ -117,23 +125,10 @@ describe("the fetch given to the SDK", () => {
   });
 
   it("reads an event stream whole when the request did not ask for one", async () => {
-    let finish: (() => void) | undefined;
-    const url = await serve((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write("data: 1\n\n");
-      finish = () => res.end("data: 2\n\n");
+    const { http, res } = await settledOnlyWhenWhole("text/event-stream", "data: 1\n\n", "data: 2\n\n", {
+      headers: { accept: "application/json" },
     });
-    const http = createHttpFetch(1);
-    let settled = false;
-    const pending = http.fetch(url, { headers: { accept: "application/json" } }).then((res) => {
-      settled = true;
-      return res;
-    });
-    while (!finish) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(settled).toBe(false);
-    finish();
-    expect(await (await pending).text()).toBe("data: 1\n\ndata: 2\n\n");
+    expect(await res.text()).toBe("data: 1\n\ndata: 2\n\n");
     http.close();
   });
 
