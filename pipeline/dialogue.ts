@@ -1,0 +1,208 @@
+// The dialogue record every dialogue stage emits (pack, simulate, correct, leetcode) and every later
+// stage reads (validate, export, report). `messages` is exactly what m-a-p/Code-Feedback publishes
+// (roles `user` and `assistant`, plus `system` only where a method has one); the rest says how the
+// dialogue was made. Export keeps `{id, messages}` only.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { PipelineRecord } from "./record.js";
+
+/** The paper's five ways of making multi-turn data (Table "statistics of Code-Feedback"). */
+export const DIALOGUE_METHODS = [
+  "single-turn-packing",
+  "interaction-simulation",
+  "code-correction",
+  "leetcode-similar-problem",
+  "leetcode-follow-up",
+] as const;
+export type DialogueMethod = (typeof DIALOGUE_METHODS)[number];
+
+/** What the paper reports per method: dialogues and turns per dialogue (one turn = a user message and its answer). */
+export const PAPER_DIALOGUE_STATS: Record<DialogueMethod, { dialogues: number; turnsPerDialogue: number }> = {
+  "single-turn-packing": { dialogues: 16_600, turnsPerDialogue: 2.0 },
+  "interaction-simulation": { dialogues: 51_000, turnsPerDialogue: 3.0 },
+  "code-correction": { dialogues: 500, turnsPerDialogue: 2.4 },
+  "leetcode-similar-problem": { dialogues: 303, turnsPerDialogue: 2.2 },
+  "leetcode-follow-up": { dialogues: 200, turnsPerDialogue: 3.8 },
+};
+
+export const messageSchema = z
+  .object({
+    role: z.enum(["system", "user", "assistant"]),
+    content: z.string(),
+  })
+  .strict();
+export type DialogueMessage = z.infer<typeof messageSchema>;
+
+export const dialogueSchema = z
+  .object({
+    /** stable across reruns: the method and the sources it was built from (see `dialogueId`) */
+    id: z.string().min(1),
+    messages: z.array(messageSchema).min(2),
+    method: z.enum(DIALOGUE_METHODS),
+    /** ids of the records it was built from (filtered records, or TACO rows for leetcode) */
+    sources: z.array(z.string().min(1)).min(1),
+    /** canonical language of the dialogue's code (pipeline/code `LanguageName`), or `unknown` */
+    lang: z.string().min(1),
+    /** what the method knows: neighbour distances, models, execution results, feedback category... */
+    meta: z.record(z.string(), z.unknown()),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    for (const problem of dialogueProblems(d.messages)) ctx.addIssue({ code: "custom", message: problem });
+  });
+export type Dialogue = z.infer<typeof dialogueSchema>;
+
+/**
+ * What is wrong with a message list as a Code-Feedback dialogue: at most one system message, first;
+ * then turns that alternate user / assistant, starting with a user and ending with an assistant;
+ * no empty content. An empty list means it is well formed.
+ */
+export function dialogueProblems(messages: readonly DialogueMessage[]): string[] {
+  const problems: string[] = [];
+  let start = 0;
+  if (messages[0]?.role === "system") start = 1;
+  const body = messages.slice(start);
+  if (body.length === 0) problems.push("no user and assistant messages");
+  for (const [i, m] of messages.entries()) {
+    if (m.role === "system" && i !== 0) problems.push(`message ${i}: a system message may only come first`);
+    if (m.content.trim() === "") problems.push(`message ${i} (${m.role}) is empty`);
+  }
+  for (const [i, m] of body.entries()) {
+    const want = i % 2 === 0 ? "user" : "assistant";
+    if (m.role !== "system" && m.role !== want) {
+      problems.push(`message ${i + start}: expected ${want}, found ${m.role}`);
+      break;
+    }
+  }
+  if (body.length > 0 && body[body.length - 1]!.role !== "assistant") {
+    problems.push("the dialogue must end with an assistant message");
+  }
+  return problems;
+}
+
+/**
+ * A dialogue's id: `<method prefix>-<hash of its sources>`. Sources are hashed in the order given, since
+ * the order of the turns is part of the dialogue; the same sources give the same id on every rerun.
+ */
+export function dialogueId(method: DialogueMethod, sources: readonly string[], variant = ""): string {
+  const hash = createHash("sha256")
+    .update(`${method}\n${variant}\n${sources.join("\n")}`)
+    .digest("hex")
+    .slice(0, 16);
+  return `${METHOD_PREFIX[method]}-${hash}`;
+}
+
+const METHOD_PREFIX: Record<DialogueMethod, string> = {
+  "single-turn-packing": "pack",
+  "interaction-simulation": "sim",
+  "code-correction": "corr",
+  "leetcode-similar-problem": "lc-sim",
+  "leetcode-follow-up": "lc-fu",
+};
+
+/** Builds a dialogue record and checks it; throws (a bug in the stage) if it is not well formed. */
+export function makeDialogue(fields: {
+  method: DialogueMethod;
+  sources: readonly string[];
+  messages: readonly DialogueMessage[];
+  lang: string;
+  meta?: Record<string, unknown>;
+  /** distinguishes two dialogues one method builds from the same sources (e.g. a follow-up kind) */
+  variant?: string;
+  id?: string;
+}): Dialogue & PipelineRecord {
+  const dialogue: Dialogue = {
+    id: fields.id ?? dialogueId(fields.method, fields.sources, fields.variant),
+    messages: fields.messages.map((m) => ({ role: m.role, content: m.content })),
+    method: fields.method,
+    sources: [...fields.sources],
+    lang: fields.lang,
+    meta: fields.meta ?? {},
+  };
+  const problems = dialogueProblems(dialogue.messages);
+  if (problems.length > 0)
+    throw new Error(`malformed ${dialogue.method} dialogue ${dialogue.id}: ${problems.join("; ")}`);
+  return dialogue;
+}
+
+/** Reads a record as a dialogue; the error message names what is wrong. */
+export function parseDialogue(
+  record: unknown,
+): { ok: true; dialogue: Dialogue } | { ok: false; error: string } {
+  const parsed = dialogueSchema.safeParse(record);
+  if (parsed.success) return { ok: true, dialogue: parsed.data };
+  const error = parsed.error.issues.map((i) => `${i.path.join(".") || "record"}: ${i.message}`).join("; ");
+  return { ok: false, error };
+}
+
+/** Turns of a dialogue: user messages (each answered by the assistant). */
+export function turnCount(dialogue: Pick<Dialogue, "messages">): number {
+  return dialogue.messages.filter((m) => m.role === "user").length;
+}
+
+/** The Code-Feedback line of a dialogue: `{id, messages}` and nothing else. */
+export function codeFeedbackLine(dialogue: Pick<Dialogue, "id" | "messages">): {
+  id: string;
+  messages: DialogueMessage[];
+} {
+  return { id: dialogue.id, messages: dialogue.messages.map((m) => ({ role: m.role, content: m.content })) };
+}
+
+/** Per-method counts of a set of dialogues next to the paper's, for stage summaries and the report. */
+export class DialogueTally {
+  private readonly byMethod = new Map<
+    DialogueMethod,
+    { dialogues: number; turns: number; byLang: Map<string, number> }
+  >();
+
+  add(dialogue: Pick<Dialogue, "method" | "messages" | "lang">): void {
+    let entry = this.byMethod.get(dialogue.method);
+    if (!entry) {
+      entry = { dialogues: 0, turns: 0, byLang: new Map() };
+      this.byMethod.set(dialogue.method, entry);
+    }
+    entry.dialogues++;
+    entry.turns += turnCount(dialogue);
+    entry.byLang.set(dialogue.lang, (entry.byLang.get(dialogue.lang) ?? 0) + 1);
+  }
+
+  result(): Record<
+    string,
+    {
+      dialogues: number;
+      turns: number;
+      turns_per_dialogue: number;
+      by_lang: Record<string, number>;
+      paper: { dialogues: number; turns_per_dialogue: number };
+    }
+  > {
+    const out: ReturnType<DialogueTally["result"]> = {};
+    for (const method of DIALOGUE_METHODS) {
+      const entry = this.byMethod.get(method);
+      if (!entry) continue;
+      const paper = PAPER_DIALOGUE_STATS[method];
+      out[method] = {
+        dialogues: entry.dialogues,
+        turns: entry.turns,
+        turns_per_dialogue: entry.dialogues === 0 ? 0 : round2(entry.turns / entry.dialogues),
+        by_lang: Object.fromEntries([...entry.byLang].sort((a, b) => b[1] - a[1])),
+        paper: { dialogues: paper.dialogues, turns_per_dialogue: paper.turnsPerDialogue },
+      };
+    }
+    return out;
+  }
+
+  /** Lines for the end-of-stage log: dialogues, turns per dialogue, the paper's figure. */
+  describe(): string[] {
+    return Object.entries(this.result()).map(
+      ([method, r]) =>
+        `${method}: ${r.dialogues.toLocaleString("en-US")} dialogues, ${r.turns.toLocaleString("en-US")} turns, ` +
+        `${r.turns_per_dialogue} turns per dialogue (paper: ${r.paper.dialogues.toLocaleString("en-US")} dialogues, ` +
+        `${r.paper.turns_per_dialogue} turns per dialogue)`,
+    );
+  }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

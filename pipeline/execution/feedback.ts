@@ -1,0 +1,90 @@
+// The execution feedback a model (or a dataset reader) sees, in the released Code-Feedback style: a
+// user turn that starts with "Execution result:" and shows what the interpreter showed. Long output
+// keeps its head and its tail (the end of a traceback is where the error is), with the cut marked.
+import type { ExecutionResult } from "./result.js";
+
+export interface FeedbackTemplate {
+  /** the whole turn; `{result}` is replaced by the text below */
+  turn: string;
+  /** a clean run that printed nothing */
+  no_output: string;
+  /** a run or compilation that went over its time limit */
+  timeout: string;
+  /** a clean run whose output a test did not expect; `{input}`, `{expected}`, `{actual}` */
+  wrong_output: string;
+  /** the same without a test input */
+  wrong_output_no_input: string;
+  /** the most characters of output shown; beyond it the head and the tail are kept */
+  max_chars: number;
+  /** share of `max_chars` given to the head (the rest to the tail) */
+  head_share: number;
+}
+
+export const DEFAULT_FEEDBACK_TEMPLATE: FeedbackTemplate = {
+  turn: "Execution result: \n{result}",
+  no_output: "The code ran successfully and printed nothing.",
+  timeout: "Execution timed out",
+  wrong_output: "Input: {input}\nExpected output: {expected}\nActual output: {actual}",
+  wrong_output_no_input: "Expected output: {expected}\nActual output: {actual}",
+  max_chars: 2000,
+  head_share: 0.4,
+};
+
+/** Keeps the head and the tail of a long text, saying how much was left out in between. */
+export function headAndTail(text: string, maxChars: number, headShare = 0.4): string {
+  if (text.length <= maxChars) return text;
+  const head = Math.max(0, Math.floor(maxChars * headShare));
+  const tail = Math.max(0, maxChars - head);
+  const omitted = text.length - head - tail;
+  return `${text.slice(0, head)}\n[... ${omitted.toLocaleString("en-US")} characters omitted ...]\n${text.slice(text.length - tail)}`;
+}
+
+/** The text of an execution result, without the "Execution result:" frame. */
+export function describeExecution(
+  result: ExecutionResult,
+  template: FeedbackTemplate = DEFAULT_FEEDBACK_TEMPLATE,
+): string {
+  const cut = (s: string) => headAndTail(s.replace(/\s+$/, ""), template.max_chars, template.head_share);
+  switch (result.status) {
+    case "timeout":
+      return template.timeout;
+    case "wrong-output": {
+      const m = result.mismatch;
+      const fill = (t: string) =>
+        t
+          .replace("{input}", () => cut(m?.input ?? ""))
+          .replace("{expected}", () => cut(m?.expected ?? ""))
+          .replace("{actual}", () => cut(m?.actual ?? ""));
+      return fill(m?.input !== undefined ? template.wrong_output : template.wrong_output_no_input);
+    }
+    case "success": {
+      const out = result.stdout.replace(/\s+$/, "");
+      return out === "" ? template.no_output : cut(out);
+    }
+    case "compile-error":
+    case "runtime-error": {
+      // The error is on stderr; what the program printed before it often explains it.
+      const parts = [result.stdout, result.stderr].map((s) => s.replace(/\s+$/, "")).filter((s) => s !== "");
+      if (parts.length === 0) {
+        const how = result.signal
+          ? `killed by ${result.signal}`
+          : `exit code ${result.exitCode ?? "unknown"}`;
+        return result.status === "compile-error"
+          ? `Compilation failed (${how}) without a message.`
+          : `The program ended with ${how} without an error message.`;
+      }
+      return cut(parts.join("\n"));
+    }
+    case "sandbox-error":
+      return `The code could not be executed: ${result.message ?? "sandbox error"}`;
+  }
+}
+
+/** The whole feedback turn, e.g. "Execution result: \nNameError: name 'x' is not defined". */
+export function executionFeedback(
+  result: ExecutionResult,
+  template: FeedbackTemplate = DEFAULT_FEEDBACK_TEMPLATE,
+): string {
+  const text = describeExecution(result, template);
+  return template.turn.replace("{result}", () => text);
+}

@@ -1,0 +1,122 @@
+// What running one piece of model code in the sandbox came to, in the words the paper uses for its
+// execution feedback: it ran (with or without output), it raised an exception or failed to compile,
+// its output was not what a test expected, it timed out; or the sandbox itself failed, which says
+// nothing about the code. simulate, correct, validate and `eval model` all classify runs through here.
+import type { LanguageName } from "../code/languages.js";
+import type { RunCodeResponse } from "../sandbox/types.js";
+
+export type ExecutionStatus =
+  /** ran to the end with exit code 0 (and, where a test exists, the expected output) */
+  | "success"
+  | "compile-error"
+  | "runtime-error"
+  | "timeout"
+  /** ran cleanly, but a test's expected output differs from the actual one */
+  | "wrong-output"
+  /** the sandbox could not run it (outage, refused request): not the code's fault */
+  | "sandbox-error";
+
+export interface OutputMismatch {
+  /** the test's input (stdin or the call), when there is one */
+  input?: string;
+  expected: string;
+  actual: string;
+}
+
+export interface ExecutionResult {
+  status: ExecutionStatus;
+  language: LanguageName;
+  /** exit code of the failing step (compile or run), null when it was killed or never ran */
+  exitCode: number | null;
+  signal: string | null;
+  /** seconds the run step took (compile excluded), null when it never ran */
+  timeS: number | null;
+  /** the run's standard output and error (compile diagnostics for a compile error) */
+  stdout: string;
+  stderr: string;
+  /** output was cut by the sandbox's cap */
+  truncated: boolean;
+  /** set for `wrong-output` */
+  mismatch?: OutputMismatch;
+  /** the sandbox's message for `sandbox-error`, or which step timed out */
+  message?: string;
+}
+
+/** True for outcomes that count as the code working. */
+export function passed(result: Pick<ExecutionResult, "status">): boolean {
+  return result.status === "success";
+}
+
+/** The execution outcome of one sandbox answer, before any output comparison. */
+export function classifyResponse(response: RunCodeResponse, language: LanguageName): ExecutionResult {
+  const compile = response.compile_result;
+  const run = response.run_result;
+  const base = {
+    language,
+    exitCode: null,
+    signal: null,
+    timeS: run?.execution_time ?? null,
+    stdout: run?.stdout ?? "",
+    stderr: run?.stderr ?? "",
+    truncated: Boolean(run?.stdout_truncated || run?.stderr_truncated),
+  };
+  if (response.status === "SandboxError") {
+    return {
+      ...base,
+      status: "sandbox-error",
+      message: response.message || "the sandbox could not run the code",
+    };
+  }
+  if (compile && compile.status === "TimeLimitExceeded") {
+    return { ...base, status: "timeout", message: "compilation timed out" };
+  }
+  if (compile && (compile.status !== "Finished" || compile.return_code !== 0)) {
+    return {
+      ...base,
+      status: "compile-error",
+      exitCode: compile.return_code,
+      signal: compile.signal ?? null,
+      timeS: null,
+      stdout: compile.stdout ?? "",
+      stderr: compile.stderr ?? "",
+      truncated: Boolean(compile.stdout_truncated || compile.stderr_truncated),
+    };
+  }
+  if (!run) {
+    return {
+      ...base,
+      status: "sandbox-error",
+      message: response.message || "the sandbox returned no run result",
+    };
+  }
+  if (run.status === "TimeLimitExceeded")
+    return { ...base, status: "timeout", message: "execution timed out" };
+  if (run.status !== "Finished" || run.return_code !== 0) {
+    return { ...base, status: "runtime-error", exitCode: run.return_code, signal: run.signal ?? null };
+  }
+  return { ...base, status: "success", exitCode: 0 };
+}
+
+/** Marks a clean run whose output differs from a test's expectation as `wrong-output`. */
+export function withExpectedOutput(
+  result: ExecutionResult,
+  test: { input?: string; expected: string },
+  matches: (actual: string, expected: string) => boolean = sameOutput,
+): ExecutionResult {
+  if (result.status !== "success" || matches(result.stdout, test.expected)) return result;
+  const mismatch: OutputMismatch = { expected: test.expected, actual: result.stdout };
+  if (test.input !== undefined) mismatch.input = test.input;
+  return { ...result, status: "wrong-output", mismatch };
+}
+
+/** Output equality as judges usually mean it: trailing whitespace of each line and trailing blank lines ignored. */
+export function sameOutput(actual: string, expected: string): boolean {
+  const norm = (s: string) =>
+    s
+      .replace(/\r\n?/g, "\n")
+      .split("\n")
+      .map((line) => line.trimEnd())
+      .join("\n")
+      .replace(/\n+$/, "");
+  return norm(actual) === norm(expected);
+}

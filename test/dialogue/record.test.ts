@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import {
+  codeFeedbackLine,
+  DialogueTally,
+  dialogueId,
+  dialogueProblems,
+  makeDialogue,
+  parseDialogue,
+  turnCount,
+} from "../../pipeline/dialogue.js";
+
+const turns = [
+  { role: "user" as const, content: "Write a function that adds two numbers." },
+  { role: "assistant" as const, content: "```python\ndef add(a, b):\n    return a + b\n```" },
+  { role: "user" as const, content: "Now make it add three." },
+  { role: "assistant" as const, content: "```python\ndef add(a, b, c):\n    return a + b + c\n```" },
+];
+
+describe("the dialogue record", () => {
+  it("builds a well-formed record with a stable id from method and sources", () => {
+    const d = makeDialogue({
+      method: "single-turn-packing",
+      sources: ["a:1", "a:2"],
+      messages: turns,
+      lang: "python",
+    });
+    expect(d.id).toBe(dialogueId("single-turn-packing", ["a:1", "a:2"]));
+    expect(d.id).toMatch(/^pack-[0-9a-f]{16}$/);
+    expect(dialogueId("single-turn-packing", ["a:2", "a:1"])).not.toBe(d.id);
+    expect(dialogueId("code-correction", ["a:1", "a:2"])).not.toBe(d.id);
+    expect(dialogueId("leetcode-follow-up", ["t:1"], "complexity")).not.toBe(
+      dialogueId("leetcode-follow-up", ["t:1"], "language"),
+    );
+    expect(parseDialogue(d)).toEqual({ ok: true, dialogue: d });
+    expect(turnCount(d)).toBe(2);
+    expect(Object.keys(codeFeedbackLine(d))).toEqual(["id", "messages"]);
+  });
+
+  it("names what is wrong with a malformed dialogue", () => {
+    expect(dialogueProblems([turns[1]!, turns[0]!])).toContain("message 0: expected user, found assistant");
+    expect(dialogueProblems(turns.slice(0, 3))).toContain("the dialogue must end with an assistant message");
+    expect(dialogueProblems([{ role: "system", content: "s" }, ...turns.slice(0, 2)])).toEqual([]);
+    expect(dialogueProblems([...turns.slice(0, 2), { role: "system", content: "s" }])[0]).toMatch(
+      /system message may only come first/,
+    );
+    expect(dialogueProblems([turns[0]!, { role: "assistant", content: "  " }])).toContain(
+      "message 1 (assistant) is empty",
+    );
+    expect(() =>
+      makeDialogue({ method: "code-correction", sources: ["x"], messages: [turns[0]!], lang: "python" }),
+    ).toThrow(/malformed/);
+    const bad = parseDialogue({
+      id: "x",
+      messages: turns,
+      method: "nope",
+      sources: ["a"],
+      lang: "python",
+      meta: {},
+    });
+    expect(bad.ok).toBe(false);
+    const extra = parseDialogue({
+      id: "x",
+      messages: turns,
+      method: "code-correction",
+      sources: ["a"],
+      lang: "python",
+      meta: {},
+      more: 1,
+    });
+    expect(extra.ok).toBe(false);
+  });
+
+  it("tallies dialogues and turns per method next to the paper", () => {
+    const tally = new DialogueTally();
+    tally.add({ method: "single-turn-packing", messages: turns, lang: "python" });
+    tally.add({ method: "single-turn-packing", messages: [...turns, ...turns.slice(0, 2)], lang: "java" });
+    const r = tally.result()["single-turn-packing"]!;
+    expect(r).toMatchObject({
+      dialogues: 2,
+      turns: 5,
+      turns_per_dialogue: 2.5,
+      by_lang: { python: 1, java: 1 },
+    });
+    expect(r.paper.dialogues).toBe(16_600);
+    expect(tally.describe()[0]).toMatch(/2 dialogues, 5 turns, 2.5 turns per dialogue \(paper: 16,600/);
+  });
+});
