@@ -11,6 +11,7 @@ import {
   HUB_URL,
   HubApiError,
   listFiles,
+  modelInfo,
 } from "@huggingface/hub";
 import type { Logger } from "../log.js";
 import { type HubConfig, resolveEndpoint } from "./config.js";
@@ -19,9 +20,14 @@ import { HubAccessError, HubNotFoundError, HubResponseError, HubUnreachableError
 import { createHubFetch, directoryOfEndpoint, fileBase } from "./fetch.js";
 import { globBase, globToRegExp, isGlob } from "./glob.js";
 
-/** A file of a dataset at a commit, as the hub lists it. */
+/** Datasets for the sources; models for the embedders (pipeline/embed). */
+export type HubRepoType = "dataset" | "model";
+
+/** A file of a dataset (or model) at a commit, as the hub lists it. */
 export interface HubFile {
   repo: string;
+  /** unset: a dataset */
+  type?: HubRepoType | undefined;
   path: string;
   size: number;
   /** sha256 of the contents (the LFS oid), when the file is stored in LFS/Xet */
@@ -50,7 +56,7 @@ const PUBLIC_HUB = "the public Hugging Face hub";
 const FILE_ADVICE = "fix `files` of this source in the config, or pin a revision that has it";
 
 function describeFile(file: HubFile, commit: string): string {
-  return `${file.path} of dataset ${file.repo} at commit ${commit}`;
+  return `${file.path} of ${file.type ?? "dataset"} ${file.repo} at commit ${commit}`;
 }
 
 export class HubClient {
@@ -90,10 +96,12 @@ export class HubClient {
   }
 
   /** The commit a revision (branch, tag or commit id) points to now. */
-  async resolveCommit(repo: string, revision: string): Promise<string> {
-    const what = `dataset ${repo} at revision "${revision}"`;
-    const info = await this.call(what, "check the dataset name and `revision` in the config", () =>
-      datasetInfo({ name: repo, revision, additionalFields: ["sha"], ...this.params() }),
+  async resolveCommit(repo: string, revision: string, type: HubRepoType = "dataset"): Promise<string> {
+    const what = `${type} ${repo} at revision "${revision}"`;
+    const info = await this.call(what, `check the ${type} name and \`revision\` in the config`, () =>
+      type === "model"
+        ? modelInfo({ name: repo, revision, additionalFields: ["sha"], ...this.params() })
+        : datasetInfo({ name: repo, revision, additionalFields: ["sha"], ...this.params() }),
     );
     if (typeof info.sha !== "string" || info.sha === "") {
       throw new HubResponseError(what, "the revision info has no commit id (sha)");
@@ -106,7 +114,12 @@ export class HubClient {
    * within a glob, sorted by path. A pattern that matches nothing is an error: a silently empty
    * source would only surface stages later as a missing resource.
    */
-  async listFiles(repo: string, commit: string, patterns: readonly string[]): Promise<HubFile[]> {
+  async listFiles(
+    repo: string,
+    commit: string,
+    patterns: readonly string[],
+    type: HubRepoType = "dataset",
+  ): Promise<HubFile[]> {
     const out: HubFile[] = [];
     const seen = new Set<string>();
     const listings = new Map<string, HubFile[]>();
@@ -114,7 +127,7 @@ export class HubClient {
       const base = isGlob(pattern) ? globBase(pattern) : path.posix.dirname(pattern).replace(/^\.$/, "");
       let listing = listings.get(base);
       if (!listing) {
-        listing = await this.list(repo, commit, base);
+        listing = await this.list(repo, commit, base, type);
         listings.set(base, listing);
       }
       const regex = isGlob(pattern) ? globToRegExp(pattern) : undefined;
@@ -124,7 +137,7 @@ export class HubClient {
       if (matches.length === 0) {
         const nearby = listing.slice(0, 8).map((f) => f.path);
         throw new HubNotFoundError(
-          `"${pattern}" in dataset ${repo} at commit ${commit}`,
+          `"${pattern}" in ${type} ${repo} at commit ${commit}`,
           `fix \`files\` of this source in the config${nearby.length ? `; files there include: ${nearby.join(", ")}` : ""}`,
           undefined,
           this.endpoint,
@@ -180,15 +193,15 @@ export class HubClient {
   }
 
   private fileParams(file: HubFile, commit: string) {
-    return { repo: { type: "dataset" as const, name: file.repo }, path: file.path, revision: commit };
+    return { repo: { type: file.type ?? "dataset", name: file.repo }, path: file.path, revision: commit };
   }
 
-  private async list(repo: string, commit: string, dir: string): Promise<HubFile[]> {
-    const what = `the file list of dataset ${repo}${dir ? ` under ${dir}/` : ""} at commit ${commit}`;
-    return this.call(what, "check the dataset name and `files` in the config", async () => {
+  private async list(repo: string, commit: string, dir: string, type: HubRepoType): Promise<HubFile[]> {
+    const what = `the file list of ${type} ${repo}${dir ? ` under ${dir}/` : ""} at commit ${commit}`;
+    return this.call(what, `check the ${type} name and \`files\` in the config`, async () => {
       const files: HubFile[] = [];
       const entries = listFiles({
-        repo: { type: "dataset", name: repo },
+        repo: { type, name: repo },
         revision: commit,
         recursive: true,
         ...(dir ? { path: dir } : {}),
@@ -198,6 +211,7 @@ export class HubClient {
         if (entry.type !== "file") continue;
         files.push({
           repo,
+          ...(type === "dataset" ? {} : { type }),
           path: entry.path,
           size: entry.lfs?.size ?? entry.size,
           sha256: entry.lfs?.oid,

@@ -42,7 +42,7 @@ interface RepoSnapshot {
 }
 
 /** Data files go through LFS on the real hub; small text files such as README.md are plain git blobs. */
-const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar)$/i;
+const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar|onnx|onnx_data|safetensors)$/i;
 
 function lfsPointer(sha256: string, size: number): string {
   return `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256}\nsize ${size}\n`;
@@ -79,7 +79,12 @@ export class DirectoryHub {
 
     // /api/datasets/{owner}/{name}/revision/{rev}
     // /api/datasets/{owner}/{name}/tree/{rev}/{path...}
-    if (segments[0] === "api" && segments[1] === "datasets" && segments.length >= 6) {
+    // (and the same under /api/models/: models and datasets share the directory's namespace)
+    if (
+      segments[0] === "api" &&
+      (segments[1] === "datasets" || segments[1] === "models") &&
+      segments.length >= 6
+    ) {
       const [, , owner, name, verb, ...rest] = segments;
       const repo = `${owner}/${name}`;
       if (verb === "revision") return this.revisionInfo(repo, rest.join("/"));
@@ -88,6 +93,11 @@ export class DirectoryHub {
     // /datasets/{owner}/{name}/resolve/{rev}/{path...}
     if (segments[0] === "datasets" && segments[3] === "resolve" && segments.length >= 6) {
       const [, owner, name, , rev, ...rest] = segments;
+      return this.resolve(`${owner}/${name}`, rev!, rest.join("/"), request.range);
+    }
+    // /{owner}/{name}/resolve/{rev}/{path...}: a model's file
+    if (segments[2] === "resolve" && segments.length >= 5) {
+      const [owner, name, , rev, ...rest] = segments;
       return this.resolve(`${owner}/${name}`, rev!, rest.join("/"), request.range);
     }
     return json(404, { error: `no such endpoint: ${url.pathname}` });
@@ -130,7 +140,7 @@ export class DirectoryHub {
 
   private async checkout(repo: string, revision: string): Promise<RepoSnapshot | HubResponse> {
     const snap = await this.snapshot(repo);
-    if (!snap) return notFound("RepoNotFound", `Repository not found: datasets/${repo}`);
+    if (!snap) return notFound("RepoNotFound", `Repository not found: ${repo}`);
     if (/^[0-9a-f]{40}$/.test(revision) && revision !== snap.commit) {
       return notFound("RevisionNotFound", `Invalid rev id: ${revision}`);
     }

@@ -1,0 +1,97 @@
+// The embedding cache: every vector computed is kept on disk, keyed by the embedder's model identity
+// and a hash of the text, so a rerun or a resumed run never computes one twice. Each batch is one
+// transaction, committed before its vectors are used: a `kill -9` loses at most the batch in flight.
+// Same durability choices as the LLM response cache (pipeline/llm/cache.ts): WAL, synchronous=NORMAL.
+import { hash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+// Bump when the key's recipe changes, so old entries are simply never found again.
+const KEY_VERSION = 1;
+
+export function embeddingKey(model: string, text: string): Buffer {
+  return hash("sha256", `${KEY_VERSION}|${model.length}:${model}|${text}`, "buffer") as unknown as Buffer;
+}
+
+export interface CachedEmbedding {
+  /** L2-normalised */
+  vector: Float32Array;
+  tokens: number | undefined;
+  truncated: boolean;
+}
+
+interface Row {
+  vector: Buffer;
+  tokens: number | null;
+  truncated: number;
+}
+
+export class EmbeddingCache {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly selectOne: Database.Statement<[Buffer], Row>;
+  private readonly insertMany: (rows: { key: Buffer; model: string; value: CachedEmbedding }[]) => void;
+
+  constructor(path: string) {
+    this.path = path;
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 15000");
+    this.db.pragma("cache_size = -65536");
+    this.db.exec(`CREATE TABLE IF NOT EXISTS embeddings (
+      key BLOB PRIMARY KEY,
+      model TEXT NOT NULL,
+      dim INTEGER NOT NULL,
+      vector BLOB NOT NULL,
+      tokens INTEGER,
+      truncated INTEGER NOT NULL
+    ) WITHOUT ROWID`);
+    this.selectOne = this.db.prepare("SELECT vector, tokens, truncated FROM embeddings WHERE key = ?");
+    const insert = this.db.prepare("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?, ?, ?)");
+    this.insertMany = this.db.transaction((rows) => {
+      for (const { key, model, value } of rows) {
+        const v = value.vector;
+        insert.run(
+          key,
+          model,
+          v.length,
+          Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+          value.tokens ?? null,
+          value.truncated ? 1 : 0,
+        );
+      }
+    });
+  }
+
+  get(key: Buffer): CachedEmbedding | undefined {
+    const row = this.selectOne.get(key);
+    if (!row) return undefined;
+    // copy out of SQLite's buffer, aligned for Float32Array
+    const bytes = new Uint8Array(row.vector);
+    return {
+      vector: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4),
+      tokens: row.tokens ?? undefined,
+      truncated: row.truncated === 1,
+    };
+  }
+
+  has(key: Buffer): boolean {
+    return this.selectOne.get(key) !== undefined;
+  }
+
+  /** Commits a batch in one transaction; durable against a killed process once this returns. */
+  putMany(rows: { key: Buffer; model: string; value: CachedEmbedding }[]): void {
+    if (rows.length > 0) this.insertMany(rows);
+  }
+
+  count(): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM embeddings").get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

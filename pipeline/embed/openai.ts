@@ -1,0 +1,90 @@
+// An OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, TEI, vLLM, Infinity) through the official
+// `openai` SDK, for runs too large for one CPU. The SDK retries 429, 5xx and dropped connections
+// with backoff; a batch the server refuses as a whole (HTTP 400, usually one input too long for the
+// model) is retried text by text so only the offending text is refused and the rest go through.
+import OpenAI from "openai";
+import { NotConfiguredError } from "../errors.js";
+import type { OpenAIEmbedderConfig } from "./config.js";
+import type { Embedder, RawEmbedding } from "./types.js";
+
+export type Env = Record<string, string | undefined>;
+
+export class OpenAIEmbedder implements Embedder {
+  readonly model: string;
+  readonly batchSize: number;
+  readonly concurrency: number;
+  readonly dimension: number | undefined;
+  readonly baseUrl: string;
+  private client: OpenAI | undefined;
+
+  constructor(
+    private readonly config: OpenAIEmbedderConfig,
+    private readonly env: Env = process.env,
+  ) {
+    this.batchSize = config.batch_size;
+    this.concurrency = config.concurrency;
+    this.dimension = config.dimensions;
+    this.baseUrl = (config.base_url ?? env[config.base_url_env] ?? "").trim().replace(/\/+$/, "");
+    // The server is not part of the identity: the same model gives the same vectors wherever served.
+    this.model = `openai:${config.model}${config.dimensions ? `:d${config.dimensions}` : ""}`;
+  }
+
+  /** Built on first use, so a run whose vectors are all cached needs no endpoint at all. */
+  private connect(): OpenAI {
+    if (this.client) return this.client;
+    if (!this.baseUrl) {
+      throw new NotConfiguredError(
+        `no endpoint for the embedding model ${this.config.model}: set embedder.base_url in the stage's ` +
+          `config (e.g. http://127.0.0.1:8080/v1 for TEI or vLLM) or export ${this.config.base_url_env}; ` +
+          `the key, if the server needs one, goes in $${this.config.api_key_env}`,
+      );
+    }
+    this.client = new OpenAI({
+      baseURL: this.baseUrl,
+      // Local servers usually need none, but the SDK insists on a string.
+      apiKey: this.env[this.config.api_key_env]?.trim() || "no-key",
+      maxRetries: this.config.retries,
+      timeout: this.config.timeout_s * 1000,
+    });
+    return this.client;
+  }
+
+  async embed(
+    texts: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<(RawEmbedding | { refused: string })[]> {
+    try {
+      return await this.request(texts, signal);
+    } catch (error) {
+      if (!(error instanceof OpenAI.BadRequestError)) throw error;
+      if (texts.length === 1) return [{ refused: `HTTP 400: ${error.message.slice(0, 300)}` }];
+      const out: (RawEmbedding | { refused: string })[] = [];
+      for (const text of texts) out.push(...(await this.embed([text], signal)));
+      return out;
+    }
+  }
+
+  private async request(texts: readonly string[], signal?: AbortSignal): Promise<RawEmbedding[]> {
+    const response = await this.connect().embeddings.create(
+      {
+        model: this.config.model,
+        input: [...texts],
+        encoding_format: "float",
+        ...(this.config.dimensions ? { dimensions: this.config.dimensions } : {}),
+      },
+      signal ? { signal } : {},
+    );
+    const byIndex = new Map(response.data.map((d) => [d.index, d.embedding]));
+    return texts.map((_, i) => {
+      const embedding = byIndex.get(i);
+      if (!Array.isArray(embedding)) {
+        throw new Error(
+          `the embeddings server at ${this.baseUrl} answered ${response.data.length} vectors for ${texts.length} inputs (none for input ${i})`,
+        );
+      }
+      return { vector: Float32Array.from(embedding), truncated: false };
+    });
+  }
+
+  async close(): Promise<void> {}
+}

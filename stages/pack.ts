@@ -1,0 +1,184 @@
+// The paper's single-turn packing: "we use BERT-base embeddings of the queries; for each query its
+// 4 nearest neighbours by kNN; 2 or 3 of them are chosen at random to form one multi-turn sequence
+// with it; a query picked once is never picked again, and a query whose neighbours are already used
+// is bypassed" (105K single-turn rows -> 16.6K dialogues, 33.5K turns).
+//
+// Here: the filtered records' queries are embedded (cached on disk: a rerun computes nothing), each
+// language's vectors (or all of them) go into an HNSW index saved in the work dir, and the packing
+// rule runs in a seeded random order. Each dialogue is the packed records' query/answer pairs in
+// order, as m-a-p/Code-Feedback has them.
+import { createHash } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { makeDialogue } from "../pipeline/dialogue.js";
+import type { CachedEmbedding } from "../pipeline/embed/cache.js";
+import { createEmbedder, EmbeddingCache, embedTexts, KnnIndex } from "../pipeline/embed/index.js";
+import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
+import { type PackConfig, packConfigSchema } from "./pack/config.js";
+import { type PackResult, packSimilarQueries } from "./pack/packing.js";
+import { type Single, validateSingles } from "./pack/singles.js";
+import { type PackStats, readPackStats, STATS_FILE, summarizePack } from "./pack/summary.js";
+
+type PackContext = StageContext<PackConfig>;
+
+/** Embeds every query through the cache; records whose vector is unusable become rejects. */
+async function embedQueries(ctx: PackContext, singles: Single[], emit: Emitter, stats: PackStats) {
+  const embedder = await createEmbedder(ctx.config.embedder, {
+    hub: ctx.root.hub,
+    dataDir: ctx.dataDir,
+    signal: ctx.signal,
+    log: ctx.log,
+  });
+  const cache = new EmbeddingCache(path.resolve(ctx.dataDir, ctx.config.cache.path));
+  try {
+    let lastLog = Date.now();
+    const { outcomes, stats: embedStats } = await embedTexts(
+      singles.map((s) => s.query),
+      embedder,
+      cache,
+      {
+        signal: ctx.signal,
+        dimension: embedder.dimension,
+        onProgress: (done, total) => {
+          if (Date.now() - lastLog < 10_000) return;
+          lastLog = Date.now();
+          ctx.log.info(
+            `embedded ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} queries`,
+          );
+        },
+      },
+    );
+    stats.embedding = { model: embedder.model, ...embedStats };
+    const embedded: { single: Single; embedding: CachedEmbedding }[] = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      const single = singles[i]!;
+      if (outcome.ok) embedded.push({ single, embedding: outcome });
+      else {
+        await emit.reject({ id: single.id, reason: outcome.reason, detail: outcome.detail, record: single });
+      }
+    }
+    return { embedded, model: embedder.model };
+  } finally {
+    cache.close();
+    await embedder.close();
+  }
+}
+
+/** Packs one group of queries (a language, or everything) and emits its dialogues. */
+async function packGroup(
+  ctx: PackContext,
+  group: string,
+  members: { single: Single; embedding: CachedEmbedding }[],
+  model: string,
+  emit: Emitter,
+): Promise<PackResult> {
+  const { config } = ctx;
+  const vectors = members.map((m) => m.embedding.vector);
+  const file = path.join(
+    ctx.workDir,
+    `knn-${group.replace(/[^a-z0-9_+-]/gi, "_")}-${KnnIndex.fingerprint(model, members.map(queryHash), config.knn)}.bin`,
+  );
+  const index = await KnnIndex.build(vectors, config.knn, { file });
+  ctx.log.info(
+    `pack: ${group}: ${members.length} queries, kNN index ${index.reused ? "read back from" : "saved to"} ${file}`,
+  );
+  const result = packSimilarQueries({
+    count: members.length,
+    neighboursOf: (i) =>
+      index.neighbours(
+        vectors[i]!,
+        i,
+        config.neighbours,
+        (j) => members[j]!.single.query === members[i]!.single.query,
+      ),
+    joinSizes: config.join,
+    seed: config.seed,
+  });
+  for (const g of result.groups) {
+    const packedMembers = [g.seed, ...g.joined.map((n) => n.index)].map((i) => members[i]!);
+    const packed = packedMembers.map((m) => m.single);
+    const langs = new Map<string, number>();
+    for (const s of packed) langs.set(s.lang, (langs.get(s.lang) ?? 0) + 1);
+    const lang = [...langs].sort((a, b) => b[1] - a[1])[0]![0];
+    await emit.out(
+      makeDialogue({
+        method: "single-turn-packing",
+        sources: packed.map((s) => s.id),
+        messages: packed.flatMap((s) => [
+          { role: "user" as const, content: s.query },
+          { role: "assistant" as const, content: s.answer },
+        ]),
+        lang,
+        meta: {
+          embedder: model,
+          seed_query: members[g.seed]!.single.id,
+          // the seed query's nearest neighbours: which joined, and which another dialogue had taken
+          neighbours: g.neighbours.map((n, k) => ({
+            id: members[n.index]!.single.id,
+            distance: round6(n.distance),
+            joined: g.joined.some((j) => j.index === n.index),
+            used_before: g.usedBefore[k],
+          })),
+          // queries cut at the model's maximum length before embedding
+          truncated: packedMembers.filter((m) => m.embedding.truncated).map((m) => m.single.id),
+          knn: { M: config.knn.M, ef_construction: config.knn.ef_construction, ef: config.knn.ef },
+          seed: config.seed,
+        },
+      }),
+    );
+  }
+  return result;
+}
+
+function queryHash(member: { single: Single }): Buffer {
+  return createHash("sha256").update(member.single.query).digest();
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
+  const { config } = ctx;
+  const stats: PackStats = { input: 0, selected: 0, other_languages: {}, groups: {}, embedding: undefined };
+  const singles = await validateSingles(ctx.read("filter"), config, emit, stats);
+  if (ctx.signal.aborted) return;
+  const { embedded, model } = await embedQueries(ctx, singles, emit, stats);
+  const groups = new Map<string, typeof embedded>();
+  for (const e of embedded) {
+    const key = config.within_language ? e.single.lang : "all";
+    let list = groups.get(key);
+    if (!list) {
+      list = [];
+      groups.set(key, list);
+    }
+    list.push(e);
+  }
+  for (const [group, members] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (ctx.signal.aborted) return;
+    const result = await packGroup(ctx, group, members, model, emit);
+    stats.groups[group] = {
+      queries: members.length,
+      dialogues: result.groups.length,
+      packed: result.groups.reduce((n, g) => n + 1 + g.joined.length, 0),
+      bypassed: result.bypassed,
+      single: result.single,
+    };
+  }
+  await writeFile(path.join(ctx.workDir, STATS_FILE), JSON.stringify(stats));
+}
+
+export const packStage = defineStage<PackConfig>({
+  name: "pack",
+  description:
+    "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
+  upstream: ["filter"],
+  kind: "global",
+  configSchema: packConfigSchema,
+  async run(ctx, emit) {
+    await packSingleTurns(ctx, emit);
+  },
+  async summarize(ctx) {
+    return summarizePack(ctx.read(ctx.name), await readPackStats(ctx.workDir), ctx.log);
+  },
+});

@@ -1,0 +1,84 @@
+// The paper's packing rule, on positions: visit the queries in a seeded random order; skip a query
+// already used; take its nearest neighbours, keep those not yet used, and if enough are left choose
+// 2 or 3 of them at random to follow it in one dialogue (nearest first); otherwise bypass it (it may
+// still join a later query's dialogue). Every query ends up in at most one dialogue. Pure and
+// deterministic: the same neighbours and the same seed give the same dialogues.
+import type { Neighbour } from "../../pipeline/embed/index.js";
+
+export interface PackedGroup {
+  /** the query the dialogue was built around (its first turn) */
+  seed: number;
+  /** the joined neighbours, nearest first (turns 2, 3, ...) */
+  joined: Neighbour[];
+  /** every neighbour the seed query had, used or not, nearest first */
+  neighbours: Neighbour[];
+  /** which of `neighbours` were already used when the seed was visited */
+  usedBefore: boolean[];
+}
+
+export interface PackResult {
+  groups: PackedGroup[];
+  /** queries visited whose unused neighbours were too few (some of them joined a later dialogue) */
+  bypassed: number;
+  /** queries in no dialogue at the end */
+  single: number;
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same draws on every platform. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+export function packSimilarQueries(options: {
+  count: number;
+  neighboursOf: (position: number) => Neighbour[];
+  /** how many neighbours may join a query, e.g. [2, 3] */
+  joinSizes: readonly number[];
+  seed: number;
+}): PackResult {
+  const random = seededRandom(options.seed);
+  const sizes = [...new Set(options.joinSizes)].sort((a, b) => a - b);
+  const used = new Uint8Array(options.count);
+  const order = shuffle(
+    Array.from({ length: options.count }, (_, i) => i),
+    random,
+  );
+  const groups: PackedGroup[] = [];
+  let bypassed = 0;
+  for (const position of order) {
+    if (used[position]) continue;
+    const neighbours = options.neighboursOf(position);
+    const usedBefore = neighbours.map((n) => used[n.index] === 1);
+    const free = neighbours.filter((_, i) => !usedBefore[i]);
+    const possible = sizes.filter((s) => s <= free.length);
+    if (possible.length === 0) {
+      bypassed++;
+      continue;
+    }
+    const size = possible[Math.floor(random() * possible.length)]!;
+    const joined = shuffle([...free], random)
+      .slice(0, size)
+      .sort((a, b) => a.distance - b.distance || a.index - b.index);
+    used[position] = 1;
+    for (const n of joined) used[n.index] = 1;
+    groups.push({ seed: position, joined, neighbours, usedBefore });
+  }
+  let single = 0;
+  for (const u of used) if (!u) single++;
+  return { groups, bypassed, single };
+}

@@ -1,0 +1,72 @@
+// What pack says at the end, next to the paper's figures (105K single turns -> 16.6K dialogues,
+// 33.5K turns): dialogues, turns, turns per dialogue by way of DialogueTally; and what the dialogues
+// alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { DialogueTally } from "../../pipeline/dialogue.js";
+import type { EmbedStats } from "../../pipeline/embed/index.js";
+import type { Logger } from "../../pipeline/log.js";
+import type { PipelineRecord } from "../../pipeline/record.js";
+
+export const STATS_FILE = "pack-stats.json";
+
+/** Counted while packing; kept in the work dir for the summary. */
+export interface PackStats {
+  /** filter's records read */
+  input: number;
+  /** records of the packed languages with a usable query and answer */
+  selected: number;
+  /** records left out because their language is not packed, by language */
+  other_languages: Record<string, number>;
+  /** per packing group (a language, or `all`) */
+  groups: Record<
+    string,
+    { queries: number; dialogues: number; packed: number; bypassed: number; single: number }
+  >;
+  embedding: ({ model: string } & EmbedStats) | undefined;
+}
+
+export const PAPER_PACKING = { single_turns: 105_000, dialogues: 16_600, turns: 33_500 };
+
+export async function readPackStats(workDir: string): Promise<PackStats | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(workDir, STATS_FILE), "utf8")) as PackStats;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function summarizePack(
+  dialogues: AsyncIterable<PipelineRecord>,
+  stats: PackStats | undefined,
+  log: Logger,
+): Promise<Record<string, unknown>> {
+  const tally = new DialogueTally();
+  for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
+  const groups = Object.values(stats?.groups ?? {});
+  const sum = (f: (g: (typeof groups)[number]) => number) => groups.reduce((n, g) => n + f(g), 0);
+  const result = {
+    ...tally.result(),
+    single_turns: stats?.selected,
+    packed: sum((g) => g.packed),
+    bypassed: sum((g) => g.bypassed),
+    left_single: sum((g) => g.single),
+    by_language: stats?.groups,
+    other_languages: stats?.other_languages,
+    embedding: stats?.embedding,
+    paper: PAPER_PACKING,
+  };
+  for (const line of tally.describe()) log.info(line);
+  log.info(
+    `from ${(stats?.selected ?? 0).toLocaleString("en-US")} single turns (paper: 105K): ` +
+      `${result.packed.toLocaleString("en-US")} packed, ${result.bypassed.toLocaleString("en-US")} bypassed, ` +
+      `${result.left_single.toLocaleString("en-US")} left single`,
+  );
+  if (stats?.embedding) {
+    const e = stats.embedding;
+    log.info(
+      `embeddings by ${e.model}: ${e.cached} cached, ${e.computed} computed in ${e.batches} batches, ${e.truncated} truncated, ${e.problems} unusable`,
+    );
+  }
+  return result;
+}
