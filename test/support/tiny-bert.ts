@@ -18,6 +18,8 @@ export interface BertShape {
   words: readonly string[];
   /** extra filler tokens to reach a real vocabulary's size (embedding table size only) */
   padVocabTo?: number;
+  /** words whose embedding row is NaN: any text containing one makes the model answer NaN */
+  nanWords?: readonly string[];
   seed?: number;
 }
 
@@ -68,6 +70,7 @@ export function vocabulary(shape: BertShape): string[] {
     }
   };
   for (const w of shape.words) add(w);
+  for (const w of shape.nanWords ?? []) add(w);
   for (const c of "abcdefghijklmnopqrstuvwxyz0123456789") {
     add(c);
     add(`##${c}`);
@@ -147,6 +150,13 @@ export function bertOnnx(shape: BertShape): Uint8Array {
 
   // Embeddings: word + position (the first `sequence` rows of the table) + token type.
   const words = op("Gather", [w("embeddings.word", [vocabSize, h]), "input_ids"]);
+  const table = inits[inits.length - 1]!.data as Float32Array;
+  const vocab = vocabulary(shape);
+  for (const word of shape.nanWords ?? []) {
+    const id = vocab.indexOf(word);
+    if (id < 0) throw new Error(`nanWords: ${word} is not in the vocabulary`);
+    table.fill(Number.NaN, id * h, (id + 1) * h);
+  }
   const seqLen = op(
     "Shape",
     ["input_ids"],

@@ -1,0 +1,100 @@
+// The OpenAI-compatible embedder against a local server speaking the real /v1/embeddings protocol,
+// through the `openai` SDK: batches, answers out of order, retried 503s, one refused input among
+// many, a vector of the wrong length, and the cache that makes a rerun send nothing.
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { EmbeddingCache } from "../../pipeline/embed/cache.js";
+import { openaiEmbedderSchema } from "../../pipeline/embed/config.js";
+import { checkVector, embedTexts } from "../../pipeline/embed/embed-texts.js";
+import { LexicalEmbedder } from "../../pipeline/embed/lexical.js";
+import { OpenAIEmbedder } from "../../pipeline/embed/openai.js";
+import { NotConfiguredError } from "../../pipeline/errors.js";
+import { tempDir } from "../llm/helpers.js";
+import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
+
+const KEY = "sk-embed-test";
+let server: EmbeddingsServer | undefined;
+const dir = tempDir("cf-embed-openai-");
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const config = (over: Record<string, unknown> = {}) =>
+  openaiEmbedderSchema.parse({ kind: "openai", model: "bge-test", batch_size: 3, retries: 3, ...over });
+
+const TEXTS = [
+  "sort a list of numbers",
+  "reverse a string in python",
+  "find the shortest path in a graph",
+  "parse a json file",
+  "this one is TOO LONG for the model",
+  "count the words in a file",
+  "a SHORT vector comes back",
+];
+
+describe("OpenAI-compatible embedder", () => {
+  it("embeds in batches, refuses only the refused text, checks dimensions, and caches", async () => {
+    server = await startEmbeddingsServer({
+      dimension: 48,
+      refuse: /TOO LONG/,
+      wrongDimension: /SHORT/,
+      failFirst: 2,
+      requireKey: KEY,
+    });
+    const embedder = new OpenAIEmbedder(config({ base_url: server.url }), { OPENAI_API_KEY: KEY });
+    const cache = new EmbeddingCache(path.join(dir.path, "a.sqlite"));
+    const { outcomes, stats } = await embedTexts(TEXTS, embedder, cache);
+    expect(outcomes.map((o) => (o.ok ? "ok" : o.reason))).toEqual([
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "embedding-refused",
+      "ok",
+      "embedding-wrong-dimension",
+    ]);
+    expect(outcomes[4]).toMatchObject({ detail: expect.stringMatching(/HTTP 400.*512 tokens/) });
+    for (const o of outcomes) if (o.ok) expect(o.vector).toHaveLength(48);
+    // batches by length; the refused batch was retried text by text; 503s were retried by the SDK
+    expect(stats).toMatchObject({ texts: 7, computed: 7, problems: 2 });
+    expect(server.requests.every((r) => r.length <= 3)).toBe(true);
+    expect(server.requests.flat().filter((t) => t.includes("TOO LONG"))).toEqual([]);
+    // the server answers `data` reversed: each vector must still be its own text's
+    const words = new LexicalEmbedder({
+      kind: "lexical",
+      dimensions: 48,
+      word_ngrams: [1],
+      char_ngrams: [],
+      batch_size: 1,
+    });
+    for (const [i, o] of outcomes.entries()) {
+      if (!o.ok) continue;
+      const expected = checkVector(words.vectorOf(TEXTS[i]!), 48) as Float32Array;
+      for (let d = 0; d < 48; d++) expect(o.vector[d]).toBeCloseTo(expected[d]!, 6);
+    }
+    expect(server.requests.flat().sort()).toEqual(TEXTS.filter((t) => !t.includes("TOO LONG")).sort());
+
+    const before = server.requests.length;
+    const again = await embedTexts(TEXTS, embedder, cache);
+    // the two unusable answers were never stored, so only they are asked again
+    expect(again.stats).toMatchObject({ cached: 5, computed: 2 });
+    expect(server.requests.slice(before).flat().sort()).toEqual(["a SHORT vector comes back"]);
+    expect(again.outcomes[0]).toEqual(outcomes[0]);
+    cache.close();
+  });
+
+  it("needs no endpoint when every vector is cached, and says how to configure one otherwise", async () => {
+    server = await startEmbeddingsServer({ dimension: 16 });
+    const cache = new EmbeddingCache(path.join(dir.path, "b.sqlite"));
+    const online = new OpenAIEmbedder(config({ base_url: server.url }), {});
+    await embedTexts(TEXTS.slice(0, 2), online, cache);
+    const offline = new OpenAIEmbedder(config(), {});
+    const cached = await embedTexts(TEXTS.slice(0, 2), offline, cache);
+    expect(cached.stats).toMatchObject({ cached: 2, computed: 0 });
+    const attempt = embedTexts(TEXTS.slice(2, 3), offline, cache);
+    await expect(attempt).rejects.toBeInstanceOf(NotConfiguredError);
+    await expect(attempt).rejects.toThrow(/OPENAI_EMBEDDINGS_BASE_URL/);
+    cache.close();
+  });
+});
