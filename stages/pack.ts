@@ -71,7 +71,7 @@ async function packGroup(
   members: { single: Single; embedding: CachedEmbedding }[],
   model: string,
   emit: Emitter,
-): Promise<PackResult> {
+): Promise<PackResult & { reused: boolean }> {
   const { config } = ctx;
   const vectors = members.map((m) => m.embedding.vector);
   const file = path.join(
@@ -127,7 +127,7 @@ async function packGroup(
       }),
     );
   }
-  return result;
+  return { ...result, reused: index.reused };
 }
 
 function queryHash(member: { single: Single }): Buffer {
@@ -163,6 +163,7 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
       packed: result.groups.reduce((n, g) => n + 1 + g.joined.length, 0),
       bypassed: result.bypassed,
       single: result.single,
+      index: result.reused ? "reused" : "built",
     };
   }
   await writeFile(path.join(ctx.workDir, STATS_FILE), JSON.stringify(stats));

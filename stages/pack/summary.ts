@@ -21,7 +21,15 @@ export interface PackStats {
   /** per packing group (a language, or `all`) */
   groups: Record<
     string,
-    { queries: number; dialogues: number; packed: number; bypassed: number; single: number }
+    {
+      queries: number;
+      dialogues: number;
+      packed: number;
+      bypassed: number;
+      single: number;
+      /** whether the kNN index was built, or read back from the work dir */
+      index: "built" | "reused";
+    }
   >;
   embedding: ({ model: string } & EmbedStats) | undefined;
 }
