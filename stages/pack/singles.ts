@@ -60,6 +60,9 @@ export async function validateSingles(
     }
     singles.push({ id: record.id, query: record.query as string, answer: record.answer as string, lang });
   }
+  // Upstream order is completion order (record-wise stages run records concurrently); sorting by id
+  // makes the packing a function of the set of records and the seed alone.
+  singles.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   stats.selected = singles.length;
   return singles;
 }

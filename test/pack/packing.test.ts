@@ -34,7 +34,8 @@ describe("packSimilarQueries", () => {
         if (g.joined.some((j) => j.index === n.index)) expect(g.usedBefore[k]).toBe(false);
       }
       for (const j of g.joined) expect(nearest.has(j.index)).toBe(true);
-      for (let k = 1; k < g.joined.length; k++) expect(g.joined[k]!.distance).toBeGreaterThanOrEqual(g.joined[k - 1]!.distance);
+      for (let k = 1; k < g.joined.length; k++)
+        expect(g.joined[k]!.distance).toBeGreaterThanOrEqual(g.joined[k - 1]!.distance);
     }
     expect([...sizes].sort()).toEqual([2, 3]);
     expect(seen.size + result.single).toBe(count);
@@ -67,7 +68,12 @@ describe("packSimilarQueries", () => {
       ],
       3: [{ index: 0, distance: 0.5 }],
     };
-    const result = packSimilarQueries({ count: 4, neighboursOf: (i) => neighbours[i]!, joinSizes: [2, 3], seed: 3 });
+    const result = packSimilarQueries({
+      count: 4,
+      neighboursOf: (i) => neighbours[i]!,
+      joinSizes: [2, 3],
+      seed: 3,
+    });
     expect(result.groups).toHaveLength(1);
     expect(result.groups[0]!.joined).toHaveLength(2);
     expect(result.bypassed).toBe(1); // query 3: one neighbour, and only 2 or 3 may join

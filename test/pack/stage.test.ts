@@ -25,8 +25,19 @@ function records(): PipelineRecord[] {
   let n = 0;
   for (const lang of ["python", "java"]) {
     for (const topic of TOPICS) {
-      for (const way of ["Write code to", "How do I", "Implement a function to", "Show me how to", "Please"]) {
-        out.push({ id: `t:${n++}`, query: `${way} ${topic} in ${lang}`, answer: `Here is how to ${topic}.`, lang });
+      for (const way of [
+        "Write code to",
+        "How do I",
+        "Implement a function to",
+        "Show me how to",
+        "Please",
+      ]) {
+        out.push({
+          id: `t:${n++}`,
+          query: `${way} ${topic} in ${lang}`,
+          answer: `Here is how to ${topic}.`,
+          lang,
+        });
       }
     }
   }
@@ -34,7 +45,12 @@ function records(): PipelineRecord[] {
   out.push({ id: "bad:number", query: 42, answer: "x", lang: "python" });
   out.push({ id: "bad:long", query: `sort ${"a ".repeat(3000)}`, answer: "x", lang: "python" });
   out.push({ id: "bad:no-answer", query: "Write code to sort a list of integers, fast", lang: "python" });
-  out.push({ id: "go:1", query: "Write code to sort a list of integers in go", answer: "sort.Ints(xs)", lang: "go" });
+  out.push({
+    id: "go:1",
+    query: "Write code to sort a list of integers in go",
+    answer: "sort.Ints(xs)",
+    lang: "go",
+  });
   return out;
 }
 
