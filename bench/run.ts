@@ -16,6 +16,8 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   },
   eval: { file: "eval/grouping.ts", what: "grouped test programs against one program per case" },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
+  pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
+  "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
 };
 
 /** The node flags of `scripts.pipeline` in package.json: every `--flag` before `--import`. */
