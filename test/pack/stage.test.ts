@@ -2,6 +2,7 @@
 // filter stage: bad records become rejects with reasons, dialogues are well-formed Code-Feedback
 // dialogues built from the records' own turns, languages are packed as configured, the summary sits
 // next to the paper, and a forced rerun gives the same dialogues.
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseDialogue } from "../../pipeline/dialogue.js";
@@ -9,7 +10,9 @@ import type { PipelineRecord } from "../../pipeline/record.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { packStage } from "../../stages/pack.js";
 import { tempDir } from "../llm/helpers.js";
+import { startTestHub } from "../support/hub-server.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
+import { TINY_BERT, writeBertModel } from "../support/tiny-bert.js";
 
 const TOPICS = [
   "sort a list of integers",
@@ -54,6 +57,8 @@ function records(): PipelineRecord[] {
   return out;
 }
 
+let extraRecords: PipelineRecord[] = [];
+
 const fakeFilter = defineStage({
   name: "filter",
   description: "hand-written filtered records",
@@ -62,6 +67,7 @@ const fakeFilter = defineStage({
   configSchema: z.object({}).strict(),
   input: async function* () {
     yield* records();
+    yield* extraRecords;
   },
   process: async (record) => ({ out: [record] }),
 });
@@ -83,7 +89,16 @@ afterAll(() => {
   for (const d of dirs) d.remove();
 });
 
-async function runPack(yaml: string, force = false) {
+const nanRecord = {
+  id: "t:nan",
+  query: "Write code to print nan values in python",
+  answer: "print(float('nan'))",
+  lang: "python",
+};
+
+async function runPack(yaml: string, options: { force?: boolean; extra?: PipelineRecord[] } = {}) {
+  extraRecords = options.extra ?? [];
+  const force = options.force ?? false;
   const dir = tempDir("cf-pack-stage-");
   dirs.push(dir);
   const runner = makeRunner([fakeFilter, packStage] as Stage<unknown>[], { dir: dir.path, yaml });
@@ -154,9 +169,31 @@ describe("pack stage", () => {
     expect(Object.keys(mixed.stats.by_language)).toEqual(["all"]);
   });
 
+  it("packs with a transformers.js model fetched from the hub, rejecting the records it answers NaN for", async () => {
+    const hubRoot = tempDir("cf-pack-hub-");
+    dirs.push(hubRoot);
+    writeBertModel(path.join(hubRoot.path, "test-org", "tiny-bert"), { ...TINY_BERT, nanWords: ["nan"] });
+    const hub = await startTestHub({ root: hubRoot.path });
+    try {
+      const yaml =
+        `hub: {endpoint: "${hub.url}", retries: 0}\n` +
+        "stages:\n  pack:\n    max_query_chars: 4000\n" +
+        "    embedder: {kind: transformers, model: test-org/tiny-bert, threads: 1, batch_size: 8}\n";
+      const { dialogues, rejects, stats } = await runPack(yaml, { extra: [nanRecord] });
+      expect(rejects.find((r) => r.id === nanRecord.id)).toMatchObject({ reason: "embedding-not-finite" });
+      expect(dialogues.length).toBeGreaterThan(5);
+      expect(dialogues[0]!.meta).toMatchObject({
+        embedder: expect.stringMatching(/^transformers:test-org\/tiny-bert@/),
+      });
+      expect(stats.embedding).toMatchObject({ computed: 52, problems: 1 });
+    } finally {
+      await hub.close();
+    }
+  });
+
   it("gives the same dialogues on a forced rerun, reusing cached vectors and the saved index", async () => {
     const first = await runPack(LEXICAL);
-    const again = await runPack(LEXICAL, true);
+    const again = await runPack(LEXICAL, { force: true });
     expect(again.dialogues).toEqual(first.dialogues);
     expect(first.stats.embedding).toMatchObject({ cached: 0, computed: 51 });
     expect(again.stats.embedding).toMatchObject({ cached: 51, computed: 0 });
