@@ -78,9 +78,20 @@ async function packGroup(
     ctx.workDir,
     `knn-${group.replace(/[^a-z0-9_+-]/gi, "_")}-${KnnIndex.fingerprint(model, members.map(queryHash), config.knn)}.bin`,
   );
-  const index = await KnnIndex.build(vectors, config.knn, { file });
+  let lastLog = Date.now();
+  const index = await KnnIndex.build(vectors, config.knn, {
+    file,
+    signal: ctx.signal,
+    onProgress: (done, total) => {
+      if (Date.now() - lastLog < 10_000) return;
+      lastLog = Date.now();
+      ctx.log.info(
+        `${group}: kNN index: ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} queries added`,
+      );
+    },
+  });
   ctx.log.info(
-    `pack: ${group}: ${members.length} queries, kNN index ${index.reused ? "read back from" : "saved to"} ${file}`,
+    `${group}: ${members.length} queries, kNN index ${index.reused ? "read back from" : "saved to"} ${file}`,
   );
   const result = packSimilarQueries({
     count: members.length,

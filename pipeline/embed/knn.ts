@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import hnswlib from "hnswlib-node";
+import { InterruptedError } from "../errors.js";
 import type { KnnConfig } from "./config.js";
 
 export interface Neighbour {
@@ -43,6 +44,8 @@ export class KnnIndex {
     options: {
       file?: string | undefined;
       onProgress?: ((done: number, total: number) => void) | undefined;
+      /** checked between slices of the build, which yields to the event loop so Ctrl-C is heard */
+      signal?: AbortSignal | undefined;
     } = {},
   ): Promise<KnnIndex> {
     const dimension = vectors[0]?.length ?? 1;
@@ -63,7 +66,13 @@ export class KnnIndex {
     });
     for (const [i, v] of vectors.entries()) {
       index.addPoint(Array.from(v), i);
-      if (i % 4096 === 4095) options.onProgress?.(i + 1, vectors.length);
+      if (i % 2048 === 2047) {
+        options.onProgress?.(i + 1, vectors.length);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (options.signal?.aborted) {
+          throw new InterruptedError("interrupted while building the kNN index; rerun to build it again");
+        }
+      }
     }
     index.setEf(Math.max(config.ef, 8));
     if (file) {
