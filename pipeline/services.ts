@@ -13,6 +13,8 @@ export interface Services {
   llm(role: string, usage: UsageMeter): LlmClient;
   /** `run --dry-run`: what requests to an LLM role would cost, from the config and the response cache */
   llmEstimator?(role: string): LlmEstimator;
+  /** `run --dry-run` and `status`: the provider and model each LLM role resolves to, one line each */
+  llmRoles?(): string[];
   /** the code sandbox (embedded or a remote /run_code server) */
   sandbox(): CodeRunner;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
       dataDir: options.dataDir,
       noCache: options.noCache ?? false,
       log: options.log,
+      hub: root.hub,
     }));
   return {
     llm(role, usage) {
@@ -40,6 +43,9 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
     },
     llmEstimator(role) {
       return llmService().estimator(role);
+    },
+    llmRoles() {
+      return llmService().describeRoles();
     },
     sandbox() {
       if (!sandbox) sandbox = createCodeRunner(root.sandbox);

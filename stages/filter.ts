@@ -6,11 +6,19 @@
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt, type PromptTemplate } from "../pipeline/llm/prompts.js";
+import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { LlmClient } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
 import type { UsageMeter } from "../pipeline/usage.js";
-import { complexityMessages, type RoundScore, scoreComplexity, scoreOfAnswer } from "./filter/complexity.js";
+import {
+  complexityMessages,
+  type RoundScore,
+  SCORE_GRAMMAR,
+  SCORE_OPTIONS,
+  scoreComplexity,
+  scoreOfAnswer,
+} from "./filter/complexity.js";
 import { type FilterConfig, filterConfigSchema } from "./filter/config.js";
 import { FunnelCounter } from "./filter/funnel.js";
 
@@ -114,7 +122,7 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
   // and the cache key (model, messages, sampling) is known from the config alone.
   const estimator = ctx.services.llmEstimator(config.role);
   const templates = config.rounds.map((name) => loadPrompt(name));
-  const options = { expectedCompletionTokens: config.estimate.completion_tokens };
+  const options = { ...SCORE_OPTIONS, expectedCompletionTokens: config.estimate.completion_tokens };
   let records = 0;
   let cached = 0;
   let requests = 0;
@@ -139,7 +147,7 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
         costUsd += reach * e.costUsd;
       }
       if (config.rule === "sequential") {
-        const hit = estimator.peek(messages);
+        const hit = estimator.peek(messages, SCORE_OPTIONS);
         const score = hit ? scoreOfAnswer(template, hit.content) : undefined;
         reach *= score === undefined ? config.estimate.pass_rate : score >= config.threshold ? 1 : 0;
         if (reach === 0) break;
@@ -179,11 +187,18 @@ export const filterStage = defineStage<FilterConfig>({
   configSchema: filterConfigSchema,
   fingerprint: ({ config, root }) => {
     const role = roleConfig(root.llm, config.role);
-    return {
+    const base = {
       model: role?.model,
       sampling: role?.sampling,
       prompts: config.rounds.map((name) => loadPrompt(name).text),
     };
+    if (!role) return base;
+    // The model that answers depends on the provider the role resolves to (an endpoint in the
+    // environment switches it); the embedded one also answers under the score grammar.
+    const choice = chooseProvider(root.llm, config.role, process.env);
+    return choice.provider === "embedded"
+      ? { ...base, model: choice.model, provider: choice.provider, grammar: SCORE_GRAMMAR }
+      : base;
   },
   concurrency: (ctx) => {
     // Twice the role's request limit: records waiting for a slot keep the endpoint busy, while

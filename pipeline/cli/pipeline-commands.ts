@@ -36,7 +36,7 @@ function openRunner(
     log,
     ...(args.limit !== undefined ? { limit: args.limit } : {}),
   });
-  return { runner, services };
+  return { runner, services, log };
 }
 
 export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule[] {
@@ -78,7 +78,9 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           describe: "use the LLM response cache (--no-cache to bypass)",
         }),
     handler: async (args) => {
-      const { runner, services } = openRunner(stages, args);
+      const { runner, services, log } = openRunner(stages, args);
+      // which provider and model each LLM role would use: a dry-run is where one checks that
+      if (args["dry-run"]) for (const line of services.llmRoles?.() ?? []) log.info(line);
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -114,12 +116,13 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         .option("json", { type: "boolean", default: false, describe: "print JSON" })
         .option("limit", { type: "number", describe: "judge staleness as for a run with --limit N" }),
     handler: async (args) => {
-      const { runner } = openRunner(stages, args);
+      const { runner, services, log } = openRunner(stages, args);
       const rows = stages.map((s) => runner.status(s.name));
       if (args.json) {
         process.stdout.write(`${JSON.stringify(rows.map(statusJson), null, 2)}\n`);
         return;
       }
+      for (const line of services.llmRoles?.() ?? []) log.info(line);
       printTable(
         [
           "stage",

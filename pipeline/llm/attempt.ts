@@ -23,6 +23,8 @@ export interface AttemptRequest {
   sampling: Sampling;
   stream: boolean;
   timeoutMs: number;
+  /** a structured-output request (structured.ts), sent as is */
+  responseFormat?: OpenAI.ResponseFormatJSONSchema;
 }
 
 /** Thrown for 401/403; the client turns it into an LlmAuthError that stops the run. */
@@ -63,6 +65,7 @@ export async function attemptChat(
     model: request.model,
     messages: request.messages as ChatMessage[],
     ...request.sampling,
+    ...(request.responseFormat ? { response_format: request.responseFormat } : {}),
   };
   if (!request.stream) {
     // The SDK's timeout runs until our fetch settles, and our fetch settles with the whole body

@@ -33,10 +33,17 @@ export function toChatResult(answer: CachedAnswer, cached: boolean): ChatResult 
 const KEY_VERSION = 1;
 
 /**
- * The cache key: a SHA-256 of the model, the messages and the sampling parameters. Neither the base
- * URL nor the key is part of it: the same model answers the same way wherever it is served.
+ * The cache key: a SHA-256 of the model, the messages, the sampling parameters and the answer's
+ * constraint if any. Neither the base URL nor the key is part of it: the same model answers the
+ * same way wherever it is served.
  */
-export function cacheKey(model: string, messages: readonly ChatMessage[], sampling: Sampling): Buffer {
+export function cacheKey(
+  model: string,
+  messages: readonly ChatMessage[],
+  sampling: Sampling,
+  /** a structured-output constraint the provider honours (structured.ts); absent keys are unchanged */
+  constraint?: string,
+): Buffer {
   // Length-prefixed fields: unambiguous whatever the texts contain, and cheaper than JSON (the key
   // is computed for every request, cached or not).
   let canonical = `${KEY_VERSION}|${model.length}:${model}|`;
@@ -45,6 +52,7 @@ export function cacheKey(model: string, messages: readonly ChatMessage[], sampli
     const value = sampling[name as keyof Sampling];
     if (value !== undefined) canonical += `${name}=${JSON.stringify(value)}|`;
   }
+  if (constraint !== undefined) canonical += `constraint:${constraint.length}:${constraint}|`;
   return hash("sha256", canonical, "buffer") as unknown as Buffer;
 }
 

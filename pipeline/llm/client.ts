@@ -8,7 +8,7 @@ import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
 import { backoffMs, MAX_SERVER_WAIT_MS, sleep } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
-import { type CachedAnswer, cacheKey, type ResponseCache, toChatResult } from "./cache.js";
+import { type CachedAnswer, type ResponseCache, toChatResult } from "./cache.js";
 import { costUsd, type Price, type Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
@@ -22,11 +22,30 @@ import { DEFAULT_COMPLETION_TOKENS, RequestEstimator } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
 import { createHttpFetch } from "./http-fetch.js";
 import { InFlightRequests } from "./in-flight.js";
+import { responseFormat } from "./structured.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
-import type { ChatMessage, ChatOptions, ChatResult, LlmClient } from "./types.js";
+import type { ChatMessage, ChatOptions, ChatResult, JsonSchemaFormat, LlmClient } from "./types.js";
+
+/**
+ * What serves one role: an OpenAI-compatible endpoint (`RoleEndpoint`) or the embedded model
+ * (embedded/role.ts). Both answer from the response cache first and meter usage the same way.
+ */
+export interface RoleBackend {
+  readonly role: string;
+  readonly model: string;
+  /** sampling, cache keys and estimates, shared with `run --dry-run` */
+  readonly estimator: RequestEstimator;
+  chat(
+    messages: readonly ChatMessage[],
+    options: ChatOptions | undefined,
+    usage: UsageMeter,
+  ): Promise<ChatResult>;
+  close(): void | Promise<void>;
+}
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
-export class RoleEndpoint {
+export class RoleEndpoint implements RoleBackend {
+  readonly role: string;
   readonly endpoint: Endpoint;
   readonly cache: ResponseCache;
   readonly noCache: boolean;
@@ -53,6 +72,7 @@ export class RoleEndpoint {
     deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; log: Logger },
   ) {
     this.endpoint = endpoint;
+    this.role = endpoint.role;
     this.cache = deps.cache;
     this.noCache = deps.noCache;
     this.price = deps.price;
@@ -86,7 +106,7 @@ export class RoleEndpoint {
   ): Promise<ChatResult> {
     if (this.unusable) throw this.unusable;
     const sampling = this.estimator.sampling(options);
-    const key = cacheKey(this.model, messages, sampling);
+    const key = this.estimator.keyOf(messages, sampling, options);
     if (!this.noCache && !options?.noCache) {
       const hit = this.cache.get(key);
       if (hit) {
@@ -97,7 +117,7 @@ export class RoleEndpoint {
     const { value, shared } = await this.inFlight.join(
       key.toString("base64"),
       options?.signal,
-      (signal) => this.send(key, messages, sampling, signal, usage),
+      (signal) => this.send(key, messages, sampling, options?.json_schema, signal, usage),
       () => new LlmAbortedError(this.endpoint.role),
     );
     // Answered by an identical request someone else sent: nothing was sent for this call.
@@ -109,6 +129,7 @@ export class RoleEndpoint {
     key: Buffer,
     messages: readonly ChatMessage[],
     sampling: Sampling,
+    jsonSchema: JsonSchemaFormat | undefined,
     signal: AbortSignal | undefined,
     usage: UsageMeter,
   ): Promise<CachedAnswer> {
@@ -128,7 +149,7 @@ export class RoleEndpoint {
         // record) sees it. A kill -9 at any instant costs at most those requests.
         const cached = await this.limit(async () => {
           const answer = this.complete(
-            await this.sendOnce(messages, sampling, promptEstimate, signal, usage),
+            await this.sendOnce(messages, sampling, jsonSchema, promptEstimate, signal, usage),
             promptEstimate,
           );
           await this.cache.putSoon(key, answer);
@@ -161,6 +182,7 @@ export class RoleEndpoint {
   private async sendOnce(
     messages: readonly ChatMessage[],
     sampling: Sampling,
+    jsonSchema: JsonSchemaFormat | undefined,
     promptEstimate: () => number,
     signal: AbortSignal | undefined,
     usage: UsageMeter,
@@ -188,6 +210,7 @@ export class RoleEndpoint {
           messages,
           sampling,
           stream: this.endpoint.config.stream,
+          ...(jsonSchema ? { responseFormat: responseFormat(jsonSchema) } : {}),
           // whole milliseconds, at least one: the SDK refuses anything else
           timeoutMs: Math.max(1, Math.round(this.endpoint.config.timeout_s * 1000)),
         },
@@ -268,15 +291,15 @@ export class RoleEndpoint {
   }
 }
 
-/** The per-stage face of a RoleEndpoint: same limits and cache, the stage's own usage meter. */
+/** The per-stage face of a RoleBackend: same limits and cache, the stage's own usage meter. */
 export class ChatClient implements LlmClient {
   readonly role: string;
-  private readonly endpoint: RoleEndpoint;
+  private readonly endpoint: RoleBackend;
   private readonly usage: UsageMeter;
 
-  constructor(endpoint: RoleEndpoint, usage: UsageMeter) {
+  constructor(endpoint: RoleBackend, usage: UsageMeter) {
     this.endpoint = endpoint;
-    this.role = endpoint.endpoint.role;
+    this.role = endpoint.role;
     this.usage = usage;
   }
 

@@ -1,7 +1,9 @@
 // The `llm:` section of the config: one endpoint per role (scorer, weak, strong), the response cache
 // and the price table. Every key has a default so `llm: {}` parses; what cannot have a default (the
-// server and its key) comes from the environment when the YAML leaves it out.
+// server and its key) comes from the environment when the YAML leaves it out. A role with no server
+// runs an embedded model in-process (`provider`, `embedded`; see provider.ts).
 import { z } from "zod";
+import { embeddedModelSchema } from "./embedded/config.js";
 
 /** Sampling parameters sent with every request of a role; all of them are part of the cache key. */
 export const samplingSchema = z
@@ -16,6 +18,13 @@ export const samplingSchema = z
 export type Sampling = z.infer<typeof samplingSchema>;
 
 const roleShape = {
+  /**
+   * `auto`: the role's OpenAI-compatible endpoint when one is configured (`base_url`, or the
+   * variable named by `base_url_env`), the embedded model otherwise; `openai` or `embedded` force one.
+   */
+  provider: z.enum(["auto", "openai", "embedded"]).default("auto"),
+  /** the in-process GGUF model, for the embedded provider */
+  embedded: embeddedModelSchema.default(embeddedModelSchema.parse({})),
   /** e.g. `http://127.0.0.1:8000/v1` (vLLM); unset: `$OPENAI_BASE_URL` (or `base_url_env`) */
   base_url: z.string().url().optional(),
   /** environment variable read when `base_url` is unset */

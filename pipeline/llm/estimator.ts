@@ -3,6 +3,7 @@
 // endpoint, so `run --dry-run` can tell what is cached before any server is configured.
 import { cacheKey, type ResponseCache, toChatResult } from "./cache.js";
 import { costUsd, type Price, type Sampling } from "./config.js";
+import { constraintKey, type HonouredConstraints, OPENAI_HONOURS } from "./structured.js";
 import { estimatePromptTokens } from "./tokens.js";
 import type { ChatMessage, ChatOptions, ChatResult, LlmEstimator, RequestEstimate } from "./types.js";
 
@@ -18,6 +19,8 @@ export class RequestEstimator implements LlmEstimator {
   private readonly cache: () => ResponseCache | undefined;
   /** `--no-cache`: every request would be sent again */
   private readonly noCache: boolean;
+  /** which structured-output constraints the role's provider honours (they are in its cache keys) */
+  private readonly honours: HonouredConstraints;
 
   constructor(options: {
     role: string;
@@ -26,6 +29,8 @@ export class RequestEstimator implements LlmEstimator {
     price: Price | undefined;
     cache: () => ResponseCache | undefined;
     noCache: boolean;
+    /** default: an OpenAI-compatible server's */
+    honours?: HonouredConstraints;
   }) {
     this.role = options.role;
     this.model = options.model;
@@ -33,6 +38,7 @@ export class RequestEstimator implements LlmEstimator {
     this.price = options.price;
     this.cache = options.cache;
     this.noCache = options.noCache;
+    this.honours = options.honours ?? OPENAI_HONOURS;
   }
 
   /** The role's sampling with a call's overrides: what is sent, and part of the cache key. */
@@ -46,12 +52,17 @@ export class RequestEstimator implements LlmEstimator {
   }
 
   key(messages: readonly ChatMessage[], options: ChatOptions | undefined): Buffer {
-    return cacheKey(this.model, messages, this.sampling(options));
+    return this.keyOf(messages, this.sampling(options), options);
+  }
+
+  /** The key of a request whose sampling is already worked out. */
+  keyOf(messages: readonly ChatMessage[], sampling: Sampling, options: ChatOptions | undefined): Buffer {
+    return cacheKey(this.model, messages, sampling, constraintKey(options, this.honours));
   }
 
   estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate {
     const sampling = this.sampling(options);
-    if (this.readable()?.has(cacheKey(this.model, messages, sampling))) {
+    if (this.readable()?.has(this.keyOf(messages, sampling, options))) {
       return { cached: true, promptTokens: 0, completionTokens: 0, costUsd: 0 };
     }
     const promptTokens = estimatePromptTokens(messages);

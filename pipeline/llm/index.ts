@@ -2,13 +2,18 @@
 // opens the cache or asks for an endpoint. See docs/llm.md.
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { type HubConfig, hubConfigSchema } from "../hub/config.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { ResponseCache } from "./cache.js";
-import { ChatClient, RoleEndpoint } from "./client.js";
-import { type LlmConfig, priceOf } from "./config.js";
-import { type Env, requireRole, resolveEndpoint } from "./endpoint.js";
+import { ChatClient, type RoleBackend, RoleEndpoint } from "./client.js";
+import { type LlmConfig, priceOf, ROLE_NAMES } from "./config.js";
+import { EmbeddedRole } from "./embedded/role.js";
+import { EmbeddedModels } from "./embedded/runtime.js";
+import { type Env, resolveEndpoint } from "./endpoint.js";
 import { RequestEstimator } from "./estimator.js";
+import { chooseProvider, describeProvider } from "./provider.js";
+import { EMBEDDED_HONOURS, OPENAI_HONOURS } from "./structured.js";
 import type { LlmClient, LlmEstimator } from "./types.js";
 
 export interface LlmServiceOptions {
@@ -18,16 +23,24 @@ export interface LlmServiceOptions {
   log: Logger;
   /** defaults to process.env */
   env?: Env;
+  /** where the embedded provider fetches its GGUF files from (the root config's `hub:`) */
+  hub?: HubConfig;
 }
 
 export interface LlmService {
-  /** Throws NotConfiguredError (with the recipe) when the role has no endpoint or no key. */
+  /**
+   * The role's client, on the provider it resolves to (provider.ts). Throws NotConfiguredError
+   * (with the recipe) when an OpenAI-compatible role has no endpoint or no key; an embedded role's
+   * model is fetched and loaded on its first request the cache cannot answer.
+   */
   client(role: string, usage: UsageMeter): LlmClient;
   /**
    * For `run --dry-run`: estimates from the role's config and the response cache, with or without
    * an endpoint. Creates no cache file; a missing one means nothing is answered yet.
    */
   estimator(role: string): LlmEstimator;
+  /** One line per role: which provider and model it resolves to, and where that is. */
+  describeRoles(): string[];
   close(): Promise<void>;
 }
 
@@ -37,7 +50,9 @@ export function cachePath(config: LlmConfig, dataDir: string): string {
 
 export function createLlmService(config: LlmConfig, options: LlmServiceOptions): LlmService {
   let cache: ResponseCache | undefined;
-  const endpoints = new Map<string, RoleEndpoint>();
+  let models: EmbeddedModels | undefined;
+  const endpoints = new Map<string, RoleBackend>();
+  const env = options.env ?? process.env;
   const path = cachePath(config, options.dataDir);
   // A dry-run reads the cache if there is one, and creates none.
   const existingCache = () => {
@@ -48,14 +63,31 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
     client(role, usage) {
       let endpoint = endpoints.get(role);
       if (!endpoint) {
-        const resolved = resolveEndpoint(config, role, options.env ?? process.env);
-        cache ??= new ResponseCache(path);
-        endpoint = new RoleEndpoint(resolved, {
-          cache,
-          noCache: options.noCache,
-          price: priceOf(config, resolved.config.model),
-          log: options.log,
-        });
+        const choice = chooseProvider(config, role, env);
+        if (choice.provider === "embedded") {
+          cache ??= new ResponseCache(path);
+          models ??= new EmbeddedModels(options.log);
+          endpoint = new EmbeddedRole(role, choice.model, choice.config, {
+            cache,
+            noCache: options.noCache,
+            price: priceOf(config, choice.model),
+            log: options.log,
+            models,
+            dataDir: options.dataDir,
+            hub: options.hub ?? hubConfigSchema.parse({}),
+            env: env as NodeJS.ProcessEnv,
+            forced: choice.forced,
+          });
+        } else {
+          const resolved = resolveEndpoint(config, role, env);
+          cache ??= new ResponseCache(path);
+          endpoint = new RoleEndpoint(resolved, {
+            cache,
+            noCache: options.noCache,
+            price: priceOf(config, resolved.config.model),
+            log: options.log,
+          });
+        }
         endpoints.set(role, endpoint);
       }
       return new ChatClient(endpoint, usage);
@@ -63,31 +95,41 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
     estimator(role) {
       const endpoint = endpoints.get(role);
       if (endpoint) return endpoint.estimator;
-      const rc = requireRole(config, role);
+      const choice = chooseProvider(config, role, env);
       return new RequestEstimator({
         role,
-        model: rc.model,
-        sampling: rc.sampling,
-        price: priceOf(config, rc.model),
+        model: choice.model,
+        sampling: choice.config.sampling,
+        price: priceOf(config, choice.model),
         cache: existingCache,
         noCache: options.noCache,
+        honours: choice.provider === "embedded" ? EMBEDDED_HONOURS : OPENAI_HONOURS,
       });
     },
+    describeRoles() {
+      return ROLE_NAMES.map((role) => describeProvider(config, role, env, options.dataDir));
+    },
     async close() {
-      for (const endpoint of endpoints.values()) endpoint.close();
+      const closing = [...endpoints.values()].map((endpoint) => endpoint.close());
       endpoints.clear();
+      await Promise.all(closing);
+      await models?.close();
+      models = undefined;
       cache?.close();
       cache = undefined;
     },
   };
 }
 
+export { ModelUnavailableError } from "./embedded/model-file.js";
 export { LlmAbortedError, LlmAuthError, LlmRequestError } from "./errors.js";
 export { loadPrompt, type PromptTemplate } from "./prompts.js";
+export { chooseProvider, describeProvider, type ProviderChoice } from "./provider.js";
 export type {
   ChatMessage,
   ChatOptions,
   ChatResult,
+  JsonSchemaFormat,
   LlmClient,
   LlmEstimator,
   RequestEstimate,

@@ -22,6 +22,27 @@ export interface ChatOptions {
   signal?: AbortSignal;
   /** for `estimate` only: the expected answer length in tokens (default: max_tokens) */
   expectedCompletionTokens?: number;
+  /**
+   * The answer must be a JSON value of this schema. OpenAI-compatible servers are sent it as
+   * `response_format`; the embedded provider enforces it while sampling, so the answer always parses
+   * (unless cut by `max_tokens`: keep structured answers short, or check `finishReason`).
+   * Part of the cache key.
+   */
+  json_schema?: JsonSchemaFormat;
+  /**
+   * A GBNF grammar the answer must match (llama.cpp's grammar language). The embedded provider
+   * enforces it; OpenAI-compatible servers have no standard field for it, so there it is not sent
+   * and not part of the cache key: parse the answer as leniently as without it.
+   */
+  grammar?: string;
+}
+
+export interface JsonSchemaFormat {
+  /** a name for the schema (OpenAI requires one: letters, digits, `_` and `-`) */
+  name: string;
+  schema: Record<string, unknown>;
+  /** OpenAI's strict mode (every property required, no additional ones); unset: the server's default */
+  strict?: boolean;
 }
 
 /** What one request would cost, for `run --dry-run`. */

@@ -1,7 +1,9 @@
 // One round of complexity scoring: the prompt with the query in it, one answer, the score read out
 // of it. An answer without a readable score gets one follow-up turn with a reminder; if that one has
 // none either, the round is unscored and keeps both raw answers. Both requests go through the
-// response cache, so a rerun replays them for free.
+// response cache, so a rerun replays them for free. The prompt stays the paper's, word for word; a
+// provider that can constrain sampling (the embedded model) is also given SCORE_GRAMMAR, so its
+// answer starts with the score and always parses.
 import type { PromptTemplate } from "../../pipeline/llm/prompts.js";
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import { criterionLabels, parseComplexityScore } from "./score-parser.js";
@@ -32,6 +34,16 @@ function labels(template: PromptTemplate): Map<string, number> {
   return found;
 }
 
+/**
+ * GBNF for "the score first, then explain why": a digit 1-5, then optionally a new line and the
+ * explanation. The explanation may not open with what would make the score ambiguous to the parser
+ * ("4\n- 5", "4\n3"); OpenAI-compatible servers are not sent it (see ChatOptions.grammar).
+ */
+export const SCORE_GRAMMAR = String.raw`root ::= [1-5] ( "\n" [^\x2D\u2013\u2014~/0-9 \t\r\n] [^\x00]* )?`;
+
+/** What every scoring request asks besides its messages. */
+export const SCORE_OPTIONS = { grammar: SCORE_GRAMMAR } as const;
+
 export function complexityMessages(template: PromptTemplate, query: string): ChatMessage[] {
   return [{ role: "user", content: template.render({ query }) }];
 }
@@ -57,7 +69,7 @@ export async function scoreComplexity(
   options: { reminder: string; signal?: AbortSignal },
 ): Promise<RoundScore> {
   const base = { round, prompt: template.name };
-  const signal = options.signal ? { signal: options.signal } : {};
+  const signal = { ...SCORE_OPTIONS, ...(options.signal ? { signal: options.signal } : {}) };
   const first = await client.chat(complexityMessages(template, query), signal);
   const parsed = parseComplexityScore(first.content, labels(template));
   if (parsed) return { ...base, score: parsed.score, rationale: first.content.trim(), reminded: false };

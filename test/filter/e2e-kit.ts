@@ -43,6 +43,10 @@ export function cli(
     "hub.endpoint=file:data/sample",
     "--set",
     `llm.scorer.concurrency=${CONCURRENCY}`,
+    // these runs are about the OpenAI-compatible path: without OPENAI_BASE_URL the scorer is an
+    // unconfigured server, not the embedded model (test/llm-embedded runs that one)
+    "--set",
+    "llm.scorer.provider=openai",
     "--set",
     `llm.prices.Qwen/Qwen-72B-Chat={prompt: ${PRICE.prompt}, completion: ${PRICE.completion}}`,
   ];

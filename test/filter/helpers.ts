@@ -26,9 +26,11 @@ export function record(id: string, query: string, extra: Partial<PipelineRecord>
   return { id, query, answer: `answer of ${id}`, resource: "evolinstruct", lang: "python", ...extra };
 }
 
+/** An OpenAI-compatible scorer at `url`; without one, unconfigured (never the embedded model). */
 export function llmConfig(url: string | undefined, scorer: Record<string, unknown> = {}): LlmConfig {
   return llmConfigSchema.parse({
     scorer: {
+      provider: "openai",
       ...(url ? { base_url: url } : {}),
       model: "test-scorer",
       retries: 3,

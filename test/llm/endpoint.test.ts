@@ -97,7 +97,7 @@ describe("llm config and endpoints", () => {
 
   it("throws from client(), before anything is opened or sent", () => {
     const dir = tempDir();
-    const service = createLlmService(llmConfigSchema.parse({}), {
+    const service = createLlmService(llmConfigSchema.parse({ scorer: { provider: "openai" } }), {
       dataDir: dir.path,
       noCache: false,
       log: recordingLogger(),

@@ -75,7 +75,10 @@ export function recordingLogger(): Logger & { lines: string[] } {
   };
 }
 
-/** A scorer role against `url` (none: not configured) with fast retries, so fault tests finish quickly. */
+/**
+ * A scorer role against `url` (none: not configured) with fast retries, so fault tests finish quickly.
+ * Its provider is `openai`: without a URL it is an unconfigured server, never the embedded model.
+ */
 export function testConfig(
   url: string | undefined,
   scorer: Record<string, unknown> = {},
@@ -83,6 +86,7 @@ export function testConfig(
 ): LlmConfig {
   return llmConfigSchema.parse({
     scorer: {
+      provider: "openai",
       ...(url ? { base_url: url } : {}),
       model: "test-model",
       retries: 3,

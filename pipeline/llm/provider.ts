@@ -1,0 +1,67 @@
+// Which provider serves a role. `auto` (the default) takes the role's OpenAI-compatible endpoint when
+// one is configured (`base_url`, or the variable named by `base_url_env`, OPENAI_BASE_URL by default)
+// and the embedded model otherwise; `openai` and `embedded` force one. Deciding needs the config and
+// the environment only, so `run --dry-run` and `status` can say it without loading or sending anything.
+import { existsSync } from "node:fs";
+import type { LlmConfig, RoleConfig } from "./config.js";
+import { embeddedModelName } from "./embedded/config.js";
+import { localModelPath } from "./embedded/model-file.js";
+import { type Env, requireRole } from "./endpoint.js";
+
+export interface ProviderChoice {
+  role: string;
+  provider: "openai" | "embedded";
+  /** the model's name in requests, answers and the cache key */
+  model: string;
+  /** true when `provider` was set, false when `auto` chose */
+  forced: boolean;
+  config: RoleConfig;
+}
+
+/** The endpoint `auto` looks for, trimmed; undefined when there is none. */
+function configuredUrl(rc: RoleConfig, env: Env): string | undefined {
+  const url = (rc.base_url ?? env[rc.base_url_env] ?? "").trim();
+  return url === "" ? undefined : url;
+}
+
+export function chooseProvider(config: LlmConfig, role: string, env: Env): ProviderChoice {
+  const rc = requireRole(config, role);
+  const forced = rc.provider !== "auto";
+  const provider = rc.provider === "auto" ? (configuredUrl(rc, env) ? "openai" : "embedded") : rc.provider;
+  const model = provider === "embedded" ? embeddedModelName(rc.embedded) : rc.model;
+  return { role, provider, model, forced, config: rc };
+}
+
+/**
+ * One line per role for `run --dry-run` and `status`: the provider, the model, and where it is (the
+ * server, or the GGUF file and whether it is on this machine yet).
+ */
+export function describeProvider(config: LlmConfig, role: string, env: Env, dataDir: string): string {
+  const choice = chooseProvider(config, role, env);
+  const how = choice.forced ? "provider set in the config" : "provider auto";
+  const rc = choice.config;
+  if (choice.provider === "openai") {
+    const url = configuredUrl(rc, env);
+    const where = url
+      ? `at ${shownUrl(url)}${rc.base_url ? "" : ` ($${rc.base_url_env})`}`
+      : `with no endpoint yet (set ${rc.base_url_env} or llm.${role}.base_url)`;
+    return `llm role ${role}: OpenAI-compatible server ${where}, model ${choice.model} (${how})`;
+  }
+  const file = localModelPath(rc.embedded, dataDir);
+  const present = existsSync(file)
+    ? "on this machine"
+    : rc.embedded.path
+      ? "MISSING"
+      : "fetched from the hub on first use";
+  return `llm role ${role}: embedded (node-llama-cpp), model ${choice.model}, GGUF ${file} (${present}) (${how})`;
+}
+
+/** A URL without credentials or query, which may hold a key. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
+  } catch {
+    return "(not a URL)";
+  }
+}
