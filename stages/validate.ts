@@ -1,0 +1,147 @@
+// Validation: "every code block is executed in the sandbox" before the dialogues are released. Each
+// dialogue from the dialogue stages (pack, simulate, correct, leetcode) runs through the sandbox block
+// by block (stages/validate/validate-dialogue.ts); every block and the dialogue are tagged passed,
+// failed (with the error), timed out, or not runnable (with the reason), in `meta.validation`. A
+// dialogue whose final code fails or times out is dropped by default (a reject naming the error);
+// one whose code cannot run here is kept with its tag. A sandbox outage is no verdict on the code: the
+// dialogue fails and the next run retries it.
+import pLimit, { type LimitFunction } from "p-limit";
+import type { LanguageName } from "../pipeline/code/index.js";
+import { parseDialogue } from "../pipeline/dialogue.js";
+import { type ExecutionResult, runBlock } from "../pipeline/execution/index.js";
+import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
+import { defaultWorkers } from "../pipeline/sandbox/index.js";
+import type { Services } from "../pipeline/services.js";
+import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
+import { languageMissing } from "./validate/causes.js";
+import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
+import { describeValidation, summarizeValidation } from "./validate/summary.js";
+import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.js";
+
+/** The stages whose outputs are dialogues, in the order validate reads them. */
+export const DIALOGUE_STAGES = ["pack", "simulate", "correct", "leetcode"] as const;
+
+type ValidateContext = StageContext<ValidateConfig>;
+
+/** The sandbox was down (or refused) for every try: no verdict on the code. */
+export class SandboxOutageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxOutageError";
+  }
+}
+
+// One sandbox gate per run, shared by every dialogue in flight: the dialogues' concurrency decides how
+// many sessions are open, this one how many programs run at once.
+const gates = new WeakMap<Services, LimitFunction>();
+
+function sandboxGate(ctx: ValidateContext): LimitFunction {
+  let gate = gates.get(ctx.services);
+  if (!gate) {
+    gate = pLimit(ctx.config.sandbox_concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers());
+    gates.set(ctx.services, gate);
+  }
+  return gate;
+}
+
+function programRunner(ctx: ValidateContext): RunProgram {
+  const { config } = ctx;
+  const gate = sandboxGate(ctx);
+  const runner = ctx.services.sandbox();
+  return async (code: string, language: LanguageName, previous: readonly string[]) => {
+    let result: ExecutionResult | undefined;
+    for (let attempt = 1; attempt <= config.sandbox_attempts; attempt++) {
+      result = await gate(() =>
+        runBlock(runner, code, language, {
+          previous,
+          runTimeoutS: config.run_timeout_s,
+          compileTimeoutS: config.compile_timeout_s,
+          ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
+          signal: ctx.signal,
+        }),
+      );
+      if (result.status !== "sandbox-error" || languageMissing(result)) return result;
+      if (ctx.signal.aborted) break;
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
+    }
+    throw new SandboxOutageError(
+      `the sandbox could not run a ${language} block after ${config.sandbox_attempts} tries: ${result?.message ?? "no answer"}`,
+    );
+  };
+}
+
+export async function validateRecord(record: PipelineRecord, ctx: ValidateContext): Promise<RecordOutcome> {
+  const parsed = parseDialogue(record);
+  if (!parsed.ok) {
+    return { rejects: [{ id: record.id, reason: "malformed-dialogue", detail: parsed.error, record }] };
+  }
+  const dialogue = parsed.dialogue;
+  let validation: Awaited<ReturnType<typeof validateDialogue>>;
+  try {
+    validation = await validateDialogue(dialogue, programRunner(ctx));
+  } catch (error) {
+    if (error instanceof SandboxOutageError)
+      return { failed: { reason: "sandbox-error", detail: error.message } };
+    if (ctx.signal.aborted)
+      return { failed: { reason: "interrupted", detail: "stopped before the dialogue's blocks had run" } };
+    throw error;
+  }
+  const tagged = { ...dialogue, meta: { ...dialogue.meta, validation } };
+  if (!ctx.config.drop.includes(validation.outcome)) return { out: [tagged] };
+  const where = validation.final_message === undefined ? "" : ` (message ${validation.final_message})`;
+  return {
+    rejects: [
+      {
+        id: dialogue.id,
+        reason: `final-code-${validation.outcome}`,
+        detail: `the final code${where} ${describeOutcome(validation)}`,
+        record: tagged,
+      },
+    ],
+  };
+}
+
+function describeOutcome(v: { outcome: string; error?: string; reason?: string }): string {
+  switch (v.outcome) {
+    case "failed":
+      return `failed: ${v.error ?? "unknown error"}`;
+    case "timeout":
+      return "timed out";
+    case "not-runnable":
+      return `could not run (${v.reason}): ${v.error ?? ""}`;
+    default:
+      return "has no code block";
+  }
+}
+
+/** Validate over the given dialogue stages; `validateStage` reads all four. */
+export function defineValidateStage(
+  upstream: readonly string[] = DIALOGUE_STAGES,
+): RecordStage<ValidateConfig> {
+  return defineStage<ValidateConfig>({
+    name: "validate",
+    description:
+      "runs every assistant code block of every dialogue in the sandbox; drops dialogues whose final code fails",
+    upstream,
+    kind: "record",
+    configSchema: validateConfigSchema,
+    concurrency: (ctx) => ctx.config.concurrency,
+    // the dialogue stages one after the other, each in its stored order: the same on every call
+    async *input(ctx) {
+      for (const stage of upstream) yield* ctx.read(stage);
+    },
+    async inputSize(ctx) {
+      let total = 0;
+      for (const stage of upstream) total += ctx.countOf(stage) ?? 0;
+      return total;
+    },
+    process: validateRecord,
+    async summarize(ctx) {
+      const summary = await summarizeValidation(ctx.read(ctx.name), ctx.read(ctx.name, { rejects: true }));
+      for (const line of describeValidation(summary)) ctx.log.info(line);
+      return { ...summary };
+    },
+  }) as RecordStage<ValidateConfig>;
+}
+
+export const validateStage = defineValidateStage();

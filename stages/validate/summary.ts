@@ -1,0 +1,119 @@
+// What validate says at the end, and what the report draws from its manifest: the outcome of every
+// dialogue's final code per method and language, every block's outcome per language, why blocks could
+// not run, and the dialogues kept (per method and language, next to the paper's table).
+import { type Dialogue, DialogueTally } from "../../pipeline/dialogue.js";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES, type DialogueOutcome } from "./config.js";
+import type { DialogueValidation } from "./validate-dialogue.js";
+
+type OutcomeCounts = Record<DialogueOutcome, number>;
+
+export interface ValidateSummary {
+  dialogues: { validated: number; kept: number; dropped: number; malformed: number };
+  /** final-code outcome of every validated dialogue, kept or dropped, by method then language */
+  by_method: Record<string, Record<string, OutcomeCounts & { kept: number; dropped: number }>>;
+  /** every block's outcome by the block's own language */
+  blocks_by_language: Record<string, Record<(typeof BLOCK_OUTCOMES)[number], number>>;
+  /** blocks that could not run, by reason */
+  not_runnable_reasons: Record<string, number>;
+  /** dropped dialogues by the outcome that dropped them */
+  dropped_by: Record<string, number>;
+  /** the kept dialogues: dialogues, turns and languages per method, next to the paper's */
+  kept: ReturnType<DialogueTally["result"]>;
+}
+
+/** The validated dialogue of an output record or of a drop's reject. */
+function validated(record: unknown): (Dialogue & { meta: { validation?: DialogueValidation } }) | undefined {
+  const r = record as { messages?: unknown; meta?: { validation?: unknown } } | undefined;
+  return r && Array.isArray(r.messages) && r.meta?.validation ? (r as never) : undefined;
+}
+
+export async function summarizeValidation(
+  outputs: AsyncIterable<PipelineRecord>,
+  rejects: AsyncIterable<PipelineRecord>,
+): Promise<ValidateSummary> {
+  const summary: ValidateSummary = {
+    dialogues: { validated: 0, kept: 0, dropped: 0, malformed: 0 },
+    by_method: {},
+    blocks_by_language: {},
+    not_runnable_reasons: {},
+    dropped_by: {},
+    kept: {},
+  };
+  const tally = new DialogueTally();
+  const count = (dialogue: NonNullable<ReturnType<typeof validated>>, kept: boolean) => {
+    const v = dialogue.meta.validation!;
+    summary.dialogues.validated++;
+    summary.by_method[dialogue.method] ??= {};
+    const byLang = summary.by_method[dialogue.method]!;
+    byLang[dialogue.lang] ??= { ...zeros(DIALOGUE_OUTCOMES), kept: 0, dropped: 0 };
+    const cell = byLang[dialogue.lang]!;
+    cell[v.outcome]++;
+    cell[kept ? "kept" : "dropped"]++;
+    for (const block of v.blocks) {
+      summary.blocks_by_language[block.lang] ??= zeros(BLOCK_OUTCOMES);
+      const row = summary.blocks_by_language[block.lang]!;
+      row[block.outcome]++;
+      if (block.reason)
+        summary.not_runnable_reasons[block.reason] = (summary.not_runnable_reasons[block.reason] ?? 0) + 1;
+    }
+  };
+  for await (const record of outputs) {
+    const dialogue = validated(record);
+    if (!dialogue) continue;
+    count(dialogue, true);
+    summary.dialogues.kept++;
+    tally.add(dialogue);
+  }
+  for await (const reject of rejects) {
+    const dialogue = validated((reject as { record?: unknown }).record);
+    if (!dialogue) {
+      summary.dialogues.malformed++;
+      continue;
+    }
+    count(dialogue, false);
+    summary.dialogues.dropped++;
+    const outcome = dialogue.meta.validation!.outcome;
+    summary.dropped_by[outcome] = (summary.dropped_by[outcome] ?? 0) + 1;
+  }
+  summary.kept = tally.result();
+  return summary;
+}
+
+function zeros<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+}
+
+/** Lines for the end-of-stage log. */
+export function describeValidation(summary: ValidateSummary): string[] {
+  const d = summary.dialogues;
+  const lines = [
+    `${d.validated} dialogues validated: ${d.kept} kept, ${d.dropped} dropped` +
+      `${
+        Object.keys(summary.dropped_by).length
+          ? ` (${Object.entries(summary.dropped_by)
+              .map(([o, n]) => `${n} ${o}`)
+              .join(", ")})`
+          : ""
+      }` +
+      `${d.malformed ? `, ${d.malformed} malformed` : ""}`,
+  ];
+  for (const [lang, row] of Object.entries(summary.blocks_by_language).sort(
+    (a, b) => total(b[1]) - total(a[1]),
+  )) {
+    lines.push(`${lang}: ${BLOCK_OUTCOMES.map((o) => `${row[o]} ${o}`).join(", ")}`);
+  }
+  if (Object.keys(summary.not_runnable_reasons).length) {
+    lines.push(
+      `not runnable: ${Object.entries(summary.not_runnable_reasons)
+        .sort((a, b) => b[1] - a[1])
+        .map(([r, n]) => `${n} ${r}`)
+        .join(", ")}`,
+    );
+  }
+  return lines;
+}
+
+function total(row: Record<string, number>): number {
+  return Object.values(row).reduce((a, b) => a + b, 0);
+}

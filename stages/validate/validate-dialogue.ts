@@ -1,0 +1,124 @@
+// One dialogue through the sandbox: every fenced code block of every assistant answer, in order. The
+// Python blocks of a dialogue share one session, as in the paper's interpreter (a later block sees what
+// an earlier one defined); every other block runs as its own program. The dialogue's outcome is that of
+// its final code: the blocks of the last answer that has any.
+import { extractCodeBlocks, type LanguageName } from "../../pipeline/code/index.js";
+import type { Dialogue } from "../../pipeline/dialogue.js";
+import type { ExecutionResult } from "../../pipeline/execution/index.js";
+import { afterRunning, beforeRunning, errorLine, languageMissing, type NotRunnable } from "./causes.js";
+import type { BlockOutcome, DialogueOutcome, NotRunnableReason } from "./config.js";
+import { type HarnessKind, harnessFor } from "./harness.js";
+
+export interface BlockValidation {
+  /** index of the assistant message in `messages` */
+  message: number;
+  /** index of the fenced block within that message */
+  block: number;
+  /** canonical language, the fence tag when it names none, or `unknown` */
+  lang: string;
+  outcome: BlockOutcome;
+  reason?: NotRunnableReason;
+  /** the error of a failed or timed-out block; what kept a not-runnable one from saying anything */
+  error?: string;
+  /** how the block was run: as written, with an entry point around it, or after earlier Python blocks */
+  harness?: HarnessKind | "notebook";
+  /** seconds the run took (compilation excluded) */
+  time_s?: number | null;
+}
+
+export interface DialogueValidation {
+  outcome: DialogueOutcome;
+  /** why the final code is not runnable, when it is not */
+  reason?: NotRunnableReason;
+  /** the final code's error, when it failed or timed out */
+  error?: string;
+  /** index of the message holding the final code */
+  final_message?: number;
+  blocks: BlockValidation[];
+}
+
+/**
+ * Runs one program in the sandbox. An outage of the sandbox is thrown (the dialogue is retried on the
+ * next run), never returned: a `sandbox-error` result here only ever means the language is missing.
+ */
+export type RunProgram = (
+  code: string,
+  language: LanguageName,
+  previous: readonly string[],
+) => Promise<ExecutionResult>;
+
+// When the final answer has several blocks, the worst one speaks for it: a failing block is not saved
+// by a passing usage example, but a block that cannot run (an install line) does not hide one that can.
+const RANK: Record<BlockOutcome, number> = { failed: 3, timeout: 2, passed: 1, "not-runnable": 0 };
+
+const NAME_ERROR = /\b(?:NameError|ModuleNotFoundError|ImportError)\b/;
+
+export async function validateDialogue(
+  dialogue: Pick<Dialogue, "messages">,
+  run: RunProgram,
+): Promise<DialogueValidation> {
+  const blocks: BlockValidation[] = [];
+  // the Python session: blocks that ran cleanly, replayed before each new one
+  const session: string[] = [];
+  // the last Python block that could not run: a later NameError is its consequence, not a bug
+  let sessionGap: (NotRunnable & { at: number }) | undefined;
+  for (const [m, message] of dialogue.messages.entries()) {
+    if (message.role !== "assistant") continue;
+    const fenced = extractCodeBlocks(message.content).filter((b) => b.fenced && b.code.trim() !== "");
+    for (const [b, block] of fenced.entries()) {
+      const at = { message: m, block: b, lang: block.lang ?? (block.tag.toLowerCase() || "unknown") };
+      const skip = beforeRunning(block);
+      if (skip || block.lang === undefined) {
+        const why = skip ?? { reason: "fragment" as const, detail: "no recognisable language" };
+        blocks.push({ ...at, outcome: "not-runnable", reason: why.reason, error: why.detail });
+        continue;
+      }
+      const lang = block.lang;
+      const python = lang === "python";
+      const program = harnessFor(block.code, lang);
+      const previous = python ? [...session] : [];
+      const result = await run(program.code, lang, previous);
+      const harness: BlockValidation["harness"] = previous.length > 0 ? "notebook" : program.harness;
+      const base = { ...at, harness, time_s: result.timeS };
+      const missing = languageMissing(result);
+      if (missing) {
+        blocks.push({ ...base, outcome: "not-runnable", reason: missing.reason, error: missing.detail });
+        continue;
+      }
+      if (result.status === "success") {
+        blocks.push({ ...base, outcome: "passed" });
+        if (python) session.push(block.code);
+        continue;
+      }
+      let cause = afterRunning(result, { code: block.code, lang, complete: block.complete });
+      if (!cause && python && sessionGap && NAME_ERROR.test(result.stderr)) {
+        cause = {
+          reason: sessionGap.reason,
+          detail: `uses what the Python block of message ${sessionGap.at} would define, which could not run: ${sessionGap.detail}`,
+        };
+      }
+      if (cause) {
+        blocks.push({ ...base, outcome: "not-runnable", reason: cause.reason, error: cause.detail });
+        if (python) sessionGap = { ...cause, at: m };
+        continue;
+      }
+      blocks.push({
+        ...base,
+        outcome: result.status === "timeout" ? "timeout" : "failed",
+        error: errorLine(result),
+      });
+    }
+  }
+  return { ...finalOutcome(blocks), blocks };
+}
+
+function finalOutcome(blocks: BlockValidation[]): Omit<DialogueValidation, "blocks"> {
+  const last = blocks[blocks.length - 1];
+  if (!last) return { outcome: "no-code" };
+  const final = blocks.filter((b) => b.message === last.message);
+  const worst = final.reduce((a, b) => (RANK[b.outcome] > RANK[a.outcome] ? b : a));
+  const result: Omit<DialogueValidation, "blocks"> = { outcome: worst.outcome, final_message: last.message };
+  if (worst.reason) result.reason = worst.reason;
+  if (worst.error) result.error = worst.error;
+  return result;
+}
