@@ -39,7 +39,7 @@ export interface StageContext<C> {
   name: string;
   /** this stage's section of the config, validated by its schema */
   config: C;
-  /** the whole validated config (services: hub, llm, sandbox, embed) */
+  /** the whole validated config (services: hub, llm, sandbox, eval; stages' own sections) */
   root: RootConfig;
   dataDir: string;
   /** `<dataDir>/<stage>/work`: the stage's private files (downloads, indexes); kept across resumes */
