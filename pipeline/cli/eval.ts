@@ -1,4 +1,4 @@
-// `pnpm pipeline eval <generate|run|autoeval|oj>`: BabelCode-style evaluation and SandboxFusion's
+// `pnpm pipeline eval <generate|run|autoeval|oj|model>`: BabelCode-style evaluation and SandboxFusion's
 // AutoEval and CommonOJ dataset types, through the sandbox. Parse, call, print.
 import type { Argv, CommandModule } from "yargs";
 import { canonicalLanguage } from "../code/languages.js";
@@ -23,6 +23,7 @@ import { ProgressBar, summaryTable, writeEvalOutputs } from "../eval/report.js";
 import type { RunLimits } from "../eval/sandbox-call.js";
 import type { PredictionResult } from "../eval/types.js";
 import { createCodeRunner, defaultWorkers, type SandboxConfig } from "../sandbox/index.js";
+import { modelCommand } from "./eval-model.js";
 import { printTable } from "./table.js";
 
 interface RunOptions {
@@ -308,13 +309,15 @@ const oj: CommandModule<
 
 export const evalCommand: CommandModule = {
   command: "eval <command>",
-  describe: "evaluate code: BabelCode test generation and runs, AutoEval, CommonOJ",
+  describe:
+    "evaluate code: BabelCode test generation and runs, AutoEval, CommonOJ; a model on HumanEval/MBPP",
   builder: (y) =>
     y
       .command(generate as unknown as CommandModule)
       .command(run as unknown as CommandModule)
       .command(autoeval as unknown as CommandModule)
       .command(oj as unknown as CommandModule)
-      .demandCommand(1, "name an eval command: generate, run, autoeval or oj"),
+      .command(modelCommand as unknown as CommandModule)
+      .demandCommand(1, "name an eval command: generate, run, autoeval, oj or model"),
   handler: () => {},
 };

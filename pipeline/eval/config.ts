@@ -1,6 +1,7 @@
 // The `eval:` section of the YAML config: which pass@k to report and how evaluation runs go to the
 // sandbox. Command-line flags of `pnpm pipeline eval` override each key.
 import { z } from "zod";
+import { evalModelConfigSchema } from "./model/config.js";
 
 export const evalConfigSchema = z
   .object({
@@ -18,6 +19,8 @@ export const evalConfigSchema = z
     run_timeout_s: z.number().positive().optional(),
     /** MiB per run; default: the sandbox's */
     memory_mb: z.number().int().min(16).optional(),
+    /** `eval model`: the paper's HumanEval(+)/MBPP(+) evaluation of a model (pipeline/eval/model) */
+    model: evalModelConfigSchema.default(evalModelConfigSchema.parse({})),
   })
   .strict();
 

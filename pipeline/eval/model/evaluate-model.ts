@@ -1,0 +1,127 @@
+// `eval model` from loaded tasks to DIR/results.jsonl and DIR/metrics.json: finished tasks of an
+// earlier run are kept, the others are evaluated (a few at once), each appended as it finishes.
+// A task whose LLM call or sandbox run failed for operational reasons is not scored: it is listed
+// under `failed_tasks` and evaluated again by the next run (answers already paid for come back
+// from the response cache).
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import pLimit from "p-limit";
+import type { LlmClient } from "../../llm/types.js";
+import type { Logger } from "../../log.js";
+import type { CodeRunner } from "../../sandbox/types.js";
+import type { BenchmarkTask, LoadedBenchmark } from "./benchmarks.js";
+import type { EvalModelConfig } from "./config.js";
+import { computeModelMetrics, type ModelEvalMetrics } from "./metrics.js";
+import { type ResultLine, ResultsFile, type RunIdentity } from "./results-file.js";
+import { evaluateTask } from "./session.js";
+
+export interface ModelEvalOptions {
+  loaded: LoadedBenchmark;
+  config: Pick<EvalModelConfig, "rounds" | "feedback" | "workers" | "fence" | "run_timeout_s" | "memory_mb">;
+  model: LlmClient;
+  /** the feedback role, for `human` and `oracle` */
+  guide?: LlmClient | undefined;
+  runner: CodeRunner;
+  out: string;
+  /** start over in `out` even if it holds another evaluation */
+  force?: boolean;
+  /** sha256 of the prompt texts (a changed prompt is another evaluation) */
+  promptsSha256: string;
+  signal?: AbortSignal | undefined;
+  log: Logger;
+}
+
+export interface ModelEvalReport {
+  identity: RunIdentity;
+  metrics: ModelEvalMetrics;
+  /** tasks kept from an earlier run */
+  resumed: number;
+  failed: Array<{ task_id: string; error: string }>;
+  resultsPath: string;
+  metricsPath: string;
+}
+
+export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEvalReport> {
+  const { loaded, config } = options;
+  const identity: RunIdentity = {
+    benchmark: loaded.benchmark,
+    repo: loaded.repo,
+    commit: loaded.commit,
+    model: options.model.model,
+    feedback: config.feedback,
+    rounds: config.rounds,
+    feedback_model: config.feedback === "execution" ? null : (options.guide?.model ?? null),
+    prompts_sha256: options.promptsSha256,
+    fence: config.fence,
+  };
+  const results = await ResultsFile.open(options.out, identity, options.force ?? false);
+  const resumed = results.done.size;
+  for (const row of loaded.rows) {
+    if (!("invalid" in row) || results.done.has(row.invalid.id)) continue;
+    options.log.warn(`task ${row.invalid.id} is not usable: ${row.invalid.reason}`);
+    await results.append([
+      { task_id: row.invalid.id, round: 0, last: true, outcome: "invalid-task", reason: row.invalid.reason },
+    ]);
+  }
+  const pending: BenchmarkTask[] = loaded.rows.flatMap((row) =>
+    "task" in row && !results.done.has(row.task.id) ? [row.task] : [],
+  );
+  if (resumed > 0) options.log.info(`${options.out}: ${resumed} tasks done earlier, ${pending.length} to go`);
+
+  const failed: ModelEvalReport["failed"] = [];
+  const limit = pLimit(config.workers);
+  let finished = 0;
+  await Promise.all(
+    pending.map((task) =>
+      limit(async () => {
+        if (options.signal?.aborted) return;
+        try {
+          const rounds = await evaluateTask(task, {
+            benchmark: loaded.benchmark,
+            rounds: config.rounds,
+            feedback: config.feedback,
+            fence: config.fence,
+            model: options.model,
+            guide: options.guide,
+            runner: options.runner,
+            judge: {
+              runTimeoutS: config.run_timeout_s,
+              ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
+            },
+            signal: options.signal,
+          });
+          await results.append(rounds);
+        } catch (error) {
+          if (options.signal?.aborted) return;
+          const message = (error as Error).message;
+          failed.push({ task_id: task.id, error: message });
+          options.log.warn(`task ${task.id} not evaluated (rerun to retry): ${message}`);
+        }
+        finished++;
+        if (finished % 25 === 0) options.log.info(`${finished}/${pending.length} tasks evaluated`);
+      }),
+    ),
+  );
+
+  // Dataset order, whatever order the tasks finished in.
+  const ordered: ResultLine[][] = [];
+  for (const row of loaded.rows) {
+    const lines = results.done.get("task" in row ? row.task.id : row.invalid.id);
+    if (lines) ordered.push(lines);
+  }
+  const metrics = computeModelMetrics(ordered, config.rounds);
+  const metricsPath = path.join(options.out, "metrics.json");
+  const body = {
+    benchmark: loaded.benchmark,
+    dataset: { repo: loaded.repo, commit: loaded.commit, files: loaded.files },
+    model: identity.model,
+    feedback: identity.feedback,
+    feedback_model: identity.feedback_model,
+    max_rounds: config.rounds,
+    ...metrics,
+    failed_tasks: failed,
+    interrupted: options.signal?.aborted ?? false,
+  };
+  await writeFile(metricsPath, `${JSON.stringify(body, null, 2)}\n`);
+  return { identity, metrics, resumed, failed, resultsPath: results.path, metricsPath };
+}
