@@ -2,14 +2,24 @@
 import type { Stage } from "../pipeline/stage.js";
 import { dedupStage } from "./dedup.js";
 import { downloadStage } from "./download.js";
+import { exportStage } from "./export.js";
 import { filterStage } from "./filter.js";
 import { normalizeStage } from "./normalize.js";
 import { packStage } from "./pack.js";
+import { DIALOGUE_STAGES, defineValidateStage } from "./validate.js";
 
-export const STAGES: readonly Stage<unknown>[] = [
+// Every stage up to the dialogue stages. validate reads whichever dialogue stages are registered here:
+// the runner requires every upstream of a stage to be registered and complete (see docs/export.md).
+const UP_TO_DIALOGUES = [
   downloadStage,
   normalizeStage,
   dedupStage,
   filterStage,
   packStage,
+] as Stage<unknown>[];
+
+export const STAGES: readonly Stage<unknown>[] = [
+  ...UP_TO_DIALOGUES,
+  defineValidateStage(DIALOGUE_STAGES.filter((name) => UP_TO_DIALOGUES.some((s) => s.name === name))),
+  exportStage,
 ] as Stage<unknown>[];

@@ -1,0 +1,71 @@
+// The exported files as Parquet, written with hyparquet-writer (the companion of hyparquet, which the
+// readers already use): pure JavaScript, no native build, and it writes nested columns, so `messages`
+// is a list of {role, content} structs as in the hub's Parquet conversion of m-a-p/Code-Feedback. Rows
+// go in row groups of a fixed size, so a file is never encoded in one piece.
+import type { SchemaElement } from "hyparquet";
+import { fileWriter, ParquetWriter } from "hyparquet-writer";
+import { commitWritten, temporaryName, type WrittenFile } from "./atomic.js";
+
+const text = (name: string): SchemaElement => ({
+  name,
+  type: "BYTE_ARRAY",
+  converted_type: "UTF8",
+  repetition_type: "REQUIRED",
+});
+
+/** `{id, messages: [{role, content}]}` */
+export const CODE_FEEDBACK_SCHEMA: SchemaElement[] = [
+  { name: "root", num_children: 2 },
+  text("id"),
+  { name: "messages", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
+  { name: "list", repetition_type: "REPEATED", num_children: 1 },
+  { name: "element", repetition_type: "REQUIRED", num_children: 2 },
+  text("role"),
+  text("content"),
+];
+
+/** `{query, answer, resource, lang}` */
+export const FILTERED_INSTRUCTION_SCHEMA: SchemaElement[] = [
+  { name: "root", num_children: 4 },
+  text("query"),
+  text("answer"),
+  text("resource"),
+  text("lang"),
+];
+
+/** Writes `rows` (objects with exactly the schema's top-level columns) to `target` atomically. */
+export async function writeParquetAtomically(
+  target: string,
+  schema: SchemaElement[],
+  rows: readonly Record<string, unknown>[],
+  rowGroupSize: number,
+): Promise<WrittenFile> {
+  const tmp = temporaryName(target);
+  const columns = topLevelColumns(schema);
+  const writer = new ParquetWriter({ writer: fileWriter(tmp), schema, createdBy: "codefeedback export" });
+  for (let start = 0; start < rows.length; start += rowGroupSize) {
+    const group = rows.slice(start, start + rowGroupSize);
+    await writer.write({
+      columnData: columns.map((name) => ({ name, data: group.map((row) => row[name]) })),
+      rowGroupSize,
+    });
+  }
+  await writer.finish();
+  return commitWritten(tmp, target);
+}
+
+/** Names of the root's children, in order (nested groups count as one column). */
+function topLevelColumns(schema: SchemaElement[]): string[] {
+  const names: string[] = [];
+  let i = 1;
+  const skip = (at: number): number => {
+    let next = at + 1;
+    for (let c = 0; c < (schema[at]!.num_children ?? 0); c++) next = skip(next);
+    return next;
+  };
+  while (i < schema.length) {
+    names.push(schema[i]!.name);
+    i = skip(i);
+  }
+  return names;
+}
