@@ -8,6 +8,7 @@ import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import hnswlib from "hnswlib-node";
 import { InterruptedError } from "../errors.js";
+import type { Logger } from "../log.js";
 import type { KnnConfig } from "./config.js";
 
 export interface Neighbour {
@@ -46,17 +47,30 @@ export class KnnIndex {
       onProgress?: ((done: number, total: number) => void) | undefined;
       /** checked between slices of the build, which yields to the event loop so Ctrl-C is heard */
       signal?: AbortSignal | undefined;
+      /** told when a saved file is unreadable and built again */
+      log?: Logger | undefined;
     } = {},
   ): Promise<KnnIndex> {
     const dimension = vectors[0]?.length ?? 1;
-    const index = new hnswlib.HierarchicalNSW("cosine", dimension);
+    let index = new hnswlib.HierarchicalNSW("cosine", dimension);
     const file = options.file;
     if (file && (await stat(file).catch(() => undefined))?.isFile()) {
-      await index.readIndex(file);
-      if (index.getCurrentCount() === vectors.length) {
+      // The file is renamed into place whole, but a disk that filled up or a copied work dir can
+      // still leave a torn one; it is only a cache, so it is built again rather than failing the run.
+      let read: string | undefined;
+      try {
+        await index.readIndex(file);
+      } catch (error) {
+        read = error instanceof Error ? error.message : String(error);
+      }
+      if (read === undefined && index.getCurrentCount() === vectors.length) {
         index.setEf(Math.max(config.ef, 8));
         return new KnnIndex(index, vectors.length, true);
       }
+      options.log?.warn(
+        `kNN index ${file} could not be read back (${read ?? `${index.getCurrentCount()} points where ${vectors.length} were expected`}); rebuilding it`,
+      );
+      index = new hnswlib.HierarchicalNSW("cosine", dimension);
     }
     index.initIndex({
       maxElements: Math.max(1, vectors.length),
@@ -110,11 +124,15 @@ export class KnnIndex {
     }
   }
 
-  /** Removes index files of earlier inputs, keeping `keep`. */
-  static async prune(dir: string, keep: string): Promise<void> {
+  /**
+   * Removes the `knn-*` files in `dir` other than `keep`: indexes of earlier inputs (hundreds of MB
+   * each at 100K queries) and the temporary file of a run killed while writing one.
+   */
+  static async prune(dir: string, keep: readonly string[]): Promise<void> {
+    const kept = new Set(keep.map((f) => path.resolve(f)));
     for (const name of await readdir(dir).catch(() => [] as string[])) {
-      if (name.startsWith("knn-") && path.join(dir, name) !== keep)
-        await rm(path.join(dir, name), { force: true });
+      const file = path.resolve(dir, name);
+      if (name.startsWith("knn-") && !kept.has(file)) await rm(file, { force: true });
     }
   }
 }

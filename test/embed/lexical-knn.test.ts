@@ -1,7 +1,7 @@
 // The lexical embedder and the kNN index: shared words bring texts close; the HNSW index finds what
 // an exact search finds, never answers a query with itself or its duplicates, and is read back from
 // its file for the same vectors.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { knnConfigSchema, lexicalEmbedderSchema } from "../../pipeline/embed/config.js";
@@ -98,5 +98,36 @@ describe("kNN index", () => {
     expect(again.reused).toBe(true);
     for (const i of [0, 17, 2999])
       expect(again.neighbours(vectors[i]!, i, 4)).toEqual(built.neighbours(vectors[i]!, i, 4));
+  });
+
+  it("rebuilds over a torn or corrupt index file instead of failing on every rerun", async () => {
+    const file = path.join(dir.path, "knn-torn.bin");
+    const built = await KnnIndex.build(vectors, config, { file });
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const warnings: string[] = [];
+    const log = { info() {}, debug() {}, warn: (m: string) => warnings.push(m) };
+    const rebuilt = await KnnIndex.build(vectors, config, { file, log });
+    expect(rebuilt.reused).toBe(false);
+    expect(warnings.join("\n")).toMatch(/knn-torn\.bin.*could not be read.*rebuilding/);
+    expect(rebuilt.neighbours(vectors[5]!, 5, 4)).toEqual(built.neighbours(vectors[5]!, 5, 4));
+    // the rewritten file is whole again
+    expect((await KnnIndex.build(vectors, config, { file })).reused).toBe(true);
+    writeFileSync(file, Buffer.alloc(64, 7));
+    expect((await KnnIndex.build(vectors, config, { file, log })).reused).toBe(false);
+  });
+
+  it("prunes index files of earlier inputs and temporary files a killed run left", async () => {
+    const prunable = path.join(dir.path, "prune");
+    const keep = path.join(prunable, "knn-python-aaaa.bin");
+    await KnnIndex.build(vectors.slice(0, 50), config, { file: keep });
+    for (const name of [
+      "knn-python-bbbb.bin",
+      "knn-java-cccc.bin",
+      `knn-python-aaaa.bin.4242.tmp`,
+      "notes.txt",
+    ])
+      writeFileSync(path.join(prunable, name), "x");
+    await KnnIndex.prune(prunable, [keep]);
+    expect(readdirSync(prunable).sort()).toEqual(["knn-python-aaaa.bin", "notes.txt"]);
   });
 });
