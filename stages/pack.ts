@@ -8,7 +8,7 @@
 // rule runs in a seeded random order. Each dialogue is the packed records' query/answer pairs in
 // order, as m-a-p/Code-Feedback has them.
 import { createHash } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { makeDialogue } from "../pipeline/dialogue.js";
 import type { CachedEmbedding } from "../pipeline/embed/cache.js";
@@ -71,7 +71,7 @@ async function packGroup(
   members: { single: Single; embedding: CachedEmbedding }[],
   model: string,
   emit: Emitter,
-): Promise<PackResult & { reused: boolean }> {
+): Promise<PackResult & { reused: boolean; file: string }> {
   const { config } = ctx;
   const vectors = members.map((m) => m.embedding.vector);
   const file = path.join(
@@ -82,6 +82,7 @@ async function packGroup(
   const index = await KnnIndex.build(vectors, config.knn, {
     file,
     signal: ctx.signal,
+    log: ctx.log,
     onProgress: (done, total) => {
       if (Date.now() - lastLog < 10_000) return;
       lastLog = Date.now();
@@ -138,7 +139,7 @@ async function packGroup(
       }),
     );
   }
-  return { ...result, reused: index.reused };
+  return { ...result, reused: index.reused, file };
 }
 
 function queryHash(member: { single: Single }): Buffer {
@@ -154,7 +155,9 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
   const stats: PackStats = { input: 0, selected: 0, other_languages: {}, groups: {}, embedding: undefined };
   const singles = await validateSingles(ctx.read("filter"), config, emit, stats);
   if (ctx.signal.aborted) return;
-  const { embedded, model } = await embedQueries(ctx, singles, emit, stats);
+  // Nothing to embed (no input, or every record rejected): no model is loaded, so none need exist.
+  const { embedded, model } =
+    singles.length > 0 ? await embedQueries(ctx, singles, emit, stats) : { embedded: [], model: "" };
   const groups = new Map<string, typeof embedded>();
   for (const e of embedded) {
     const key = config.within_language ? e.single.lang : "all";
@@ -165,9 +168,11 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
     }
     list.push(e);
   }
+  const indexFiles: string[] = [];
   for (const [group, members] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     if (ctx.signal.aborted) return;
     const result = await packGroup(ctx, group, members, model, emit);
+    indexFiles.push(result.file);
     stats.groups[group] = {
       queries: members.length,
       dialogues: result.groups.length,
@@ -177,7 +182,9 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
       index: result.reused ? "reused" : "built",
     };
   }
+  await mkdir(ctx.workDir, { recursive: true }); // no index was saved when there was nothing to pack
   await writeFile(path.join(ctx.workDir, STATS_FILE), JSON.stringify(stats));
+  await KnnIndex.prune(ctx.workDir, indexFiles);
 }
 
 export const packStage = defineStage<PackConfig>({

@@ -53,9 +53,11 @@ export async function summarizePack(
   for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
   const groups = Object.values(stats?.groups ?? {});
   const sum = (f: (g: (typeof groups)[number]) => number) => groups.reduce((n, g) => n + f(g), 0);
+  // the records that reached the packing: selected ones whose vector was usable
+  const singleTurns = sum((g) => g.queries);
   const result = {
     ...tally.result(),
-    single_turns: stats?.selected,
+    single_turns: singleTurns,
     packed: sum((g) => g.packed),
     bypassed: sum((g) => g.bypassed),
     left_single: sum((g) => g.single),
@@ -66,7 +68,7 @@ export async function summarizePack(
   };
   for (const line of tally.describe()) log.info(line);
   log.info(
-    `from ${(stats?.selected ?? 0).toLocaleString("en-US")} single turns (paper: 105K): ` +
+    `from ${singleTurns.toLocaleString("en-US")} single turns (paper: 105K): ` +
       `${result.packed.toLocaleString("en-US")} packed, ${result.bypassed.toLocaleString("en-US")} bypassed, ` +
       `${result.left_single.toLocaleString("en-US")} left single`,
   );

@@ -2,6 +2,7 @@
 // filter stage: bad records become rejects with reasons, dialogues are well-formed Code-Feedback
 // dialogues built from the records' own turns, languages are packed as configured, the summary sits
 // next to the paper, and a forced rerun gives the same dialogues.
+import { readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -58,6 +59,8 @@ function records(): PipelineRecord[] {
 }
 
 let extraRecords: PipelineRecord[] = [];
+/** set: filter's records are these alone */
+let onlyRecords: PipelineRecord[] | undefined;
 
 const fakeFilter = defineStage({
   name: "filter",
@@ -66,7 +69,7 @@ const fakeFilter = defineStage({
   kind: "record",
   configSchema: z.object({}).strict(),
   input: async function* () {
-    yield* records();
+    yield* onlyRecords ?? records();
     yield* extraRecords;
   },
   process: async (record) => ({ out: [record] }),
@@ -96,8 +99,12 @@ const nanRecord = {
   lang: "python",
 };
 
-async function runPack(yaml: string, options: { force?: boolean; extra?: PipelineRecord[] } = {}) {
+async function runPack(
+  yaml: string,
+  options: { force?: boolean; extra?: PipelineRecord[]; only?: PipelineRecord[] } = {},
+) {
   extraRecords = options.extra ?? [];
+  onlyRecords = options.only;
   const force = options.force ?? false;
   const dir = tempDir("cf-pack-stage-");
   dirs.push(dir);
@@ -107,7 +114,7 @@ async function runPack(yaml: string, options: { force?: boolean; extra?: Pipelin
   const dialogues = await collect(runner.store("pack").read());
   const rejects = await collect(runner.store("pack").read({ rejects: true }));
   const stats = reports.find((r) => r.stage === "pack")?.stats as unknown as Summary;
-  return { dialogues, rejects, stats };
+  return { dialogues, rejects, stats, runner, workDir: path.join(dir.path, "data", "pack", "work") };
 }
 
 const LEXICAL = `stages:\n  pack:\n    max_query_chars: 4000\n    embedder: {kind: lexical, dimensions: 256}\n`;
@@ -186,6 +193,9 @@ describe("pack stage", () => {
         embedder: expect.stringMatching(/^transformers:test-org\/tiny-bert@/),
       });
       expect(stats.embedding).toMatchObject({ computed: 52, problems: 1 });
+      // the rejected one is not among the single turns the packing worked on
+      expect(stats.single_turns).toBe(51);
+      expect(stats.packed + stats.left_single).toBe(51);
     } finally {
       await hub.close();
     }
@@ -201,5 +211,84 @@ describe("pack stage", () => {
     expect(again.stats.by_language.python?.index).toBe("reused");
     const other = await runPack(`${LEXICAL}    seed: 7\n`);
     expect(other.dialogues).not.toEqual(first.dialogues);
+  });
+});
+
+describe("pack stage on small and degenerate inputs", () => {
+  const rec = (id: string, query: unknown, lang = "python", answer: unknown = `answer of ${id}`) =>
+    ({ id, query, answer, lang }) as PipelineRecord;
+
+  it("completes with no input, and when every record is rejected, without loading a model", async () => {
+    // a hub that answers nothing: a model load would fail the run
+    const offline =
+      'hub: {endpoint: "http://127.0.0.1:9", retries: 0}\n' +
+      "stages:\n  pack:\n    embedder: {kind: transformers, model: test-org/absent}\n";
+    const empty = await runPack(offline, { only: [] });
+    expect(empty.dialogues).toEqual([]);
+    expect(empty.stats).toMatchObject({ single_turns: 0, packed: 0, left_single: 0 });
+    const bad = await runPack(offline, {
+      only: [rec("a", ""), rec("b", 7), rec("c", "sort a list", "python", "  ")],
+    });
+    expect(bad.dialogues).toEqual([]);
+    expect(bad.rejects.map((r) => r.reason).sort()).toEqual([
+      "empty-answer",
+      "empty-query",
+      "query-not-text",
+    ]);
+  });
+
+  it("packs a language with three records into one dialogue and bypasses one with two", async () => {
+    const only = [
+      rec("p1", "sort a list of integers in python"),
+      rec("p2", "sort a list of strings in python"),
+      rec("p3", "sort a list of tuples in python"),
+      rec("j1", "reverse a string in java", "java"),
+      rec("j2", "reverse a list in java", "java"),
+    ];
+    const { dialogues, stats } = await runPack(LEXICAL, { only });
+    expect(dialogues).toHaveLength(1);
+    expect([...(dialogues[0]!.sources as string[])].sort()).toEqual(["p1", "p2", "p3"]);
+    expect(stats.by_language.python).toMatchObject({ queries: 3, dialogues: 1, bypassed: 0 });
+    // two records: one neighbour each, and at least two must join
+    expect(stats.by_language.java).toMatchObject({ queries: 2, dialogues: 0, bypassed: 2 });
+    expect(stats).toMatchObject({ single_turns: 5, packed: 3, left_single: 2 });
+  });
+
+  it("never packs a query with a copy of itself", async () => {
+    const copies = ["c1", "c2", "c3", "c4"].map((id) => rec(id, "sort a list of integers in python"));
+    const only = [
+      ...copies,
+      rec("o1", "sort a list of strings in python"),
+      rec("o2", "sort a list of floats in python"),
+    ];
+    const { dialogues, stats } = await runPack(LEXICAL, { only });
+    for (const d of dialogues) {
+      const queries = (d.messages as { role: string; content: string }[]).filter((m) => m.role === "user");
+      expect(new Set(queries.map((m) => m.content)).size).toBe(queries.length);
+    }
+    expect(stats.packed + stats.left_single).toBe(6);
+    const alone = await runPack(LEXICAL, { only: copies });
+    expect(alone.dialogues).toEqual([]);
+    expect(alone.stats.by_language.python).toMatchObject({ queries: 4, bypassed: 4 });
+  });
+});
+
+describe("pack stage's saved kNN indexes", () => {
+  it("rebuilds a torn index on a rerun, and removes indexes of earlier inputs and killed writes", async () => {
+    const first = await runPack(LEXICAL);
+    const python = readdirSync(first.workDir).find((f) => f.startsWith("knn-python-"))!;
+    const file = path.join(first.workDir, python);
+    truncateSync(file, Math.floor(statSync(file).size / 3));
+    writeFileSync(path.join(first.workDir, "knn-python-0123456789abcdef01234567.bin"), "an earlier input");
+    writeFileSync(path.join(first.workDir, `${python}.999999.tmp`), "a killed write");
+    await first.runner.run(["pack"], { force: true });
+    const again = await collect(first.runner.store("pack").read());
+    expect(again).toEqual(first.dialogues);
+    const left = readdirSync(first.workDir).sort();
+    expect(left.filter((f) => f.startsWith("knn-")).map((f) => f.replace(/-[0-9a-f]{24}\.bin$/, ""))).toEqual(
+      ["knn-go", "knn-java", "knn-python"],
+    );
+    expect(left).toContain(python);
+    expect(left).toContain("pack-stats.json");
   });
 });
