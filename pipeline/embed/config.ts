@@ -15,7 +15,7 @@ export const transformersEmbedderSchema = z
     local_dir: z.string().min(1).optional(),
     /** which ONNX weights: fp32 `onnx/model.onnx`, q8 `model_quantized.onnx`, fp16 `model_fp16.onnx` */
     dtype: z.enum(["fp32", "fp16", "q8"]).default("fp32"),
-    /** tokens per input; longer inputs are truncated (and say so); default: the tokenizer's maximum */
+    /** tokens per input, up to the model's maximum; longer inputs are truncated (and say so); default: the model's maximum, at most 512 */
     max_tokens: z.number().int().positive().optional(),
     /** texts per forward pass */
     batch_size: z.number().int().positive().max(4096).default(32),

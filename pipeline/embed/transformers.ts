@@ -71,10 +71,12 @@ export class TransformersEmbedder implements Embedder {
     };
     const tokenizerMax = (tokenizer as unknown as { model_max_length?: number }).model_max_length;
     // Tokenizers without a limit say 1e30; the position table is the real one.
-    const limits = [config.max_tokens, tokenizerMax, modelConfig.max_position_embeddings].filter(
+    const modelLimits = [tokenizerMax, modelConfig.max_position_embeddings].filter(
       (n): n is number => typeof n === "number" && Number.isFinite(n) && n > 0 && n < 1e9,
     );
-    const maxTokens = Math.min(...limits, 512);
+    // An explicit max_tokens is honoured up to the model's limit; unset, inputs are cut at 512 at
+    // most (BERT's window), since long-context models cost quadratic time for a query's gist.
+    const maxTokens = Math.min(config.max_tokens ?? 512, ...modelLimits);
     const dimension = modelConfig.hidden_size;
     if (typeof dimension !== "number") {
       throw new Error(`embedding model in ${files.dir}: config.json has no hidden_size`);

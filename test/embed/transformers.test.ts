@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddingCache } from "../../pipeline/embed/cache.js";
 import { transformersEmbedderSchema } from "../../pipeline/embed/config.js";
-import { embedTexts } from "../../pipeline/embed/embed-texts.js";
+import { checkVector, embedTexts } from "../../pipeline/embed/embed-texts.js";
 import { createEmbedder } from "../../pipeline/embed/index.js";
 import { ModelMissingError } from "../../pipeline/embed/model-files.js";
 import { TransformersEmbedder } from "../../pipeline/embed/transformers.js";
@@ -128,6 +128,54 @@ describe("transformers.js embedder", () => {
     } finally {
       fresh.remove();
     }
+  });
+
+  it("pools as transformers.js's own feature-extraction pipeline does (mean under the mask, unit length)", async () => {
+    const dir = path.join(root.path, MODEL);
+    const embedder = await createEmbedder(embedderConfig({ local_dir: dir }), {
+      hub: hubConfig("http://127.0.0.1:9"),
+      dataDir: work.path,
+    });
+    const { pipeline } = await import("@huggingface/transformers");
+    const extract = await pipeline("feature-extraction", dir, { local_files_only: true, dtype: "fp32" });
+    // one batch of very different lengths, so most rows are padded
+    const texts = [
+      "sort",
+      "write a python function to find the max value in a binary search tree",
+      "print a list",
+    ];
+    const reference = (await extract(texts, { pooling: "mean", normalize: true })).tolist() as number[][];
+    const ours = await embedder.embed(texts);
+    for (const [i, answer] of ours.entries()) {
+      if (!("vector" in answer)) throw new Error("no vector");
+      const unit = checkVector(answer.vector, TINY_BERT.hidden) as Float32Array;
+      for (let d = 0; d < TINY_BERT.hidden; d++) expect(unit[d]).toBeCloseTo(reference[i]![d]!, 4);
+    }
+    await extract.dispose();
+    await embedder.close();
+  });
+
+  it("cuts inputs at an explicit max_tokens up to the model's position table, past 512", async () => {
+    const dir = path.join(root.path, "test-org", "long-bert");
+    writeBertModel(dir, { ...TINY_BERT, maxPosition: 1024 });
+    const load = (over: Record<string, unknown>) =>
+      createEmbedder(embedderConfig({ local_dir: dir, ...over }), {
+        hub: hubConfig("http://127.0.0.1:9"),
+        dataDir: work.path,
+      }) as Promise<TransformersEmbedder>;
+    const explicit = await load({ max_tokens: 600 });
+    expect(explicit.maxTokens).toBe(600);
+    expect(explicit.model).toMatch(/:max600:mean$/);
+    const [long] = await explicit.embed([Array.from({ length: 700 }, () => "word").join(" ")]);
+    expect(long).toMatchObject({ tokens: 600, truncated: true });
+    await explicit.close();
+    // asking for more than the model has gives the model's limit; asking nothing, at most 512
+    const over = await load({ max_tokens: 4096 });
+    expect(over.maxTokens).toBe(1024);
+    await over.close();
+    const implicit = await load({});
+    expect(implicit.maxTokens).toBe(512);
+    await implicit.close();
   });
 
   it("loads a local model directory through the same loader, and checks it first", async () => {
