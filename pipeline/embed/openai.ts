@@ -3,7 +3,7 @@
 // with backoff; a batch the server refuses as a whole (HTTP 400, usually one input too long for the
 // model) is retried text by text so only the offending text is refused and the rest go through.
 import OpenAI from "openai";
-import { NotConfiguredError } from "../errors.js";
+import { NotConfiguredError, UserError } from "../errors.js";
 import type { OpenAIEmbedderConfig } from "./config.js";
 import type { Embedder, RawEmbedding } from "./types.js";
 
@@ -56,7 +56,7 @@ export class OpenAIEmbedder implements Embedder {
     try {
       return await this.request(texts, signal);
     } catch (error) {
-      if (!(error instanceof OpenAI.BadRequestError)) throw error;
+      if (!(error instanceof OpenAI.BadRequestError)) throw this.advice(error);
       if (texts.length === 1) return [{ refused: `HTTP 400: ${error.message.slice(0, 300)}` }];
       const out: (RawEmbedding | { refused: string })[] = [];
       for (const text of texts) out.push(...(await this.embed([text], signal)));
@@ -84,6 +84,37 @@ export class OpenAIEmbedder implements Embedder {
       }
       return { vector: Float32Array.from(embedding), truncated: false };
     });
+  }
+
+  /** The SDK's own messages ("Connection error.", "401 invalid api key") name neither server nor setting. */
+  private advice(error: unknown): unknown {
+    const at = `the embeddings server at ${this.baseUrl}`;
+    const cached = "the vectors computed so far are cached; rerun to continue";
+    if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
+      return new UserError(
+        `${at} ${error.status === 401 ? "rejected the API key" : "refused access (403)"}: ${error.message}. ` +
+          `Put the right key in $${this.config.api_key_env} (or set embedder.api_key_env to the variable ` +
+          `that holds it); ${cached}`,
+        { cause: error, exitCode: 3 },
+      );
+    }
+    if (error instanceof OpenAI.NotFoundError) {
+      return new UserError(
+        `${at} answered 404 for model ${this.config.model}: ${error.message}. Check embedder.model (a ` +
+          "model the server serves) and embedder.base_url (OpenAI-compatible servers usually want it " +
+          `to end in /v1); ${cached}`,
+        { cause: error, exitCode: 3 },
+      );
+    }
+    if (error instanceof OpenAI.APIConnectionError && !(error instanceof OpenAI.APIUserAbortError)) {
+      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+      return new Error(
+        `cannot reach ${at}${cause} after ${this.config.retries} retries: start ` +
+          `it, or fix embedder.base_url or $${this.config.base_url_env}; ${cached}`,
+        { cause: error },
+      );
+    }
+    return error;
   }
 
   async close(): Promise<void> {}

@@ -97,4 +97,21 @@ describe("OpenAI-compatible embedder", () => {
     await expect(attempt).rejects.toThrow(/OPENAI_EMBEDDINGS_BASE_URL/);
     cache.close();
   });
+
+  it("says which server, which setting and what to do when the key, the route or the server is wrong", async () => {
+    server = await startEmbeddingsServer({ dimension: 16, requireKey: KEY });
+    const embed = (over: Record<string, unknown>, env: Record<string, string>) =>
+      new OpenAIEmbedder(config({ retries: 0, ...over }), env).embed(["sort a list"]);
+    await expect(embed({ base_url: server.url }, { OPENAI_API_KEY: "sk-wrong" })).rejects.toThrow(
+      new RegExp(`${server.url}.*rejected the API key.*\\$OPENAI_API_KEY`, "s"),
+    );
+    const bare = server.url.replace(/\/v1$/, "");
+    await expect(embed({ base_url: bare }, { OPENAI_API_KEY: KEY })).rejects.toThrow(
+      /answered 404 for model bge-test.*embedder\.model.*\/v1/s,
+    );
+    const closed = embed({ base_url: "http://127.0.0.1:9/v1" }, {});
+    await expect(closed).rejects.toThrow(
+      /cannot reach the embeddings server at http:\/\/127\.0\.0\.1:9\/v1.*rerun/s,
+    );
+  });
 });
