@@ -1,0 +1,252 @@
+// The paper's LeetCode dialogues, from TACO:
+// - similar problems: "LeetCode classifies related problems through tags; by merging related
+//   problems we compiled 303 multi-turn instances";
+// - follow-ups: "different solutions of the same problem, differing in time or space complexity or
+//   in language, aggregated into 200 multi-turn instances", with "GPT-4 adding text before the code"
+//   under the paper's prompt (prompts/leetcode-follow-up.md).
+//
+// Here: TACO's LeetCode rows are read from the downloaded Parquet files (a malformed one is a reject
+// with the reason), every solution is run on its row's tests in the sandbox (verdicts kept in the work
+// dir, so a restart runs nothing twice) and only passing ones are used; problems are grouped by shared
+// tags and follow-ups planned from a seed; then the strong model writes the text before each solution
+// (its answers cached like every LLM answer), and translations are judged before they are used.
+import { createHash } from "node:crypto";
+import path from "node:path";
+import pLimit from "p-limit";
+import type { LanguageName } from "../pipeline/code/languages.js";
+import type { Dialogue } from "../pipeline/dialogue.js";
+import { UserError } from "../pipeline/errors.js";
+import { roleConfig } from "../pipeline/llm/config.js";
+import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
+import { loadPrompt } from "../pipeline/llm/prompts.js";
+import type { PipelineRecord, Reject } from "../pipeline/record.js";
+import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
+import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
+import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
+import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
+import { groupSimilarProblems } from "./leetcode/grouping.js";
+import { cannotJudgeIn, limitTests, SandboxFailure, SolutionJudge } from "./leetcode/judge.js";
+import { readProblems } from "./leetcode/read.js";
+import { type LeetcodeStats, summarizeLeetcode, writeStats } from "./leetcode/summary.js";
+import { EmptyTextError, TEXT_PROMPT } from "./leetcode/texts.js";
+import { TRANSLATION_REQUEST_VERSION } from "./leetcode/translate.js";
+import { type ValidatedProblem, validateSolutions } from "./leetcode/validate-solutions.js";
+import { seededRandom } from "./pack/packing.js";
+
+type LeetcodeContext = StageContext<LeetcodeConfig>;
+
+/** A seed of its own per problem, so one problem's draws do not move when another one is added. */
+function problemSeed(seed: number, id: string): number {
+  return Number.parseInt(createHash("sha256").update(`${seed}\n${id}`).digest("hex").slice(0, 8), 16);
+}
+
+function groupSimilar(ctx: LeetcodeContext, validated: readonly ValidatedProblem[]) {
+  const { similar } = ctx.config;
+  const tagged = validated.map((v) => ({
+    id: v.problem.id,
+    tags: similar.tags.fields.flatMap((f) => (f === "tags" ? v.problem.tags : v.problem.skillTypes)),
+  }));
+  return groupSimilarProblems(tagged, {
+    match: similar.tags.match,
+    minShared: similar.tags.min_shared,
+    ignore: similar.tags.ignore,
+    sizes: similar.group_size,
+    weights: similar.group_size_weights,
+    target: similar.enabled ? similar.target : 0,
+    seed: ctx.config.seed,
+  });
+}
+
+function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProblem[]) {
+  const { follow_up: config, seed, validation } = ctx.config;
+  const order = [...validated];
+  const random = seededRandom(seed);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const plans: FollowUpPlan[] = [];
+  let candidates = 0;
+  for (const v of order) {
+    if (!config.enabled || plans.length >= config.target) break;
+    const task = {
+      problemId: v.problem.id,
+      tests: limitTests(v.problem.tests, validation.max_tests),
+      starterCode: v.problem.starterCode,
+    };
+    const languages = config.languages.filter(
+      (l): l is LanguageName => l !== "python" && cannotJudgeIn(task, l) === undefined,
+    );
+    const plan = planFollowUp(v, config, languages, problemSeed(seed, v.problem.id));
+    if (!plan) continue;
+    candidates++;
+    plans.push(plan);
+  }
+  return { plans, candidates };
+}
+
+/** What became of one dialogue: written, rejected for its content, or failed for an operational reason. */
+type Written =
+  | { dialogue: Dialogue & PipelineRecord }
+  | { reject: Reject }
+  | { failed: string }
+  | { nothing: true };
+
+async function attempt(id: string, write: () => Promise<Written>): Promise<Written> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof EmptyTextError)
+      return { reject: { id, reason: "empty-text", detail: error.message } };
+    if (error instanceof LlmRequestError || error instanceof SandboxFailure)
+      return { failed: `${id}: ${error.message}` };
+    throw error;
+  }
+}
+
+async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Promise<void> {
+  const { config } = ctx;
+  const { problems, stats: read } = await readProblems(ctx, emit);
+  if (ctx.signal.aborted) return;
+  // asked before the sandbox work, so a missing endpoint is said at once
+  const client = ctx.services.llm(config.role, ctx.usage);
+  const sandboxWorkers = ctx.root.sandbox.workers;
+  const judge = new SolutionJudge(
+    ctx.services.sandbox(),
+    path.join(ctx.workDir, "verdicts.jsonl"),
+    {
+      runTimeoutS: config.validation.run_timeout_s,
+      compileTimeoutS: config.validation.compile_timeout_s,
+      memoryMb: config.validation.memory_mb,
+    },
+    ctx.signal,
+  );
+  try {
+    problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const concurrency = config.validation.concurrency ?? sandboxWorkers ?? 2;
+    const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
+    if (ctx.signal.aborted) return;
+    if (checked.sandboxErrors.length > 0) {
+      throw new UserError(
+        `leetcode: the sandbox failed on ${checked.sandboxErrors.length} solutions (e.g. ${checked.sandboxErrors[0]}); ` +
+          "the verdicts it gave are kept in the work dir. Check `pnpm pipeline sandbox languages`, then run the same command again.",
+        { exitCode: 1 },
+      );
+    }
+    for (const reject of checked.rejects) await emit.reject(reject);
+    const { validated } = checked;
+    const grouping = groupSimilar(ctx, validated);
+    const { plans, candidates } = planFollowUps(ctx, validated);
+    ctx.log.info(
+      `${validated.length} problems with a passing solution: ${grouping.groups.length} similar-problem groups, ` +
+        `${plans.length} follow-up plans; writing the texts with the ${config.role} model`,
+    );
+
+    const writer: Writer = { client, judge, maxTests: config.validation.max_tests, signal: ctx.signal };
+    const limit = pLimit(config.concurrency);
+    const stats: LeetcodeStats = {
+      read,
+      validation: checked.stats,
+      similar: {
+        groups: grouping.groups.length,
+        bypassed: grouping.bypassed,
+        untagged: grouping.untagged,
+        rejected: 0,
+      },
+      follow_up: {
+        candidates,
+        planned: plans.length,
+        written: 0,
+        translations: 0,
+        translations_dropped: {},
+        all_dropped: 0,
+        rejected: 0,
+      },
+    };
+    const similarJobs = grouping.groups.map((group) =>
+      limit(() =>
+        attempt(group.members.map((m) => validated[m]!.problem.id).join("+"), async () => ({
+          dialogue: await writeSimilarDialogue(
+            writer,
+            group.members.map((m) => validated[m]!),
+            group.shared,
+          ),
+        })),
+      ),
+    );
+    const followUpJobs = plans.map((plan) =>
+      limit(() =>
+        attempt(plan.problem.problem.id, async () => {
+          const written = await writeFollowUpDialogue(writer, plan);
+          stats.follow_up.translations += written.translations;
+          for (const d of written.dropped)
+            stats.follow_up.translations_dropped[d.reason] =
+              (stats.follow_up.translations_dropped[d.reason] ?? 0) + 1;
+          if (written.dialogue) return { dialogue: written.dialogue };
+          stats.follow_up.all_dropped++;
+          return { nothing: true };
+        }),
+      ),
+    );
+    const [similarDone, followUpDone] = await Promise.all([
+      Promise.allSettled(similarJobs),
+      Promise.allSettled(followUpJobs),
+    ]);
+    if (ctx.signal.aborted) return;
+    const failures: string[] = [];
+    // emitted in plan order, so the parts read the same on every run
+    for (const [kind, done] of [
+      ["similar", similarDone],
+      ["follow_up", followUpDone],
+    ] as const) {
+      for (const settled of done) {
+        if (settled.status === "rejected") {
+          if (settled.reason instanceof LlmAbortedError) return;
+          throw settled.reason;
+        }
+        const written = settled.value;
+        if ("dialogue" in written) {
+          await emit.out(written.dialogue);
+          if (kind === "follow_up") stats.follow_up.written++;
+        } else if ("reject" in written) {
+          stats[kind].rejected++;
+          await emit.reject(written.reject);
+        } else if ("failed" in written) failures.push(written.failed);
+      }
+    }
+    if (failures.length > 0) {
+      throw new UserError(
+        `leetcode: ${failures.length} dialogues could not be written (e.g. ${failures[0]}); every answer and verdict ` +
+          "obtained is cached, so run the same command again to retry only what is missing.",
+        { exitCode: 1 },
+      );
+    }
+    await writeStats(ctx.workDir, stats);
+  } finally {
+    judge.close();
+  }
+}
+
+export const leetcodeStage = defineStage<LeetcodeConfig>({
+  name: "leetcode",
+  description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
+  upstream: ["download"],
+  kind: "global",
+  configSchema: leetcodeConfigSchema,
+  fingerprint: ({ config, root, limit }) => {
+    const role = roleConfig(root.llm, config.role);
+    return {
+      model: role?.model,
+      sampling: role?.sampling,
+      prompt: loadPrompt(TEXT_PROMPT).text,
+      translation: TRANSLATION_REQUEST_VERSION,
+      limit,
+    };
+  },
+  async run(ctx, emit) {
+    await writeLeetcodeDialogues(ctx, emit);
+  },
+  async summarize(ctx) {
+    return summarizeLeetcode(ctx.read(ctx.name), ctx.workDir, ctx.log);
+  },
+});

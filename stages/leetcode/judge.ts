@@ -1,0 +1,241 @@
+// Runs one solution on its problem's tests in the sandbox and says what it came to. stdin/stdout
+// tests go through the eval library's CommonOJ (one run per case, SandboxFusion's output rule);
+// function-call tests through one program that calls the solution once per case (call-harness.ts for
+// TACO's Python, the language's BabelCode harness for a translation). A sandbox that fails is never
+// the solution's fault: `sandbox-error` is not a verdict, and is not cached.
+import { type LanguageName, sandboxLanguageId } from "../../pipeline/code/languages.js";
+import { removeMain } from "../../pipeline/code/strip-main.js";
+import {
+  callSandbox,
+  fillProgram,
+  harnessFor,
+  judgePrediction,
+  type Outcome,
+  runCommonOJ,
+  styleName,
+} from "../../pipeline/eval/index.js";
+import type { CodeRunner } from "../../pipeline/sandbox/types.js";
+import { pythonCallProgram } from "./call-harness.js";
+import type { ProblemTests } from "./taco.js";
+import { starterSignature, typedQuestion } from "./typed-question.js";
+import { VerdictCache } from "./verdict-cache.js";
+
+export const VERDICTS = ["passed", "wrong-answer", "runtime-error", "timeout", "error"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export interface Judged {
+  verdict: Verdict;
+  /** tests run and passed */
+  tests: number;
+  passed: number;
+  /** why it did not pass: the first failing test, the exception, the compile error... */
+  detail?: string;
+}
+
+export interface JudgeLimits {
+  runTimeoutS: number;
+  compileTimeoutS: number;
+  memoryMb?: number | undefined;
+}
+
+const BY_OUTCOME: Record<Outcome, Verdict> = {
+  Passed: "passed",
+  "Failed Tests": "wrong-answer",
+  "Had Runtime Error": "runtime-error",
+  "Timed Out": "timeout",
+  "Had Error": "error",
+};
+
+/** The sandbox itself failed (down, refused the request): retry the run, do not blame the code. */
+export class SandboxFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxFailure";
+  }
+}
+
+/** What a problem's tests look like to a judge: the first `maxTests` cases, and the starter code. */
+export interface JudgeTask {
+  problemId: string;
+  tests: ProblemTests;
+  starterCode: string;
+}
+
+export function limitTests(tests: ProblemTests, max: number): ProblemTests {
+  return tests.style === "stdio"
+    ? { ...tests, inputs: tests.inputs.slice(0, max), outputs: tests.outputs.slice(0, max) }
+    : { ...tests, inputs: tests.inputs.slice(0, max), outputs: tests.outputs.slice(0, max) };
+}
+
+/** Languages that follow LeetCode's `class Solution` when the Python starter has one. */
+const CLASS_STYLE = new Set<LanguageName>([
+  "java",
+  "cpp",
+  "javascript",
+  "typescript",
+  "csharp",
+  "php",
+  "ruby",
+  "scala",
+]);
+
+/** How a translation is called: the entry name in its language's style, and the class, if any. */
+export function entryOf(
+  task: JudgeTask,
+  language: LanguageName,
+): { fn: string; cls: string | undefined } | undefined {
+  if (task.tests.style !== "call") return undefined;
+  const harness = harnessFor(language);
+  if (!harness) return undefined;
+  const classy =
+    harness.requiresClass || (/\bclass\s+Solution\b/.test(task.starterCode) && CLASS_STYLE.has(language));
+  return { fn: styleName(task.tests.fnName, harness.naming), cls: classy ? "Solution" : undefined };
+}
+
+/**
+ * Why a problem's solutions cannot be judged in `language`, or undefined when they can: stdin/stdout
+ * problems run in any sandbox language; call-style ones need a harness and a typed starter signature.
+ */
+export function cannotJudgeIn(task: JudgeTask, language: LanguageName): string | undefined {
+  if (!sandboxLanguageId(language)) return `the sandbox cannot run ${language}`;
+  if (task.tests.style === "stdio") return undefined;
+  if (!harnessFor(language)) return `the eval library has no ${language} harness`;
+  const signature = starterSignature(task.starterCode, task.tests.fnName);
+  if ("error" in signature) return signature.error;
+  const question = typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
+  return "error" in question ? question.error : undefined;
+}
+
+async function judgeUncached(
+  runner: CodeRunner,
+  task: JudgeTask,
+  code: string,
+  language: LanguageName,
+  limits: JudgeLimits,
+  signal: AbortSignal,
+): Promise<Judged> {
+  const runLimits = {
+    runTimeoutS: limits.runTimeoutS,
+    compileTimeoutS: limits.compileTimeoutS,
+    ...(limits.memoryMb !== undefined ? { memoryMb: limits.memoryMb } : {}),
+    signal,
+  };
+  const { tests } = task;
+  if (tests.style === "stdio") {
+    const result = await runCommonOJ(
+      runner,
+      {
+        id: task.problemId,
+        content: "",
+        cases: tests.inputs.map((stdin, i) => ({ stdin, stdout: tests.outputs[i]! })),
+      },
+      { qid: task.problemId, id: "0", code, language },
+      runLimits,
+    );
+    if (result.sandbox_status === "SandboxError") throw new SandboxFailure(result.sandbox_message ?? "");
+    const failing = Object.entries(result.test_results).find(([, r]) => r !== "PASSED" && r !== "SKIPPED");
+    const judged: Judged = {
+      verdict: BY_OUTCOME[result.outcome],
+      tests: result.num_tests,
+      passed: result.num_passed,
+    };
+    if (failing)
+      judged.detail = `test ${failing[0]}: ${result.reason ?? failing[1]}${stderrTail(result.stderr)}`;
+    return judged;
+  }
+  let program: string;
+  let ids: string[];
+  if (language === "python") {
+    ({ program, ids } = pythonCallProgram(code, tests.fnName, tests));
+  } else {
+    const why = cannotJudgeIn(task, language);
+    if (why) return { verdict: "error", tests: 0, passed: 0, detail: why };
+    const signature = starterSignature(task.starterCode, tests.fnName) as Exclude<
+      ReturnType<typeof starterSignature>,
+      { error: string }
+    >;
+    const question = typedQuestion(task.problemId, tests.fnName, signature, tests);
+    if ("error" in question) return { verdict: "error", tests: 0, passed: 0, detail: question.error };
+    const harness = harnessFor(language)!;
+    const entry = entryOf(task, language)!;
+    program = fillProgram(
+      harness,
+      harness.generate(question),
+      removeMain(code, language).code,
+      entry.fn,
+      entry.cls,
+    );
+    ids = question.testCases.map((t) => t.idx);
+  }
+  const call = await callSandbox(
+    runner,
+    { code: program, language: sandboxLanguageId(language)! },
+    runLimits,
+  );
+  if (call.response.status === "SandboxError") throw new SandboxFailure(call.response.message ?? "");
+  const judgement = judgePrediction(call.response, ids);
+  const judged: Judged = {
+    verdict: BY_OUTCOME[judgement.outcome],
+    tests: ids.length,
+    passed: judgement.num_passed,
+  };
+  if (judged.verdict !== "passed") {
+    const failing = Object.entries(judgement.test_results).find(([, r]) => r !== "PASSED");
+    const compile = call.response.compile_result?.stderr ?? "";
+    judged.detail =
+      `${judgement.reason ?? ""}${failing ? `; test ${failing[0]}: ${failing[1]}` : ""}` +
+      stderrTail(compile || (call.response.run_result?.stderr ?? ""));
+  }
+  return judged;
+}
+
+function stderrTail(stderr: string | undefined): string {
+  const text = (stderr ?? "").trim();
+  if (!text) return "";
+  return `; stderr: ${text.length > 400 ? `...${text.slice(-400)}` : text}`;
+}
+
+// Bumped when the harness or the verdict rules change: older verdicts then count for nothing.
+const JUDGE_VERSION = 1;
+
+/** Judges solutions through the sandbox, remembering every verdict in the work dir. */
+export class SolutionJudge {
+  private readonly cache: VerdictCache<Judged>;
+  /** verdicts computed in this run, and read back from the cache */
+  computed = 0;
+  reused = 0;
+
+  constructor(
+    private readonly runner: CodeRunner,
+    cacheFile: string,
+    private readonly limits: JudgeLimits,
+    private readonly signal: AbortSignal,
+  ) {
+    this.cache = new VerdictCache<Judged>(cacheFile);
+  }
+
+  async judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged> {
+    const key = VerdictCache.key({
+      v: JUDGE_VERSION,
+      language,
+      code,
+      tests: task.tests,
+      starter: task.tests.style === "call" && language !== "python" ? task.starterCode : "",
+      limits: this.limits,
+    });
+    const known = this.cache.get(key);
+    if (known) {
+      this.reused++;
+      return known;
+    }
+    const judged = await judgeUncached(this.runner, task, code, language, this.limits, this.signal);
+    if (this.signal.aborted) return judged;
+    this.cache.set(key, judged);
+    this.computed++;
+    return judged;
+  }
+
+  close(): void {
+    this.cache.close();
+  }
+}
