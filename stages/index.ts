@@ -4,6 +4,7 @@ import { dedupStage } from "./dedup.js";
 import { downloadStage } from "./download.js";
 import { exportStage } from "./export.js";
 import { filterStage } from "./filter.js";
+import { leetcodeStage } from "./leetcode.js";
 import { normalizeStage } from "./normalize.js";
 import { packStage } from "./pack.js";
 import { DIALOGUE_STAGES, defineValidateStage } from "./validate.js";
@@ -16,6 +17,7 @@ const UP_TO_DIALOGUES = [
   dedupStage,
   filterStage,
   packStage,
+  leetcodeStage,
 ] as Stage<unknown>[];
 
 export const STAGES: readonly Stage<unknown>[] = [
