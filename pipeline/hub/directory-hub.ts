@@ -42,7 +42,7 @@ interface RepoSnapshot {
 }
 
 /** Data files go through LFS on the real hub; small text files such as README.md are plain git blobs. */
-const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar|onnx|onnx_data|safetensors)$/i;
+export const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar|onnx|onnx_data|safetensors)$/i;
 
 function lfsPointer(sha256: string, size: number): string {
   return `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256}\nsize ${size}\n`;

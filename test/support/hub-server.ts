@@ -2,12 +2,15 @@
 // 127.0.0.1 through the real endpoints `@huggingface/hub` calls (revision info, tree listing,
 // `resolve` with Range/ETag/X-Repo-Commit), with latency and faults injected on demand: a connection
 // dropped mid-file, a slow body (time to kill the client mid-file), 401, 404, 5xx, corrupted bytes.
+// With `writable`, it also takes pushes through the hub's commit endpoints (test/support/hub-writes.ts),
+// and an upload can be cut mid-body.
 
 import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Transform } from "node:stream";
 import { DirectoryHub } from "../../pipeline/hub/directory-hub.js";
+import { HubWrites } from "./hub-writes.js";
 
 export type HubFault =
   /** answer with this status (and a hub-like JSON error) instead of the real answer */
@@ -17,7 +20,9 @@ export type HubFault =
   /** flip one byte in the middle of the body */
   | { kind: "corrupt"; match: string | RegExp; times?: number }
   /** send the body at about this many bytes per second */
-  | { kind: "slow"; bytesPerSecond: number; match: string | RegExp; times?: number };
+  | { kind: "slow"; bytesPerSecond: number; match: string | RegExp; times?: number }
+  /** receive the first `afterBytes` bytes of an upload's body, then cut the connection */
+  | { kind: "cut-upload"; afterBytes: number; match: string | RegExp; times?: number };
 
 export interface TestHubOptions {
   root: string;
@@ -26,6 +31,9 @@ export interface TestHubOptions {
   /** delay before each answer */
   latencyMs?: number;
   faults?: HubFault[];
+  /** a directory for uploaded objects and branches: the hub then accepts pushes (the default branch
+   * is committed into `root`, which must then be a scratch directory) */
+  writable?: string;
 }
 
 export interface LoggedRequest {
@@ -35,6 +43,8 @@ export interface LoggedRequest {
   status: number;
   /** body bytes handed to the socket so far */
   bytes: number;
+  /** request body bytes received (uploads and commits) */
+  bytesIn: number;
 }
 
 export interface TestHub {
@@ -44,6 +54,8 @@ export interface TestHub {
   /** faults still armed; push more at any time */
   faults: HubFault[];
   directory: DirectoryHub;
+  /** the write side (repositories, commits, LFS objects), when `writable` is set */
+  writes: HubWrites | undefined;
   close(): Promise<void>;
 }
 
@@ -73,15 +85,23 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const directory = new DirectoryHub(options.root);
   const faults = [...(options.faults ?? [])];
   const requests: LoggedRequest[] = [];
+  const writes = options.writable === undefined ? undefined : new HubWrites(options.root, options.writable);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
     const range = req.headers.range;
-    const log: LoggedRequest = { method: req.method ?? "GET", url, range, status: 0, bytes: 0 };
+    const log: LoggedRequest = { method: req.method ?? "GET", url, range, status: 0, bytes: 0, bytesIn: 0 };
     requests.push(log);
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
 
-    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+    // an upload URL is presigned, as the hub's storage URLs are: its ticket is the credential
+    const presigned = writes !== undefined && url.startsWith("/lfs-upload/");
+    const needsToken = options.token !== undefined || (writes !== undefined && log.method === "POST");
+    const tokenOk =
+      options.token !== undefined
+        ? req.headers.authorization === `Bearer ${options.token}`
+        : /^Bearer \S+$/.test(req.headers.authorization ?? "");
+    if (!presigned && needsToken && !tokenOk) {
       log.status = 401;
       res.writeHead(401, { "content-type": "application/json", "x-error-code": "RepoNotFound" });
       res.end(JSON.stringify({ error: "Invalid credentials in Authorization header" }));
@@ -95,7 +115,12 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
       return;
     }
 
-    const answer = await directory.handle({ method: log.method, url, range });
+    if (writes) {
+      const cut = fault?.kind === "cut-upload" ? { afterBytes: fault.afterBytes } : undefined;
+      if (await writes.handle(req, res, log, cut)) return;
+    }
+    const reader = (await writes?.readerFor(url)) ?? directory;
+    const answer = await reader.handle({ method: log.method, url, range });
     log.status = answer.status;
     res.writeHead(answer.status, answer.headers);
     if (answer.body === undefined || typeof answer.body === "string" || log.method === "HEAD") {
@@ -158,6 +183,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     requests,
     faults,
     directory,
+    writes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
