@@ -1,5 +1,6 @@
 // The paper's steps, in pipeline order (every stage comes after its upstream stages).
 import type { Stage } from "../pipeline/stage.js";
+import { correctStage } from "./correct.js";
 import { dedupStage } from "./dedup.js";
 import { downloadStage } from "./download.js";
 import { exportStage } from "./export.js";
@@ -7,6 +8,7 @@ import { filterStage } from "./filter.js";
 import { leetcodeStage } from "./leetcode.js";
 import { normalizeStage } from "./normalize.js";
 import { packStage } from "./pack.js";
+import { simulateStage } from "./simulate.js";
 import { DIALOGUE_STAGES, defineValidateStage } from "./validate.js";
 
 // Every stage up to the dialogue stages. validate reads whichever dialogue stages are registered here:
@@ -17,6 +19,8 @@ const UP_TO_DIALOGUES = [
   dedupStage,
   filterStage,
   packStage,
+  simulateStage,
+  correctStage,
   leetcodeStage,
 ] as Stage<unknown>[];
 

@@ -1,0 +1,215 @@
+// The paper's code correction: "we first prompt GPT-4 to deliberately generate erroneous code
+// snippets; the model then uses the error messages from executing them as clues for correction ...
+// afterwards the prompt that led to the erroneous code is replaced by one that encourages correct
+// code", 500 dialogues. Here, for a seeded sample of the filtered records:
+//
+// 1. the strong model writes code for the query under the error-inducing prompt; it runs;
+// 2. it counts as a mistake only if it really fails: a compile or runtime error, a time-out, or (code
+//    that runs cleanly) a check the model wrote in a separate conversation that fails on it;
+// 3. the failure goes back, under the ordinary code-interpreter prompt, and the model corrects it;
+// 4. the correction is kept only if it runs cleanly (and passes the check); its run and the model's
+//    analysis close the dialogue.
+//
+// The published dialogue carries the ordinary prompt from the start, so it reads as a genuine
+// debugging session; an answer that gives the game away ("a deliberate error") is dropped.
+import type { LanguageName } from "../pipeline/code/index.js";
+import { makeDialogue } from "../pipeline/dialogue.js";
+import { roleConfig } from "../pipeline/llm/config.js";
+import { LlmAbortedError } from "../pipeline/llm/errors.js";
+import { loadPrompt } from "../pipeline/llm/prompts.js";
+import { chooseProvider } from "../pipeline/llm/provider.js";
+import type { ChatMessage } from "../pipeline/llm/types.js";
+import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
+import { defineStage, type StageContext } from "../pipeline/stage.js";
+import { checkable, checkMessages, withCheck, writeCheck } from "./correct/check.js";
+import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
+import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
+import { summarizeCorrect } from "./correct/summary.js";
+import { codeOfAnswer } from "./dialogue-kit/code.js";
+import type { Program } from "./dialogue-kit/executor.js";
+import type { JournaledRun } from "./dialogue-kit/journal.js";
+import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
+import { countSelected, selectedLanguage, selectRecords } from "./dialogue-kit/sample.js";
+import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
+
+type CorrectContext = StageContext<CorrectConfig>;
+
+// Words that give away that the mistake was made on purpose; the prompt forbids them, models slip.
+const GIVES_AWAY =
+  /\b(?:intentional(?:ly)?|deliberate(?:ly)?|on purpose|purposely|purposefully|(?:introduc|insert|plant)(?:e|ed|es|ing)? (?:an? |some |the )?(?:\w+ ){0,2}(?:errors?|bugs?|mistakes?)|make (?:a )?mistakes?|wrong code)\b/i;
+
+const summary = (run: JournaledRun) => ({
+  status: run.status,
+  exit_code: run.exitCode,
+  time_s: run.timeS,
+  truncated: run.truncated,
+});
+
+export async function correctCode(record: PipelineRecord, ctx: CorrectContext): Promise<RecordOutcome> {
+  const { config } = ctx;
+  const query = record.query;
+  if (typeof query !== "string" || query.trim() === "") {
+    return {
+      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
+    };
+  }
+  const services = dialogueServices(ctx);
+  const strong = services.llm(config.role);
+  const signal = ctx.signal;
+  const interrupted = () => new LlmAbortedError(config.role);
+  const ask = async (messages: ChatMessage[]) => {
+    if (signal.aborted) throw interrupted();
+    return strong.chat(messages, { signal });
+  };
+  const run = async (program: Program) => {
+    if (signal.aborted) throw interrupted();
+    return services.executor.run(journal, program);
+  };
+  const notebook = config.execution.notebook;
+  const journal = await services.journal.open(record.id);
+  const hint = selectedLanguage(record, config);
+  try {
+    // 1. Code written to fail, under the error-inducing prompt.
+    const asked: ChatMessage[] = [
+      { role: "system", content: loadPrompt(config.error_prompt).render({}) },
+      { role: "user", content: query },
+    ];
+    const broken = await ask(asked);
+    const code = codeOfAnswer(broken.content, hint);
+    if (!code)
+      throw new DialogueRejected(
+        "no-code",
+        "the answer under the error-inducing prompt holds no code the sandbox runs",
+      );
+    givesAway(broken.content, "the answer with the mistake");
+    const lang: LanguageName = code.lang;
+    const brokenRun = await run({ code: code.code, lang, context: [...asked, broken.content] });
+
+    // 2. A mistake only if it really fails; clean code needs its check to fail.
+    let shown = brokenRun;
+    let check: string | undefined;
+    if (brokenRun.status === "success") {
+      if (!checkable(lang, config.check_languages)) {
+        throw new DialogueRejected(
+          "mistake-runs",
+          `the ${lang} code meant to be wrong ran cleanly (no check in ${lang})`,
+        );
+      }
+      check = await writeCheck(
+        strong,
+        checkMessages(config.check_request, query, code.code, lang),
+        lang,
+        signal,
+      );
+      if (!check)
+        throw new DialogueRejected(
+          "mistake-runs",
+          "the code meant to be wrong ran cleanly, and the check had no code",
+        );
+      shown = await run(withCheck(code.code, check, lang, notebook, ["check", code.code]));
+      if (shown.status === "success") {
+        throw new DialogueRejected(
+          "mistake-runs",
+          "the code meant to be wrong ran cleanly and passed its own check",
+        );
+      }
+    }
+    const errorType: ErrorType = errorTypeOf(shown, check !== undefined);
+
+    // 3. The correction, under the ordinary prompt: from here on the dialogue is what gets published.
+    const messages: ChatMessage[] = [
+      { role: "system", content: loadPrompt(config.system_prompt).render({}) },
+      { role: "user", content: query },
+      { role: "assistant", content: broken.content },
+      { role: "user", content: shown.feedback },
+    ];
+    const fixed = await ask([...messages]);
+    messages.push({ role: "assistant", content: fixed.content });
+    givesAway(fixed.content, "the correction");
+    const fix = codeOfAnswer(fixed.content, lang);
+    if (!fix) throw new DialogueRejected("fix-has-no-code", "the correction holds no code the sandbox runs");
+
+    // 4. Kept only if the correction runs cleanly and passes the check the mistake failed.
+    const previous = fix.lang === "python" && notebook ? [code.code] : [];
+    const fixedRun = await run({ code: fix.code, lang: fix.lang, previous, context: [...messages] });
+    if (fixedRun.status !== "success") {
+      throw new DialogueRejected(
+        "fix-fails",
+        `the corrected code did not run cleanly (${fixedRun.status}): ${fixedRun.errorTail.slice(-300)}`,
+      );
+    }
+    let checkRun: JournaledRun | undefined;
+    if (check) {
+      const program = withCheck(fix.code, check, fix.lang, notebook, ["check", fix.code, previous]);
+      if (program.previous) program.previous = [...previous, ...program.previous];
+      checkRun = await run(program);
+      if (checkRun.status !== "success") {
+        throw new DialogueRejected(
+          "fix-fails-check",
+          `the corrected code failed the check (${checkRun.status}): ${checkRun.errorTail.slice(-300)}`,
+        );
+      }
+    }
+    if (config.analyse_fixed_run) {
+      messages.push({ role: "user", content: fixedRun.feedback });
+      const analysis = await ask([...messages]);
+      givesAway(analysis.content, "the analysis of the corrected run");
+      messages.push({ role: "assistant", content: analysis.content });
+    }
+    return {
+      out: [
+        makeDialogue({
+          method: "code-correction",
+          sources: [record.id],
+          messages,
+          lang: fix.lang,
+          meta: {
+            model: fixed.model,
+            error_type: errorType,
+            mistake: { ...summary(brokenRun), ...(check ? { check: summary(shown) } : {}) },
+            fixed: { ...summary(fixedRun), ...(checkRun ? { check: summary(checkRun) } : {}) },
+            checked: check !== undefined,
+            resource: record.resource ?? null,
+          },
+        }),
+      ],
+    };
+  } catch (error) {
+    return outcomeOfError(error, record, signal);
+  }
+}
+
+function givesAway(text: string, what: string): void {
+  const m = GIVES_AWAY.exec(text);
+  if (m)
+    throw new DialogueRejected(
+      "mentions-mistake",
+      `${what} says the mistake was made on purpose ("${m[0]}")`,
+    );
+}
+
+export const correctStage = defineStage<CorrectConfig>({
+  kind: "record",
+  name: "correct",
+  description: "deliberately broken code, its error, and the fix",
+  upstream: ["filter"],
+  configSchema: correctConfigSchema,
+  fingerprint: ({ config, root }) => {
+    const rc = roleConfig(root.llm, config.role);
+    const choice = rc ? chooseProvider(root.llm, config.role, process.env) : undefined;
+    return {
+      model: choice?.model ?? rc?.model,
+      provider: choice?.provider,
+      sampling: rc?.sampling,
+      prompts: [config.error_prompt, config.system_prompt].map((name) => loadPrompt(name).text),
+    };
+  },
+  input: (ctx) => selectRecords(() => ctx.read("filter"), ctx.config),
+  inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
+  concurrency: (ctx) =>
+    ctx.config.concurrency ??
+    2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16) +
+      sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
+  process: correctCode,
+  summarize: summarizeCorrect,
+});

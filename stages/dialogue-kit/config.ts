@@ -1,0 +1,44 @@
+// Config pieces simulate and correct share: which records, how code runs, how a run is shown.
+import { z } from "zod";
+import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
+
+export const selectionShape = {
+  /** `runnable`: every language the sandbox runs; or a list, e.g. [python, javascript, cpp] */
+  languages: z.union([z.literal("runnable"), z.array(z.string().min(1)).min(1)]).default("runnable"),
+  /** a seeded sample of this many records; unset: every record of those languages */
+  count: z.number().int().positive().optional(),
+  seed: z.number().int().default(0),
+};
+
+export const executionSchema = z
+  .object({
+    /** seconds a program may run (the sandbox's own maximum still applies) */
+    run_timeout_s: z.number().positive().default(10),
+    compile_timeout_s: z.number().positive().default(30),
+    /** MiB; unset: the sandbox's default */
+    memory_mb: z.number().int().min(64).optional(),
+    /** programs running at once; default: `sandbox.workers` (the number of cores) */
+    concurrency: z.number().int().positive().optional(),
+    /** tries before a sandbox error fails the record (it is retried on the next run) */
+    sandbox_attempts: z.number().int().min(1).max(10).default(3),
+    /** Python blocks of one dialogue share a session, as in the paper's interpreter */
+    notebook: z.boolean().default(true),
+  })
+  .strict();
+export type ExecutionConfig = z.infer<typeof executionSchema>;
+
+/** The "Execution result:" turn (pipeline/execution's template), every text replaceable. */
+export const feedbackTemplateSchema = z
+  .object({
+    turn: z.string().includes("{result}").default(DEFAULT_FEEDBACK_TEMPLATE.turn),
+    no_output: z.string().min(1).default(DEFAULT_FEEDBACK_TEMPLATE.no_output),
+    timeout: z.string().min(1).default(DEFAULT_FEEDBACK_TEMPLATE.timeout),
+    wrong_output: z.string().min(1).default(DEFAULT_FEEDBACK_TEMPLATE.wrong_output),
+    wrong_output_no_input: z.string().min(1).default(DEFAULT_FEEDBACK_TEMPLATE.wrong_output_no_input),
+    max_chars: z.number().int().min(100).default(DEFAULT_FEEDBACK_TEMPLATE.max_chars),
+    head_share: z.number().min(0).max(1).default(DEFAULT_FEEDBACK_TEMPLATE.head_share),
+  })
+  .strict();
+
+export const executionDefaults = () => executionSchema.parse({});
+export const templateDefaults = () => feedbackTemplateSchema.parse({});

@@ -1,0 +1,76 @@
+// What the sandbox said, kept with the dialogue. The LLM cache replays the model's side of a dialogue
+// after a `kill -9`; this journal replays the sandbox's side, so a redone record shows the same
+// execution results (output with a timestamp, a random number, a time-out at the edge of the limit)
+// and therefore sends the same conversations, which the LLM cache then answers for free.
+//
+// One small append-only JSON-lines file per record under the stage's work dir, one line per run,
+// keyed by everything the run depended on (the conversation before it, the code, the language, the
+// limits). Appended before the result is used, so no later request can have seen a result the journal
+// lacks. A line torn by a kill is skipped on reading. `reset --purge` forgets the journal; a forced
+// rerun replays it as it replays cached LLM answers.
+import { createHash } from "node:crypto";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { ExecutionStatus } from "../../pipeline/execution/index.js";
+
+/** One sandbox run as the dialogue uses it: what happened, and the feedback turn it was rendered to. */
+export interface JournaledRun {
+  status: ExecutionStatus;
+  exitCode: number | null;
+  signal: string | null;
+  timeS: number | null;
+  truncated: boolean;
+  message?: string;
+  /** the "Execution result:" turn */
+  feedback: string;
+  /** the last characters of the error output (stderr, else stdout), for naming the error */
+  errorTail: string;
+}
+
+export class ExecutionJournal {
+  constructor(readonly dir: string) {}
+
+  async open(recordId: string): Promise<RecordJournal> {
+    const name = createHash("sha1").update(recordId).digest("hex");
+    const file = path.join(this.dir, name.slice(0, 2), `${name}.jsonl`);
+    const runs = new Map<string, JournaledRun>();
+    let text = "";
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      try {
+        const entry = JSON.parse(line) as { key: string; run: JournaledRun };
+        runs.set(entry.key, entry.run);
+      } catch {
+        // torn by a kill while appending: that run is simply done again
+      }
+    }
+    return new RecordJournal(file, runs);
+  }
+}
+
+export class RecordJournal {
+  constructor(
+    private readonly file: string,
+    private readonly runs: Map<string, JournaledRun>,
+  ) {}
+
+  get(key: string): JournaledRun | undefined {
+    return this.runs.get(key);
+  }
+
+  async put(key: string, run: JournaledRun): Promise<void> {
+    this.runs.set(key, run);
+    await mkdir(path.dirname(this.file), { recursive: true });
+    await appendFile(this.file, `${JSON.stringify({ key, run })}\n`);
+  }
+}
+
+/** The journal key of a run: a digest of everything its result depends on. */
+export function runKey(parts: unknown): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+}

@@ -1,0 +1,48 @@
+// How a dialogue that could not be finished is recorded. Operational failures (the LLM server or the
+// sandbox was down, the run was interrupted) are `{failed}`: the record is retried on the next run,
+// and the cached answers and journaled runs make the retry cheap. Content failures (no code, feedback
+// that is not JSON even after a reminder, a "mistake" that runs) are rejects with a reason: retrying
+// would replay the same cached answers to the same end.
+import { LlmAbortedError, LlmRequestError } from "../../pipeline/llm/errors.js";
+import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
+import { LanguageUnavailableError, SandboxOutageError } from "./executor.js";
+
+/** A content reason to drop a record, thrown from deep in a dialogue and turned into a reject. */
+export class DialogueRejected extends Error {
+  constructor(
+    readonly reason: string,
+    readonly detail: string,
+    /** what the dialogue had got to, for `cat --rejects` */
+    readonly partial?: Record<string, unknown>,
+  ) {
+    super(`${reason}: ${detail}`);
+    this.name = "DialogueRejected";
+  }
+}
+
+/** The outcome of a dialogue that threw; rethrows what must stop the run (a refused key) or is a bug. */
+export function outcomeOfError(error: unknown, record: PipelineRecord, signal: AbortSignal): RecordOutcome {
+  if (error instanceof DialogueRejected) {
+    return {
+      rejects: [
+        {
+          id: record.id,
+          reason: error.reason,
+          detail: error.detail,
+          record: { ...record, ...(error.partial ? { dialogue: error.partial } : {}) },
+        },
+      ],
+    };
+  }
+  if (error instanceof LanguageUnavailableError) {
+    return { rejects: [{ id: record.id, reason: "language-unavailable", detail: error.message, record }] };
+  }
+  if (error instanceof LlmRequestError) return { failed: { reason: error.reason, detail: error.message } };
+  if (error instanceof SandboxOutageError)
+    return { failed: { reason: "sandbox-error", detail: error.message } };
+  if (error instanceof LlmAbortedError || signal.aborted) {
+    return { failed: { reason: "interrupted", detail: (error as Error)?.message ?? String(error) } };
+  }
+  // a UserError (a refused key) stops the run; anything else is a bug the runner records as failed
+  throw error;
+}

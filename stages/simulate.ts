@@ -1,0 +1,145 @@
+// The paper's interaction simulation: "for each selected query, GPT-3.5 first generates a preliminary
+// response, from which code snippets are extracted and executed. The outcome of this execution, along
+// with any compiler diagnostics, is then fed into GPT-4 to elicit a follow-up response. This cycle
+// repeats until GPT-4 delivers what it deems a correct solution or until a maximum of three
+// iterations. Subsequently, simulated human feedback is introduced: GPT-4 chooses the most relevant of
+// ten feedback categories and writes feedback in it; fed into the dialogue history, it prompts GPT-4 to
+// refine its solution further."
+//
+// Here each selected filtered record becomes one dialogue: the code-interpreter system prompt, the
+// query, the weak model's answer, then the execution feedback loop (stages/simulate/interaction.ts),
+// then `feedback_rounds` rounds of simulated human feedback, each followed by the loop again. Code
+// runs only in the sandbox; every result is journaled so a redone record replays the same dialogue.
+
+import { makeDialogue } from "../pipeline/dialogue.js";
+import { roleConfig } from "../pipeline/llm/config.js";
+import { LlmAbortedError } from "../pipeline/llm/errors.js";
+import { loadPrompt } from "../pipeline/llm/prompts.js";
+import { chooseProvider } from "../pipeline/llm/provider.js";
+import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
+import { defineStage, type StageContext } from "../pipeline/stage.js";
+import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
+import { countSelected, selectRecords } from "./dialogue-kit/sample.js";
+import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
+import { type SimulateConfig, simulateConfigSchema } from "./simulate/config.js";
+import { type SimulatedFeedback, simulateHumanFeedback } from "./simulate/feedback.js";
+import { Interaction, type LoopEnv } from "./simulate/interaction.js";
+import { summarizeSimulate } from "./simulate/summary.js";
+
+type SimulateContext = StageContext<SimulateConfig>;
+
+export async function simulateInteraction(
+  record: PipelineRecord,
+  ctx: SimulateContext,
+): Promise<RecordOutcome> {
+  const { config } = ctx;
+  const query = record.query;
+  if (typeof query !== "string" || query.trim() === "") {
+    return {
+      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
+    };
+  }
+  const services = dialogueServices(ctx);
+  const hint = typeof record.lang === "string" ? record.lang : undefined;
+  const dialogue = new Interaction(
+    [
+      { role: "system", content: loadPrompt(config.system_prompt).render({}) },
+      { role: "user", content: query },
+    ],
+    hint,
+  );
+  const feedbacks: (SimulatedFeedback & { round: number })[] = [];
+  try {
+    const env: LoopEnv = {
+      strong: services.llm(config.strong_role),
+      strongRole: config.strong_role,
+      executor: services.executor,
+      journal: await services.journal.open(record.id),
+      maxIterations: config.max_iterations,
+      notebook: config.execution.notebook,
+      signal: ctx.signal,
+      interrupted: () => new LlmAbortedError(config.strong_role),
+    };
+    // 1. The weak model's preliminary answer, then execution feedback until the strong model is done.
+    await dialogue.ask(services.llm(config.weak_role), config.weak_role, env);
+    await dialogue.executionFeedbackLoop(env, "execution-feedback", config.weak_role);
+    // 2. Simulated human feedback: only its `feedback` text becomes the user's turn; the strong model
+    //    refines and the refinement runs like any other answer.
+    for (let round = 1; round <= config.feedback_rounds; round++) {
+      if (ctx.signal.aborted) throw env.interrupted();
+      const feedback = await simulateHumanFeedback(
+        services.llm(config.reviewer_role),
+        loadPrompt(config.feedback_prompt),
+        { request: config.feedback_request, reminder: config.json_reminder, signal: ctx.signal },
+        dialogue.messages,
+      );
+      feedbacks.push({ ...feedback, round });
+      dialogue.models[`${config.reviewer_role} (feedback)`] = feedback.model;
+      dialogue.messages.push({ role: "user", content: feedback.feedback });
+      await dialogue.ask(env.strong, config.strong_role, env);
+      await dialogue.executionFeedbackLoop(env, "human-feedback", config.strong_role);
+    }
+    if (dialogue.executions.length === 0) {
+      throw new DialogueRejected(
+        "no-code",
+        `no answer in the dialogue held code the sandbox runs (record language: ${hint ?? "unknown"})`,
+        { messages: dialogue.messages },
+      );
+    }
+  } catch (error) {
+    return outcomeOfError(error, record, ctx.signal);
+  }
+  return {
+    out: [
+      makeDialogue({
+        method: "interaction-simulation",
+        sources: [record.id],
+        messages: dialogue.messages,
+        lang: dialogue.lang ?? hint ?? "unknown",
+        meta: {
+          models: dialogue.models,
+          iterations: dialogue.executions.filter((e) => e.phase === "execution-feedback").length,
+          feedback_rounds: feedbacks.length,
+          passed: dialogue.passed,
+          capped: dialogue.capped,
+          executions: dialogue.executions,
+          feedback: feedbacks.map(({ model: _model, ...f }) => f),
+          category: feedbacks.at(-1)?.category ?? null,
+          resource: record.resource ?? null,
+        },
+      }),
+    ],
+  };
+}
+
+export const simulateStage = defineStage<SimulateConfig>({
+  kind: "record",
+  name: "simulate",
+  description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
+  upstream: ["filter"],
+  configSchema: simulateConfigSchema,
+  fingerprint: ({ config, root }) => {
+    const roles = [config.weak_role, config.strong_role, config.reviewer_role];
+    return {
+      roles: roles.map((role) => {
+        const rc = roleConfig(root.llm, role);
+        const choice = rc ? chooseProvider(root.llm, role, process.env) : undefined;
+        return {
+          role,
+          model: choice?.model ?? rc?.model,
+          provider: choice?.provider,
+          sampling: rc?.sampling,
+        };
+      }),
+      prompts: [config.system_prompt, config.feedback_prompt].map((name) => loadPrompt(name).text),
+    };
+  },
+  input: (ctx) => selectRecords(() => ctx.read("filter"), ctx.config),
+  inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
+  concurrency: (ctx) =>
+    ctx.config.concurrency ??
+    2 * (roleConfig(ctx.root.llm, ctx.config.strong_role)?.concurrency ?? 16) +
+      sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
+  process: simulateInteraction,
+  summarize: summarizeSimulate,
+});

@@ -1,0 +1,116 @@
+// One simulated interaction as it unfolds: the conversation the models see, the code that ran and
+// what it came to. The execution feedback loop lives here because both phases of the paper's
+// simulation end in it: after the first answer, and after each refinement the human feedback asks for.
+import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
+import { type AnswerCode, codeOfAnswer } from "../dialogue-kit/code.js";
+import type { Executor } from "../dialogue-kit/executor.js";
+import type { RecordJournal } from "../dialogue-kit/journal.js";
+
+/** One run of the dialogue's code, as `meta.executions` keeps it. */
+export interface ExecutionEntry {
+  phase: "execution-feedback" | "human-feedback";
+  /** index in `messages` of the "Execution result:" turn */
+  turn: number;
+  /** the role whose answer held the code */
+  by: string;
+  lang: string;
+  status: string;
+  exit_code: number | null;
+  time_s: number | null;
+  truncated: boolean;
+}
+
+export interface LoopEnv {
+  strong: LlmClient;
+  strongRole: string;
+  executor: Executor;
+  journal: RecordJournal;
+  maxIterations: number;
+  notebook: boolean;
+  signal: AbortSignal;
+  interrupted: () => Error;
+}
+
+export class Interaction {
+  readonly executions: ExecutionEntry[] = [];
+  /** Python cells that ran cleanly: what a later cell of the session sees */
+  private readonly cells: string[] = [];
+  private lastCode: AnswerCode | undefined;
+  private lastStatus: string | undefined;
+  /** the last answer holds code that was never run (the iteration cap was reached) */
+  unrun = false;
+  /** the cap was reached at least once */
+  capped = false;
+
+  constructor(
+    readonly messages: ChatMessage[],
+    /** the record's language: picks among an answer's blocks, names an untagged one */
+    readonly hint: string | undefined,
+  ) {}
+
+  get lang(): string | undefined {
+    return this.lastCode?.lang;
+  }
+
+  /** Whether the dialogue ends with code that ran cleanly. */
+  get passed(): boolean {
+    return this.lastStatus === "success" && !this.unrun;
+  }
+
+  /** The model that answered, per role. */
+  readonly models: Record<string, string> = {};
+
+  /** The next assistant turn, from `client` (answering as `role`). */
+  async ask(client: LlmClient, role: string, env: Pick<LoopEnv, "signal" | "interrupted">): Promise<void> {
+    if (env.signal.aborted) throw env.interrupted();
+    const answer = await client.chat([...this.messages], { signal: env.signal });
+    this.models[role] = answer.model;
+    this.messages.push({ role: "assistant", content: answer.content });
+  }
+
+  /**
+   * The paper's execution feedback: the latest answer's code runs, its result becomes the next user
+   * turn, the strong model answers it; again while the answer brings new code, at most
+   * `maxIterations` runs. An answer without new code (the model analyses a clean run, or considers
+   * the task done) ends the loop.
+   */
+  async executionFeedbackLoop(env: LoopEnv, phase: ExecutionEntry["phase"], firstBy: string): Promise<void> {
+    let by = firstBy;
+    for (let iteration = 0; ; iteration++) {
+      const code = codeOfAnswer(this.messages.at(-1)!.content, this.hint);
+      if (!code) return;
+      // A clean run's analysis often repeats the code it talks about: nothing new to run.
+      if (this.lastStatus === "success" && code.code.trim() === this.lastCode?.code.trim()) return;
+      if (iteration === env.maxIterations) {
+        this.unrun = true;
+        this.capped = true;
+        return;
+      }
+      if (env.signal.aborted) throw env.interrupted();
+      const python = code.lang === "python" && env.notebook;
+      const run = await env.executor.run(env.journal, {
+        code: code.code,
+        lang: code.lang,
+        previous: python ? [...this.cells] : [],
+        context: [...this.messages],
+      });
+      this.lastCode = code;
+      this.lastStatus = run.status;
+      this.unrun = false;
+      if (python && run.status === "success") this.cells.push(code.code);
+      this.messages.push({ role: "user", content: run.feedback });
+      this.executions.push({
+        phase,
+        turn: this.messages.length - 1,
+        by,
+        lang: code.lang,
+        status: run.status,
+        exit_code: run.exitCode,
+        time_s: run.timeS,
+        truncated: run.truncated,
+      });
+      await this.ask(env.strong, env.strongRole, env);
+      by = env.strongRole;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// What simulate says at the end, next to the paper (51K dialogues, 3.0 turns each): dialogues, turns
+// and turns per dialogue by way of DialogueTally; how many dialogues end with code that runs; how the
+// executions went; which feedback categories the reviewer chose; why records were rejected.
+import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
+import type { StageContext } from "../../pipeline/stage.js";
+import { FEEDBACK_CATEGORIES } from "./categories.js";
+import type { SimulateConfig } from "./config.js";
+import type { ExecutionEntry } from "./interaction.js";
+
+const count = (map: Record<string, number>, key: string) => {
+  map[key] = (map[key] ?? 0) + 1;
+};
+
+export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Promise<Record<string, unknown>> {
+  const tally = new DialogueTally();
+  let dialogues = 0;
+  let passing = 0;
+  let capped = 0;
+  const categories: Record<string, number> = Object.fromEntries(FEEDBACK_CATEGORIES.map((c) => [c, 0]));
+  const statuses: Record<string, number> = {};
+  const iterations: Record<string, number> = {};
+  for await (const record of ctx.read(ctx.name)) {
+    const parsed = parseDialogue(record);
+    if (!parsed.ok) continue;
+    const d = parsed.dialogue;
+    tally.add(d);
+    dialogues++;
+    if (d.meta.passed === true) passing++;
+    if (d.meta.capped === true) capped++;
+    for (const f of (d.meta.feedback as { category?: string }[] | undefined) ?? []) {
+      count(categories, f.category ?? "unclassified");
+    }
+    for (const e of (d.meta.executions as ExecutionEntry[] | undefined) ?? []) count(statuses, e.status);
+    count(iterations, String(d.meta.iterations ?? 0));
+  }
+  const rejects: Record<string, number> = {};
+  for await (const reject of ctx.read(ctx.name, { rejects: true })) count(rejects, String(reject.reason));
+  const result = {
+    ...tally.result(),
+    passing,
+    passing_share: dialogues === 0 ? 0 : Math.round((passing / dialogues) * 1000) / 1000,
+    capped,
+    feedback_categories: categories,
+    execution_statuses: statuses,
+    iterations,
+    rejects,
+  };
+  for (const line of tally.describe()) ctx.log.info(line);
+  ctx.log.info(
+    `${passing.toLocaleString("en-US")} of ${dialogues.toLocaleString("en-US")} dialogues end with code that runs; ` +
+      `${capped.toLocaleString("en-US")} reached the cap of ${ctx.config.max_iterations} executions`,
+  );
+  const chosen = Object.entries(categories)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => `${c} ${n}`)
+    .join(", ");
+  if (chosen) ctx.log.info(`feedback categories: ${chosen}`);
+  const rejected = Object.entries(rejects)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(", ");
+  if (rejected) ctx.log.info(`rejected: ${rejected}`);
+  return result;
+}

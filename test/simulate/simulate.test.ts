@@ -1,0 +1,210 @@
+// The simulate stage through the runner, against the scripted LLM server and the real sandbox, in
+// python, javascript, cpp and go: dialogue structure, execution results as their own turns, the
+// feedback texts (never the JSON), the iteration cap, rejects with reasons, the summary.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Dialogue } from "../../pipeline/dialogue.js";
+import { parseDialogue } from "../../pipeline/dialogue.js";
+import { loadPrompt } from "../../pipeline/llm/prompts.js";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { collect, tempDir } from "../support/runner-kit.js";
+import { filterRecord, runnerFor } from "./kit.js";
+import { caseOf, partOf, REMINDER_MARK, scriptedReply } from "./script.js";
+
+const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
+let server: LlmServer;
+beforeAll(async () => {
+  server = await startLlmServer({ fallback: scriptedReply });
+});
+afterAll(async () => {
+  await server.close();
+  await sandbox.close();
+});
+
+const RECORDS = [
+  filterRecord("t:works", "py-works", "python", "Sum a list."),
+  filterRecord("t:js", "js-fixed", "javascript", "Double a number."),
+  filterRecord("t:cpp", "cpp-never", "cpp", "Print a value."),
+  filterRecord("t:go", "go-prose", "go", "Multiply two numbers."),
+  filterRecord("t:badjson", "py-badjson", "python", "Say hello."),
+  filterRecord("t:nocode", "py-nocode", "python", "Add up numbers."),
+  filterRecord("t:timeout", "py-timeout", "python", "Loop three times."),
+  filterRecord("t:long", "py-long", "python", "Print numbers."),
+  // not simulated: html is not run by the sandbox
+  filterRecord("t:html", "py-works", "html", "Make a page."),
+];
+
+const STAGE = "  simulate:\n    execution: {run_timeout_s: 2}\n";
+const INTERPRETER = loadPrompt("simulate-interpreter").text;
+
+describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+  let dialogues: Map<string, Dialogue>;
+  let rejects: PipelineRecord[];
+  let stats: Record<string, unknown>;
+
+  beforeAll(async () => {
+    const dir = tempDir("cf-simulate-");
+    const { runner, close } = runnerFor(dir, () => RECORDS, { url: server.url, sandbox, stages: STAGE });
+    await runner.run(["simulate"]);
+    await close();
+    const status = runner.status("simulate");
+    expect(status.state).toBe("complete");
+    stats = status.manifest!.stats!;
+    dialogues = new Map();
+    for (const r of await collect(runner.store("simulate").read())) {
+      const parsed = parseDialogue(r);
+      expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
+      if (parsed.ok) dialogues.set(parsed.dialogue.sources[0]!, parsed.dialogue);
+    }
+    rejects = await collect(runner.store("simulate").read({ rejects: true }));
+  }, QUEUED_TEST_TIMEOUT_MS);
+
+  it("runs working code, shows its output as its own turn, then the feedback text and the refinement", () => {
+    const d = dialogues.get("t:works")!;
+    expect(d.method).toBe("interaction-simulation");
+    expect(d.lang).toBe("python");
+    expect(d.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(d.messages[0]!.content).toBe(INTERPRETER);
+    expect(d.messages[3]!.content).toBe("Execution result: \n6");
+    // only the feedback text is the user's turn, never the JSON around it
+    expect(d.messages[5]!.content).toBe(
+      "Please add a docstring and comments so the function is easier to follow.",
+    );
+    expect(d.messages[7]!.content).toBe("Execution result: \n9");
+    expect(d.meta).toMatchObject({
+      passed: true,
+      capped: false,
+      iterations: 1,
+      category: "code-clarity-and-documentation",
+      models: { weak: "test-weak", strong: "test-strong" },
+    });
+    const executions = d.meta.executions as { status: string; turn: number; by: string; exit_code: number }[];
+    expect(executions.map((e) => [e.status, e.turn, e.by, e.exit_code])).toEqual([
+      ["success", 3, "weak", 0],
+      ["success", 7, "strong", 0],
+    ]);
+    const feedback = d.meta.feedback as Record<string, unknown>[];
+    expect(feedback[0]).toMatchObject({
+      round: 1,
+      satisfied: "It sums the list.",
+      not_satisfied: "The function has no docstring or comments.",
+      category_source: "words",
+      reminded: false,
+    });
+  });
+
+  it("feeds a JavaScript error back, and the strong model's fix runs; reads JSON in prose with a trailing comma", () => {
+    const d = dialogues.get("t:js")!;
+    expect(d.lang).toBe("javascript");
+    expect(d.messages[3]!.content).toMatch(
+      /^Execution result: \n[\s\S]*ReferenceError: doubel is not defined/,
+    );
+    expect(d.messages[5]!.content).toBe("Execution result: \n42");
+    expect(d.messages[7]!.content).toBe("Could you validate that the input is a number before doubling it?");
+    expect(d.messages[9]!.content).toBe("Execution result: \n42");
+    expect(d.meta).toMatchObject({ passed: true, iterations: 2, category: "functionality-enhancements" });
+    expect(d.messages.some((m) => m.content.includes('"not_satisfied"'))).toBe(false);
+  });
+
+  it("stops a C++ bug that is never fixed at the cap, leaving the last code unrun", () => {
+    const d = dialogues.get("t:cpp")!;
+    const executions = d.meta.executions as { phase: string; status: string }[];
+    const first = executions.filter((e) => e.phase === "execution-feedback");
+    expect(first).toHaveLength(3);
+    expect(first.every((e) => e.status === "compile-error")).toBe(true);
+    expect(executions.filter((e) => e.phase === "human-feedback")).toHaveLength(3);
+    expect(d.meta).toMatchObject({ passed: false, capped: true, iterations: 3 });
+    expect(d.messages[3]!.content).toMatch(/.value. was not declared in this scope/);
+    // after the third result the strong model answered once more; that answer's code never ran
+    const afterThird = d.messages[8]!;
+    expect(afterThird.role).toBe("assistant");
+    expect(afterThird.content).toContain("value3");
+    expect(d.messages[9]!.content).toBe("The code still does not compile; please declare the variable.");
+    expect(d.messages.at(-1)!.role).toBe("assistant");
+  });
+
+  it("compiles and runs Go, reading feedback JSON wrapped in prose", () => {
+    const d = dialogues.get("t:go")!;
+    expect(d.lang).toBe("go");
+    expect(d.messages[3]!.content).toBe("Execution result: \n42");
+    expect(d.messages[5]!.content).toBe("Can you make it more efficient for larger inputs?");
+    expect(d.meta).toMatchObject({ passed: true, category: "efficiency" });
+  });
+
+  it("asks once more on invalid JSON, then rejects the record with both answers", () => {
+    expect(dialogues.has("t:badjson")).toBe(false);
+    const reject = rejects.find((r) => r.id === "t:badjson")!;
+    expect(reject.reason).toBe("unparseable-feedback");
+    expect(reject.detail).toContain("I think the code is fine overall.");
+    expect(reject.detail).toContain("Still fine, nothing to add.");
+    const asked = server.requests.filter((r) => caseOf(r) === "py-badjson" && partOf(r) === "reviewer");
+    expect(asked).toHaveLength(2);
+    expect(asked[1]!.body.messages.at(-1)!.content.startsWith(REMINDER_MARK)).toBe(true);
+  });
+
+  it("asks for code when the first answer has none, then runs what the strong model writes", () => {
+    const d = dialogues.get("t:nocode")!;
+    expect(d.messages[2]!.content).toMatch(/^You could loop/);
+    expect(d.messages[3]!.content).toBe("Please write the code so I can run it.");
+    expect(d.messages[5]!.content).toBe("Execution result: \n6");
+    expect(d.meta).toMatchObject({ iterations: 0, passed: true });
+  });
+
+  it("says a time-out as the paper does, and cuts long output to its head and tail", () => {
+    const slow = dialogues.get("t:timeout")!;
+    expect(slow.messages[3]!.content).toBe("Execution result: \nExecution timed out");
+    expect(slow.messages[5]!.content).toBe("Execution result: \nfinished");
+    expect((slow.meta.executions as { status: string }[])[0]!.status).toBe("timeout");
+    const long = dialogues.get("t:long")!.messages[3]!.content;
+    expect(long.startsWith("Execution result: \n0\n1\n2\n")).toBe(true);
+    expect(long).toMatch(/\[\.\.\. [\d,]+ characters omitted \.\.\.\]/);
+    expect(long.endsWith("2998\n2999")).toBe(true);
+    expect(long.length).toBeLessThan(2200);
+  });
+
+  it("simulates only languages the sandbox runs, and sums up next to the paper", () => {
+    expect([...dialogues.keys()].sort()).toEqual([
+      "t:cpp",
+      "t:go",
+      "t:js",
+      "t:long",
+      "t:nocode",
+      "t:timeout",
+      "t:works",
+    ]);
+    expect(server.requests.some((r) => JSON.stringify(r.body).includes("Make a page."))).toBe(false);
+    expect(stats["interaction-simulation"]).toMatchObject({
+      dialogues: 7,
+      paper: { dialogues: 51_000, turns_per_dialogue: 3 },
+    });
+    expect(stats.passing).toBe(6);
+    expect(stats.capped).toBe(1);
+    expect(stats.rejects).toEqual({ "unparseable-feedback": 1 });
+    // the reviewer names no category: each is read from the feedback's words
+    expect(stats.feedback_categories).toEqual({
+      "syntax-and-formatting": 1,
+      efficiency: 1,
+      "functionality-enhancements": 1,
+      "code-clarity-and-documentation": 2,
+      "bug-identification": 1,
+      "security-improvements": 0,
+      "compatibility-and-testing": 0,
+      "resource-optimization": 0,
+      scalability: 0,
+      "adherence-to-best-practices": 0,
+      unclassified: 1,
+    });
+  });
+});
