@@ -5,6 +5,7 @@
 // dialogue whose final code fails or times out is dropped by default (a reject naming the error);
 // one whose code cannot run here is kept with its tag. A sandbox outage is no verdict on the code: the
 // dialogue fails and the next run retries it.
+import { getMaxListeners, setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
 import { parseDialogue } from "../pipeline/dialogue.js";
@@ -40,6 +41,11 @@ function sandboxGate(ctx: ValidateContext): LimitFunction {
   if (!gate) {
     gate = pLimit(ctx.config.sandbox_concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers());
     gates.set(ctx.services, gate);
+    // every run in flight listens on the run's signal; many at once are expected, not a leak
+    setMaxListeners(
+      Math.max(getMaxListeners(ctx.signal), ctx.config.concurrency + gate.concurrency + 10),
+      ctx.signal,
+    );
   }
   return gate;
 }
