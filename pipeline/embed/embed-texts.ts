@@ -22,7 +22,7 @@ export interface EmbedTextsOptions {
   signal?: AbortSignal | undefined;
   /** called after each batch with texts done so far (cached ones count at once) */
   onProgress?: ((done: number, total: number) => void) | undefined;
-  /** the model's dimension when known up front; otherwise the most common one of the first batch */
+  /** the model's dimension when known up front; otherwise the most common one of the first batch (in length order) */
   dimension?: number | undefined;
 }
 
@@ -126,25 +126,32 @@ export async function embedTexts(
     options.onProgress?.(done, texts.length);
   };
 
-  // In-process models run one batch at a time; endpoints take `concurrency` batches in flight.
+  const embedBatch = async (batch: typeof todo) => {
+    const answers = await embedder.embed(
+      batch.map(([text]) => text),
+      options.signal,
+    );
+    if (answers.length !== batch.length) {
+      throw new Error(
+        `embedder ${embedder.model} answered ${answers.length} vectors for ${batch.length} texts; ` +
+          "an embeddings server must answer one vector per input: check that it is one (TEI, vLLM, OpenAI)",
+      );
+    }
+    finish(batch, answers);
+  };
+  // In-process models run one batch at a time; endpoints take `concurrency` batches in flight. When
+  // the dimension is not known up front, the first batch sets it before any other is in flight:
+  // otherwise whichever batch answered first would decide which vectors have the wrong length.
   let next = 0;
+  if (dimension === undefined && batches.length > 0 && !options.signal?.aborted)
+    await embedBatch(batches[next++]!);
   const worker = async () => {
     while (next < batches.length) {
       if (options.signal?.aborted) return;
-      const batch = batches[next++]!;
-      const answers = await embedder.embed(
-        batch.map(([text]) => text),
-        options.signal,
-      );
-      if (answers.length !== batch.length) {
-        throw new Error(
-          `embedder ${embedder.model} answered ${answers.length} vectors for ${batch.length} texts`,
-        );
-      }
-      finish(batch, answers);
+      await embedBatch(batches[next++]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(embedder.concurrency, batches.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(embedder.concurrency, batches.length - next) }, worker));
   if (options.signal?.aborted) {
     throw new InterruptedError(
       "interrupted while embedding; the vectors computed so far are cached: rerun to continue",

@@ -8,6 +8,7 @@ import { openaiEmbedderSchema } from "../../pipeline/embed/config.js";
 import { checkVector, embedTexts } from "../../pipeline/embed/embed-texts.js";
 import { LexicalEmbedder } from "../../pipeline/embed/lexical.js";
 import { OpenAIEmbedder } from "../../pipeline/embed/openai.js";
+import type { Embedder } from "../../pipeline/embed/types.js";
 import { NotConfiguredError } from "../../pipeline/errors.js";
 import { tempDir } from "../llm/helpers.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
@@ -113,5 +114,34 @@ describe("OpenAI-compatible embedder", () => {
     await expect(closed).rejects.toThrow(
       /cannot reach the embeddings server at http:\/\/127\.0\.0\.1:9\/v1.*rerun/s,
     );
+  });
+
+  it("judges vector lengths the same whichever batch in flight answers first", async () => {
+    // an endpoint-like embedder whose length depends on the text, and whose answers come back in
+    // an order set by the test: the outcome must not depend on that order
+    const answerOrder = async (slowFirstBatch: boolean) => {
+      const embedder: Embedder = {
+        model: `order-test-${slowFirstBatch}`,
+        batchSize: 2,
+        concurrency: 2,
+        async embed(texts) {
+          const first = texts.includes("aa");
+          await new Promise((r) => setTimeout(r, first === slowFirstBatch ? 60 : 0));
+          return texts.map((t) => ({
+            vector: new Float32Array(t.startsWith("b") ? 5 : 4).fill(1),
+            truncated: false,
+          }));
+        },
+        async close() {},
+      };
+      const cache = new EmbeddingCache(path.join(dir.path, `order-${slowFirstBatch}.sqlite`));
+      // sorted by length: [aa, ab] is the first batch, [bbb, bbc] the second
+      const { outcomes } = await embedTexts(["bbb", "aa", "bbc", "ab"], embedder, cache);
+      cache.close();
+      return outcomes.map((o) => (o.ok ? "ok" : o.reason));
+    };
+    const fastFirst = await answerOrder(false);
+    expect(await answerOrder(true)).toEqual(fastFirst);
+    expect(fastFirst).toEqual(["embedding-wrong-dimension", "ok", "embedding-wrong-dimension", "ok"]);
   });
 });
