@@ -9,6 +9,7 @@ import { entryOf, limitTests, type SolutionJudge } from "./judge.js";
 import type { TacoProblem } from "./taco.js";
 import { assistantAnswer, fenced, writeTextBeforeCode } from "./texts.js";
 import { translateSolution } from "./translate.js";
+import { starterSignature, typedQuestion } from "./typed-question.js";
 import type { ValidatedProblem } from "./validate-solutions.js";
 
 export interface Writer {
@@ -80,6 +81,14 @@ export interface DroppedStep {
   detail: string;
 }
 
+function typedQuestionOf(task: { problemId: string; tests: TacoProblem["tests"]; starterCode: string }) {
+  if (task.tests.style !== "call") return undefined;
+  const signature = starterSignature(task.starterCode, task.tests.fnName);
+  if ("error" in signature) return undefined;
+  const question = typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
+  return "error" in question ? undefined : question;
+}
+
 /** A follow-up dialogue, or undefined when every follow-up was dropped (translations that failed). */
 export async function writeFollowUpDialogue(
   w: Writer,
@@ -112,7 +121,13 @@ export async function writeFollowUpDialogue(
     translations++;
     const translated = await translateSolution(
       w.client,
-      { question: problem.question, code: latest, language: step.language, entry },
+      {
+        question: problem.question,
+        code: latest,
+        language: step.language,
+        entry,
+        typed: typedQuestionOf(task),
+      },
       w.signal,
     );
     if (translated.code === undefined) {
