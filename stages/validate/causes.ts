@@ -197,7 +197,10 @@ export function errorLine(result: ExecutionResult): string {
     .map((l) => l.trim())
     .filter((l) => l !== "");
   // a traceback's last line, or a compiler's first "error" line, names the problem
-  const compilerError = lines.find((l) => /\berror\b/i.test(l) && !/^Traceback/.test(l));
+  // "error" in gcc, javac, rustc, mcs; Go prints `file:line:col: message` under a `# package` line
+  const compilerError =
+    lines.find((l) => /\berror\b/i.test(l) && !/^Traceback/.test(l)) ??
+    lines.find((l) => /:\d+(?::\d+)?:\s/.test(l) && !l.startsWith("#"));
   const raised = [...lines]
     .reverse()
     .find((l) => /(?:Error|Exception|panic)\b/.test(l) && !/^\s*at\s/.test(l));
