@@ -1,0 +1,36 @@
+// The run report: `<data_dir>/export/report.html`, rebuilt from the stage manifests by
+// `pnpm pipeline report`, and by the export stage at its end.
+//
+//   await writeReport(dataDir)                                       // from whatever has run
+//   await writeReport(dataDir, { pending: { export: { stats } } })  // a stage at its end, before its manifest
+//   await writeReport(dataDir, { states })                           // with the runner's view (stale, running)
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { type CollectOptions, collectReport, type ReportData } from "./collect.js";
+import { renderReport } from "./render.js";
+
+export type { CollectOptions, ReportData } from "./collect.js";
+export { collectReport } from "./collect.js";
+export { PAPER_FILTER, PAPER_LANGUAGES } from "./paper.js";
+export { renderReport } from "./render.js";
+
+export const REPORT_FILE = "report.html";
+
+export interface WriteReportOptions extends CollectOptions {
+  /** where to write; default `<dataDir>/export/report.html` */
+  file?: string;
+}
+
+/** Writes the report (whole or not at all) and returns its path and what it shows. */
+export async function writeReport(
+  dataDir: string,
+  options: WriteReportOptions = {},
+): Promise<{ file: string; data: ReportData }> {
+  const file = options.file ?? path.join(dataDir, "export", REPORT_FILE);
+  const data = collectReport(dataDir, options);
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, renderReport(data));
+  await rename(temp, file);
+  return { file, data };
+}
