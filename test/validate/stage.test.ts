@@ -64,7 +64,9 @@ describe("validate stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect((kept[0]!.meta as Record<string, unknown>).made_by).toBe("test");
 
     const rejects = await collect(runner.store("validate").read({ rejects: true }));
-    expect(rejects.map((r) => [r.reason, (r as unknown as { record: PipelineRecord }).record.sources]).sort()).toEqual([
+    expect(
+      rejects.map((r) => [r.reason, (r as unknown as { record: PipelineRecord }).record.sources]).sort(),
+    ).toEqual([
       ["final-code-failed", ["s:3"]],
       ["final-code-timeout", ["s:4"]],
     ]);
