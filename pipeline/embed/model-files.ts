@@ -3,7 +3,7 @@
 // downloads), into `<dataDir>/models/<owner>/<name>/<commit>/`. Either way transformers.js then
 // loads a local directory and never goes to the network itself, so a test model and a real one take
 // the same path from here on.
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../errors.js";
 import { HubClient, type HubFile } from "../hub/client.js";
@@ -21,6 +21,8 @@ export const ONNX_FILE: Record<"fp32" | "fp16" | "q8", string> = {
 
 const REQUIRED = ["config.json", "tokenizer.json"];
 const OPTIONAL = ["tokenizer_config.json", "special_tokens_map.json"];
+/** the list of files a fetch brought, written once all of them are in place */
+const FETCHED = ".fetched.json";
 
 export interface ModelFiles {
   dir: string;
@@ -97,20 +99,36 @@ export async function fetchModelFiles(
     });
     if (done.fetched) options.log?.info(`fetched ${spec.model}/${file.path} (${done.size} bytes, verified)`);
   }
+  // Written last: an offline run trusts only a copy whose every file arrived (see earlierCopy).
+  await writeFile(path.join(dir, FETCHED), `${JSON.stringify(files.map((f) => f.path).sort())}\n`);
   return { dir, commit };
 }
 
-/** A complete copy of the model fetched by an earlier run, when there is exactly one. */
+/**
+ * A complete copy of the model fetched by an earlier run, when there is exactly one. Complete means
+ * every file that run listed arrived: a copy killed before its tokenizer_config.json would load, but
+ * tokenize differently, and its vectors would be cached under the very same commit.
+ */
 async function earlierCopy(home: string, dtype: keyof typeof ONNX_FILE): Promise<ModelFiles | undefined> {
   const commits = await readdir(home).catch(() => [] as string[]);
   const complete: ModelFiles[] = [];
   for (const commit of commits) {
     const dir = path.join(home, commit);
     const ok = await checkModelDir(dir, dtype, "").then(
-      () => true,
+      () => allFetched(dir),
       () => false,
     );
     if (ok) complete.push({ dir, commit });
   }
   return complete.length === 1 ? complete[0] : undefined;
+}
+
+async function allFetched(dir: string): Promise<boolean> {
+  try {
+    const files = JSON.parse(await readFile(path.join(dir, FETCHED), "utf8")) as string[];
+    for (const file of files) if (!(await stat(path.join(dir, file))).isFile()) return false;
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,7 @@
 // The transformers.js embedder on a random-weight BERT built by the test itself, served by the test
 // hub (the real HF protocol on 127.0.0.1) and fetched through the project's hub client: exactly the
 // path a real sentence model takes, offline.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddingCache } from "../../pipeline/embed/cache.js";
@@ -109,6 +109,26 @@ describe("transformers.js embedder", () => {
     });
     expect(embedder.model).toMatch(/@[0-9a-f]{40}:/);
     await embedder.close();
+  });
+
+  it("does not trust, offline, a copy whose fetch was cut short", async () => {
+    const home = path.join(work.path, "models", MODEL);
+    const [commit] = readdirSync(home);
+    const copy = path.join(home, commit!);
+    // as a run killed after the weights but before tokenizer_config.json leaves it
+    rmSync(path.join(copy, "tokenizer_config.json"));
+    rmSync(path.join(copy, ".fetched.json"), { force: true });
+    const offline = createEmbedder(embedderConfig(), {
+      hub: hubConfig("http://127.0.0.1:9"),
+      dataDir: work.path,
+    });
+    await expect(offline).rejects.toBeInstanceOf(ModelMissingError);
+    // online, the fetch completes the copy, and offline it is used again
+    await (await createEmbedder(embedderConfig(), { hub: hubConfig(hub.url), dataDir: work.path })).close();
+    expect(existsSync(path.join(copy, "tokenizer_config.json"))).toBe(true);
+    await (
+      await createEmbedder(embedderConfig(), { hub: hubConfig("http://127.0.0.1:9"), dataDir: work.path })
+    ).close();
   });
 
   it("names the model and what to do when it is absent offline", async () => {
