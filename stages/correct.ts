@@ -27,7 +27,7 @@ import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
 import { summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
 import type { Program } from "./dialogue-kit/executor.js";
-import type { JournaledRun } from "./dialogue-kit/journal.js";
+import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
 import { countSelected, selectedLanguage, selectRecords } from "./dialogue-kit/sample.js";
 import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
@@ -130,12 +130,13 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
     if (!fix) throw new DialogueRejected("fix-has-no-code", "the correction holds no code the sandbox runs");
 
     // 4. Kept only if the correction runs cleanly and passes the check the mistake failed.
-    const previous = fix.lang === "python" && notebook ? [code.code] : [];
+    // The session holds the mistake only if it ran cleanly; one that failed or hung is not replayed.
+    const previous = fix.lang === "python" && notebook && brokenRun.status === "success" ? [code.code] : [];
     const fixedRun = await run({ code: fix.code, lang: fix.lang, previous, context: [...messages] });
     if (fixedRun.status !== "success") {
       throw new DialogueRejected(
         "fix-fails",
-        `the corrected code did not run cleanly (${fixedRun.status}): ${fixedRun.errorTail.slice(-300)}`,
+        `the corrected code did not run cleanly (${fixedRun.status}): ${errorLine(fixedRun)}`,
       );
     }
     let checkRun: JournaledRun | undefined;
@@ -146,7 +147,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
       if (checkRun.status !== "success") {
         throw new DialogueRejected(
           "fix-fails-check",
-          `the corrected code failed the check (${checkRun.status}): ${checkRun.errorTail.slice(-300)}`,
+          `the corrected code failed the check (${checkRun.status}): ${errorLine(checkRun)}`,
         );
       }
     }

@@ -74,3 +74,11 @@ export class RecordJournal {
 export function runKey(parts: unknown): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
+
+/** The line of a failed run that names its error (Node and Java put a stack trace after it). */
+export function errorLine(run: Pick<JournaledRun, "errorTail" | "status">): string {
+  if (run.status === "timeout") return "timed out";
+  const lines = run.errorTail.split("\n").map((l) => l.trim());
+  const named = lines.filter((l) => /\b\w*(?:Error|Exception)\b|\berror\b/i.test(l) && !/^at\s/.test(l));
+  return (named.at(-1) ?? lines.filter((l) => l !== "").at(-1) ?? "").slice(0, 300);
+}
