@@ -1,0 +1,59 @@
+// The issue's "done when": `pnpm pipeline run leetcode --config configs/sample.yaml` against a local
+// OpenAI-compatible server makes both kinds of dialogue from the bundled TACO sample, and
+// `pnpm pipeline cat leetcode` prints them in the shared dialogue format. The server answers as the
+// standalone one does (no rules), so no translation passes here: the follow-ups come from TACO's
+// own solutions.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDialogue } from "../../pipeline/dialogue.js";
+import { SAMPLE_ROOT } from "../ingest/sample-parquet.js";
+import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { cli, manifestStats } from "./cli.js";
+
+let server: LlmServer;
+let root: string;
+const options = () => ({ dataDir: path.join(root, "data"), hub: SAMPLE_ROOT, llm: server.url });
+
+beforeAll(async () => {
+  root = mkdtempSync(path.join(tmpdir(), "leetcode-e2e-"));
+  server = await startLlmServer();
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("leetcode on the bundled sample", () => {
+  it("runs, and cat prints similar-problem and follow-up dialogues", async () => {
+    const run = await cli(["run", "leetcode"], options());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/leetcode-similar-problem: \d+ dialogues/);
+    expect(run.stderr).toMatch(/paper: 200 dialogues, 3.8 turns per dialogue/);
+
+    const cat = await cli(["cat", "leetcode"], options());
+    expect(cat.code, cat.stderr).toBe(0);
+    const lines = cat.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const line of lines) expect(parseDialogue(line)).toMatchObject({ ok: true });
+    const methods = new Set(lines.map((l) => l.method));
+    expect([...methods].sort()).toEqual(["leetcode-follow-up", "leetcode-similar-problem"]);
+
+    const stats = manifestStats(options().dataDir, "leetcode") as {
+      validation: { solutions: Record<string, number> };
+    };
+    // the sample's wrong, crashing and never-ending solutions are found and counted
+    expect(stats.validation.solutions).toMatchObject({ "wrong-answer": 2, "runtime-error": 1, timeout: 1 });
+
+    const rejects = await cli(["cat", "leetcode", "--rejects"], options());
+    const reasons = rejects.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { reason: string }).reason);
+    expect(reasons.sort()).toEqual(["bad-solutions", "no-passing-solution", "no-tests"]);
+  }, 240_000);
+});
