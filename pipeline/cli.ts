@@ -4,6 +4,8 @@ import { hideBin } from "yargs/helpers";
 import { STAGES } from "../stages/index.js";
 import { evalCommand } from "./cli/eval.js";
 import { pipelineCommands } from "./cli/pipeline-commands.js";
+import { pushCommand } from "./cli/push.js";
+import { reportCommand } from "./cli/report.js";
 import { sandboxCommand } from "./cli/sandbox.js";
 import { UserError } from "./errors.js";
 import type { Stage } from "./stage.js";
@@ -34,6 +36,8 @@ export async function main(
   for (const command of pipelineCommands(stages)) cli = cli.command(command);
   cli = cli.command(sandboxCommand);
   cli = cli.command(evalCommand);
+  cli = cli.command(pushCommand(stages));
+  cli = cli.command(reportCommand(stages));
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -1,0 +1,75 @@
+// `pnpm pipeline report`: rebuilds <data_dir>/export/report.html from whatever stages have run.
+import type { CommandModule } from "yargs";
+import { createLogger } from "../log.js";
+import { viewInBrowser } from "../report/browser.js";
+import { writeReport } from "../report/index.js";
+import { Runner } from "../runner.js";
+import { createServices } from "../services.js";
+import type { Stage } from "../stage.js";
+import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+
+type ReportArgs = DataOptions & { out?: string; screenshot?: string };
+
+/** Each stage's state as the runner judges it (stale, running elsewhere), for stages that have run. */
+export function judgedStates(
+  stages: readonly Stage<unknown>[],
+  loaded: ReturnType<typeof loadFromArgs>,
+): Record<string, { state: string; reason?: string | undefined }> {
+  const log = createLogger();
+  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log });
+  const runner = new Runner(stages, loaded, { services, log });
+  const states: Record<string, { state: string; reason?: string | undefined }> = {};
+  for (const stage of stages) {
+    const status = runner.status(stage.name);
+    if (status.state !== "not started") states[stage.name] = { state: status.state, reason: status.reason };
+  }
+  return states;
+}
+
+export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule {
+  const command: CommandModule<object, ReportArgs> = {
+    command: "report",
+    describe: "rebuild the run report (<data_dir>/export/report.html) from whatever stages have run",
+    builder: (y) =>
+      withDataOptions(y)
+        .option("out", {
+          type: "string",
+          describe: "write the report here instead of <data_dir>/export/report.html",
+        })
+        .option("screenshot", {
+          type: "string",
+          describe: "also render it in headless Chromium and save a PNG here (checks that every chart drew)",
+        }),
+    handler: async (args) => {
+      const loaded = loadFromArgs(args);
+      const { file, data } = await writeReport(loaded.config.data_dir, {
+        states: judgedStates(stages, loaded),
+        ...(args.out ? { file: args.out } : {}),
+      });
+      const ran = data.stages.filter((s) => s.state !== "not run").map((s) => s.name);
+      process.stderr.write(
+        `report from ${ran.length ? ran.join(", ") : "no stage yet"}${
+          ran.length < data.stages.length
+            ? ` (not run: ${data.stages
+                .filter((s) => s.state === "not run")
+                .map((s) => s.name)
+                .join(", ")})`
+            : ""
+        }\n`,
+      );
+      if (args.screenshot) {
+        const { dom } = await viewInBrowser(file, { screenshot: args.screenshot });
+        // the page's self-check marks each chart with the bars it expected and the bars that got a size
+        const failed = [
+          ...dom.matchAll(/data-chart="([^"]+)"[^>]*data-expected="(\d+)" data-drawn="(\d+)"/g),
+        ].filter((m) => m[2] !== m[3] || m[2] === "0");
+        if (failed.length) {
+          process.stderr.write(`warning: charts that did not draw: ${failed.map((m) => m[1]).join(", ")}\n`);
+        }
+        process.stdout.write(`${args.screenshot}\n`);
+      }
+      process.stdout.write(`${file}\n`);
+    },
+  };
+  return command as unknown as CommandModule;
+}

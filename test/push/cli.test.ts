@@ -1,0 +1,111 @@
+// `pnpm pipeline push` as a user runs it, in a child process against the local test hub: the files
+// export listed (and the report) are pushed, the stage's bookkeeping is not, the token never shows,
+// a rerun sends nothing; and the real CLI refuses an export that is missing or out of date.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { filesBelow } from "../support/hub-writes.js";
+import { writeExportFixture } from "./fixtures.js";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const TOY_CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
+const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
+const TOKEN = "hf_cli_push_secret_93b1";
+
+let scratch: string;
+let hub: TestHub;
+
+function cli(entry: string, args: string[], env: Record<string, string | undefined>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, HF_TOKEN: undefined, HF_ENDPOINT: undefined, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeEach(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "cf-push-cli-"));
+  hub = await startTestHub({ root: path.join(scratch, "hub"), writable: path.join(scratch, "storage") });
+});
+
+afterEach(async () => {
+  await hub.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe("pnpm pipeline push", () => {
+  it("pushes what export wrote and the report, to a private repo on a branch; a rerun sends nothing", async () => {
+    const dataDir = path.join(scratch, "data");
+    const fixture = await writeExportFixture(dataDir);
+    // a file export did not list is not part of the release
+    await writeFile(path.join(fixture.dir, "notes.txt"), "scratch notes\n");
+    const config = path.join(scratch, "c.yaml");
+    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}", retries: 0}\n`);
+    const args = [
+      "push",
+      "--config",
+      config,
+      "--repo",
+      "acme/code-feedback",
+      "--private",
+      "--revision",
+      "release",
+    ];
+
+    const first = await cli(TOY_CLI, args, { HF_TOKEN: TOKEN });
+
+    expect(first.stderr).not.toContain(TOKEN);
+    expect(first.stdout).not.toContain(TOKEN);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /acme\/code-feedback@release: 5 file\(s\) sent in 4 commit\(s\), 0 already there/,
+    );
+    expect(hub.writes!.repos.get("acme/code-feedback")?.private).toBe(true);
+    expect(
+      await filesBelow(path.join(scratch, "storage", "branches", "release", "acme", "code-feedback")),
+    ).toEqual(Object.keys(fixture.files).sort());
+
+    const again = await cli(TOY_CLI, args, { HF_TOKEN: TOKEN });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/0 file\(s\) sent in 0 commit\(s\), 5 already there/);
+    expect(hub.writes!.commits).toHaveLength(4);
+  }, 120_000);
+
+  it("without a token: says where to set one, sends nothing", async () => {
+    const dataDir = path.join(scratch, "data");
+    await writeExportFixture(dataDir);
+    const config = path.join(scratch, "c.yaml");
+    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}"}\n`);
+    const run = await cli(TOY_CLI, ["push", "--config", config, "--repo", "acme/cf"], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/no token in \$HF_TOKEN/);
+    expect(hub.requests).toEqual([]);
+  }, 60_000);
+
+  it("the real CLI refuses an export that is missing, or out of date with the config", async () => {
+    const dataDir = path.join(scratch, "data");
+    const base = ["push", "--config", "configs/sample.yaml", "--data-dir", dataDir, "--repo", "acme/cf"];
+    const env = { HF_TOKEN: TOKEN, HF_ENDPOINT: hub.url };
+
+    const none = await cli(MAIN, base, env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/holds no export; run `pnpm pipeline run export` first/);
+
+    // a hand-made manifest was not produced by this configuration: the runner calls it stale
+    await writeExportFixture(dataDir);
+    const stale = await cli(MAIN, base, env);
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toMatch(/export in .* is stale .*`pnpm pipeline run export`, then push/);
+    expect(hub.requests).toEqual([]);
+  }, 120_000);
+});

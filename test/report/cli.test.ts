@@ -1,0 +1,62 @@
+// `pnpm pipeline report` as a user runs it: rebuilds report.html from the manifests there are, with
+// each stage's state as `status` judges it, and renders a screenshot on request.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { FULL_RUN, writeManifests } from "./fixtures.js";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
+let scratch: string;
+
+function cli(args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "cf-report-cli-"));
+});
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+it("rebuilds the report from the stages that ran, and screenshots it", async () => {
+  const dataDir = path.join(scratch, "data");
+  await writeManifests(dataDir, FULL_RUN.slice(0, 4));
+  const png = path.join(scratch, "report.png");
+
+  const run = await cli([
+    "report",
+    "--config",
+    "configs/sample.yaml",
+    "--data-dir",
+    dataDir,
+    "--screenshot",
+    png,
+  ]);
+
+  expect(run.code).toBe(0);
+  const file = path.join(dataDir, "export", "report.html");
+  expect(run.stdout.trim().split("\n")).toEqual([png, file]);
+  expect(run.stderr).toMatch(/report from download, normalize, dedup, filter \(not run: pack, .*export\)/);
+  expect(run.stderr).not.toMatch(/did not draw/);
+  const html = await readFile(file, "utf8");
+  // hand-made manifests were not made by this configuration: the report says what `status` says
+  expect(html).toMatch(/<td>stale \(its configuration changed\)<\/td>/);
+  expect(html).toMatch(/data-chart="languages"/);
+  expect(html).toMatch(/data-missing="validation"/);
+  expect((await readFile(png)).subarray(1, 4).toString()).toBe("PNG");
+}, 120_000);
