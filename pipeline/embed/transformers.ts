@@ -13,7 +13,7 @@ import path from "node:path";
 import type { HubConfig } from "../hub/config.js";
 import type { Logger } from "../log.js";
 import type { TransformersEmbedderConfig } from "./config.js";
-import { checkModelDir, fetchModelFiles, type ModelFiles } from "./model-files.js";
+import { checkModelDir, fetchModelFiles, type ModelFiles, ModelMissingError } from "./model-files.js";
 import type { Embedder, RawEmbedding } from "./types.js";
 
 type Transformers = typeof import("@huggingface/transformers");
@@ -79,7 +79,10 @@ export class TransformersEmbedder implements Embedder {
     const maxTokens = Math.min(config.max_tokens ?? 512, ...modelLimits);
     const dimension = modelConfig.hidden_size;
     if (typeof dimension !== "number") {
-      throw new Error(`embedding model in ${files.dir}: config.json has no hidden_size`);
+      throw new ModelMissingError(
+        `embedding model in ${files.dir}: config.json has no hidden_size, so it is not an encoder whose ` +
+          "token vectors can be mean-pooled; choose a sentence-embedding model (docs/pack.md lists some)",
+      );
     }
     // Everything that changes a vector: which model and weights, and where inputs are cut.
     const source = config.local_dir !== undefined ? `dir:${files.dir}` : `${config.model}@${files.commit}`;
