@@ -202,14 +202,18 @@ function generic(r: ReceivedRequest, part: Part): string {
     case "scorer":
       return "Score: 5\n\nThis query needs several steps.";
     case "weak":
-    case "broken":
       return `Let me compute it.\n${fence("python", `values = list(range(${n % 50}))\nprint(sum(values) + ${n})`)}`;
+    case "broken":
+      return `Let me compute it.\n${fence("python", `values = list(range(${n % 50}))\nprint(sum(valuez) + ${n})`)}`;
     case "check":
       return fence("python", "assert True");
     case "reviewer":
       return json("It runs.", "No comments.", `Please add a comment explaining the constant ${n}.`);
     default: {
       const last = r.body.messages.at(-1)!.content;
+      if (last.startsWith("Execution result") && last.includes("NameError")) {
+        return `A misspelt name:\n${fence("python", `values = list(range(${n % 50}))\nprint(sum(values) + ${n})`)}`;
+      }
       if (last.startsWith("Execution result")) return ANALYSIS(last);
       return `With a comment:\n${fence("python", `# ${n} is the offset asked for\nprint(${n} * 2)`)}`;
     }

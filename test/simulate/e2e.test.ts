@@ -1,0 +1,141 @@
+// `pnpm pipeline run simulate correct` end to end with configs/sample.yaml against a local
+// OpenAI-compatible server (the scripted test server, with a key): the dialogues `cat` prints, and a
+// run killed with -9 in the middle of simulate that, resumed, ends with the same dialogues as an
+// uninterrupted run, re-sending only what was in flight, even when the code's output is random.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDialogue } from "../../pipeline/dialogue.js";
+import { StageStore } from "../../pipeline/store/index.js";
+import { cli } from "../filter/e2e-kit.js";
+import { filesContaining, tempDir } from "../llm/helpers.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
+import { collect } from "../support/runner-kit.js";
+import { partOf, STRONG_MODEL, scriptedReply, WEAK_MODEL } from "./script.js";
+
+const SECRET = "sk-simulate-e2e-7c1d";
+const IN_FLIGHT = 4;
+const SETS = [
+  ["llm.weak.model", WEAK_MODEL],
+  ["llm.strong.model", STRONG_MODEL],
+  ["llm.weak.provider", "openai"],
+  ["llm.strong.provider", "openai"],
+  ["stages.simulate.concurrency", String(IN_FLIGHT)],
+  ["stages.correct.concurrency", String(IN_FLIGHT)],
+].flatMap(([k, v]) => ["--set", `${k}=${v}`]);
+
+let server: LlmServer;
+const ref = tempDir("cf-simulate-e2e-ref-");
+const env = () => ({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: SECRET });
+const outputs = async (dir: string, stage: string) =>
+  (await collect(new StageStore(dir, stage).read())).map((r) => JSON.stringify(r)).sort();
+const withoutTimes = (lines: string[]) => lines.map((l) => l.replace(/"time_s":[\d.]+/g, '"time_s":0'));
+const isDialogueRequest = (r: ReceivedRequest) => partOf(r) !== "scorer";
+const answersResult = (r: ReceivedRequest) =>
+  partOf(r) === "strong" && r.body.messages.at(-1)!.content.startsWith("Execution result");
+const queryOf = (r: ReceivedRequest) => r.body.messages.find((m) => m.role === "user")!.content;
+
+beforeAll(async () => {
+  server = await startLlmServer({ fallback: scriptedReply, requireKey: SECRET, latencyMs: 5 });
+  const run = await cli(ref.path, ["run", "simulate", "correct", ...SETS], env());
+  expect(run.code, run.stderr).toBe(0);
+}, QUEUED_TEST_TIMEOUT_MS);
+afterAll(async () => {
+  await server.close();
+  ref.remove();
+});
+
+describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
+  timeout: QUEUED_TEST_TIMEOUT_MS,
+}, () => {
+  it("writes dialogues that `cat` prints in the shared dialogue format, and keeps the key out of every file", async () => {
+    for (const [stage, method] of [
+      ["simulate", "interaction-simulation"],
+      ["correct", "code-correction"],
+    ] as const) {
+      const cat = await cli(ref.path, ["cat", stage], env());
+      expect(cat.code, cat.stderr).toBe(0);
+      const lines = cat.stdout.trim().split("\n");
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) {
+        const parsed = parseDialogue(JSON.parse(line));
+        expect(parsed.ok, line).toBe(true);
+        if (parsed.ok) expect(parsed.dialogue.method).toBe(method);
+      }
+      expect(lines.sort()).toEqual(await outputs(ref.path, stage));
+    }
+    expect((await outputs(ref.path, "simulate")).length).toBe(12);
+    expect((await outputs(ref.path, "correct")).length).toBe(6);
+    expect(filesContaining(ref.path, SECRET)).toEqual([]);
+  });
+
+  it("resumed after a kill -9 in the middle of simulate, ends with the reference dialogues, re-sending only what was in flight", async () => {
+    const dir = tempDir("cf-simulate-e2e-kill-");
+    server.reset();
+    const killed = await cli(
+      dir.path,
+      ["run", "simulate", ...SETS],
+      env(),
+      () => server.requests.filter(isDialogueRequest).length >= 20,
+    );
+    expect(killed.signal).toBe("SIGKILL");
+    const first = server.requests.filter(isDialogueRequest).map((r) => r.key);
+    const firstKeys = new Set(first);
+    server.reset();
+    const resumed = await cli(dir.path, ["run", "simulate", ...SETS], env());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const resent = server.requests.filter((r) => firstKeys.has(r.key));
+    expect(resent.length).toBeLessThanOrEqual(IN_FLIGHT);
+    // The reference ran its programs separately: everything but their wall-clock times must agree.
+    expect(withoutTimes(await outputs(dir.path, "simulate"))).toEqual(
+      withoutTimes(await outputs(ref.path, "simulate")),
+    );
+    dir.remove();
+  });
+
+  it("shows a resumed dialogue the same random output its first run saw", async () => {
+    const dir = tempDir("cf-simulate-e2e-random-");
+    server.reset();
+    // every first answer prints a random number; answers to execution results hang until the kill
+    server.options.rules = [
+      {
+        match: (r) => partOf(r) === "weak",
+        reply: "```python\nimport random\nprint(random.getrandbits(60))\n```",
+      },
+    ];
+    server.options.latencyMs = (r) => (answersResult(r) ? 60_000 : 5);
+    try {
+      const killed = await cli(
+        dir.path,
+        ["run", "simulate", ...SETS],
+        env(),
+        () => server.requests.filter(answersResult).length >= IN_FLIGHT,
+      );
+      expect(killed.signal).toBe("SIGKILL");
+      const seen = new Map(
+        server.requests.filter(answersResult).map((r) => [queryOf(r), r.body.messages.at(-1)!.content]),
+      );
+      expect(seen.size).toBe(IN_FLIGHT);
+      const firstKeys = new Set(server.requests.map((r) => r.key));
+      server.options.latencyMs = 5;
+      server.reset();
+      const resumed = await cli(dir.path, ["run", "simulate", ...SETS], env());
+      expect(resumed.code, resumed.stderr).toBe(0);
+      // the same execution result went into the same conversation: the hung requests are sent again as they were
+      for (const r of server.requests.filter(answersResult)) {
+        if (seen.has(queryOf(r)) && r.body.messages.length === 5) expect(firstKeys.has(r.key)).toBe(true);
+      }
+      const dialogues = (await collect(new StageStore(dir.path, "simulate").read())).map(
+        (r) => r as unknown as { messages: { content: string }[] },
+      );
+      for (const [query, result] of seen) {
+        const d = dialogues.find((x) => x.messages[1]!.content === query)!;
+        expect(d.messages[3]!.content).toBe(result);
+        expect(result).toMatch(/^Execution result: \n\d+$/);
+      }
+    } finally {
+      server.options.rules = [];
+      server.options.latencyMs = 5;
+      dir.remove();
+    }
+  });
+});
