@@ -31,7 +31,7 @@ export interface PushOptions {
   env?: NodeJS.ProcessEnv;
   log?: Logger;
   signal?: AbortSignal;
-  /** which file names of `dir` to upload; default: all but dot-files, `*.tmp` and stage bookkeeping */
+  /** which file names of `dir` to upload; default: all but dot-files, temporaries (`*.tmp`, `*.tmp-PID`) and stage bookkeeping */
   include?: (name: string) => boolean;
   /** files above this size get a commit each; default 1 MiB */
   commitAloneBytes?: number;
@@ -57,7 +57,7 @@ export interface PushResult {
 const BOOKKEEPING = new Set(["manifest.json", "lock"]);
 
 export function isPublishable(name: string): boolean {
-  return !name.startsWith(".") && !name.endsWith(".tmp") && !BOOKKEEPING.has(name);
+  return !name.startsWith(".") && !/\.tmp(-\d+)?$/.test(name) && !BOOKKEEPING.has(name);
 }
 
 const REPO_NAME = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;

@@ -77,8 +77,14 @@ export interface ReportData {
 export interface CollectOptions {
   /** the state of each stage as the runner judges it (stale, running); default: each manifest's own */
   states?: Record<string, { state: string; reason?: string | undefined }>;
-  /** a stage calling this at its end, before its manifest says so: its figures so far */
-  pending?: Record<string, { counts?: StageCounts; usage?: UsageTotals; stats?: Record<string, unknown> }>;
+  /**
+   * a stage calling this at its end, before the runner has written its manifest: its figures (shown
+   * as `state`, by default "complete": the report is the stage's last act)
+   */
+  pending?: Record<
+    string,
+    { state?: string; counts?: StageCounts; usage?: UsageTotals; stats?: Record<string, unknown> }
+  >;
   now?: Date;
 }
 
@@ -105,7 +111,7 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
     const judged = options.states?.[name];
     return {
       name,
-      state: judged?.state ?? (pending ? "running" : (m?.state ?? "not run")),
+      state: judged?.state ?? (pending ? (pending.state ?? "complete") : (m?.state ?? "not run")),
       reason: judged?.reason,
       counts: pending?.counts ?? m?.counts,
       usage: pending?.usage ?? m?.usage,

@@ -29,7 +29,8 @@ export async function writeReport(
   const file = options.file ?? path.join(dataDir, "export", REPORT_FILE);
   const data = collectReport(dataDir, options);
   await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
+  // named as export names its temporaries, so the export stage clears one a kill left behind
+  const temp = `${file}.tmp-${process.pid}`;
   await writeFile(temp, renderReport(data));
   await rename(temp, file);
   return { file, data };

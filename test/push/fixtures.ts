@@ -87,6 +87,8 @@ export async function writeExportFixture(dataDir: string, variant = ""): Promise
   };
   await writeFile(path.join(dir, "manifest.json"), JSON.stringify(manifest));
   await writeFile(path.join(dir, "parts", "part-00000.jsonl"), '{"s":0,"o":[]}\n');
+  // what a killed export leaves behind: a temporary, never part of the release
+  await writeFile(path.join(dir, "code-feedback.jsonl.tmp-4242"), "half a file");
   return { dir, files };
 }
 

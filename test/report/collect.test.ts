@@ -27,7 +27,7 @@ it("takes the runner's view of a stage over its manifest, and a finishing stage'
   });
   const state = (name: string) => data.stages.find((s) => s.name === name);
   expect(state("filter")).toMatchObject({ state: "stale", reason: "its configuration changed" });
-  expect(state("export")).toMatchObject({ state: "running", counts: { out: 5 } });
+  expect(state("export")).toMatchObject({ state: "complete", counts: { out: 5 } });
   expect(data.flow.at(-1)).toEqual({ label: "exported dialogues", stage: "export", records: 590 });
   expect(data.exportFiles.map((f) => f.name)).toContain("code-feedback.parquet");
 });
