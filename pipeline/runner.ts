@@ -2,6 +2,7 @@
 // is not complete for the current configuration. A stage is stale when its own config (or fingerprint)
 // changed, or an upstream's outputs changed since it ran; stale stages are recomputed from scratch,
 // partial ones resume where they stopped.
+import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
@@ -233,6 +234,8 @@ export class Runner {
 
   private context(stage: Stage<unknown>, signal: AbortSignal, usage: UsageMeter): StageContext<unknown> {
     const store = this.store(stage.name);
+    // Every stage may keep private files; having the dir there is part of the contract.
+    mkdirSync(store.workDir, { recursive: true });
     return {
       name: stage.name,
       config: this.configOf(stage),

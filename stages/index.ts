@@ -9,11 +9,9 @@ import { leetcodeStage } from "./leetcode.js";
 import { normalizeStage } from "./normalize.js";
 import { packStage } from "./pack.js";
 import { simulateStage } from "./simulate.js";
-import { DIALOGUE_STAGES, defineValidateStage } from "./validate.js";
+import { validateStage } from "./validate.js";
 
-// Every stage up to the dialogue stages. validate reads whichever dialogue stages are registered here:
-// the runner requires every upstream of a stage to be registered and complete (see docs/export.md).
-const UP_TO_DIALOGUES = [
+export const STAGES: readonly Stage<unknown>[] = [
   downloadStage,
   normalizeStage,
   dedupStage,
@@ -22,10 +20,6 @@ const UP_TO_DIALOGUES = [
   simulateStage,
   correctStage,
   leetcodeStage,
-] as Stage<unknown>[];
-
-export const STAGES: readonly Stage<unknown>[] = [
-  ...UP_TO_DIALOGUES,
-  defineValidateStage(DIALOGUE_STAGES.filter((name) => UP_TO_DIALOGUES.some((s) => s.name === name))),
+  validateStage,
   exportStage,
 ] as Stage<unknown>[];
