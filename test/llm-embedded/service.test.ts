@@ -282,6 +282,27 @@ describe("the embedded provider", () => {
     await service.close();
   });
 
+  it("asks the hub once for a model it does not have, however many requests are queued", async () => {
+    const service = embeddedService(
+      embeddedConfig(model.embedded({ repo: "test-org/no-such-model-GGUF" })),
+      dir.path,
+    );
+    const client = service.client("scorer", new UsageMeter());
+    const settled = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => client.chat(ask(`question ${i}`))),
+    );
+    for (const s of settled) {
+      expect(s.status).toBe("rejected");
+      expect((s as PromiseRejectedResult).reason).toBeInstanceOf(ModelUnavailableError);
+    }
+    const asked = model.hub.requests.filter((r) => r.url.includes("no-such-model")).length;
+    expect(asked).toBe(1);
+    expect(((settled[0] as PromiseRejectedResult).reason as Error).message).toContain(
+      "test-org/no-such-model-GGUF",
+    );
+    await service.close();
+  });
+
   it("estimates a dry-run with the embedded model's name as the key, offline", async () => {
     const config = embeddedConfig(model.embedded());
     const service = embeddedService(config, dir.path);

@@ -67,13 +67,14 @@ export async function ensureModelFile(
   const size = (await stat(dest).catch(() => undefined))?.size;
   if (COMMIT.test(config.revision) && note?.commit === config.revision && note.size === size) return dest;
 
-  const client = new HubClient(modelHub(config, context.hub), {
-    signal: context.signal,
-    log: context.log,
-    env: context.env,
-  });
+  const hub = modelHub(config, context.hub);
+  const options = { signal: context.signal, log: context.log, env: context.env };
+  const client = new HubClient(hub, options);
   try {
-    const commit = await client.resolveCommit(config.repo, config.revision, "model");
+    // The first question is asked with one retry at most: offline, the run should say so in seconds,
+    // not after the full backoff; the transfer itself keeps the configured patience.
+    const probe = new HubClient({ ...hub, retries: Math.min(hub.retries, 1) }, options);
+    const commit = await probe.resolveCommit(config.repo, config.revision, "model");
     const [file] = await client.listFiles(config.repo, commit, [config.file], "model");
     let shown = 0;
     const done = await downloadVerified(client, file!, commit, dest, {

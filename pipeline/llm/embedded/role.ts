@@ -126,6 +126,8 @@ export class EmbeddedRole implements RoleBackend {
 
   /** The engine, fetching and loading the model on first use; a failure stops every later request. */
   private ready(): Promise<EmbeddedEngine> {
+    // requests queued behind the one that found the model missing fail at once, without asking again
+    if (this.unusable) return Promise.reject(this.unusable);
     this.engine ??= this.load().catch((error: unknown) => {
       if (error instanceof UserError) this.unusable = error;
       this.engine = undefined;
