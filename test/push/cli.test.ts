@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { filesBelow } from "../support/hub-writes.js";
-import { writeExportFixture } from "./fixtures.js";
+import { LARGE, SMALL, sha256, writeExportFixture } from "./fixtures.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const TOY_CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
@@ -18,7 +18,12 @@ const TOKEN = "hf_cli_push_secret_93b1";
 let scratch: string;
 let hub: TestHub;
 
-function cli(entry: string, args: string[], env: Record<string, string | undefined>) {
+function cli(
+  entry: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  killWhen?: () => boolean,
+) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
       cwd: ROOT,
@@ -29,7 +34,18 @@ function cli(entry: string, args: string[], env: Record<string, string | undefin
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    const poll = killWhen
+      ? setInterval(() => {
+          if (killWhen()) {
+            clearInterval(poll);
+            child.kill("SIGKILL");
+          }
+        }, 2)
+      : undefined;
+    child.on("exit", (code) => {
+      clearInterval(poll);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -79,6 +95,39 @@ describe("pnpm pipeline push", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/0 file\(s\) sent in 0 commit\(s\), 5 already there/);
     expect(hub.writes!.commits).toHaveLength(4);
+  }, 120_000);
+
+  it("killed with SIGKILL mid-upload, the rerun sends only what the hub does not hold", async () => {
+    const dataDir = path.join(scratch, "data");
+    const fixture = await writeExportFixture(dataDir);
+    const config = path.join(scratch, "c.yaml");
+    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}", retries: 0}\n`);
+    const args = ["push", "--config", config, "--repo", "acme/cf"];
+    const [first, second, third] = LARGE as [string, string, string];
+    const oid = (name: string) => sha256(fixture.files[name]!);
+    const putBytes = (from: number, name?: string) =>
+      hub.requests
+        .slice(from)
+        .filter((r) => r.method === "PUT" && (!name || r.url.includes(oid(name))))
+        .reduce((n, r) => n + r.bytesIn, 0);
+    // the second file's upload crawls, so the kill lands in the middle of it
+    hub.faults.push({ kind: "slow-upload", bytesPerSecond: 400_000, match: oid(second), times: 1 });
+
+    const killed = await cli(TOY_CLI, args, { HF_TOKEN: TOKEN }, () => putBytes(0, second) >= 300_000);
+
+    expect(killed.code).toBeNull();
+    expect(hub.writes!.commits.map((c) => c.files.map((f) => f.path))).toEqual([[first]]);
+    expect(putBytes(0, second)).toBeLessThan(fixture.files[second]!.length);
+    expect(await hub.writes!.hasObject(oid(second))).toBe(false);
+
+    const mark = hub.requests.length;
+    const resumed = await cli(TOY_CLI, args, { HF_TOKEN: TOKEN });
+
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(new RegExp(`already on main, not sent: ${first.replace(".", "\\.")}`));
+    expect(putBytes(mark)).toBe(fixture.files[second]!.length + fixture.files[third]!.length);
+    expect(putBytes(mark, first)).toBe(0);
+    expect(await filesBelow(path.join(scratch, "hub", "acme", "cf"))).toEqual([...LARGE, ...SMALL].sort());
   }, 120_000);
 
   it("without a token: says where to set one, sends nothing", async () => {

@@ -22,7 +22,9 @@ export type HubFault =
   /** send the body at about this many bytes per second */
   | { kind: "slow"; bytesPerSecond: number; match: string | RegExp; times?: number }
   /** receive the first `afterBytes` bytes of an upload's body, then cut the connection */
-  | { kind: "cut-upload"; afterBytes: number; match: string | RegExp; times?: number };
+  | { kind: "cut-upload"; afterBytes: number; match: string | RegExp; times?: number }
+  /** receive an upload's body at about this many bytes per second (time to kill the client mid-upload) */
+  | { kind: "slow-upload"; bytesPerSecond: number; match: string | RegExp; times?: number };
 
 export interface TestHubOptions {
   root: string;
@@ -116,7 +118,12 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     }
 
     if (writes) {
-      const cut = fault?.kind === "cut-upload" ? { afterBytes: fault.afterBytes } : undefined;
+      const cut =
+        fault?.kind === "cut-upload"
+          ? { afterBytes: fault.afterBytes }
+          : fault?.kind === "slow-upload"
+            ? { bytesPerSecond: fault.bytesPerSecond }
+            : undefined;
       if (await writes.handle(req, res, log, cut)) return;
     }
     const reader = (await writes?.readerFor(url)) ?? directory;

@@ -45,9 +45,10 @@ export interface WriteLog {
   bytesIn: number;
 }
 
-/** Cut the connection once this many body bytes of a matching upload have arrived. */
-export interface UploadCut {
-  afterBytes: number;
+/** How to mistreat one upload: cut the connection after `afterBytes`, or take the body slowly. */
+export interface UploadFault {
+  afterBytes?: number;
+  bytesPerSecond?: number;
 }
 
 const MAX_INLINE_BYTES = 10 * 1024 * 1024;
@@ -136,7 +137,12 @@ export class HubWrites {
   }
 
   /** Answers a write request (and repository info); false when the request is not one of them. */
-  async handle(req: IncomingMessage, res: ServerResponse, log: WriteLog, cut?: UploadCut): Promise<boolean> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    log: WriteLog,
+    fault?: UploadFault,
+  ): Promise<boolean> {
     const url = new URL(req.url ?? "/", "http://hub.local");
     const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
     const method = req.method ?? "GET";
@@ -156,7 +162,7 @@ export class HubWrites {
     }
 
     if (method === "PUT" && segments[0] === "lfs-upload" && segments.length === 2) {
-      await this.receiveObject(req, res, log, segments[1]!, url.searchParams.get("ticket") ?? "", cut);
+      await this.receiveObject(req, res, log, segments[1]!, url.searchParams.get("ticket") ?? "", fault);
       return true;
     }
     if (
@@ -282,7 +288,7 @@ export class HubWrites {
     log: WriteLog,
     oid: string,
     ticket: string,
-    cut: UploadCut | undefined,
+    fault: UploadFault | undefined,
   ): Promise<void> {
     const expected = this.tickets.get(ticket);
     if (!expected || expected.oid !== oid) {
@@ -300,8 +306,8 @@ export class HubWrites {
     try {
       for await (const chunk of req) {
         const piece = chunk as Buffer;
-        if (cut && received + piece.length >= cut.afterBytes) {
-          log.bytesIn += cut.afterBytes - received;
+        if (fault?.afterBytes !== undefined && received + piece.length >= fault.afterBytes) {
+          log.bytesIn += fault.afterBytes - received;
           req.socket.destroy();
           throw new Error("connection cut by an injected fault");
         }
@@ -309,6 +315,9 @@ export class HubWrites {
         log.bytesIn += piece.length;
         hash.update(piece);
         if (!out.write(piece)) await new Promise<void>((r) => out.once("drain", () => r()));
+        // reading slowly fills the socket's buffers, and TCP slows the sender down to this rate
+        if (fault?.bytesPerSecond)
+          await new Promise((r) => setTimeout(r, (1000 * piece.length) / fault.bytesPerSecond!));
       }
       await new Promise<void>((resolve, reject) =>
         out.end((error?: Error | null) => (error ? reject(error) : resolve())),
