@@ -8,6 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { codeFeedbackLine, DialogueTally, parseDialogue } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
+import { writeReport } from "../pipeline/report/index.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
 import { type CardFacts, datasetCard, type SourceUse } from "./export/card.js";
@@ -213,6 +214,11 @@ export const exportStage = defineStage<ExportConfig>({
         `wrote ${stats.code_feedback.dialogues} dialogues and ${stats.filtered_instruction.rows} filtered instructions to ${stats.dir}`,
       );
     }
-    return { ...(stats ?? {}) };
+    const summary = { ...(stats ?? {}) };
+    // The runner writes this stage's manifest after summarize returns, so the report is told export's
+    // own figures rather than reading a manifest that does not say them yet.
+    const report = await writeReport(ctx.dataDir, { pending: { export: { stats: summary } } });
+    ctx.log.info(`report: ${report.file}`);
+    return summary;
   },
 });

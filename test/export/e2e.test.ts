@@ -88,6 +88,11 @@ describe("pipeline run export (sample config, local LLM server)", () => {
     const summary = new StageStore(dir.path, "validate").manifest()!.stats as unknown as ValidateSummary;
     expect(summary.dialogues.kept).toBe(dialogues.length);
     expect(Object.keys(summary.by_method).length).toBeGreaterThan(0);
+
+    // export ends by writing the run report, which already knows export's own figures
+    const report = readFileSync(join(exportDir(), "report.html"), "utf8");
+    expect(report).toContain("code-feedback.jsonl");
+    expect(report).not.toMatch(/<script[^>]+src=|<link[^>]+href="http/);
   });
 
   it("a forced export writes the same bytes, and sends nothing to the LLM", {
