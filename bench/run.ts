@@ -14,10 +14,18 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "llm/throughput.ts",
     what: "the filter stage against the test LLM server (throughput, cache)",
   },
+  "llm-embedded": {
+    file: "llm/embedded.ts",
+    what: "the filter stage on the embedded provider against a raw node-llama-cpp loop",
+  },
   eval: { file: "eval/grouping.ts", what: "grouped test programs against one program per case" },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
   "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
+  simulate: {
+    file: "simulate/throughput.ts",
+    what: "simulate's dialogues/s against the ideal from LLM latency, concurrency and sandbox throughput",
+  },
 };
 
 /** The node flags of `scripts.pipeline` in package.json: every `--flag` before `--import`. */

@@ -26,6 +26,7 @@ import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
 import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
 import { summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
+import { estimateDialogues } from "./dialogue-kit/estimate.js";
 import type { Program } from "./dialogue-kit/executor.js";
 import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
@@ -212,5 +213,24 @@ export const correctStage = defineStage<CorrectConfig>({
     2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16) +
       sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
   process: correctCode,
+  // the mistake, its correction, the analysis of the corrected run (a check adds one for clean code)
+  estimate: (ctx) =>
+    estimateDialogues(
+      ctx as StageContext<unknown>,
+      selectRecords(() => ctx.read("filter"), ctx.config),
+      {
+        firstRole: ctx.config.role,
+        first: (record) => [
+          { role: "system", content: loadPrompt(ctx.config.error_prompt).render({}) },
+          { role: "user", content: String(record.query ?? "") },
+        ],
+        later: [
+          { role: ctx.config.role, grownBy: 2 },
+          { role: ctx.config.role, grownBy: 4 },
+        ],
+        completionTokens: 400,
+        what: "3 requests each (a logical error adds a check request)",
+      },
+    ),
   summarize: summarizeCorrect,
 });

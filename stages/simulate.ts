@@ -18,6 +18,7 @@ import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
+import { estimateDialogues } from "./dialogue-kit/estimate.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
 import { countSelected, selectRecords } from "./dialogue-kit/sample.js";
 import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
@@ -141,5 +142,26 @@ export const simulateStage = defineStage<SimulateConfig>({
     2 * (roleConfig(ctx.root.llm, ctx.config.strong_role)?.concurrency ?? 16) +
       sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
   process: simulateInteraction,
+  // the usual course: an answer, its run answered, feedback, a refinement, its run answered
+  estimate: (ctx) =>
+    estimateDialogues(
+      ctx as StageContext<unknown>,
+      selectRecords(() => ctx.read("filter"), ctx.config),
+      {
+        firstRole: ctx.config.weak_role,
+        first: (record) => [
+          { role: "system", content: loadPrompt(ctx.config.system_prompt).render({}) },
+          { role: "user", content: String(record.query ?? "") },
+        ],
+        later: [
+          { role: ctx.config.strong_role, grownBy: 2 },
+          { role: ctx.config.reviewer_role, grownBy: 3 },
+          { role: ctx.config.strong_role, grownBy: 4 },
+          { role: ctx.config.strong_role, grownBy: 6 },
+        ],
+        completionTokens: 400,
+        what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
+      },
+    ),
   summarize: summarizeSimulate,
 });

@@ -1,0 +1,73 @@
+// `run --dry-run` for a dialogue stage: what its requests would cost before any is sent. The first
+// request of each dialogue is known exactly (a system prompt and the query), so the cache can say
+// whether it is answered already; the later ones depend on answers nobody has yet, so they are
+// estimated as the same conversation grown by `completion_tokens`-sized turns, per the stage's plan.
+import type { ChatMessage, LlmEstimator } from "../../pipeline/llm/types.js";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import type { CostEstimate, StageContext } from "../../pipeline/stage.js";
+
+export interface LaterRequest {
+  role: string;
+  /** turns (answers and results) the conversation holds beyond the first request's */
+  grownBy: number;
+}
+
+export async function estimateDialogues(
+  ctx: StageContext<unknown>,
+  records: AsyncIterable<PipelineRecord>,
+  plan: {
+    firstRole: string;
+    first(record: PipelineRecord): ChatMessage[];
+    later: readonly LaterRequest[];
+    completionTokens: number;
+    what: string;
+  },
+): Promise<CostEstimate> {
+  if (!ctx.services.llmEstimator) {
+    throw new Error(`${ctx.name} --dry-run: these services cannot estimate LLM requests (no llmEstimator)`);
+  }
+  const estimators = new Map<string, LlmEstimator>();
+  const estimator = (role: string) => {
+    let e = estimators.get(role);
+    if (!e) {
+      e = ctx.services.llmEstimator!(role);
+      estimators.set(role, e);
+    }
+    return e;
+  };
+  const options = { expectedCompletionTokens: plan.completionTokens };
+  // A turn of about `completionTokens` tokens (four characters a token).
+  const filler = "word ".repeat(Math.ceil((plan.completionTokens * 4) / 5));
+  const total = { requests: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+  let dialogues = 0;
+  let cached = 0;
+  const add = (e: { cached: boolean; promptTokens: number; completionTokens: number; costUsd: number }) => {
+    if (e.cached) {
+      cached++;
+      return;
+    }
+    total.requests++;
+    total.promptTokens += e.promptTokens;
+    total.completionTokens += e.completionTokens;
+    total.costUsd += e.costUsd;
+  };
+  for await (const record of records) {
+    dialogues++;
+    const first = plan.first(record);
+    add(estimator(plan.firstRole).estimate(first, options));
+    for (const later of plan.later) {
+      const grown: ChatMessage[] = [...first];
+      for (let i = 0; i < later.grownBy; i++) {
+        grown.push({ role: i % 2 === 0 ? "assistant" : "user", content: filler });
+      }
+      if (grown.at(-1)!.role === "assistant") grown.push({ role: "user", content: filler });
+      add({ ...estimator(later.role).estimate(grown, options), cached: false });
+    }
+  }
+  return {
+    ...total,
+    note:
+      `${dialogues.toLocaleString("en-US")} dialogues, ${plan.what}; ${cached.toLocaleString("en-US")} first answers ` +
+      `already cached; later requests assumed to grow by ${plan.completionTokens}-token turns`,
+  };
+}
