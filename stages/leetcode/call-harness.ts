@@ -92,7 +92,9 @@ export function pythonCallProgram(
   const callee = definesSolutionClass(code) ? `Solution().${fnName}` : fnName;
   // A JSON string literal is a valid Python string literal, so the tests need no other escaping.
   const data = JSON.stringify(JSON.stringify({ inputs: tests.inputs, outputs: tests.outputs }));
-  const driver = DRIVER.replace("PLACEHOLDER_TESTS", () => data).replace("PLACEHOLDER_CALLEE", () => callee);
+  // one pass: a test value that reads like a placeholder is data, never filled in turn
+  const slots: Record<string, string> = { PLACEHOLDER_TESTS: data, PLACEHOLDER_CALLEE: callee };
+  const driver = DRIVER.replace(/PLACEHOLDER_(?:TESTS|CALLEE)/g, (slot) => slots[slot]!);
   const program = `${prepared.prelude}\n${HEADER}\n${prepared.body}\n${driver}`;
   return { program, ids: tests.inputs.map((_, i) => String(i)) };
 }

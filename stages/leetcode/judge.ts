@@ -196,7 +196,7 @@ function stderrTail(stderr: string | undefined): string {
 }
 
 // Bumped when the harness or the verdict rules change: older verdicts then count for nothing.
-const JUDGE_VERSION = 1;
+const JUDGE_VERSION = 2;
 
 /** Judges solutions through the sandbox, remembering every verdict in the work dir. */
 export class SolutionJudge {
