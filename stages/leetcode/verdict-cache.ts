@@ -31,8 +31,8 @@ export class VerdictCache<V> {
     for (const line of text.slice(0, end).split("\n")) {
       if (line === "") continue;
       try {
-        const { k, v } = JSON.parse(line) as { k: string; v: V };
-        this.entries.set(k, v);
+        const entry = JSON.parse(line) as { k?: unknown; v?: V } | null;
+        if (typeof entry?.k === "string" && entry.v !== undefined) this.entries.set(entry.k, entry.v);
       } catch {
         // a line that does not parse is a verdict to compute again, nothing more
       }
