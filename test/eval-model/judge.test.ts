@@ -7,11 +7,11 @@ import type { BenchmarkTask } from "../../pipeline/eval/model/benchmarks.js";
 import { parseTaskRow } from "../../pipeline/eval/model/benchmarks.js";
 import { completeSolution, judgeSolution } from "../../pipeline/eval/model/judge.js";
 import { executionFeedback } from "../../pipeline/execution/index.js";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { closeSandbox, testSandbox } from "./sandbox.js";
 
-const sandbox = new EmbeddedSandbox(testConfig());
-afterAll(() => sandbox.close());
+const sandbox = testSandbox();
+afterAll(() => closeSandbox(sandbox));
 
 const PROMPT = `from typing import List
 

@@ -47,6 +47,13 @@ export const DEFAULT_BENCHMARK_SOURCES: Record<BenchmarkName, BenchmarkSource> =
   },
 };
 
+function sourceOf(name: BenchmarkName) {
+  return benchmarkSourceSchema
+    .partial()
+    .transform((given): BenchmarkSource => ({ ...DEFAULT_BENCHMARK_SOURCES[name], ...given }))
+    .default(DEFAULT_BENCHMARK_SOURCES[name]);
+}
+
 export const evalModelConfigSchema = z
   .object({
     /** the LLM role (llm.<role>) whose endpoint serves the model under evaluation */
@@ -67,12 +74,13 @@ export const evalModelConfigSchema = z
      * reaches the model: `backticks` sends ```, `verbatim` sends the characters as the seed has them.
      */
     fence: z.enum(["backticks", "verbatim"]).default("backticks"),
+    /** each benchmark's hub source; a key left out keeps its default (e.g. set only `revision`) */
     benchmarks: z
       .object({
-        humaneval: benchmarkSourceSchema.default(DEFAULT_BENCHMARK_SOURCES.humaneval),
-        "humaneval+": benchmarkSourceSchema.default(DEFAULT_BENCHMARK_SOURCES["humaneval+"]),
-        mbpp: benchmarkSourceSchema.default(DEFAULT_BENCHMARK_SOURCES.mbpp),
-        "mbpp+": benchmarkSourceSchema.default(DEFAULT_BENCHMARK_SOURCES["mbpp+"]),
+        humaneval: sourceOf("humaneval"),
+        "humaneval+": sourceOf("humaneval+"),
+        mbpp: sourceOf("mbpp"),
+        "mbpp+": sourceOf("mbpp+"),
       })
       .strict()
       .default(DEFAULT_BENCHMARK_SOURCES),
