@@ -70,7 +70,8 @@ function legend(spec: BarChartSpec, x: number, y: number): string {
 
 function open(spec: BarChartSpec, width: number, height: number): string {
   return (
-    `<svg class="chart-svg" data-chart="${escapeXml(spec.id)}" xmlns="http://www.w3.org/2000/svg" ` +
+    // inline in HTML the parser puts <svg> in the SVG namespace itself: no xmlns, so no URL in the file
+    `<svg class="chart-svg" data-chart="${escapeXml(spec.id)}" ` +
     `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(spec.title)}">` +
     `<title>${escapeXml(spec.title)}</title>`
   );
