@@ -25,6 +25,25 @@ export const PAPER_DIALOGUE_STATS: Record<DialogueMethod, { dialogues: number; t
   "leetcode-follow-up": { dialogues: 200, turnsPerDialogue: 3.8 },
 };
 
+/** The stages that make dialogues and the methods each makes, in the order their dialogues reach validation. */
+export const DIALOGUE_STAGE_METHODS = {
+  pack: ["single-turn-packing"],
+  simulate: ["interaction-simulation"],
+  correct: ["code-correction"],
+  leetcode: ["leetcode-similar-problem", "leetcode-follow-up"],
+} as const satisfies Record<string, readonly DialogueMethod[]>;
+export type DialogueStage = keyof typeof DIALOGUE_STAGE_METHODS;
+export const DIALOGUE_STAGES = Object.keys(DIALOGUE_STAGE_METHODS) as DialogueStage[];
+
+/** The stage that makes dialogues of `method`. */
+export function stageOfMethod(method: DialogueMethod): DialogueStage {
+  const stage = DIALOGUE_STAGES.find((s) =>
+    (DIALOGUE_STAGE_METHODS[s] as readonly string[]).includes(method),
+  );
+  if (!stage) throw new Error(`no dialogue stage makes ${method}; add it to DIALOGUE_STAGE_METHODS`);
+  return stage;
+}
+
 export const messageSchema = z
   .object({
     role: z.enum(["system", "user", "assistant"]),

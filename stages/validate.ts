@@ -8,7 +8,7 @@
 import { getMaxListeners, setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
-import { parseDialogue } from "../pipeline/dialogue.js";
+import { DIALOGUE_STAGES, parseDialogue } from "../pipeline/dialogue.js";
 import { type ExecutionResult, runBlock } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defaultWorkers } from "../pipeline/sandbox/index.js";
@@ -19,8 +19,7 @@ import { type ValidateConfig, validateConfigSchema } from "./validate/config.js"
 import { describeValidation, summarizeValidation } from "./validate/summary.js";
 import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.js";
 
-/** The stages whose outputs are dialogues, in the order validate reads them. */
-export const DIALOGUE_STAGES = ["pack", "simulate", "correct", "leetcode"] as const;
+export { DIALOGUE_STAGES } from "../pipeline/dialogue.js";
 
 type ValidateContext = StageContext<ValidateConfig>;
 

@@ -3,7 +3,14 @@
 // reading a record. A stage without a manifest is "not run"; a summary whose shape is not what this
 // file expects leaves its section empty rather than failing the report.
 import path from "node:path";
-import { DIALOGUE_METHODS, type DialogueMethod, PAPER_DIALOGUE_STATS } from "../dialogue.js";
+import {
+  DIALOGUE_METHODS,
+  DIALOGUE_STAGES,
+  type DialogueMethod,
+  type DialogueStage,
+  PAPER_DIALOGUE_STATS,
+  stageOfMethod,
+} from "../dialogue.js";
 import { STAGE_NAMES } from "../stage.js";
 import { type Manifest, readManifest, type StageCounts } from "../store/manifest.js";
 import type { UsageTotals } from "../usage.js";
@@ -47,7 +54,9 @@ export interface LanguageRow {
 
 export interface MethodRow {
   method: DialogueMethod;
-  /** as the dialogue stages made them */
+  /** the stage that makes this method's dialogues */
+  stage: DialogueStage;
+  /** as the dialogue stages made them; undefined when the stage has not run */
   generated?: { dialogues: number; turns: number } | undefined;
   /** what validation kept (what export releases) */
   kept?: { dialogues: number; turns: number } | undefined;
@@ -92,9 +101,6 @@ type Json = Record<string, unknown>;
 
 const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 const num = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
-
-/** The dialogue stages, in the order their dialogues reach validation. */
-const DIALOGUE_STAGES = ["pack", "simulate", "correct", "leetcode"];
 
 export function collectReport(dataDir: string, options: CollectOptions = {}): ReportData {
   const manifests = new Map<string, Manifest | undefined>();
@@ -153,7 +159,11 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
     flow,
     funnel,
     languages: readLanguages(stats("filter"), exportStats),
-    methods: readMethods(DIALOGUE_STAGES.map(stats), stats("validate"), exportStats),
+    methods: readMethods(
+      DIALOGUE_STAGES.filter(ran).map((name) => ({ name, stats: stats(name) })),
+      stats("validate"),
+      exportStats,
+    ),
     validation: readValidation(stats("validate")),
     exportFiles: Array.isArray(exportStats?.files)
       ? exportStats.files
@@ -228,12 +238,17 @@ function tallies(stats: Json | undefined): Map<string, { dialogues: number; turn
 }
 
 function readMethods(
-  dialogueStages: (Json | undefined)[],
+  ranStages: { name: DialogueStage; stats: Json | undefined }[],
   validate: Json | undefined,
   exported: Json | undefined,
 ) {
   const generated = new Map<string, { dialogues: number; turns: number }>();
-  for (const stats of dialogueStages) {
+  // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
+  for (const method of DIALOGUE_METHODS) {
+    if (ranStages.some((s) => s.name === stageOfMethod(method)))
+      generated.set(method, { dialogues: 0, turns: 0 });
+  }
+  for (const { stats } of ranStages) {
     for (const [method, t] of tallies(stats)) {
       const sum = generated.get(method) ?? { dialogues: 0, turns: 0 };
       generated.set(method, { dialogues: sum.dialogues + t.dialogues, turns: sum.turns + t.turns });
@@ -248,6 +263,7 @@ function readMethods(
   return DIALOGUE_METHODS.map(
     (method): MethodRow => ({
       method,
+      stage: stageOfMethod(method),
       generated: generated.get(method),
       kept:
         kept.get(method) ?? (keptSource && generated.has(method) ? { dialogues: 0, turns: 0 } : undefined),

@@ -1,7 +1,7 @@
 // The report page: one self-contained HTML file (styles, charts and a few lines of script inline;
 // nothing fetched), each section a chart beside the paper's figure and a table with the numbers.
 // A section whose stage has not run says so instead of drawing an empty chart.
-import { DIALOGUE_METHODS } from "../dialogue.js";
+import { DIALOGUE_METHODS, DIALOGUE_STAGES } from "../dialogue.js";
 import type { ReportData, StageRow } from "./collect.js";
 import { PAPER_FILTER } from "./paper.js";
 import { type BarChartSpec, barChart, escapeXml as esc } from "./svg.js";
@@ -208,13 +208,14 @@ function scoreSection(data: ReportData): string {
 function methodSection(data: ReportData): string {
   const head = '<section id="methods"><h2>Dialogues and turns per method</h2>';
   const ours = (m: ReportData["methods"][number]) => m.kept ?? m.generated;
-  const shown = data.methods.filter((m) => ours(m));
+  // a method with no dialogue (yet) has no bar to draw
+  const shown = data.methods.filter((m) => (ours(m)?.dialogues ?? 0) > 0);
   const rows = data.methods.map((m) => {
     const tpd = (t?: { dialogues: number; turns: number }) =>
       t?.dialogues ? (t.turns / t.dialogues).toFixed(2) : "";
     return [
       m.method,
-      m.generated?.dialogues ?? "not run",
+      m.generated?.dialogues ?? `${m.stage} not run`,
       m.kept?.dialogues,
       tpd(ours(m)),
       m.paper.dialogues,
@@ -233,7 +234,7 @@ function methodSection(data: ReportData): string {
     rows,
   );
   if (shown.length === 0) {
-    return `${head}${missing("methods", notRun(data.stages, "pack", "simulate", "correct", "leetcode"))}${tableHtml}</section>`;
+    return `${head}${missing("methods", notRun(data.stages, ...DIALOGUE_STAGES))}${tableHtml}</section>`;
   }
   const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
   const paperTotal = DIALOGUE_METHODS.reduce(

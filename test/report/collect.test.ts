@@ -59,3 +59,33 @@ it("leaves a section empty, not the report broken, when a summary has another sh
   expect(html).toMatch(/data-missing="languages"/);
   expect(html).toMatch(/data-chart="flow"/);
 });
+
+it("counts 0 for a method whose stage ran and made none of it, and names the stage of one that has not run", async () => {
+  const pack = FULL_RUN.find((m) => m.stage === "pack")!;
+  // leetcode ran and made similar problems only; correct has not run
+  const leetcode = {
+    ...pack,
+    stage: "leetcode",
+    counts: { in: 12, out: 3, rejected: 0, failed: 0 },
+    stats: { "leetcode-similar-problem": { dialogues: 3, turns: 6, turns_per_dialogue: 2, by_lang: {} } },
+  };
+  await writeManifests(dataDir, [
+    ...FULL_RUN.filter((m) => m.stage !== "validate" && m.stage !== "export"),
+    leetcode,
+  ]);
+  const data = collectReport(dataDir);
+  const row = (method: string) => data.methods.find((m) => m.method === method)!;
+  expect(row("leetcode-similar-problem")).toMatchObject({
+    stage: "leetcode",
+    generated: { dialogues: 3, turns: 6 },
+  });
+  expect(row("leetcode-follow-up")).toMatchObject({
+    stage: "leetcode",
+    generated: { dialogues: 0, turns: 0 },
+  });
+  expect(row("code-correction")).toMatchObject({ stage: "correct" });
+  expect(row("code-correction").generated).toBeUndefined();
+  const html = renderReport(data);
+  expect(html).toContain('<td>leetcode-follow-up</td><td class="num">0</td>');
+  expect(html).toContain('<td>code-correction</td><td class="num">correct not run</td>');
+});
