@@ -1,7 +1,7 @@
 // How a block from an answer becomes a program the sandbox can run. A script runs as it is. A bare
 // function or class (what most answers show) gets what a judge would add around it so that its syntax
 // and definitions are checked: an empty entry point, a class to live in, the usual imports. The code
-// itself is never changed, only surrounded, so an error the sandbox reports is the block's own.
+// itself is only surrounded (a Java or Go package line aside), so an error the sandbox reports is the block's own.
 import type { LanguageName } from "../../pipeline/code/index.js";
 
 export type HarnessKind =
