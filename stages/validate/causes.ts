@@ -115,7 +115,9 @@ const DRAWS_WINDOWS =
 
 /** Code its author elided or left as a placeholder. */
 const ELIDED =
-  /^\s*(?:\.\.\.|…)\s*$|^\s*(?:#|\/\/|--|\/\*)\s*(?:\.\.\.|…)|\.\.\.\s*(?:rest|your|other|existing|more)\b|\b(?:your|rest of(?: the)?) code (?:here|goes here)\b|<(?:your|insert)[ _-][^>]+>|\bTODO\b/im;
+  /^\s*(?:\.\.\.|…)\s*$|^\s*(?:#|\/\/|--|\/\*)\s*(?:\.\.\.|…)|\.\.\.\s*(?:rest|your|other|existing|more)\b|\b(?:your|rest of(?: the)?) code (?:here|goes here)\b|<(?:your|insert)[ _-][^>]+>/im;
+/** An author's marker, in capitals: a to-do app's `todo` list is no placeholder. */
+const TODO_MARKER = /\bTODO\b/;
 
 const SQL_DIALECT =
   /\bAUTO_INCREMENT\b|^\s*DELIMITER\b|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:PROCEDURE|FUNCTION)\b|\bSERIAL\b|\bSELECT\s+TOP\s+\d|\bDECLARE\s+@|^\s*GO\s*$|\bENGINE\s*=|\bSHOW\s+TABLES\b|^\s*DESCRIBE\b|::\w+|\bILIKE\b|\bIDENTITY\s*\(|\bNVARCHAR\s*\(\s*MAX/im;
@@ -183,7 +185,7 @@ export function afterRunning(
   }
   if (!block.complete)
     return { reason: "fragment", detail: "the fence never closes (the answer was cut off)" };
-  if (ELIDED.test(code))
+  if (ELIDED.test(code) || TODO_MARKER.test(code))
     return { reason: "fragment", detail: "code elided or left as a placeholder by its author" };
   return undefined;
 }

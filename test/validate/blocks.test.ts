@@ -33,6 +33,16 @@ describe("validate: one block", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(slow.outcome).toBe("timeout");
   });
 
+  it("Python: a to-do program with a real bug fails; only an author's TODO marker makes a placeholder", async () => {
+    const todo = await one("python", "todo = ['write', 'test']\nprint(todo[2])");
+    expect(todo).toMatchObject({ outcome: "failed", error: "IndexError: list index out of range" });
+    const placeholder = await one(
+      "python",
+      "def split_line(line):\n    # TODO: handle quoted commas\n    return fields\nprint(split_line('a,b'))",
+    );
+    expect(placeholder).toMatchObject({ outcome: "not-runnable", reason: "fragment" });
+  });
+
   it("Python: not runnable for a missing package, interactive input, no display, a network", async () => {
     const pkg = await one("python", "import nonexistentpkg\nprint(nonexistentpkg.version)");
     expect(pkg).toMatchObject({ outcome: "not-runnable", reason: "missing-package" });
