@@ -6,7 +6,7 @@
 // One small append-only JSON-lines file per record under the stage's work dir, one line per run,
 // keyed by everything the run depended on (the conversation before it, the code, the language, the
 // limits). Appended before the result is used, so no later request can have seen a result the journal
-// lacks. A line torn by a kill is skipped on reading. `reset --purge` forgets the journal; a forced
+// lacks. A line torn by a kill is skipped on reading, and the next line starts on a line of its own. `reset --purge` forgets the journal; a forced
 // rerun replays it as it replays cached LLM answers.
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
@@ -49,7 +49,8 @@ export class ExecutionJournal {
         // torn by a kill while appending: that run is simply done again
       }
     }
-    return new RecordJournal(file, runs);
+    // A torn last line has no newline: the next line must not be glued onto it and lost with it.
+    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"));
   }
 }
 
@@ -57,6 +58,7 @@ export class RecordJournal {
   constructor(
     private readonly file: string,
     private readonly runs: Map<string, JournaledRun>,
+    private torn = false,
   ) {}
 
   get(key: string): JournaledRun | undefined {
@@ -66,7 +68,9 @@ export class RecordJournal {
   async put(key: string, run: JournaledRun): Promise<void> {
     this.runs.set(key, run);
     await mkdir(path.dirname(this.file), { recursive: true });
-    await appendFile(this.file, `${JSON.stringify({ key, run })}\n`);
+    const line = `${this.torn ? "\n" : ""}${JSON.stringify({ key, run })}\n`;
+    this.torn = false;
+    await appendFile(this.file, line);
   }
 }
 
