@@ -6,8 +6,8 @@
 // One small append-only JSON-lines file per record under the stage's work dir, one line per run,
 // keyed by everything the run depended on (the conversation before it, the code, the language, the
 // limits). Appended before the result is used, so no later request can have seen a result the journal
-// lacks. A line torn by a kill is skipped on reading, and the next line starts on a line of its own. `reset --purge` forgets the journal; a forced
-// rerun replays it as it replays cached LLM answers.
+// lacks. A line torn by a kill is skipped on reading, and the next run appended starts a line of its
+// own. `reset --purge` forgets the journal; a forced rerun replays it as it replays cached LLM answers.
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
