@@ -20,9 +20,10 @@ import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
-import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
+import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
+import { AssumingJudge, costEstimate, estimateNote, estimateRequests } from "./leetcode/estimate.js";
 import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
 import { groupSimilarProblems } from "./leetcode/grouping.js";
 import { cannotJudgeIn, limitTests, SandboxFailure, SolutionJudge } from "./leetcode/judge.js";
@@ -85,6 +86,16 @@ function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProble
   return { plans, candidates };
 }
 
+const VERDICTS_FILE = "verdicts.jsonl";
+
+function judgeLimits(config: LeetcodeConfig) {
+  return {
+    runTimeoutS: config.validation.run_timeout_s,
+    compileTimeoutS: config.validation.compile_timeout_s,
+    memoryMb: config.validation.memory_mb,
+  };
+}
+
 /** What became of one dialogue: written, rejected for its content, or failed for an operational reason. */
 type Written =
   | { dialogue: Dialogue & PipelineRecord }
@@ -113,12 +124,8 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Prom
   const sandboxWorkers = ctx.root.sandbox.workers;
   const judge = new SolutionJudge(
     ctx.services.sandbox(),
-    path.join(ctx.workDir, "verdicts.jsonl"),
-    {
-      runTimeoutS: config.validation.run_timeout_s,
-      compileTimeoutS: config.validation.compile_timeout_s,
-      memoryMb: config.validation.memory_mb,
-    },
+    path.join(ctx.workDir, VERDICTS_FILE),
+    judgeLimits(config),
     ctx.signal,
   );
   try {
@@ -227,6 +234,41 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Prom
   }
 }
 
+/** `--dry-run`: the same reading and planning as a run, with cached verdicts (or passes assumed). */
+async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
+  if (!ctx.services.llmEstimator) {
+    throw new Error("leetcode --dry-run: these services cannot estimate LLM requests (no llmEstimator)");
+  }
+  const { config } = ctx;
+  const nothing = async () => {};
+  const { problems } = await readProblems(ctx, { out: nothing, reject: nothing });
+  problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const judge = new AssumingJudge(path.join(ctx.workDir, VERDICTS_FILE), judgeLimits(config));
+  try {
+    const { validated } = await validateSolutions(problems, judge, config.validation, 1, ctx.signal);
+    const grouping = groupSimilar(ctx, validated);
+    const { plans } = planFollowUps(ctx, validated);
+    const completionTokens = config.estimate.completion_tokens;
+    const totals = await estimateRequests(
+      ctx.services.llmEstimator(config.role),
+      judge,
+      grouping.groups.map((g) => g.members.map((m) => validated[m]!)),
+      plans,
+      { completionTokens, maxTests: config.validation.max_tests },
+    );
+    const figures = {
+      problems: problems.length,
+      assumed: judge.assumed,
+      groups: grouping.groups.length,
+      plans: plans.length,
+      completionTokens,
+    };
+    return costEstimate(totals, estimateNote(totals, figures));
+  } finally {
+    judge.close();
+  }
+}
+
 export const leetcodeStage = defineStage<LeetcodeConfig>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
@@ -246,6 +288,7 @@ export const leetcodeStage = defineStage<LeetcodeConfig>({
   async run(ctx, emit) {
     await writeLeetcodeDialogues(ctx, emit);
   },
+  estimate: estimateLeetcode,
   async summarize(ctx) {
     return summarizeLeetcode(ctx.read(ctx.name), ctx.workDir, ctx.log);
   },

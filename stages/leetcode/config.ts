@@ -100,6 +100,11 @@ export const leetcodeConfigSchema = z
     validation: validationSchema.default(validationSchema.parse({})),
     similar: similarSchema.default(similarSchema.parse({})),
     follow_up: followUpSchema.default(followUpSchema.parse({})),
+    /** `--dry-run`: tokens assumed for an answer (a text, a translation) no cached answer gives */
+    estimate: z
+      .object({ completion_tokens: z.number().int().min(1).default(300) })
+      .strict()
+      .default({ completion_tokens: 300 }),
   })
   .strict();
 export type LeetcodeConfig = z.infer<typeof leetcodeConfigSchema>;

@@ -81,7 +81,12 @@ export interface DroppedStep {
   detail: string;
 }
 
-function typedQuestionOf(task: { problemId: string; tests: TacoProblem["tests"]; starterCode: string }) {
+/** The typed question a call-style translation is judged with (and told the types of). */
+export function typedQuestionOf(task: {
+  problemId: string;
+  tests: TacoProblem["tests"];
+  starterCode: string;
+}) {
   if (task.tests.style !== "call") return undefined;
   const signature = starterSignature(task.starterCode, task.tests.fnName);
   if ("error" in signature) return undefined;

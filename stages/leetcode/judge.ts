@@ -198,8 +198,32 @@ function stderrTail(stderr: string | undefined): string {
 // Bumped when the harness or the verdict rules change: older verdicts then count for nothing.
 const JUDGE_VERSION = 2;
 
+/** Where a verdict is kept in the cache: everything it depends on. */
+export function verdictKey(
+  task: JudgeTask,
+  code: string,
+  language: LanguageName,
+  limits: JudgeLimits,
+): string {
+  return VerdictCache.key({
+    v: JUDGE_VERSION,
+    language,
+    code,
+    tests: task.tests,
+    starter: task.tests.style === "call" && language !== "python" ? task.starterCode : "",
+    limits,
+  });
+}
+
+/** What validation needs of a judge: a verdict per solution, and how many were reused. */
+export interface Judge {
+  judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged>;
+  readonly computed: number;
+  readonly reused: number;
+}
+
 /** Judges solutions through the sandbox, remembering every verdict in the work dir. */
-export class SolutionJudge {
+export class SolutionJudge implements Judge {
   private readonly cache: VerdictCache<Judged>;
   /** verdicts computed in this run, and read back from the cache */
   computed = 0;
@@ -215,14 +239,7 @@ export class SolutionJudge {
   }
 
   async judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged> {
-    const key = VerdictCache.key({
-      v: JUDGE_VERSION,
-      language,
-      code,
-      tests: task.tests,
-      starter: task.tests.style === "call" && language !== "python" ? task.starterCode : "",
-      limits: this.limits,
-    });
+    const key = verdictKey(task, code, language, this.limits);
     const known = this.cache.get(key);
     if (known) {
       this.reused++;

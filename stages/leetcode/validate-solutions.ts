@@ -4,14 +4,7 @@
 import pLimit from "p-limit";
 import type { Reject } from "../../pipeline/record.js";
 import type { LeetcodeConfig } from "./config.js";
-import {
-  type Judged,
-  limitTests,
-  SandboxFailure,
-  type SolutionJudge,
-  VERDICTS,
-  type Verdict,
-} from "./judge.js";
+import { type Judge, type Judged, limitTests, SandboxFailure, VERDICTS, type Verdict } from "./judge.js";
 import type { TacoProblem } from "./taco.js";
 
 export interface ValidatedSolution {
@@ -49,7 +42,7 @@ function shape(code: string): string {
 
 export async function validateSolutions(
   problems: readonly TacoProblem[],
-  judge: SolutionJudge,
+  judge: Judge,
   config: LeetcodeConfig["validation"],
   concurrency: number,
   signal: AbortSignal,
