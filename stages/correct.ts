@@ -11,7 +11,8 @@
 //    analysis close the dialogue.
 //
 // The published dialogue carries the ordinary prompt from the start, so it reads as a genuine
-// debugging session; an answer that gives the game away ("a deliberate error") is dropped.
+// debugging session; an answer that gives the game away ("a deliberate error", or a comment labelling
+// the mistake, which the traceback would quote too) is dropped.
 import type { LanguageName } from "../pipeline/code/index.js";
 import { makeDialogue } from "../pipeline/dialogue.js";
 import { roleConfig } from "../pipeline/llm/config.js";
@@ -24,6 +25,7 @@ import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { checkable, checkMessages, withCheck, writeCheck } from "./correct/check.js";
 import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
 import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
+import { givesAway } from "./correct/gives-away.js";
 import { summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
 import { estimateDialogues } from "./dialogue-kit/estimate.js";
@@ -34,10 +36,6 @@ import { countSelected, selectedLanguage, selectRecords } from "./dialogue-kit/s
 import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
 
 type CorrectContext = StageContext<CorrectConfig>;
-
-// Words that give away that the mistake was made on purpose; the prompt forbids them, models slip.
-const GIVES_AWAY =
-  /\b(?:intentional(?:ly)?|deliberate(?:ly)?|on purpose|purposely|purposefully|(?:introduc|insert|plant)(?:e|ed|es|ing)? (?:an? |some |the )?(?:\w+ ){0,2}(?:errors?|bugs?|mistakes?)|make (?:a )?mistakes?|wrong code)\b/i;
 
 const summary = (run: JournaledRun) => ({
   status: run.status,
@@ -82,7 +80,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
         "no-code",
         "the answer under the error-inducing prompt holds no code the sandbox runs",
       );
-    givesAway(broken.content, "the answer with the mistake");
+    refuseGiveAway(broken.content, "the answer with the mistake", true);
     const lang: LanguageName = code.lang;
     const brokenRun = await run({ code: code.code, lang, context: [...asked, broken.content] });
 
@@ -126,7 +124,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
     ];
     const fixed = await ask([...messages]);
     messages.push({ role: "assistant", content: fixed.content });
-    givesAway(fixed.content, "the correction");
+    refuseGiveAway(fixed.content, "the correction");
     const fix = codeOfAnswer(fixed.content, lang);
     if (!fix) throw new DialogueRejected("fix-has-no-code", "the correction holds no code the sandbox runs");
 
@@ -155,7 +153,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
     if (config.analyse_fixed_run) {
       messages.push({ role: "user", content: fixedRun.feedback });
       const analysis = await ask([...messages]);
-      givesAway(analysis.content, "the analysis of the corrected run");
+      refuseGiveAway(analysis.content, "the analysis of the corrected run");
       messages.push({ role: "assistant", content: analysis.content });
     }
     return {
@@ -181,12 +179,13 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
   }
 }
 
-function givesAway(text: string, what: string): void {
-  const m = GIVES_AWAY.exec(text);
-  if (m)
+/** Drops the record when `text` lets on that the mistake was deliberate (stages/correct/gives-away.ts). */
+function refuseGiveAway(text: string, what: string, mistake = false): void {
+  const found = givesAway(text, mistake);
+  if (found)
     throw new DialogueRejected(
       "mentions-mistake",
-      `${what} says the mistake was made on purpose ("${m[0]}")`,
+      `${what} gives away that the mistake is deliberate: ${found}`,
     );
 }
 

@@ -162,6 +162,11 @@ export const CASES: Record<string, Case> = {
     broken: fence("python", "n = 0\nwhile n < 10:\n    print(n)"),
     fix: () => `n was never increased:\n${fence("python", "n = 0\nwhile n < 10:\n    n += 1\nprint(n)")}`,
   },
+  "corr-comment": {
+    broken: `Computing the mean:\n${fence("python", "def mean(xs):\n    return sum(xs) / len(xs  # Syntax Error: missing closing parenthesis\n\nprint(mean([1, 2, 3]))")}`,
+    fix: () =>
+      `Fixed:\n${fence("python", "def mean(xs):\n    return sum(xs) / len(xs)\n\nprint(mean([1, 2, 3]))")}`,
+  },
   "corr-gives-away": {
     broken: `Here is the code with a deliberate error:\n${fence("python", "print(undefined_name)")}`,
   },
