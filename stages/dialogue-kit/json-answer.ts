@@ -1,6 +1,7 @@
 // Reading a JSON object out of a model's answer as models actually write it: bare, in a ```json fence,
 // with prose before and after, with trailing commas, with the typographic quotes the paper's own prompt
-// uses around keys. Returns the first object that parses, or why none did.
+// uses around keys, or as a Python dict (single quotes, True/False/None). Returns the first object that
+// parses, or why none did.
 
 export type JsonAnswer = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
@@ -10,7 +11,7 @@ export function parseJsonAnswer(answer: string): JsonAnswer {
   candidates.push(...balancedObjects(answer));
   let firstError: string | undefined;
   for (const text of candidates) {
-    for (const variant of [text, relaxed(text)]) {
+    for (const variant of [text, relaxed(text), relaxed(singleQuoted(text))]) {
       try {
         const value: unknown = JSON.parse(variant);
         if (value && typeof value === "object" && !Array.isArray(value)) {
@@ -57,6 +58,37 @@ function relaxed(text: string): string {
     .replace(/[“”]/g, '"')
     .replace(/(^|[{,\s])[‘’']([A-Za-z_][\w ]*)[‘’'](\s*:)/g, '$1"$2"$3')
     .replace(/,(\s*[}\]])/g, "$1");
+}
+
+/**
+ * A Python dict literal as JSON: single-quoted strings become double-quoted ones (an apostrophe in a
+ * double-quoted string stays as it is), and True, False and None outside strings become JSON's words.
+ */
+function singleQuoted(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      // the content as a JSON string's: its escapes (\n, \u00e9) kept, \' unescaped, a bare " escaped
+      let value = "";
+      let j = i + 1;
+      for (; j < text.length && text[j] !== c; j++) {
+        if (text[j] === "\\" && j + 1 < text.length) {
+          j++;
+          value += text[j] === "'" ? "'" : `\\${text[j]}`;
+        } else value += text[j] === '"' ? '\\"' : text[j];
+      }
+      out += `"${value}"`;
+      i = j;
+    } else {
+      const word = /^(?:True|False|None)\b/.exec(text.slice(i, i + 5));
+      if (word && !/\w/.test(text[i - 1] ?? "")) {
+        out += word[0] === "True" ? "true" : word[0] === "False" ? "false" : "null";
+        i += word[0].length - 1;
+      } else out += c;
+    }
+  }
+  return out;
 }
 
 /** A field as text: a string as is, a list of strings joined, anything else absent. */

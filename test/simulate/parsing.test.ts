@@ -29,6 +29,21 @@ describe("feedback JSON", () => {
     ).toMatchObject({ ok: true, value: { satisfied: "Works.; Fast.", not_satisfied: "" } });
   });
 
+  it("reads a Python dict: single quotes, apostrophes and double quotes inside, True/None, a trailing comma", () => {
+    expect(
+      readFeedback(
+        `Here you go: {'satisfied': 'It prints "6".', 'not_satisfied': 'It\\'s untested', 'feedback': "Add the user's tests.", 'done': True, 'extra': None,}`,
+      ),
+    ).toMatchObject({
+      ok: true,
+      value: {
+        satisfied: 'It prints "6".',
+        not_satisfied: "It's untested",
+        feedback: "Add the user's tests.",
+      },
+    });
+  });
+
   it("refuses answers without a feedback text, and braces inside strings do not confuse it", () => {
     expect(readFeedback("The code looks fine.")).toMatchObject({ ok: false });
     expect(readFeedback('{"satisfied": "x", "not_satisfied": "y"}')).toMatchObject({ ok: false });
