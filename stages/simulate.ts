@@ -103,6 +103,8 @@ export async function simulateInteraction(
           feedback_rounds: feedbacks.length,
           passed: dialogue.passed,
           capped: dialogue.capped,
+          // the last answer's code never ran (the cap held in the last phase): `validate` runs it
+          ends_unrun: dialogue.unrun,
           executions: dialogue.executions,
           feedback: feedbacks.map(({ model: _model, ...f }) => f),
           category: feedbacks.at(-1)?.category ?? null,

@@ -1,5 +1,6 @@
 // What simulate says at the end, next to the paper (51K dialogues, 3.0 turns each): dialogues, turns
-// and turns per dialogue by way of DialogueTally; how many dialogues end with code that runs; how the
+// and turns per dialogue by way of DialogueTally; how many dialogues end with code that runs, and how
+// many with code that never ran because the cap held; how the
 // executions went; which feedback categories the reviewer chose; why records were rejected.
 import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
 import type { StageContext } from "../../pipeline/stage.js";
@@ -16,6 +17,7 @@ export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Prom
   let dialogues = 0;
   let passing = 0;
   let capped = 0;
+  let endsUnrun = 0;
   const categories: Record<string, number> = Object.fromEntries(FEEDBACK_CATEGORIES.map((c) => [c, 0]));
   const statuses: Record<string, number> = {};
   const iterations: Record<string, number> = {};
@@ -27,6 +29,7 @@ export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Prom
     dialogues++;
     if (d.meta.passed === true) passing++;
     if (d.meta.capped === true) capped++;
+    if (d.meta.ends_unrun === true) endsUnrun++;
     for (const f of (d.meta.feedback as { category?: string }[] | undefined) ?? []) {
       count(categories, f.category ?? "unclassified");
     }
@@ -40,6 +43,7 @@ export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Prom
     passing,
     passing_share: dialogues === 0 ? 0 : Math.round((passing / dialogues) * 1000) / 1000,
     capped,
+    ends_unrun: endsUnrun,
     feedback_categories: categories,
     execution_statuses: statuses,
     iterations,
@@ -48,7 +52,8 @@ export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Prom
   for (const line of tally.describe()) ctx.log.info(line);
   ctx.log.info(
     `${passing.toLocaleString("en-US")} of ${dialogues.toLocaleString("en-US")} dialogues end with code that runs; ` +
-      `${capped.toLocaleString("en-US")} reached the cap of ${ctx.config.max_iterations} executions`,
+      `${capped.toLocaleString("en-US")} reached the cap of ${ctx.config.max_iterations} executions, ` +
+      `${endsUnrun.toLocaleString("en-US")} of them in the last phase, so their last code never ran (validate runs it)`,
   );
   const chosen = Object.entries(categories)
     .filter(([, n]) => n > 0)

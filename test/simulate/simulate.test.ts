@@ -86,6 +86,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(d.meta).toMatchObject({
       passed: true,
       capped: false,
+      ends_unrun: false,
       iterations: 1,
       category: "code-clarity-and-documentation",
       models: { weak: "test-weak", strong: "test-strong" },
@@ -125,7 +126,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(first).toHaveLength(3);
     expect(first.every((e) => e.status === "compile-error")).toBe(true);
     expect(executions.filter((e) => e.phase === "human-feedback")).toHaveLength(3);
-    expect(d.meta).toMatchObject({ passed: false, capped: true, iterations: 3 });
+    expect(d.meta).toMatchObject({ passed: false, capped: true, ends_unrun: true, iterations: 3 });
     expect(d.messages[3]!.content).toMatch(/.value. was not declared in this scope/);
     // after the third result the strong model answered once more; that answer's code never ran
     const afterThird = d.messages[8]!;
@@ -191,6 +192,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     });
     expect(stats.passing).toBe(6);
     expect(stats.capped).toBe(1);
+    expect(stats.ends_unrun).toBe(1);
     expect(stats.rejects).toEqual({ "unparseable-feedback": 1 });
     // the reviewer names no category: each is read from the feedback's words
     expect(stats.feedback_categories).toEqual({
