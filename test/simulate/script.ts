@@ -118,6 +118,16 @@ export const CASES: Record<string, Case> = {
         "Please print less output so the result is readable.",
       ),
   },
+  "py-notebook": {
+    weak: `A function for the sum:\n${fence("python", "def total(xs):\n    return sum(xs)")}`,
+    strong: (t) =>
+      t.afterFeedback && !t.last.startsWith("Execution result")
+        ? `With a label:\n${fence("python", "print('total:', total([4, 5]))")}`
+        : t.execs === 1
+          ? `It is defined; let me call it.\n${fence("python", "print(total([1, 2]))")}`
+          : ANALYSIS(t.last),
+    review: () => json("It sums.", "The printed total has no label.", "Please print the total with a label."),
+  },
   "py-random": {
     weak: fence("python", "import random\nprint(random.getrandbits(62))"),
     strong: (t) =>

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dialogue } from "../../pipeline/dialogue.js";
 import { parseDialogue } from "../../pipeline/dialogue.js";
+import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
@@ -32,6 +33,7 @@ const RECORDS = [
   filterRecord("t:nocode", "py-nocode", "python", "Add up numbers."),
   filterRecord("t:timeout", "py-timeout", "python", "Loop three times."),
   filterRecord("t:long", "py-long", "python", "Print numbers."),
+  filterRecord("t:notebook", "py-notebook", "python", "Sum two numbers."),
   // not simulated: html is not run by the sandbox
   filterRecord("t:html", "py-works", "html", "Make a page."),
 ];
@@ -175,6 +177,16 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(long.length).toBeLessThan(2200);
   });
 
+  it("says a run that printed nothing, and runs later Python cells in the session of the earlier ones", () => {
+    const d = dialogues.get("t:notebook")!;
+    expect(d.messages[3]!.content).toBe(`Execution result: \n${DEFAULT_FEEDBACK_TEMPLATE.no_output}`);
+    // the second cell calls the function the first one defined; only its own output is shown
+    expect(d.messages[5]!.content).toBe("Execution result: \n3");
+    expect(d.messages[7]!.content).toBe("Please print the total with a label.");
+    expect(d.messages[9]!.content).toBe("Execution result: \ntotal: 9");
+    expect(d.meta).toMatchObject({ passed: true, iterations: 2, ends_unrun: false });
+  });
+
   it("simulates only languages the sandbox runs, and sums up next to the paper", () => {
     expect([...dialogues.keys()].sort()).toEqual([
       "t:cpp",
@@ -182,15 +194,16 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       "t:js",
       "t:long",
       "t:nocode",
+      "t:notebook",
       "t:timeout",
       "t:works",
     ]);
     expect(server.requests.some((r) => JSON.stringify(r.body).includes("Make a page."))).toBe(false);
     expect(stats["interaction-simulation"]).toMatchObject({
-      dialogues: 7,
+      dialogues: 8,
       paper: { dialogues: 51_000, turns_per_dialogue: 3 },
     });
-    expect(stats.passing).toBe(6);
+    expect(stats.passing).toBe(7);
     expect(stats.capped).toBe(1);
     expect(stats.ends_unrun).toBe(1);
     expect(stats.rejects).toEqual({ "unparseable-feedback": 1 });
@@ -206,7 +219,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       "resource-optimization": 0,
       scalability: 0,
       "adherence-to-best-practices": 0,
-      unclassified: 1,
+      unclassified: 2,
     });
   });
 });
