@@ -17,6 +17,11 @@ export interface LlamaShape {
   /** the context length the model claims to be trained on */
   context: number;
   seed: number;
+  /**
+   * Never choose to end a turn: the end-of-turn logit is pushed far down, so answers run to
+   * `max_tokens` (unless a grammar leaves nothing else to say). For benchmarks of generation.
+   */
+  quietEos?: boolean;
 }
 
 export const TINY_LLAMA: LlamaShape = {
@@ -37,6 +42,7 @@ export const SMALL_LLAMA: LlamaShape = {
   feedForward: 1536,
   context: 4096,
   seed: 23,
+  quietEos: true,
 };
 
 // GGUF metadata value types and token types, as llama.cpp numbers them.
@@ -109,7 +115,7 @@ interface Tensor {
   data: Float32Array;
 }
 
-function tensors(shape: LlamaShape, vocabSize: number): Tensor[] {
+function tensors(shape: LlamaShape, vocabSize: number, quiet: readonly number[]): Tensor[] {
   const next = random(shape.seed);
   const headDim = shape.embedding / shape.heads;
   const kvWidth = headDim * shape.kvHeads;
@@ -136,7 +142,16 @@ function tensors(shape: LlamaShape, vocabSize: number): Tensor[] {
       filled(`blk.${l}.ffn_down.weight`, [shape.feedForward, e], 1 / Math.sqrt(shape.feedForward)),
     );
   }
-  out.push(ones("output_norm.weight", e), filled("output.weight", [e, vocabSize], 2 / Math.sqrt(e)));
+  const output = filled("output.weight", [e, vocabSize], 2 / Math.sqrt(e));
+  if (shape.quietEos) {
+    // Every token embedding carries a large constant in dimension 0, which survives the (small)
+    // layers and the final norm as a large positive value; the rows of the tokens that end a turn
+    // (llama.cpp ends on `</s>` as well as on the template's `<|im_end|>`) weigh it negatively.
+    const embeddings = out[0]!.data;
+    for (let t = 0; t < vocabSize; t++) embeddings[t * e] = 8;
+    for (const t of quiet) output.data[t * e] = -8;
+  }
+  out.push(ones("output_norm.weight", e), output);
   return out;
 }
 
@@ -238,7 +253,8 @@ function writeMeta(w: GgufWriter, key: string, v: MetaValue): void {
 /** The whole GGUF file of a random llama model of this shape. */
 export function llamaGguf(shape: LlamaShape = TINY_LLAMA, name = "tiny-random-llama"): Buffer {
   const vocab = llamaVocabulary();
-  const all = tensors(shape, vocab.tokens.length);
+  const ends = CONTROL_TOKENS.filter((t) => t !== "<s>").map((t) => vocab.tokens.indexOf(t));
+  const all = tensors(shape, vocab.tokens.length, ends);
   const meta: [string, MetaValue][] = [
     ["general.architecture", { type: "string", value: "llama" }],
     ["general.name", { type: "string", value: name }],
