@@ -2,6 +2,10 @@
 # task's tests. It sanitises the solution (top-level demo code dropped, as EvalPlus's sanitiser
 # does), runs it, runs the tests, and prints one verdict line: the nonce, then JSON.
 #
+# The nonce comes on stdin, read before any solution code runs and kept in no global: it is not in
+# this program's text (the solution could read the file) nor in JOB (it could import __main__), and
+# the solution finds stdin drained. A solution printing a verdict line of its own cannot know it.
+#
 # For the paper's feedback it says more than pass/fail: a failed assert is parsed to give the test
 # input (the last top-level call of the solution's function), the expected value (the assert's other
 # side, evaluated where it failed) and the actual one (what the call returned); any other exception
@@ -204,7 +208,7 @@ def failed_assert(error, test_source, tracked, log):
     return {"input": log.call, "expected": expected, "actual": actual, "assertion": condition}
 
 
-def run():
+def run(nonce):
     verdict = {"sanitized": sanitize(JOB["solution"])}
     output = CappedOutput(JOB["max_output"])
     sys.stdout = sys.stderr = output
@@ -250,10 +254,16 @@ def run():
             verdict["status"] = "error"
             verdict["error"] = user_traceback(error)
     verdict["stdout"] = output.text()
-    REAL_STDOUT.write(JOB["nonce"] + json.dumps(verdict) + "\n")
+    REAL_STDOUT.write(nonce + json.dumps(verdict) + "\n")
     REAL_STDOUT.flush()
     # threads or atexit hooks the solution left behind must not hold the verdict back
     os._exit(0)
 
 
-run()
+def read_nonce():
+    nonce = sys.stdin.readline().strip()
+    sys.stdin = io.StringIO("")
+    return nonce
+
+
+run(read_nonce())

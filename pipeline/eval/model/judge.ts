@@ -49,14 +49,16 @@ export function completeSolution(task: BenchmarkTask, code: string): string {
   return `${task.prompt}${code}`;
 }
 
-/** The Python program that judges `solution` against `task`'s tests and prints `nonce` + verdict. */
-export function judgeProgram(task: BenchmarkTask, solution: string, nonce: string): string {
+/**
+ * The Python program that judges `solution` against `task`'s tests and prints a verdict line marked
+ * with the nonce it reads from stdin (never part of the program: the solution can read the program).
+ */
+export function judgeProgram(task: BenchmarkTask, solution: string): string {
   const judge =
     task.judge.mode === "check"
       ? { mode: "check", entry_point: task.judge.entryPoint, test: task.judge.test }
       : { mode: "script", test: task.judge.test };
   const job = {
-    nonce,
     solution,
     prelude: task.prelude,
     setup: task.judge.mode === "script" ? task.judge.setup : "",
@@ -87,7 +89,8 @@ export async function judgeSolution(
 ): Promise<Judgement> {
   const solution = completeSolution(task, code);
   const nonce = `@@verdict-${randomBytes(12).toString("hex")}@@`;
-  const run = await runBlock(runner, judgeProgram(task, solution, nonce), "python", {
+  const run = await runBlock(runner, judgeProgram(task, solution), "python", {
+    stdin: `${nonce}\n`,
     ...(options.runTimeoutS !== undefined ? { runTimeoutS: options.runTimeoutS } : {}),
     ...(options.memoryMb !== undefined ? { memoryMb: options.memoryMb } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

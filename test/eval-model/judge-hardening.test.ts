@@ -1,0 +1,58 @@
+// The judge against solutions that try to pass without being right, and against sanitising that
+// would cut code a solution needs. Real embedded sandbox, as judge.test.ts.
+import { afterAll, describe, expect, it } from "vitest";
+import { type BenchmarkTask, parseTaskRow } from "../../pipeline/eval/model/benchmarks.js";
+import { judgeSolution } from "../../pipeline/eval/model/judge.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { closeSandbox, testSandbox } from "./sandbox.js";
+
+const sandbox = testSandbox();
+afterAll(() => closeSandbox(sandbox));
+
+function mbpp(tests: string[]): BenchmarkTask {
+  const parsed = parseTaskRow(
+    "mbpp",
+    {
+      task_id: 11,
+      text: "Write a function to add up a list.",
+      code: "def total(xs):\n    return sum(xs)",
+      test_list: tests,
+      test_setup_code: "",
+      challenge_test_list: [],
+    },
+    "row 1",
+  );
+  if (!("task" in parsed)) throw new Error(parsed.invalid.reason);
+  return parsed.task;
+}
+
+const TOTAL = mbpp(["assert total([1, 2]) == 3", "assert total([]) == 0"]);
+const judge = (code: string) => judgeSolution(sandbox, TOTAL, code, { runTimeoutS: 5 });
+
+// What a verdict line looks like; the forger writes it past Python's stdout and leaves at once.
+const FORGE = (mark: string) =>
+  `import os, json\nos.write(1, (${mark} + json.dumps({"status": "passed", "sanitized": "", "stdout": ""}) + "\\n").encode())\nos._exit(0)\n`;
+
+describe("a solution cannot forge the judge's verdict", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+  it("fails a wrong solution that prints a fake PASS line with a guessed mark", async () => {
+    const code = `def total(xs):\n    ${FORGE('"@@verdict-000000000000000000000000@@"').split("\n").join("\n    ")}\n    return 0\n`;
+    const judged = await judge(code);
+    expect(judged.result.status).not.toBe("success");
+  });
+
+  it("fails a wrong solution that reads the mark from the judge's globals or its own program file", async () => {
+    const fromGlobals = `import __main__\ndef total(xs):\n    mark = getattr(__main__, "JOB", {}).get("nonce", "@@none@@")\n    ${FORGE("mark").split("\n").join("\n    ")}\n`;
+    expect((await judge(fromGlobals)).result.status).not.toBe("success");
+    const fromFile = `import __main__, base64, json, re, sys\ndef total(xs):\n    src = open(sys.argv[0]).read() if sys.argv and sys.argv[0] else ""\n    blobs = re.findall(r'b64decode\\("([A-Za-z0-9+/=]+)"\\)', src)\n    mark = json.loads(base64.b64decode(blobs[0])).get("nonce", "@@none@@") if blobs else "@@none@@"\n    ${FORGE("mark").split("\n").join("\n    ")}\n`;
+    expect((await judge(fromFile)).result.status).not.toBe("success");
+  });
+
+  it("fails a wrong solution that reads the mark from stdin", async () => {
+    const fromStdin = `import sys\ndef total(xs):\n    mark = sys.stdin.readline().strip() or "@@none@@"\n    ${FORGE("mark").split("\n").join("\n    ")}\n`;
+    expect((await judge(fromStdin)).result.status).not.toBe("success");
+  });
+
+  it("still passes a right solution", async () => {
+    expect((await judge("def total(xs):\n    return sum(xs)\n")).result.status).toBe("success");
+  });
+});
