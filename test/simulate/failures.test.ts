@@ -63,9 +63,9 @@ describe("simulate failures", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(failed?.message).toMatch(/sandbox-error/);
     expect(failed?.message).toMatch(/llm-/);
     const store = first.runner.store("simulate");
-    expect((await collect(store.read())).map((r) => (r as { sources: string[] }).sources[0])).toEqual([
-      "f:fine",
-    ]);
+    expect(
+      (await collect(store.read())).map((r) => (r as unknown as { sources: string[] }).sources[0]),
+    ).toEqual(["f:fine"]);
     expect(await collect(store.read({ rejects: true }))).toEqual([]);
 
     modelDown = false;
