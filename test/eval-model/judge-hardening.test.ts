@@ -56,3 +56,35 @@ describe("a solution cannot forge the judge's verdict", { timeout: QUEUED_TEST_T
     expect((await judge("def total(xs):\n    return sum(xs)\n")).result.status).toBe("success");
   });
 });
+
+describe("sanitising keeps what the solution needs and drops its demo", {
+  timeout: QUEUED_TEST_TIMEOUT_MS,
+}, () => {
+  it("keeps a top-level loop that fills a table the function reads", async () => {
+    const task = mbpp(["assert total([3, 4]) == 2 + 3 + 5 + 7", "assert total([]) == 0"]);
+    const code =
+      "PRIMES = []\nfor n in range(2, 20):\n    if all(n % p for p in PRIMES):\n        PRIMES.append(n)\n\ndef total(xs):\n    return sum(PRIMES[: len(xs) * 2])\n\nfor case in ([1], [2, 3]):\n    print(total(case))\n";
+    const judged = await judgeSolution(sandbox, task, code, { runTimeoutS: 5 });
+    expect(judged.result.status).toBe("success");
+    expect(judged.sanitized).toContain("for n in range(2, 20):");
+    expect(judged.sanitized).not.toContain("print(total(case))");
+  });
+
+  it("keeps a module call such as sys.setrecursionlimit, drops demo calls, inputs and their results", async () => {
+    const deep = mbpp(["assert total(list(range(3000))) == sum(range(3000))", "assert total([]) == 0"]);
+    const code =
+      "import sys\nsys.setrecursionlimit(20000)\n\nclass Acc:\n    zero = 0\n\nBASE = Acc.zero\n\ndef helper(xs):\n    return BASE if not xs else xs[0] + helper(xs[1:])\n\ndef total(xs):\n    return helper(xs)\n\nn = int(input())\nresult = total([1, 2])\nprint(result)\ntotal([5])\n";
+    const judged = await judgeSolution(sandbox, deep, code, { runTimeoutS: 10 });
+    expect(judged.result.status).toBe("success");
+    for (const part of [
+      "import sys",
+      "sys.setrecursionlimit(20000)",
+      "class Acc:",
+      "BASE = Acc.zero",
+      "def helper",
+    ])
+      expect(judged.sanitized).toContain(part);
+    for (const part of ["input()", "result = total", "print(result)", "total([5])"])
+      expect(judged.sanitized).not.toContain(part);
+  });
+});

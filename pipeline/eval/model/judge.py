@@ -82,19 +82,62 @@ def is_main_guard(node):
     return "__name__" in names and "__main__" in consts
 
 
+DEMO_CALLS = {"print", "input", "exit", "quit"}
+
+
+def read_by_definitions(tree):
+    """Names the solution's functions and classes read: globals they need set up at the top level."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return names
+
+
+def feeds(node, needed):
+    """True when `node` sets or changes a global the definitions read (a table filled by a loop)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in needed:
+            return True
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name) and n.value.id in needed:
+            return True
+    return False
+
+
+def is_demo(node, defined, needed):
+    """Top-level code that shows the solution off rather than being part of it."""
+    if isinstance(node, ast.Assert) or is_main_guard(node):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return False  # a docstring
+    if not isinstance(node, (ast.Expr, ast.For, ast.While, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return False
+    if feeds(node, needed):
+        return False
+    calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    # a call of the solution's own code, a print or an input; a loop with none of them sets up nothing
+    # the definitions read either, but may be a slow precomputation: it is kept, as module calls are
+    return bool(calls & (DEMO_CALLS | defined))
+
+
 def sanitize(source):
-    """The solution without top-level demo code: calls, prints, asserts, loops, the main guard."""
+    """The solution without top-level demo code: asserts, the main guard, and the calls, prints,
+    inputs, loops and assignments that exercise the solution; imports, definitions, module set-up
+    calls (sys.setrecursionlimit) and globals the definitions read (even filled by a loop) stay."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return source
+    defined = {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    needed = read_by_definitions(tree)
     lines = source.splitlines(True)
     kept = []
     for node in tree.body:
-        dropped = isinstance(node, (ast.Expr, ast.Assert, ast.For, ast.While)) or is_main_guard(node)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            dropped = False  # a docstring
-        if dropped:
+        if is_demo(node, defined, needed):
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         kept.append("".join(lines[first - 1 : node.end_lineno]))
