@@ -53,6 +53,10 @@ function settings(
   root: RootConfig,
 ): { em: EvalModelConfig; llm: RootConfig["llm"]; role: string } {
   for (const name of ["rounds", "limit", "workers"] as const) positiveInteger(name, args[name]);
+  const runTimeout = args["run-timeout"];
+  // yargs reads "soon" as NaN; left through, every task would fail in the sandbox instead
+  if (runTimeout !== undefined && !(Number.isFinite(runTimeout) && runTimeout > 0))
+    throw new UserError(`--run-timeout must be a positive number of seconds, got ${runTimeout}`);
   const em: EvalModelConfig = {
     ...root.eval.model,
     ...(args.rounds !== undefined ? { rounds: args.rounds } : {}),

@@ -255,4 +255,13 @@ describe("eval model", { timeout: 120_000 }, () => {
     expect(limited.error).toBeUndefined();
     expect(metrics("limited").tasks).toBe(2);
   });
+
+  it("refuses a run time-out that is not a positive number before evaluating anything", async () => {
+    for (const bad of ["0", "-1", "soon"]) {
+      llm.reset();
+      const run = await evalModel("correct", `timeout-${bad}`, "--benchmark", "mbpp", "--run-timeout", bad);
+      expect(run.error?.message).toMatch(/--run-timeout must be a positive number of seconds/);
+      expect(llm.count).toBe(0);
+    }
+  });
 });
