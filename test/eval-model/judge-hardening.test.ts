@@ -87,4 +87,12 @@ describe("sanitising keeps what the solution needs and drops its demo", {
     for (const part of ["input()", "result = total", "print(result)", "total([5])"])
       expect(judged.sanitized).not.toContain(part);
   });
+
+  it("drops a demo that reads an imported module the function also uses", async () => {
+    const code =
+      "import math\n\ndef total(xs):\n    return int(math.fsum(xs))\n\nprint(total([math.nan]))\nvalue = total([math.inf])\n";
+    const judged = await judge(code);
+    expect(judged.result.status).toBe("success");
+    expect(judged.sanitized).toBe("import math\n\ndef total(xs):\n    return int(math.fsum(xs))\n");
+  });
 });

@@ -94,17 +94,31 @@ def read_by_definitions(tree):
     return names
 
 
-def feeds(node, needed):
-    """True when `node` sets or changes a global the definitions read (a table filled by a loop)."""
+def imported(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def feeds(node, needed, modules):
+    """True when `node` sets or changes a global the definitions read (a table filled by a loop);
+    reading one, or calling an imported module (`math.sqrt`), changes nothing."""
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in needed:
             return True
-        if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.value, ast.Name) and n.value.id in needed:
+        target = None
+        if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            target = n.value
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            target = n.func.value  # TABLE.append(...)
+        if isinstance(target, ast.Name) and target.id in needed and target.id not in modules:
             return True
     return False
 
 
-def is_demo(node, defined, needed):
+def is_demo(node, defined, needed, modules):
     """Top-level code that shows the solution off rather than being part of it."""
     if isinstance(node, ast.Assert) or is_main_guard(node):
         return True
@@ -112,7 +126,7 @@ def is_demo(node, defined, needed):
         return False  # a docstring
     if not isinstance(node, (ast.Expr, ast.For, ast.While, ast.Assign, ast.AugAssign, ast.AnnAssign)):
         return False
-    if feeds(node, needed):
+    if feeds(node, needed, modules):
         return False
     calls = {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     # a call of the solution's own code, a print or an input; a loop with none of them sets up nothing
@@ -134,10 +148,11 @@ def sanitize(source):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
     needed = read_by_definitions(tree)
+    modules = imported(tree)
     lines = source.splitlines(True)
     kept = []
     for node in tree.body:
-        if is_demo(node, defined, needed):
+        if is_demo(node, defined, needed, modules):
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         kept.append("".join(lines[first - 1 : node.end_lineno]))
