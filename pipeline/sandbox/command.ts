@@ -38,6 +38,15 @@ const SIGNAL_NAMES = new Map<number, string>(
 /** Output a prepared command may write before its run (bwrap's own errors), kept per stream. */
 const EARLY_OUTPUT_BYTES = 64 * 1024;
 
+/**
+ * How long a prepared command still being built may take to report "R" after we asked it to stop,
+ * before it is killed anyway. Building takes milliseconds; this only bounds a wedged build.
+ */
+export const UNBUILT_KILL_DEADLINE_MS = 10_000;
+
+/** How long after our child exits we still read its pipes (output a descendant may still flush). */
+const PIPE_GRACE_MS = 250;
+
 /** Collects a stream up to a cap, counting (but dropping) everything after it. */
 class CappedBuffer {
   private readonly chunks: Buffer[] = [];
@@ -75,6 +84,12 @@ export class HostProcess {
   private isReady = false;
   private acknowledged = false;
   private onReady: (() => void) | null = null;
+  private readonly control: Duplex | null;
+  private exited = false;
+  /** told to leave (a prepared sandbox that will not be used): never to be given a run */
+  private stopping = false;
+  /** a kill asked for before the sandbox was built, carried out once it is (or at the deadline) */
+  private pendingKill: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly host: HostCommand,
@@ -90,25 +105,35 @@ export class HostProcess {
     });
     // A program that never reads stdin, or exits early, closes the pipe under us: not an error.
     child.stdin!.on("error", () => {});
-    const control = child.stdio[4] as Duplex | null | undefined;
+    const control = (child.stdio[4] as Duplex | null | undefined) ?? null;
+    this.control = control;
     control?.on("error", () => {});
     control?.on("data", (chunk: Buffer) => {
       if (chunk.includes("G")) this.acknowledged = true;
       if (this.isReady) return;
       this.isReady = true;
+      // built: bwrap's --die-with-parent now holds, so a run stopped meanwhile can be killed (one
+      // without orders reads EOF and leaves by itself)
+      if (this.pendingKill && this.started) this.killNow();
       this.onReady?.();
     });
     child.on("error", (error) => {
       this.spawnError = error;
       this.onSettled?.();
     });
-    // Without namespaces (isolation: none) a daemon can hold our pipes open after the program exits;
-    // stop waiting for it shortly after the exit.
+    // Once our child is gone, stop waiting for pipes something else still holds: a daemon of
+    // `isolation: none`, or a half-built sandbox whose bwrap was killed before --die-with-parent was
+    // armed (its launcher, orphaned, would hold fd 4 for ever, and 'close' would never come).
+    // Closing fd 4 also makes such an orphaned launcher read EOF and leave without running anything.
     child.on("exit", () => {
+      this.exited = true;
+      if (this.pendingKill) clearTimeout(this.pendingKill);
+      this.pendingKill = null;
       setTimeout(() => {
         child.stdout!.destroy();
         child.stderr!.destroy();
-      }, 250).unref();
+        control?.destroy();
+      }, PIPE_GRACE_MS).unref();
     });
     child.on("close", (code, signal) => {
       this.closed = { code, signal };
@@ -140,7 +165,13 @@ export class HostProcess {
 
   /** Whether the process is still there to be given its run (a prepared one may have died idle). */
   get usable(): boolean {
-    return !this.started && this.closed === null && this.spawnError === null && this.child.exitCode === null;
+    return (
+      !this.started &&
+      !this.stopping &&
+      this.closed === null &&
+      this.spawnError === null &&
+      this.child.exitCode === null
+    );
   }
 
   /** Whether a prepared command took its orders (one that died before never ran anything). */
@@ -165,9 +196,33 @@ export class HostProcess {
     });
   }
 
-  /** Kills the process group (a prepared sandbox that will not be used, or a run being stopped). */
+  /**
+   * Stops the command (a prepared sandbox that will not be used, or a run being stopped).
+   *
+   * A prepared sandbox is never killed while it is being built: bwrap arms --die-with-parent in the
+   * sandbox's init only at the end of its set-up, so killing bwrap's process group before that
+   * leaves the half-built sandbox running on, orphaned, holding our pipes (and 'close' never comes).
+   * One that has no orders yet is told to leave instead: EOF on fd 4, on which its launcher exits
+   * unused, built or not. One that has its orders is killed once it reports it is built. Either
+   * way it is killed at UNBUILT_KILL_DEADLINE_MS should it still be there.
+   */
   kill(): void {
     if (this.child.pid === undefined) return;
+    const waiting = this.control && !this.exited && !this.closed && !this.spawnError;
+    if (waiting && (!this.started || !this.isReady)) {
+      this.stopping = true;
+      if (!this.started && !this.control!.writableEnded) this.control!.end();
+      this.pendingKill ??= setTimeout(() => this.killNow(), UNBUILT_KILL_DEADLINE_MS);
+      return;
+    }
+    this.killNow();
+  }
+
+  private killNow(): void {
+    if (this.pendingKill) clearTimeout(this.pendingKill);
+    this.pendingKill = null;
+    if (this.child.pid === undefined) return;
+    // the group outlives its leader while a member (a daemon of `isolation: none`) is left
     try {
       process.kill(-this.child.pid, "SIGKILL");
     } catch {
@@ -220,8 +275,8 @@ export class HostProcess {
         finish();
       };
       if (this.closed || this.spawnError) finish();
-      const control = this.child.stdio[4] as Duplex | null | undefined;
-      if (control) control.end(orders ?? Buffer.alloc(0));
+      const control = this.control;
+      if (control && !control.writableEnded) control.end(orders ?? Buffer.alloc(0));
       if (options.stdin) this.child.stdin!.end(options.stdin);
       else this.child.stdin!.end();
     });
