@@ -1,0 +1,134 @@
+// Stopping a sandbox built ahead at the worst moment: while bwrap is still building it. bwrap's
+// sandbox init sits in a session of its own and arms --die-with-parent only once the sandbox is
+// built, so a process-group kill in between left the half-built sandbox running, orphaned, with our
+// fd 4 open: 'close' never came, and a run, or the sandbox's close(), waited for ever (seen under load
+// as a C compile error whose run-step sandbox was thrown away mid-build).
+//
+// The ordering is injected with a stand-in for bwrap that has the same shape: the command we spawn
+// starts an "init" in a new session that builds for a while, only then arms a parent-death signal
+// (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's fd 4 protocol: "R", orders until
+// EOF (none: exit 125, unused), "G", then the program.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { HostProcess } from "../../pipeline/sandbox/command.js";
+import { SANDBOX_TOOLS } from "../../pipeline/sandbox/isolation.js";
+
+const STAND_IN = `
+mode=$1; pidfile=$2; build_s=$3
+setsid sh -c '
+  echo $$ > "$1"
+  sleep "$2"
+  exec setpriv --pdeathsig KILL -- sh -c "
+    printf R >&4
+    orders=\\$(cat <&4)
+    [ -z \\"\\$orders\\" ] && exit 125
+    printf G >&4
+    exec sleep 1000"
+' init "$pidfile" "$build_s" &
+# "orphaning": our child is gone (killed, crashed) while the init it started still holds fd 4
+[ "$mode" = orphaning ] && exit 0
+wait
+`;
+
+const scratch = mkdtempSync(join(tmpdir(), "prepared-stop-"));
+let files = 0;
+const started: number[] = [];
+
+afterAll(() => {
+  for (const pid of started) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Spawns the stand-in and waits until its init exists (so a kill now lands mid-build). */
+async function standIn(mode: "waiting" | "orphaning", buildSeconds: number) {
+  const pidFile = join(scratch, `init-${files++}`);
+  const sandbox = HostProcess.spawn({
+    file: SANDBOX_TOOLS.shell,
+    args: ["-c", STAND_IN, "stand-in", mode, pidFile, String(buildSeconds)],
+    env: { PATH: "/usr/bin:/bin" },
+    cwd: "/",
+    controlFd: true,
+  });
+  for (let i = 0; i < 500; i++) {
+    const text = readText(pidFile);
+    if (text?.endsWith("\n")) {
+      const init = Number(text);
+      started.push(init);
+      return { sandbox, init };
+    }
+    await sleep(10);
+  }
+  throw new Error("the stand-in's init never started");
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether `pid` is still a live process (a zombie waiting for its reaper counts as gone). */
+function alive(pid: number): boolean {
+  const status = readText(`/proc/${pid}/status`);
+  return status !== null && !/^State:\s+Z/m.test(status);
+}
+
+async function goneWithin(pid: number, ms: number): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 20) {
+    if (!alive(pid)) return true;
+    await sleep(20);
+  }
+  return !alive(pid);
+}
+
+/** `promise`, or "hung" when it has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | "hung"> {
+  return Promise.race([promise, sleep(ms).then(() => "hung" as const)]);
+}
+
+describe("stopping a sandbox built ahead while it is still being built", () => {
+  it("lets an unused one leave on EOF instead of orphaning it, and is done once it is gone", async () => {
+    const { sandbox, init } = await standIn("waiting", 0.5);
+    sandbox.kill();
+    const settled = within(sandbox.settled(), 5000);
+    // told to leave: never handed to a request while it goes
+    expect(sandbox.usable).toBe(false);
+    expect(await settled).not.toBe("hung");
+    expect(sandbox.tookOrders).toBe(false);
+    expect(alive(init)).toBe(false);
+  });
+
+  it("kills a run stopped mid-build once the sandbox is built, so nothing of it runs on", async () => {
+    const { sandbox, init } = await standIn("waiting", 1);
+    const outcome = await within(
+      sandbox.run(
+        { stdin: null, timeoutSeconds: 0.1, maxOutputBytes: 1024, killOutputBytes: 4096 },
+        Buffer.from("orders\0"),
+      ),
+      5000,
+    );
+    expect(outcome).not.toBe("hung");
+    if (outcome === "hung") return;
+    expect(outcome.killedBy).toBe("timeout");
+    expect(outcome.result.status).toBe("TimeLimitExceeded");
+    expect(await goneWithin(init, 2000)).toBe(true);
+  });
+
+  it("stops waiting for fd 4 once our child is gone, and the orphan holding it reads EOF and leaves", async () => {
+    const { sandbox, init } = await standIn("orphaning", 0.2);
+    expect(await within(sandbox.settled(), 5000)).not.toBe("hung");
+    expect(await goneWithin(init, 3000)).toBe(true);
+  });
+});
