@@ -163,6 +163,11 @@ export class HostProcess {
     }
   }
 
+  /** Host pid of the command (undefined when it could not be started). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Whether the process is still there to be given its run (a prepared one may have died idle). */
   get usable(): boolean {
     return (

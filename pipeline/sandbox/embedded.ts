@@ -119,9 +119,12 @@ export class EmbeddedSandbox implements CodeRunner {
     await Promise.allSettled([...this.inFlight]);
     if (this.ready) {
       const ready = await this.ready.catch(() => null);
-      for (const supply of ready?.supplies ?? []) await supply.close();
+      // a sandbox that would not go (reported) must not keep the rest from being cleaned up
+      const closed = await Promise.allSettled((ready?.supplies ?? []).map((supply) => supply.close()));
       await ready?.cgroups?.close();
       if (ready) await removeHostArea(ready.area);
+      const failed = closed.find((outcome) => outcome.status === "rejected");
+      if (failed) throw failed.reason;
     }
   }
 

@@ -9,7 +9,8 @@
 // thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.
 import { chownSync, rmSync, writeFileSync } from "node:fs";
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
-import { HostProcess } from "./command.js";
+import { HostProcess, UNBUILT_KILL_DEADLINE_MS } from "./command.js";
+import { SandboxRequestError } from "./errors.js";
 import type { SlotArea } from "./host-area.js";
 import { enterCgroups, type IsolationMode, prepareSandbox, type SandboxKit } from "./isolation.js";
 import { RunDirectory } from "./workdir.js";
@@ -71,12 +72,39 @@ export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): Pr
   }
 }
 
-/** Throws away a sandbox: kills it if it never ran, removes its cgroups and usage file. */
+/**
+ * How long a stopped sandbox may take to be gone: its kill deadline, then the kernel's SIGKILL.
+ * Only a process the kernel cannot kill (stuck in a system call) outlasts it.
+ */
+const DISPOSE_DEADLINE_MS = UNBUILT_KILL_DEADLINE_MS + 20_000;
+
+/**
+ * Throws away a sandbox: stops it if it never ran, removes its cgroups (killing anything left in
+ * them) and its usage file. Never waits for ever: a sandbox still there at the deadline is left to
+ * its cgroup's kill and reported.
+ */
 export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
   sandbox.process.kill();
-  await sandbox.process.settled();
+  let deadline: NodeJS.Timeout | undefined;
+  const gone = await Promise.race([
+    sandbox.process.settled().then(() => true),
+    new Promise<false>((resolve) => {
+      deadline = setTimeout(() => resolve(false), DISPOSE_DEADLINE_MS);
+    }),
+  ]);
+  clearTimeout(deadline);
   await sandbox.cgroup?.remove();
   if (sandbox.usageFile) rmSync(sandbox.usageFile, { force: true });
+  if (!gone) {
+    throw new SandboxRequestError(
+      "internal",
+      `a sandbox built ahead (bwrap, host pid ${sandbox.process.pid ?? "unknown"}) was still there ${DISPOSE_DEADLINE_MS / 1000} s after it was stopped; look for a process of the sandbox's uid stuck in the kernel (ps -eo pid,stat,wchan,args) and report it`,
+    );
+  }
+}
+
+function warn(error: unknown): void {
+  process.emitWarning(`sandbox: ${(error as Error).message}`, { code: "CODEFEEDBACK_SANDBOX_LEFTOVER" });
 }
 
 /** A slot's supply of prepared run dirs and sandboxes. */
@@ -93,7 +121,7 @@ export class SandboxSupply {
     const next = this.next;
     this.next = null;
     if (next?.sandbox.process.usable) return next;
-    if (next) void this.discard(next);
+    if (next) void this.discard(next).catch(warn);
     const dir = this.newDir();
     return { dir, sandbox: prepareSandboxFor(dir, this.options) };
   }
@@ -144,7 +172,10 @@ export class SandboxSupply {
   }
 
   private async discard(prepared: { dir: RunDirectory; sandbox: PreparedSandbox }): Promise<void> {
-    await disposeSandbox(prepared.sandbox);
-    await prepared.dir.remove();
+    try {
+      await disposeSandbox(prepared.sandbox);
+    } finally {
+      await prepared.dir.remove();
+    }
   }
 }

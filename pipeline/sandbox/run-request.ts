@@ -151,11 +151,14 @@ export async function runRequest(
     );
     return await respond(config, compileResult, runResult, dir, request, kills);
   } finally {
-    for (const sandbox of unused) await disposeSandbox(sandbox);
+    const disposed = await Promise.allSettled([...unused].map(disposeSandbox));
     await dir.remove();
     // the slot's next request gets its sandbox built while the slot would otherwise idle, after
     // this answer has gone out
     supply?.prepareNextSoon();
+    const failed = disposed.find((outcome) => outcome.status === "rejected");
+    // biome-ignore lint/correctness/noUnsafeFinally: a sandbox that would not go is the request's answer
+    if (failed) throw failed.reason;
   }
 }
 
