@@ -9,6 +9,7 @@ import { getMaxListeners, setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
 import { DIALOGUE_STAGES, parseDialogue } from "../pipeline/dialogue.js";
+import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { type ExecutionResult, runBlock } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defaultWorkers } from "../pipeline/sandbox/index.js";
@@ -23,13 +24,7 @@ export { DIALOGUE_STAGES } from "../pipeline/dialogue.js";
 
 type ValidateContext = StageContext<ValidateConfig>;
 
-/** The sandbox was down (or refused) for every try: no verdict on the code. */
-export class SandboxOutageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SandboxOutageError";
-  }
-}
+export { SandboxOutageError };
 
 // One sandbox gate per run, shared by every dialogue in flight: the dialogues' concurrency decides how
 // many sessions are open, this one how many programs run at once.

@@ -1,4 +1,5 @@
 // Running model code and turning what happened into execution feedback.
+export { SandboxOutageError } from "./errors.js";
 export {
   DEFAULT_FEEDBACK_TEMPLATE,
   describeExecution,

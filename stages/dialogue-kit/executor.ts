@@ -2,8 +2,10 @@
 // programs at once across every dialogue in flight (the LLM roles have their own limits), a sandbox
 // that fails is asked again with a backoff and then named an outage (the record fails and is retried
 // on the next run; it is never the code's fault), and every result is journaled before it is used.
+
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../../pipeline/code/index.js";
+import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import {
   type ExecutionResult,
   executionFeedback,
@@ -22,13 +24,7 @@ export interface ExecutionSettings {
   sandbox_attempts: number;
 }
 
-/** The sandbox did not run the code after every try: nothing is known about the code. */
-export class SandboxOutageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SandboxOutageError";
-  }
-}
+export { SandboxOutageError };
 
 /** The sandbox has no toolchain for the language: no retry will change that. */
 export class LanguageUnavailableError extends Error {
