@@ -18,7 +18,7 @@ import { makeDialogue } from "../pipeline/dialogue.js";
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
-import { chooseProvider } from "../pipeline/llm/provider.js";
+import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { ChatMessage } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
@@ -196,12 +196,8 @@ export const correctStage = defineStage<CorrectConfig>({
   upstream: ["filter"],
   configSchema: correctConfigSchema,
   fingerprint: ({ config, root }) => {
-    const rc = roleConfig(root.llm, config.role);
-    const choice = rc ? chooseProvider(root.llm, config.role, process.env) : undefined;
     return {
-      model: choice?.model ?? rc?.model,
-      provider: choice?.provider,
-      sampling: rc?.sampling,
+      role: roleFingerprint(root.llm, config.role),
       prompts: [config.error_prompt, config.system_prompt].map((name) => loadPrompt(name).text),
     };
   },

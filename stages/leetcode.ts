@@ -16,9 +16,9 @@ import pLimit from "p-limit";
 import type { LanguageName } from "../pipeline/code/languages.js";
 import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
-import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
+import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
@@ -276,10 +276,8 @@ export const leetcodeStage = defineStage<LeetcodeConfig>({
   kind: "global",
   configSchema: leetcodeConfigSchema,
   fingerprint: ({ config, root, limit }) => {
-    const role = roleConfig(root.llm, config.role);
     return {
-      model: role?.model,
-      sampling: role?.sampling,
+      role: roleFingerprint(root.llm, config.role),
       prompt: loadPrompt(TEXT_PROMPT).text,
       translation: TRANSLATION_REQUEST_VERSION,
       limit,

@@ -15,7 +15,7 @@ import { makeDialogue } from "../pipeline/dialogue.js";
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
-import { chooseProvider } from "../pipeline/llm/provider.js";
+import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { estimateDialogues } from "./dialogue-kit/estimate.js";
@@ -124,16 +124,7 @@ export const simulateStage = defineStage<SimulateConfig>({
   fingerprint: ({ config, root }) => {
     const roles = [config.weak_role, config.strong_role, config.reviewer_role];
     return {
-      roles: roles.map((role) => {
-        const rc = roleConfig(root.llm, role);
-        const choice = rc ? chooseProvider(root.llm, role, process.env) : undefined;
-        return {
-          role,
-          model: choice?.model ?? rc?.model,
-          provider: choice?.provider,
-          sampling: rc?.sampling,
-        };
-      }),
+      roles: roles.map((role) => roleFingerprint(root.llm, role) ?? { role }),
       prompts: [config.system_prompt, config.feedback_prompt].map((name) => loadPrompt(name).text),
     };
   },

@@ -3,7 +3,7 @@
 // and the embedded model otherwise; `openai` and `embedded` force one. Deciding needs the config and
 // the environment only, so `run --dry-run` and `status` can say it without loading or sending anything.
 import { existsSync } from "node:fs";
-import type { LlmConfig, RoleConfig } from "./config.js";
+import { type LlmConfig, type RoleConfig, roleConfig } from "./config.js";
 import { embeddedModelName } from "./embedded/config.js";
 import { localModelPath } from "./embedded/model-file.js";
 import { type Env, requireRole } from "./endpoint.js";
@@ -64,4 +64,22 @@ function shownUrl(url: string): string {
   } catch {
     return "(not a URL)";
   }
+}
+
+/**
+ * What of a role decides its answers, for a stage's fingerprint: the model it resolves to, the
+ * provider (an endpoint appearing in the environment switches `auto`) and the sampling. Undefined for
+ * a role the config does not have (the stage's own check names it when it runs).
+ */
+export function roleFingerprint(
+  config: LlmConfig,
+  role: string,
+  env: Env = process.env,
+):
+  | { role: string; model: string; provider: ProviderChoice["provider"]; sampling: RoleConfig["sampling"] }
+  | undefined {
+  const rc = roleConfig(config, role);
+  if (!rc) return undefined;
+  const choice = chooseProvider(config, role, env);
+  return { role, model: choice.model, provider: choice.provider, sampling: rc.sampling };
 }
