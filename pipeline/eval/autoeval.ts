@@ -5,11 +5,12 @@
 import { extractMainCode } from "../code/extract.js";
 import { languageFromSandboxId, sandboxLanguageId } from "../code/languages.js";
 import { removeMain } from "../code/strip-main.js";
+import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner, RunCodeRequest } from "../sandbox/types.js";
 import type { AutoEvalProblem, FusionAnswer } from "./fusion-data.js";
 import type { FusionRunOptions } from "./fusion-run.js";
 import { splitGoImports } from "./harness/go.js";
-import { callSandbox, rawResult } from "./sandbox-call.js";
+import { rawResult } from "./raw-result.js";
 import type { PredictionResult } from "./types.js";
 
 export const INSERT_MARKER = "#<INSERT>";

@@ -4,12 +4,14 @@
 // and its timeouts apply where the caller gives none.
 import { extractMainCode } from "../code/extract.js";
 import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
+import { callSandbox, type SandboxCall } from "../sandbox/call.js";
 import { findLanguage } from "../sandbox/index.js";
+import { sandboxErrorResponse } from "../sandbox/request.js";
 import type { CodeRunner, RunCodeResponse } from "../sandbox/types.js";
 import type { CommonOJProblem, FusionAnswer } from "./fusion-data.js";
 import type { FusionRunOptions } from "./fusion-run.js";
 import { type OutputJudgeOptions, outputsMatch } from "./oj-judge.js";
-import { callSandbox, rawResult, type SandboxCall, sandboxErrorResponse } from "./sandbox-call.js";
+import { rawResult } from "./raw-result.js";
 import type { Outcome, PredictionResult } from "./types.js";
 
 export const SKIPPED = "SKIPPED";

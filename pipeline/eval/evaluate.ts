@@ -4,11 +4,12 @@
 import pLimit from "p-limit";
 import { definesEntryPoint } from "../code/extract.js";
 import { removeMain } from "../code/strip-main.js";
+import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner } from "../sandbox/types.js";
 import { fillProgram, harnessFor } from "./harness/index.js";
 import { type NamingConvention, styleName } from "./harness/naming.js";
 import { judgePrediction } from "./outcome.js";
-import { callSandbox, type RunLimits, rawResult } from "./sandbox-call.js";
+import { type RunLimits, rawResult } from "./raw-result.js";
 import { EvalInputError, type GeneratedTest, type Prediction, type PredictionResult } from "./types.js";
 
 /** Generated tests by language, then by question id (as read by readTestDir). */

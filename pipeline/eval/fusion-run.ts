@@ -1,8 +1,8 @@
 // The batch loop shared by AutoEval and CommonOJ: every answer against its problem, a few at a
-// time, results in input order. One answer's requests go through sandbox-call.ts.
+// time, results in input order. One answer's requests go through sandbox/call.ts.
 import pLimit from "p-limit";
 import type { FusionAnswer } from "./fusion-data.js";
-import type { RunLimits } from "./sandbox-call.js";
+import type { RunLimits } from "./raw-result.js";
 import type { PredictionResult } from "./types.js";
 
 /** Limits for each request; unset ones are each dataset type's defaults (see runCommonOJ) or the sandbox's. */

@@ -1,6 +1,9 @@
 // Evaluation of code through the sandbox: BabelCode-style test generation and prediction runs,
 // SandboxFusion's AutoEval and CommonOJ dataset types, outcome rules and pass@k. Every function that
 // runs code takes a `CodeRunner`, so stages pass the one they already hold.
+
+export { callSandbox, commandLines, type SandboxCall } from "../sandbox/call.js";
+export { sandboxErrorResponse } from "../sandbox/request.js";
 export {
   answerCode,
   buildAutoEvalProgram,
@@ -51,14 +54,7 @@ export { FAILED, type Judgement, judgePrediction, MISSING, PASSED, parseTestResu
 export { meanPassAtK, parseKs, passAtK } from "./pass-at-k.js";
 export { parsePredictions, readPredictions } from "./predictions.js";
 export { parseQuestion } from "./question.js";
+export { type RunLimits, rawResult } from "./raw-result.js";
 export { ProgressBar, summaryTable, writeEvalOutputs } from "./report.js";
-export {
-  callSandbox,
-  commandLines,
-  type RunLimits,
-  rawResult,
-  type SandboxCall,
-  sandboxErrorResponse,
-} from "./sandbox-call.js";
 export { parseSchemaType, SchemaError, type SchemaType, tolerance } from "./schema-type.js";
 export * from "./types.js";

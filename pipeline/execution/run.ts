@@ -2,7 +2,7 @@
 // can share a session (notebook.ts); every other language runs as a whole program. Untrusted code
 // never runs anywhere else: the runner is the embedded sandbox or a remote /run_code server.
 import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
-import { callSandbox } from "../eval/sandbox-call.js";
+import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner } from "../sandbox/types.js";
 import { notebookProgram } from "./notebook.js";
 import { classifyResponse, type ExecutionResult, withExpectedOutput } from "./result.js";

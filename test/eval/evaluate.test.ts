@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { evaluatePredictions, type TestIndex } from "../../pipeline/eval/evaluate.js";
 import { generateTests } from "../../pipeline/eval/generate.js";
 import { parsePredictions } from "../../pipeline/eval/predictions.js";
-import { callSandbox, commandLines } from "../../pipeline/eval/sandbox-call.js";
+import { callSandbox, commandLines } from "../../pipeline/sandbox/call.js";
 import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../../pipeline/sandbox/types.js";
 
 const question = {
