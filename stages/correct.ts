@@ -124,6 +124,11 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
     ];
     const fixed = await ask([...messages]);
     messages.push({ role: "assistant", content: fixed.content });
+    // why each published assistant turn ended, by index in `messages`: validate tags a cut one
+    const finishReasons: Record<string, string | null> = {
+      "2": broken.finishReason,
+      "4": fixed.finishReason,
+    };
     refuseGiveAway(fixed.content, "the correction");
     const fix = codeOfAnswer(fixed.content, lang);
     if (!fix) throw new DialogueRejected("fix-has-no-code", "the correction holds no code the sandbox runs");
@@ -155,6 +160,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
       const analysis = await ask([...messages]);
       refuseGiveAway(analysis.content, "the analysis of the corrected run");
       messages.push({ role: "assistant", content: analysis.content });
+      finishReasons["6"] = analysis.finishReason;
     }
     return {
       out: [
@@ -165,6 +171,7 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
           lang: fix.lang,
           meta: {
             model: fixed.model,
+            finish_reasons: finishReasons,
             error_type: errorType,
             mistake: { ...summary(brokenRun), ...(check ? { check: summary(shown) } : {}) },
             fixed: { ...summary(fixedRun), ...(checkRun ? { check: summary(checkRun) } : {}) },

@@ -65,8 +65,9 @@ export async function simulateInteraction(
     await dialogue.ask(services.llm(config.weak_role), config.weak_role, env);
     await dialogue.executionFeedbackLoop(env, "execution-feedback", config.weak_role);
     // 2. Simulated human feedback: only its `feedback` text becomes the user's turn; the strong model
-    //    refines and the refinement runs like any other answer.
-    for (let round = 1; round <= config.feedback_rounds; round++) {
+    //    refines and the refinement runs like any other answer. It starts only from code that ran and
+    //    was shown: after an answer the cap left unrun, the dialogue ends (validate runs that code).
+    for (let round = 1; round <= config.feedback_rounds && !dialogue.unrun; round++) {
       if (ctx.signal.aborted) throw env.interrupted();
       const feedback = await simulateHumanFeedback(
         services.llm(config.reviewer_role),
@@ -99,6 +100,7 @@ export async function simulateInteraction(
         lang: dialogue.lang ?? hint ?? "unknown",
         meta: {
           models: dialogue.models,
+          finish_reasons: dialogue.finishReasons,
           iterations: dialogue.executions.filter((e) => e.phase === "execution-feedback").length,
           feedback_rounds: feedbacks.length,
           passed: dialogue.passed,

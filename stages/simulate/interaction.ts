@@ -5,6 +5,7 @@ import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import { type AnswerCode, codeOfAnswer } from "../dialogue-kit/code.js";
 import type { Executor } from "../dialogue-kit/executor.js";
 import type { RecordJournal } from "../dialogue-kit/journal.js";
+import { DialogueRejected } from "../dialogue-kit/outcome.js";
 
 /** One run of the dialogue's code, as `meta.executions` keeps it. */
 export interface ExecutionEntry {
@@ -60,12 +61,16 @@ export class Interaction {
   /** The model that answered, per role. */
   readonly models: Record<string, string> = {};
 
+  /** Why each assistant turn ended, by its index in `messages` (`length`: cut by max_tokens). */
+  readonly finishReasons: Record<string, string | null> = {};
+
   /** The next assistant turn, from `client` (answering as `role`). */
   async ask(client: LlmClient, role: string, env: Pick<LoopEnv, "signal" | "interrupted">): Promise<void> {
     if (env.signal.aborted) throw env.interrupted();
     const answer = await client.chat([...this.messages], { signal: env.signal });
     this.models[role] = answer.model;
     this.messages.push({ role: "assistant", content: answer.content });
+    this.finishReasons[String(this.messages.length - 1)] = answer.finishReason;
   }
 
   /**
@@ -73,6 +78,11 @@ export class Interaction {
    * turn, the strong model answers it; again while the answer brings new code, at most
    * `maxIterations` runs. An answer without new code (the model analyses a clean run, or considers
    * the task done) ends the loop.
+   *
+   * When the last run the cap allows fails, no answer is asked for: it would be code nobody runs,
+   * and a reviewer would then comment on it as if it had worked. The dialogue ends there and is
+   * rejected as `capped-failing` (docs/simulate.md). When that run was clean, its analysis is still
+   * asked for (the result needs an answer); code in it is left unrun and ends the dialogue.
    */
   async executionFeedbackLoop(env: LoopEnv, phase: ExecutionEntry["phase"], firstBy: string): Promise<void> {
     let by = firstBy;
@@ -109,6 +119,15 @@ export class Interaction {
         time_s: run.timeS,
         truncated: run.truncated,
       });
+      if (iteration + 1 === env.maxIterations && run.status !== "success") {
+        this.capped = true;
+        throw new DialogueRejected(
+          "capped-failing",
+          `the code still failed (${run.status}) after ${env.maxIterations} runs in the ${phase} phase; ` +
+            "no further answer was asked for. Raise max_iterations to give the model more tries",
+          { messages: this.messages, executions: this.executions },
+        );
+      }
       await this.ask(env.strong, env.strongRole, env);
       by = env.strongRole;
     }

@@ -72,6 +72,12 @@ export const CASES: Record<string, Case> = {
         "The code still does not compile; please declare the variable.",
       ),
   },
+  // after every clean run the strong model offers yet another version, past the cap
+  "py-restless": {
+    weak: fence("python", "print('version 0')"),
+    strong: (t) => `Another way:\n${fence("python", `print('version ${t.execs}')`)}`,
+    review: () => json("It prints.", "Nothing.", "Please explain the versions."),
+  },
   "go-prose": {
     weak: `In Go:\n${fence("go", 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(7 * 6)\n}')}`,
     strong: (t) =>

@@ -34,6 +34,7 @@ const RECORDS = [
   filterRecord("t:timeout", "py-timeout", "python", "Loop three times."),
   filterRecord("t:long", "py-long", "python", "Print numbers."),
   filterRecord("t:notebook", "py-notebook", "python", "Sum two numbers."),
+  filterRecord("t:restless", "py-restless", "python", "Print a version."),
   // not simulated: html is not run by the sandbox
   filterRecord("t:html", "py-works", "html", "Make a page."),
 ];
@@ -121,21 +122,40 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(d.messages.some((m) => m.content.includes('"not_satisfied"'))).toBe(false);
   });
 
-  it("stops a C++ bug that is never fixed at the cap, leaving the last code unrun", () => {
-    const d = dialogues.get("t:cpp")!;
-    const executions = d.meta.executions as { phase: string; status: string }[];
-    const first = executions.filter((e) => e.phase === "execution-feedback");
-    expect(first).toHaveLength(3);
-    expect(first.every((e) => e.status === "compile-error")).toBe(true);
-    expect(executions.filter((e) => e.phase === "human-feedback")).toHaveLength(3);
-    expect(d.meta).toMatchObject({ passed: false, capped: true, ends_unrun: true, iterations: 3 });
-    expect(d.messages[3]!.content).toMatch(/.value. was not declared in this scope/);
-    // after the third result the strong model answered once more; that answer's code never ran
-    const afterThird = d.messages[8]!;
-    expect(afterThird.role).toBe("assistant");
-    expect(afterThird.content).toContain("value3");
-    expect(d.messages[9]!.content).toBe("The code still does not compile; please declare the variable.");
-    expect(d.messages.at(-1)!.role).toBe("assistant");
+  it("ends a C++ bug that is never fixed at the cap without paying for an answer nobody would run", () => {
+    expect(dialogues.has("t:cpp")).toBe(false);
+    const reject = rejects.find((r) => r.id === "t:cpp")!;
+    expect(reject.reason).toBe("capped-failing");
+    expect(reject.detail).toMatch(
+      /still failed \(compile-error\) after 3 runs in the execution-feedback phase/,
+    );
+    // the partial dialogue ends on the third failure, shown; nothing after it
+    const partial = (reject.record as { dialogue: { messages: { content: string }[] } }).dialogue.messages;
+    expect(partial).toHaveLength(8);
+    expect(partial.at(-1)!.content).toMatch(/^Execution result: \n[\s\S]*value2. was not declared/);
+    const asked = server.requests.filter((r) => caseOf(r) === "cpp-never");
+    // the weak answer, then the strong model after the first and the second result only
+    expect(asked.filter((r) => partOf(r) === "strong").map((r) => r.body.messages.length)).toEqual([4, 6]);
+    expect(asked.some((r) => partOf(r) === "reviewer")).toBe(false);
+  });
+
+  it("after clean runs up to the cap, ends on the unrun answer instead of starting the human feedback", () => {
+    const d = dialogues.get("t:restless")!;
+    expect(d.messages).toHaveLength(9);
+    expect(d.messages.at(-1)!.content).toContain("version 3");
+    expect(d.meta).toMatchObject({ passed: false, capped: true, ends_unrun: true, feedback_rounds: 0 });
+    expect(server.requests.some((r) => caseOf(r) === "py-restless" && partOf(r) === "reviewer")).toBe(false);
+    // every other answer ran and was shown: only the last one is left to validate
+    const results = d.messages.filter((m) => m.content.startsWith("Execution result"));
+    expect(results.map((m) => m.content)).toEqual([0, 1, 2].map((n) => `Execution result: \nversion ${n}`));
+  });
+
+  it("keeps why each assistant turn ended", () => {
+    const d = dialogues.get("t:works")!;
+    const reasons = d.meta.finish_reasons as Record<string, string>;
+    const assistantTurns = d.messages.flatMap((m, i) => (m.role === "assistant" ? [String(i)] : []));
+    expect(Object.keys(reasons).sort()).toEqual(assistantTurns.sort());
+    expect(Object.values(reasons).every((r) => r === "stop")).toBe(true);
   });
 
   it("compiles and runs Go, reading feedback JSON wrapped in prose", () => {
@@ -189,12 +209,12 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   it("simulates only languages the sandbox runs, and sums up next to the paper", () => {
     expect([...dialogues.keys()].sort()).toEqual([
-      "t:cpp",
       "t:go",
       "t:js",
       "t:long",
       "t:nocode",
       "t:notebook",
+      "t:restless",
       "t:timeout",
       "t:works",
     ]);
@@ -206,14 +226,14 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(stats.passing).toBe(7);
     expect(stats.capped).toBe(1);
     expect(stats.ends_unrun).toBe(1);
-    expect(stats.rejects).toEqual({ "unparseable-feedback": 1 });
+    expect(stats.rejects).toEqual({ "unparseable-feedback": 1, "capped-failing": 1 });
     // the reviewer names no category: each is read from the feedback's words
     expect(stats.feedback_categories).toEqual({
       "syntax-and-formatting": 1,
       efficiency: 1,
       "functionality-enhancements": 1,
       "code-clarity-and-documentation": 2,
-      "bug-identification": 1,
+      "bug-identification": 0,
       "security-improvements": 0,
       "compatibility-and-testing": 0,
       "resource-optimization": 0,
