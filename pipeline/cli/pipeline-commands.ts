@@ -1,12 +1,16 @@
 // The commands that drive the pipeline: run, status, stages, cat, reset.
 import type { CommandModule } from "yargs";
+import type { LoadedConfig } from "../config/load.js";
+import { UserError } from "../errors.js";
 import { createLogger } from "../log.js";
 import { formatDuration } from "../runner/progress.js";
+import { parseShardSpec, type ShardSpec, shardFromEnvironment } from "../runner/shard.js";
 import { Runner, type StageStatus } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { printTable } from "./table.js";
+import { whereLines } from "./where.js";
 
 type RunArgs = DataOptions & {
   stages: string[];
@@ -15,28 +19,48 @@ type RunArgs = DataOptions & {
   limit?: number;
   "dry-run": boolean;
   cache: boolean;
+  shard?: string;
 };
-type StatusArgs = DataOptions & { json: boolean; limit?: number };
+type StatusArgs = DataOptions & { json: boolean; limit?: number; stage?: string };
 type CatArgs = DataOptions & { stage: string; rejects: boolean };
 type ResetArgs = DataOptions & { stage: string; purge: boolean };
 
 function openRunner(
   stages: readonly Stage<unknown>[],
   args: DataOptions & { limit?: number; cache?: boolean },
+  shardOf?: (loaded: LoadedConfig) => ShardSpec | undefined,
 ) {
+  checkLimit(args.limit);
   const loaded = loadFromArgs(args);
   const log = createLogger();
+  const shard = shardOf?.(loaded);
   const services = createServices(loaded.config, {
     dataDir: loaded.config.data_dir,
     noCache: args.cache === false,
     log,
+    ...(shard ? { shard } : {}),
   });
   const runner = new Runner(stages, loaded, {
     services,
     log,
     ...(args.limit !== undefined ? { limit: args.limit } : {}),
   });
-  return { runner, services, log };
+  return { runner, services, log, shard };
+}
+
+/** `--shard K/N`, else the shard a Slurm array or a Kubernetes Indexed Job started this process as. */
+function shardOfRun(args: RunArgs, loaded: LoadedConfig): ShardSpec | undefined {
+  if (args.shard !== undefined) return parseShardSpec(args.shard);
+  const launch = (loaded.config as { launch?: { shards?: number } }).launch;
+  return shardFromEnvironment(process.env, launch?.shards)?.spec;
+}
+
+/** `--limit 0` or `-1` would silently recompute every source stage to nothing. */
+function checkLimit(limit: number | undefined): void {
+  if (limit === undefined || (Number.isInteger(limit) && limit >= 1)) return;
+  throw new UserError(
+    `--limit ${limit}: expected a whole number of rows, 1 or more (e.g. --limit 100); leave it out to take every row`,
+  );
 }
 
 export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule[] {
@@ -76,11 +100,19 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           type: "boolean",
           default: true,
           describe: "use the LLM response cache (--no-cache to bypass)",
+        })
+        .option("shard", {
+          type: "string",
+          describe:
+            "K/N: run only shard K (0 to N-1) of N of record-wise stages (default: from SLURM_ARRAY_TASK_ID/COUNT, or JOB_COMPLETION_INDEX with $CODEFEEDBACK_SHARDS)",
         }),
     handler: async (args) => {
-      const { runner, services, log } = openRunner(stages, args);
+      const { runner, services, log, shard } = openRunner(stages, args, (loaded) => shardOfRun(args, loaded));
       // which provider and model each LLM role would use: a dry-run is where one checks that
-      if (args["dry-run"]) for (const line of services.llmRoles?.() ?? []) log.info(line);
+      if (args["dry-run"]) {
+        for (const line of whereLines(runner.loaded, names)) log.info(line);
+        for (const line of services.llmRoles?.() ?? []) log.info(line);
+      }
       const controller = new AbortController();
       let interrupts = 0;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -99,6 +131,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           force: args.force,
           dryRun: args["dry-run"],
           signal: controller.signal,
+          ...(shard ? { shard } : {}),
         });
       } finally {
         process.off("SIGINT", onSignal);
@@ -114,12 +147,23 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     builder: (y) =>
       withDataOptions(y)
         .option("json", { type: "boolean", default: false, describe: "print JSON" })
-        .option("limit", { type: "number", describe: "judge staleness as for a run with --limit N" }),
+        .option("limit", { type: "number", describe: "judge staleness as for a run with --limit N" })
+        .option("stage", {
+          type: "string",
+          choices: names,
+          describe: "only this stage, with the full text of its last error",
+        }),
     handler: async (args) => {
       const { runner, services, log } = openRunner(stages, args);
-      const rows = stages.map((s) => runner.status(s.name));
+      for (const line of whereLines(runner.loaded, names)) log.info(line);
+      const shown = args.stage ? stages.filter((s) => s.name === args.stage) : stages;
+      const rows = shown.map((s) => runner.status(s.name));
       if (args.json) {
         process.stdout.write(`${JSON.stringify(rows.map(statusJson), null, 2)}\n`);
+        return;
+      }
+      if (args.stage) {
+        printStageDetail(rows[0]!);
         return;
       }
       for (const line of services.llmRoles?.() ?? []) log.info(line);
@@ -143,7 +187,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           const u = m?.usage;
           return [
             r.stage,
-            r.reason ? `${r.state} (${r.reason})` : r.state,
+            stateCell(r),
             m?.counts.in ?? "",
             m?.counts.out ?? "",
             m?.counts.rejected ?? "",
@@ -220,6 +264,41 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
   return [run, status, list, cat, reset] as unknown as CommandModule[];
 }
 
+/** Widest reason the table shows; the rest is one `status --stage X` away. */
+const REASON_WIDTH = 60;
+
+/**
+ * One line per stage however long its reason: a multi-line LLM error in the state column padded
+ * every row of the table to its width.
+ */
+export function stateCell(s: StageStatus): string {
+  if (!s.reason) return s.state;
+  const flat = s.reason.replace(/\s+/g, " ").trim();
+  const reason = flat.length > REASON_WIDTH ? `${flat.slice(0, REASON_WIDTH - 3).trimEnd()}...` : flat;
+  return `${s.state} (${reason})`;
+}
+
+function printStageDetail(s: StageStatus): void {
+  const m = s.manifest;
+  const out = process.stdout;
+  out.write(`stage:   ${s.stage}\nstate:   ${s.state}\n`);
+  if (s.reason) out.write(`reason:  ${s.reason}\n`);
+  if (m?.lastError && m.lastError !== s.reason) out.write(`last error:\n${m.lastError}\n`);
+  if (m) {
+    const c = m.counts;
+    out.write(`records: ${c.in} in, ${c.out} out, ${c.rejected} rejected, ${c.failed} failed\n`);
+    const u = m.usage;
+    if (u) {
+      out.write(
+        `llm:     ${u.requests} requests, ${u.cachedRequests} cached, ${u.promptTokens + u.completionTokens} tokens` +
+          `${u.costUsd ? `, $${u.costUsd.toFixed(2)}` : ""}\n`,
+      );
+    }
+    out.write(`runs:    ${m.runs}, ${formatDuration(m.elapsedMs)} in all\n`);
+  }
+  out.write(`config:  ${s.configHash}\n`);
+}
+
 function statusJson(s: StageStatus) {
   const m = s.manifest;
   return {
@@ -235,5 +314,6 @@ function statusJson(s: StageStatus) {
     finishedAt: m?.finishedAt ?? null,
     outputHash: m?.outputHash ?? null,
     stats: m?.stats ?? null,
+    lastError: m?.lastError ?? null,
   };
 }
