@@ -3,6 +3,7 @@ import yargs from "yargs";
 import { hideBin } from "yargs/helpers";
 import { STAGES } from "../stages/index.js";
 import { evalCommand } from "./cli/eval.js";
+import { launchCommand } from "./cli/launch.js";
 import { pipelineCommands } from "./cli/pipeline-commands.js";
 import { pushCommand } from "./cli/push.js";
 import { reportCommand } from "./cli/report.js";
@@ -38,6 +39,7 @@ export async function main(
   cli = cli.command(evalCommand);
   cli = cli.command(pushCommand(stages));
   cli = cli.command(reportCommand(stages));
+  cli = cli.command(launchCommand(stages));
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { evalConfigSchema } from "../eval/config.js";
 import { hubConfigSchema } from "../hub/config.js";
+import { launchConfigSchema } from "../launch/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { sandboxConfigSchema } from "../sandbox/config.js";
 
@@ -14,6 +15,8 @@ export const rootConfigSchema = z
     llm: llmConfigSchema.default(llmConfigSchema.parse({})),
     sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
     eval: evalConfigSchema.default(evalConfigSchema.parse({})),
+    /** `pnpm pipeline launch`: shards and the Slurm and Kubernetes settings */
+    launch: launchConfigSchema.default(launchConfigSchema.parse({})),
     stages: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();
