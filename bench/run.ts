@@ -22,6 +22,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
   "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
+  e2e: {
+    file: "e2e/e2e.ts",
+    what: "the whole job at S x 287,252 rows against the test hub and LLM servers; per stage rate, RSS, disk, time shares",
+  },
   simulate: {
     file: "simulate/throughput.ts",
     what: "simulate's dialogues/s against the ideal from LLM latency, concurrency and sandbox throughput",

@@ -1,0 +1,81 @@
+// The baselines the stages are measured against, each run as its own process so its CPU time is its own:
+//   copy     a streaming copy of the same rows normalize reads (read lines, JSON.parse,
+//            JSON.stringify, write) with no bookkeeping: the floor for normalize
+//   sandbox  the sandbox alone, the benchmark's Python program with every worker busy: the
+//            programs per second that bound the sandbox stages
+// Prints one JSON line with the result.
+//
+//   node --import tsx bench/e2e/baselines.ts copy --dir DIR --scale S
+//   node --import tsx bench/e2e/baselines.ts sandbox --workers W --runs N
+import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
+import path from "node:path";
+import { runBlock } from "../../pipeline/execution/index.js";
+import { EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+import { corpusLayout } from "../ingest/corpus.js";
+
+const arg = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+
+async function write(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await new Promise<void>((resolve) => stream.once("drain", () => resolve()));
+}
+
+async function* lines(file: string): AsyncGenerator<string> {
+  let carry = "";
+  for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
+    const text = carry + (chunk as string);
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      if (nl > start) yield text.slice(start, nl);
+      start = nl + 1;
+    }
+    carry = text.slice(start);
+  }
+  if (carry !== "") yield carry;
+}
+
+async function copy(dir: string, scale: number) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const out = createWriteStream(path.join(dir, "copy.jsonl"));
+  let rows = 0;
+  for (const source of corpusLayout(dir, scale)) {
+    for await (const line of lines(source.plain)) {
+      await write(out, `${JSON.stringify(JSON.parse(line))}\n`);
+      rows++;
+    }
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  const used = process.cpuUsage(cpu);
+  return { rows, wallS: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6 };
+}
+
+async function sandboxRate(workers: number, runs: number) {
+  const sandbox = new EmbeddedSandbox(sandboxConfigSchema.parse({ workers, queue: 100_000 }));
+  try {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 4 * workers }, async () => {
+        while (next < runs) {
+          const n = next++ % 97;
+          const result = await runBlock(sandbox, `total = sum(range(${n}))\nprint(total)`, "python");
+          if (result.status !== "success")
+            throw new Error(`the sandbox baseline failed: ${result.status} ${result.stderr}`);
+        }
+      }),
+    );
+    return { runs, perSecond: runs / ((performance.now() - started) / 1000) };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+const phase = process.argv[2];
+const result =
+  phase === "copy"
+    ? await copy(arg("dir")!, Number(arg("scale")))
+    : await sandboxRate(Number(arg("workers")), Number(arg("runs") ?? 200));
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,263 @@
+// The paper-scale benchmark: the whole job, download to export and report, on a synthetic corpus in
+// the four sources' real formats at S x 287,252 rows (duplicates, near duplicates and benchmark prompts
+// planted; bench/ingest/corpus.ts) plus the bundled TACO sample for leetcode, served by the local hub
+// test server, with every LLM role answered by the LLM test server after a set latency (answers.ts)
+// and the lexical embedder. Each stage runs as its own `pipeline run <stage> --only` process; per
+// stage it prints records/s, peak RSS, disk, and where the time went (LLM, sandbox, the pipeline
+// itself) against ideals measured in the same run (ideal.ts). Then the ratios against the targets of
+// issue 19. With `--shards N`, each record-wise stage is then reset and run again with
+// `pipeline launch <stage> --executor local --shards N`, cold (cache emptied), for its speed-up.
+//
+//   pnpm bench e2e [-- --scale 0.01] [--shards 4] [--latency-ms 500] [--llm-concurrency 128]
+//                  [--workers W] [--dir DIR] [--keep]
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import path from "node:path";
+import { defaultWorkers } from "../../pipeline/sandbox/index.js";
+import type { Manifest } from "../../pipeline/store/manifest.js";
+import { generateCorpus } from "../ingest/corpus.js";
+import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
+import { configYaml } from "./config.js";
+import { type Ideal, idealOf, sandboxRunsOf } from "./ideal.js";
+import { startServers } from "./servers-process.js";
+
+const STAGES = [
+  "download",
+  "normalize",
+  "dedup",
+  "filter",
+  "pack",
+  "simulate",
+  "correct",
+  "leetcode",
+  "validate",
+  "export",
+];
+const RECORD_WISE = ["download", "normalize", "filter", "simulate", "correct", "validate"];
+const GIB = 1024;
+
+function arg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+}
+
+function positive(name: string, fallback: string): number {
+  const value = Number(arg(name, fallback));
+  if (!(value > 0)) {
+    process.stderr.write(`--${name} must be a positive number (got '${arg(name, fallback)}')\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const f = (x: number, digits = 0) =>
+  x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const pct = (x: number) => `${f(100 * x, 0)}%`;
+const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
+
+interface StageResult {
+  stage: string;
+  run: CommandResult;
+  manifest: Manifest | undefined;
+  diskMiB: number;
+  ideal: Ideal;
+  sandboxRuns: number | undefined;
+}
+
+function baseline(args: string[]): Record<string, number> {
+  const script = path.join(ROOT, "bench/e2e/baselines.ts");
+  const child = spawnSync(process.execPath, [...process.execArgv, script, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (child.status !== 0) throw new Error(`baseline ${args[0]} failed with status ${child.status}`);
+  return JSON.parse(child.stdout.trim().split("\n").pop()!);
+}
+
+function readManifest(dataDir: string, stage: string): Manifest | undefined {
+  const file = path.join(dataDir, stage, "manifest.json");
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Manifest) : undefined;
+}
+
+function launchAvailable(): boolean {
+  const cli = path.join(ROOT, "pipeline");
+  const files = readdirSync(cli, { recursive: true }).map(String);
+  return files.some(
+    (file) =>
+      file.endsWith(".ts") && /command:\s*["']launch\b/.test(readFileSync(path.join(cli, file), "utf8")),
+  );
+}
+
+async function main(): Promise<void> {
+  const scale = positive("scale", "0.01");
+  const shards = Math.round(positive("shards", "1"));
+  const latencyS = positive("latency-ms", "500") / 1000;
+  const llmConcurrency = Math.round(positive("llm-concurrency", "128"));
+  const workers = Math.round(positive("workers", String(defaultWorkers())));
+  const dir = path.resolve(arg("dir", "") || mkdtempSync(path.join(tmpdir(), "bench-e2e-")));
+  const keep = process.argv.includes("--keep");
+  const dataDir = path.join(dir, "data");
+  const log = path.join(dir, "pipeline.log");
+  const usageFile = path.join(dir, "usage.jsonl");
+  const config = path.join(dir, "config.yaml");
+
+  process.stdout.write(
+    `e2e: scale ${scale} (${f(287_252 * scale)} rows), LLM latency ${latencyS * 1000} ms, ${llmConcurrency} requests in flight per role, ` +
+      `${workers} sandbox workers; ${cpus().length} cores, ${f(totalmem() / 2 ** 30, 0)} GiB, load ${loadavg()
+        .map((l) => f(l, 1))
+        .join(" ")}; ${dir}\n`,
+  );
+  const t0 = performance.now();
+  const sources = await generateCorpus(dir, scale);
+  cpSync(path.join(ROOT, "data/sample/BAAI/TACO"), path.join(dir, "hub/BAAI/TACO"), { recursive: true });
+  const corpusMB = sources.reduce((sum, s) => sum + s.bytes, 0) / 1e6;
+  process.stdout.write(
+    `corpus: ${f(sources.reduce((sum, s) => sum + s.rows, 0))} rows, ${f(corpusMB, 1)} MB in ${f((performance.now() - t0) / 1000, 1)} s\n`,
+  );
+
+  const copy = baseline(["copy", "--dir", dir, "--scale", String(scale)]);
+  const sandbox = baseline([
+    "sandbox",
+    "--workers",
+    String(workers),
+    "--runs",
+    String(Math.max(100, 25 * workers)),
+  ]);
+  process.stdout.write(
+    `baselines: streaming copy ${f(copy.cpuS!, 2)} CPU s for ${f(copy.rows!)} rows; sandbox alone ${f(sandbox.perSecond!, 1)} programs/s\n\n`,
+  );
+
+  const servers = await startServers(path.join(dir, "hub"), latencyS * 1000);
+  const env = { OPENAI_BASE_URL: servers.llm, OPENAI_API_KEY: "bench-e2e" };
+  writeFileSync(config, configYaml({ dir, scale, llmConcurrency, workers }, sources, servers.hub));
+  const results: StageResult[] = [];
+  try {
+    for (const stage of STAGES) {
+      const run = await pipelineCommand(["run", stage, "--only", "--config", config], {
+        env,
+        log,
+        usageFile,
+      });
+      if (run.code !== 0)
+        throw new Error(`${stage} exited with ${run.code}; the end of ${log}:\n${tail(log)}`);
+      const manifest = readManifest(dataDir, stage);
+      const sandboxRuns = await sandboxRunsOf(dataDir, stage, manifest?.stats);
+      const ideal = idealOf({
+        stage,
+        wallS: run.wallS,
+        requests: manifest?.usage?.requests ?? 0,
+        latencyS,
+        llmConcurrency,
+        sandboxRuns,
+        sandboxRate: sandbox.perSecond!,
+      });
+      const result = {
+        stage,
+        run,
+        manifest,
+        diskMiB: diskBytes(path.join(dataDir, stage)) / 2 ** 20,
+        ideal,
+        sandboxRuns,
+      };
+      results.push(result);
+      process.stdout.write(`${describe(result)}\n`);
+    }
+    const report = path.join(dataDir, "export", "report.html");
+    process.stdout.write(`report: ${existsSync(report) ? report : "not written"}\n\n`);
+    const llm = await servers.count();
+    process.stdout.write(`LLM server: ${f(llm.requests)} requests, at most ${f(llm.maxInFlight)} at once\n`);
+    summarize(results, copy, scale);
+    if (shards > 1) await compareShards(results, shards, { dataDir, config, env, log, usageFile });
+  } finally {
+    servers.stop();
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function describe(r: StageResult): string {
+  const counts = r.manifest?.counts;
+  const rate = counts ? counts.in / r.run.wallS : 0;
+  const usage = r.manifest?.usage;
+  const shares = r.ideal.share;
+  return (
+    `${r.stage.padEnd(9)} ${f(r.run.wallS, 1).padStart(7)} s  in ${f(counts?.in ?? 0).padStart(7)} out ${f(counts?.out ?? 0).padStart(7)} ` +
+    `rejected ${f(counts?.rejected ?? 0).padStart(6)} failed ${f(counts?.failed ?? 0)}  ${f(rate, 1).padStart(8)} records/s  ` +
+    `peak RSS ${f(r.run.peakRssMiB).padStart(5)} MiB  disk ${f(r.diskMiB, 1).padStart(7)} MiB  CPU ${f(r.run.cpuS, 1)} s  ` +
+    `LLM ${f(usage?.requests ?? 0)} req  sandbox ${r.sandboxRuns === undefined ? "-" : f(r.sandboxRuns)} runs  ` +
+    `time: LLM ${pct(shares.llm)} sandbox ${pct(shares.sandbox)} pipeline ${pct(shares.pipeline)}` +
+    (r.ideal.overhead === undefined
+      ? ""
+      : `  (${r.ideal.bound}-bound ideal ${f(r.ideal.idealS, 1)} s, overhead ${pct(r.ideal.overhead)})`)
+  );
+}
+
+function summarize(results: StageResult[], copy: Record<string, number>, scale: number): void {
+  const by = (stage: string) => results.find((r) => r.stage === stage)!;
+  const normalize = by("normalize");
+  const dedup = by("dedup");
+  const ratio = normalize.run.cpuS / copy.cpuS!;
+  const docsPerCpuS = (dedup.manifest?.counts.in ?? 0) / dedup.run.cpuS;
+  const lines = [
+    `targets (issue 19), measured at S = ${scale}:`,
+    `  normalize / streaming copy   ${f(ratio, 2)}x CPU (${f(normalize.run.cpuS, 2)} vs ${f(copy.cpuS!, 2)} s)   target <= 1.5x   ${verdict(ratio <= 1.5)}`,
+    `  dedup documents per CPU s    ${f(docsPerCpuS)}   target >= 10,000   ${verdict(docsPerCpuS >= 10_000)}`,
+  ];
+  for (const r of results) {
+    lines.push(
+      `  ${r.stage.padEnd(9)} peak RSS ${f(r.run.peakRssMiB).padStart(5)} MiB   target <= 2 GiB   ${verdict(r.run.peakRssMiB <= 2 * GIB)}`,
+    );
+  }
+  for (const r of results.filter((x) => x.ideal.overhead !== undefined)) {
+    lines.push(
+      `  ${r.stage.padEnd(9)} own overhead ${pct(r.ideal.overhead!)} of its ${r.ideal.bound}-bound ideal (${f(r.ideal.idealS, 1)} s; LLM ${f(r.ideal.llmS, 1)}, sandbox ${f(r.ideal.sandboxS, 1)}, chain ${f(r.ideal.chainS, 1)})   target <= 10%   ${verdict(r.ideal.overhead! <= 0.1)}`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+async function compareShards(
+  results: StageResult[],
+  shards: number,
+  o: { dataDir: string; config: string; env: Record<string, string>; log: string; usageFile: string },
+): Promise<void> {
+  if (!launchAvailable()) {
+    process.stdout.write(
+      `\n--shards ${shards}: this version has no \`pipeline launch\`; no speed-up measured\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    `\nrecord-wise stages again with \`launch --executor local --shards ${shards}\`, cold:\n`,
+  );
+  let one = 0;
+  let many = 0;
+  for (const stage of RECORD_WISE) {
+    const reset = await pipelineCommand(["reset", stage, "--purge", "--config", o.config], o);
+    if (reset.code !== 0) throw new Error(`reset ${stage} exited with ${reset.code}:\n${tail(o.log)}`);
+    // the first run's answers are cached: without this the sharded run would not wait for the LLM
+    for (const name of readdirSync(o.dataDir)) {
+      if (name.startsWith("llm-cache")) rmSync(path.join(o.dataDir, name), { recursive: true, force: true });
+    }
+    const args = ["launch", stage, "--executor", "local", "--shards", String(shards), "--config", o.config];
+    const run = await pipelineCommand(args, o);
+    if (run.code !== 0) throw new Error(`launch ${stage} exited with ${run.code}:\n${tail(o.log)}`);
+    const single = results.find((r) => r.stage === stage)!;
+    const counts = readManifest(o.dataDir, stage)?.counts;
+    const same =
+      counts?.out === single.manifest?.counts.out
+        ? "same outputs"
+        : `outputs ${counts?.out} vs ${single.manifest?.counts.out}`;
+    one += single.run.wallS;
+    many += run.wallS;
+    process.stdout.write(
+      `  ${stage.padEnd(9)} ${f(run.wallS, 1).padStart(7)} s vs ${f(single.run.wallS, 1)} s: ${f(single.run.wallS / run.wallS, 2)}x   peak RSS per process ${f(run.peakRssMiB)} MiB   ${same}\n`,
+    );
+  }
+  const speedUp = one / many;
+  process.stdout.write(
+    `  record-wise stages together: ${f(speedUp, 2)}x one shard   target >= 3.2x with ${shards} shards   ${verdict(speedUp >= 3.2)}\n`,
+  );
+}
+
+await main();

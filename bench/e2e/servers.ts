@@ -1,0 +1,26 @@
+// The benchmark's servers, in a process of their own so their CPU time is not the stage's: the local
+// hub (test/support/hub-server.ts) serving the generated corpus, and the LLM test server
+// (test/support/llm-server.ts) answering every role after `--latency` ms (answers.ts). Prints one
+// JSON line `{"hub": URL, "llm": URL}`; on SIGUSR2 prints `{"requests": N, "maxInFlight": M}`.
+//
+//   node --import tsx bench/e2e/servers.ts --root DIR/hub --latency 500
+import { startTestHub } from "../../test/support/hub-server.js";
+import { startLlmServer } from "../../test/support/llm-server.js";
+import { benchAnswer } from "./answers.js";
+
+const arg = (name: string) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+
+const hub = await startTestHub({ root: arg("root")! });
+const llm = await startLlmServer({
+  latencyMs: Number(arg("latency") ?? 500),
+  keepRequests: false,
+  fallback: benchAnswer,
+});
+process.stdout.write(`${JSON.stringify({ hub: hub.url, llm: llm.url })}\n`);
+process.on("SIGUSR2", () =>
+  process.stdout.write(`${JSON.stringify({ requests: llm.count, maxInFlight: llm.maxInFlight })}\n`),
+);
+process.on("SIGTERM", () => void Promise.all([hub.close(), llm.close()]).then(() => process.exit(0)));
