@@ -129,7 +129,7 @@ export async function launchK8s(steps: LaunchStep[], options: K8sLaunchOptions):
   const kubectl = options.apply ? requireTool("kubectl", "launch --executor k8s --apply") : undefined;
   mkdirSync(options.dir, { recursive: true });
   const manifests = steps.map((step, i): K8sManifest => {
-    const yaml = stringify(k8sJob(step, options));
+    const yaml = stringify(k8sJob(step, options), { aliasDuplicateObjects: false });
     const file = join(options.dir, `${String(i + 1).padStart(2, "0")}-${step.stage}.yaml`);
     writeFileSync(file, yaml);
     return { stage: step.stage, name: jobName(step, options.launchId), file, yaml };

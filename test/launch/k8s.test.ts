@@ -1,0 +1,151 @@
+// The Kubernetes manifests, parsed back from what `launch --executor k8s` prints and saves, checked
+// field by field against what the batch/v1 Job API requires and what the pipeline needs of them.
+// (No validator of Kubernetes schemas installs from the registries this project uses.)
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments, parse as parseYaml } from "yaml";
+import { tempDir } from "../support/runner-kit.js";
+
+const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
+
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8", env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed manifest is walked field by field
+type Manifest = any;
+
+const K8S = `launch:
+  k8s:
+    image: registry.example/codefeedback:1.4
+    pvc: cf-data
+    namespace: curation
+    secret: cf-keys
+    working_dir: /app
+    env: { CODEFEEDBACK_LOG: info }
+    resources: { cpu: "1", memory: 2Gi }
+    global: { memory: 16Gi }
+`;
+
+function setup(extra = K8S) {
+  const dir = tempDir();
+  const config = join(dir, "c.yaml");
+  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 9}\n${extra}`);
+  return { dir, config };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+describe("launch --executor k8s", () => {
+  it("prints and keeps one Job per stage: Indexed Jobs of N for record-wise stages, one pod for a global stage", () => {
+    const { dir, config } = setup();
+    const env = {
+      ...process.env,
+      OPENAI_BASE_URL: "http://vllm.curation:8000/v1",
+      OPENAI_API_KEY: "sk-secret",
+    };
+    const r = cli(
+      ["launch", "total", "--executor", "k8s", "--shards", "4", "--config", config, "--limit", "5"],
+      env,
+    );
+    expect(r.stderr).toContain("kubectl wait --for=condition=complete");
+    expect(r.code).toBe(0);
+    const jobs: Manifest[] = parseAllDocuments(r.stdout).map((d) => d.toJS());
+    expect(jobs.map((j) => j.metadata.labels["codefeedback/stage"])).toEqual(["numbers", "expand", "total"]);
+    // the API key came from this environment: it must reach the pods through the Secret, never the manifest
+    expect(r.stdout).not.toContain("sk-secret");
+
+    for (const job of jobs) {
+      expect(job.apiVersion).toBe("batch/v1");
+      expect(job.kind).toBe("Job");
+      expect(job.metadata.name).toMatch(DNS_LABEL);
+      expect(job.metadata.name.length).toBeLessThanOrEqual(63);
+      expect(job.metadata.namespace).toBe("curation");
+      const spec = job.spec;
+      expect(spec.backoffLimit).toBe(6);
+      const pod = spec.template.spec;
+      // a Job's pods may only restart Never or OnFailure
+      expect(pod.restartPolicy).toBe("Never");
+      expect(spec.template.metadata.labels).toEqual(job.metadata.labels);
+      expect(pod.containers).toHaveLength(1);
+      const c = pod.containers[0];
+      expect(c.name).toMatch(DNS_LABEL);
+      expect(c.image).toBe("registry.example/codefeedback:1.4");
+      expect(c.workingDir).toBe("/app");
+      expect(c.command).toEqual(["pnpm", "pipeline"]);
+      expect(c.envFrom).toEqual([{ secretRef: { name: "cf-keys" } }]);
+      // the one volume is the claim, mounted where the pipeline is told its data dir is
+      expect(pod.volumes).toEqual([{ name: "data", persistentVolumeClaim: { claimName: "cf-data" } }]);
+      expect(c.volumeMounts).toEqual([{ name: "data", mountPath: "/data" }]);
+      const env = Object.fromEntries(c.env.map((e: Manifest) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.CODEFEEDBACK_CONFIG).toBe(config);
+      expect(env.OPENAI_BASE_URL).toBe("http://vllm.curation:8000/v1");
+      expect(env.CODEFEEDBACK_LOG).toBe("info");
+      expect(env.OPENAI_API_KEY).toBeUndefined();
+      for (const e of c.env) expect(e.name).toMatch(/^[A-Za-z_][A-Za-z0-9_]*$/);
+      // every $(NAME) in the arguments is a variable defined in the container's env (Kubernetes expands only those)
+      for (const arg of c.args as string[]) {
+        for (const [, name] of arg.matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g))
+          expect(env).toHaveProperty(name!);
+      }
+      expect(c.args.slice(0, 3)).toEqual(["run", job.metadata.labels["codefeedback/stage"], "--only"]);
+      expect(c.args).toEqual(
+        expect.arrayContaining(["--config", config, "--data-dir", "/data", "--limit", "5"]),
+      );
+    }
+
+    const [numbers, expand, total] = jobs;
+    for (const job of [numbers, expand]) {
+      expect(job.spec.completionMode).toBe("Indexed");
+      expect(job.spec.completions).toBe(4);
+      expect(job.spec.parallelism).toBe(4);
+      const c = job.spec.template.spec.containers[0];
+      expect(c.args).toEqual(expect.arrayContaining(["--shard", "$(CODEFEEDBACK_SHARD_INDEX)/4"]));
+      // the index each pod of an Indexed Job is given, by the annotation the Job controller sets
+      expect(c.env[0]).toEqual({
+        name: "CODEFEEDBACK_SHARD_INDEX",
+        valueFrom: {
+          fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" },
+        },
+      });
+      expect(c.resources).toEqual({
+        requests: { cpu: "1", memory: "2Gi" },
+        limits: { cpu: "1", memory: "2Gi" },
+      });
+    }
+    expect(total.spec.completionMode).toBeUndefined();
+    expect(total.spec.completions).toBe(1);
+    expect(total.spec.parallelism).toBe(1);
+    const tc = total.spec.template.spec.containers[0];
+    expect(tc.args).not.toContain("--shard");
+    expect(tc.resources.limits).toEqual({ cpu: "1", memory: "16Gi" });
+
+    // the same manifests are kept, one file per stage, in the order to apply them
+    const launchDir = join(dir, "data", "launch");
+    const [kept] = readdirSync(launchDir);
+    expect(kept).toMatch(/^k8s-/);
+    const files = readdirSync(join(launchDir, kept!)).sort();
+    expect(files).toEqual(["01-numbers.yaml", "02-expand.yaml", "03-total.yaml"]);
+    expect(files.map((f) => parseYaml(readFileSync(join(launchDir, kept!, f), "utf8")))).toEqual(jobs);
+  });
+
+  it("without an image or a claim says which keys to set (exit 2)", () => {
+    const { config } = setup("");
+    const r = cli(["launch", "total", "--executor", "k8s", "--shards", "2", "--config", config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("launch.k8s.image");
+    expect(r.stderr).toContain("launch.k8s.pvc");
+  });
+
+  it("--apply without kubectl on PATH names the package to install (exit 2)", () => {
+    const { config } = setup();
+    const env = { ...process.env, PATH: "/nonexistent" };
+    const r = cli(["launch", "total", "--executor", "k8s", "--apply", "--config", config], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("kubectl");
+    expect(r.stderr).toContain("kubernetes-client");
+  });
+});
