@@ -4,6 +4,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } f
 import { join } from "node:path";
 import type { UsageTotals } from "../usage.js";
 import { StoreError } from "./parts.js";
+import type { PartSeal } from "./seal.js";
 
 export type StoredState = "running" | "partial" | "complete";
 
@@ -41,6 +42,8 @@ export interface Manifest {
   inputCheck?: { position: number; digest: string };
   /** why the last run stopped early (an error, or failed records), for `status` */
   lastError?: string;
+  /** set when complete: each part's size and SHA-256, checked whenever the stage is read */
+  parts?: PartSeal[];
 }
 
 export const MANIFEST_FILE = "manifest.json";

@@ -79,7 +79,7 @@ export function repairTail(path: string): number {
  */
 export async function* readEntries(
   path: string,
-  options: { completeOnly?: boolean } = {},
+  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer | string) => void } = {},
 ): AsyncGenerator<Entry> {
   let end: number | undefined;
   if (options.completeOnly) {
@@ -92,6 +92,7 @@ export async function* readEntries(
     if (end === 0) return;
   }
   const input = createReadStream(path, { highWaterMark: 1 << 20, ...(end ? { end: end - 1 } : {}) });
+  if (options.onBytes) input.on("data", options.onBytes);
   const lines = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {

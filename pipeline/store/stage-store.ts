@@ -5,12 +5,13 @@
 //   <dataDir>/<stage>/lock            held by the process running the stage
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
+import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealParts } from "./seal.js";
 
 export interface ScanResult {
   done: DoneSet;
@@ -60,7 +61,9 @@ export class StageStore {
 
   saveManifest(manifest: Manifest): void {
     mkdirSync(this.dir, { recursive: true });
-    writeManifest(this.dir, { ...manifest, updatedAt: new Date().toISOString() });
+    // sealed once, when it completes: from then on its parts never change
+X.state === "complete" && !manifest.parts ? { parts: sealParts(this.parts()) } : {};
+    writeManifest(this.dir, { ...manifest, ...sealed, updatedAt: new Date().toISOString() });
   }
 
   parts(): string[] {
@@ -129,16 +132,42 @@ export class StageStore {
   /** Streams the committed outputs (or rejects), each input's entry once. */
   async *read(options: { rejects?: boolean } = {}): AsyncGenerator<PipelineRecord> {
     const seen = new DoneSet();
-    for (const part of this.parts()) {
+    const parts = this.parts();
+    // a complete stage is read against its seal; a running or partial one has none yet
+    const manifest = this.manifest();
+    const seal = manifest?.state === "complete" ? manifest.parts : undefined;
+    if (seal) checkPartsAgainstSeal(this.stage, this.dir, parts, seal);
+    let yielded = 0;
+    for (const part of parts) {
+      const sealed = seal?.find((p) => p.file === basename(part));
+      const check = sealed ? new PartHashCheck(sealed) : undefined;
       // a running or killed stage may have a torn last line: read only the complete ones
-      for await (const entry of readEntries(part, { completeOnly: true })) {
+      for await (const entry of readEntries(part, {
+        completeOnly: true,
+        ...(check ? { onBytes: check.add } : {}),
+      })) {
         if (entry.f) continue;
         if (entry.s >= 0) {
           if (seen.has(entry.s)) continue;
           seen.add(entry.s);
         }
         const items: (PipelineRecord | Reject)[] | undefined = options.rejects ? entry.r : entry.o;
-        if (items) for (const item of items) yield item as PipelineRecord;
+        if (items) {
+          yielded += items.length;
+          for (const item of items) yield item as PipelineRecord;
+        }
+      }
+      check?.verify(this.stage, this.dir);
+    }
+    // the seal lists no part when the records live elsewhere (a sharded stage's shards)
+    if (manifest && seal && seal.length > 0) {
+      const expected = options.rejects ? manifest.counts.rejected : manifest.counts.out;
+      if (yielded !== expected) {
+        throw damagedStage(
+          this.stage,
+          this.dir,
+          `its parts hold ${yielded} ${options.rejects ? "rejects" : "records"} where its manifest counts ${expected}`,
+        );
       }
     }
   }

@@ -1,0 +1,115 @@
+// A complete stage is read against the seal its manifest keeps (each part's size and SHA-256, and the
+// counts): outside damage stops the reader with advice instead of losing a record without a word.
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { StageStore, StoreError } from "../../pipeline/store/index.js";
+import { collect, tempDir } from "../support/runner-kit.js";
+
+const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function setup(): { data: string; config: string } {
+  const dir = tempDir();
+  const config = join(dir, "c.yaml");
+  const data = join(dir, "data");
+  writeFileSync(config, `data_dir: ${data}\nstages:\n  numbers: {count: 9}\n`);
+  expect(cli(["run", "expand", "--config", config]).code).toBe(0);
+  return { data, config };
+}
+
+function onlyPart(data: string, stage: string): string {
+  const parts = readdirSync(join(data, stage, "parts"));
+  expect(parts).toHaveLength(1);
+  return join(data, stage, "parts", parts[0]!);
+}
+
+describe("a complete stage damaged after it completed", () => {
+  it("a cut last line stops cat and the stages that read it with exit 2, naming the stage and the fix", () => {
+    const { data, config } = setup();
+    const part = onlyPart(data, "expand");
+    const text = readFileSync(part, "utf8");
+    // cut inside the last line, as a disk fault or an interrupted copy leaves it
+    truncateSync(part, text.length - 10);
+
+    const cat = cli(["cat", "expand", "--config", config]);
+    expect(cat.code).toBe(2);
+    expect(cat.stderr).toContain("stage expand is damaged");
+    expect(cat.stderr).toContain("pnpm pipeline run expand --force");
+
+    const total = cli(["run", "total", "--config", config]);
+    expect(total.code).toBe(2);
+    expect(total.stderr).toContain("stage expand is damaged");
+    expect(readdirSync(join(data, "total", "parts")).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+
+    // the advice works: the forced run recomputes it and everything reads again
+    expect(cli(["run", "expand", "--force", "--config", config]).code).toBe(0);
+    expect(cli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
+    expect(cli(["run", "total", "--config", config]).code).toBe(0);
+  }, 120_000);
+
+  it("a whole last line gone is caught too", () => {
+    const { data, config } = setup();
+    const part = onlyPart(data, "expand");
+    const lines = readFileSync(part, "utf8").split("\n").filter(Boolean);
+    writeFileSync(part, `${lines.slice(0, -1).join("\n")}\n`);
+    const cat = cli(["cat", "expand", "--config", config]);
+    expect(cat.code).toBe(2);
+    expect(cat.stderr).toMatch(
+      /stage expand is damaged: part part-00000\.jsonl has \d+ bytes where its manifest says \d+/,
+    );
+  }, 120_000);
+
+  it("a changed record of the same size is caught by the digest once its part is read", async () => {
+    const { data } = setup();
+    const part = onlyPart(data, "expand");
+    const text = readFileSync(part, "utf8");
+    expect(text).toContain('"copy":1');
+    writeFileSync(part, text.replace('"copy":1', '"copy":7'));
+    const error = await collect(new StageStore(data, "expand").read()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toContain(
+      "part part-00000.jsonl differs from what its manifest recorded",
+    );
+  }, 120_000);
+
+  it("a part that was added, or the count in the manifest, disagreeing is caught", async () => {
+    const { data } = setup();
+    const store = new StageStore(data, "expand");
+    const manifest = store.manifest()!;
+    expect(manifest.parts).toHaveLength(1);
+    writeFileSync(join(store.partsDir, "part-00001.jsonl"), '{"s":99,"o":[{"id":"stray"}]}\n');
+    await expect(collect(store.read())).rejects.toThrow(
+      "part part-00001.jsonl was not there when it completed",
+    );
+    writeFileSync(join(store.partsDir, "part-00001.jsonl"), "");
+    // a manifest whose count disagrees with intact parts (edited by hand): the count is checked too
+    const sealed = {
+      ...manifest,
+      parts: [
+        ...manifest.parts!,
+        {
+          ...manifest.parts![0]!,
+          file: "part-00001.jsonl",
+          bytes: 0,
+          sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        },
+      ],
+    };
+    writeFileSync(
+      join(store.dir, "manifest.json"),
+      JSON.stringify({ ...sealed, counts: { ...manifest.counts, out: 10 } }),
+    );
+    await expect(collect(store.read())).rejects.toThrow(
+      "its parts hold 9 records where its manifest counts 10",
+    );
+    writeFileSync(join(store.dir, "manifest.json"), JSON.stringify(sealed));
+    expect(await collect(store.read())).toHaveLength(9);
+    expect(await collect(store.read({ rejects: true }))).toHaveLength(3);
+  }, 120_000);
+});
