@@ -62,7 +62,7 @@ export class StageStore {
   saveManifest(manifest: Manifest): void {
     mkdirSync(this.dir, { recursive: true });
     // sealed once, when it completes: from then on its parts never change
-X.state === "complete" && !manifest.parts ? { parts: sealParts(this.parts()) } : {};
+    const sealed = manifest.state === "complete" && !manifest.parts ? { parts: sealParts(this.parts()) } : {};
     writeManifest(this.dir, { ...manifest, ...sealed, updatedAt: new Date().toISOString() });
   }
 
