@@ -3,13 +3,15 @@
 // changed, or an upstream's outputs changed since it ran; stale stages are recomputed from scratch,
 // partial ones resume where they stopped.
 import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
 import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
 import { ConfigError, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
+import type { PipelineRecord } from "./record.js";
 import {
   type ExecutionResult,
   executeGlobalStage,
@@ -17,9 +19,18 @@ import {
   type InputCheck,
 } from "./runner/execute.js";
 import { createProgress, formatDuration } from "./runner/progress.js";
+import { type ShardSpec, shardArg, shardOfId } from "./runner/shard.js";
+import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/shard-status.js";
 import type { Services } from "./services.js";
-import type { CostEstimate, Stage, StageContext } from "./stage.js";
-import { isAlive, type Manifest, OutputDigest, StageStore } from "./store/index.js";
+import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
+import {
+  isRunning,
+  listShards,
+  type Manifest,
+  OutputDigest,
+  StageStore,
+  StoreError,
+} from "./store/index.js";
 import { UsageMeter } from "./usage.js";
 
 export type StageState = "not started" | "running" | "partial" | "complete" | "stale";
@@ -30,7 +41,10 @@ export interface StageStatus {
   /** why a stage is stale or partial */
   reason?: string;
   configHash: string;
+  /** a one-process stage's manifest; for a sharded stage, the shards' manifests summed (shard-status.ts) */
   manifest?: Manifest;
+  /** a stage run in shards: every shard 0..N-1, each with its state */
+  shards?: ShardStatus[];
 }
 
 export interface RunOptions {
@@ -38,6 +52,8 @@ export interface RunOptions {
   force?: boolean;
   dryRun?: boolean;
   signal?: AbortSignal;
+  /** run only this shard of each named stage (record-wise stages only; implies --only) */
+  shard?: ShardSpec;
 }
 
 export interface RunnerOptions {
@@ -95,8 +111,18 @@ export class Runner {
     return stage;
   }
 
-  store(name: string): StageStore {
-    return new StageStore(this.dataDir, name);
+  store(name: string, shard?: ShardSpec): StageStore {
+    return new StageStore(this.dataDir, name, shard);
+  }
+
+  /** A stage's committed outputs (or rejects): a sharded stage's are its shards', in shard order. */
+  async *read(name: string, options: ReadOptions = {}): AsyncGenerator<PipelineRecord> {
+    const status = this.status(name);
+    if (!status.shards) {
+      yield* this.store(name).read(options);
+      return;
+    }
+    for (const shard of status.shards) yield* this.store(name, shard).read(options);
   }
 
   configOf(stage: Stage<unknown>): unknown {
@@ -126,14 +152,13 @@ export class Runner {
     const stage = this.stage(name);
     const configHash = this.configHash(stage);
     const manifest = this.store(name).manifest();
-    if (!manifest) return { stage: name, state: "not started", configHash };
+    if (!manifest) {
+      const count = this.shardCount(name);
+      if (count !== undefined) return this.shardedStatus(stage, configHash, count);
+      return { stage: name, state: "not started", configHash };
+    }
     const base = { stage: name, configHash, manifest };
-    if (
-      manifest.state === "running" &&
-      manifest.pid &&
-      manifest.pid !== process.pid &&
-      isAlive(manifest.pid)
-    ) {
+    if (isRunning(manifest)) {
       return { ...base, state: "running", reason: `process ${manifest.pid}` };
     }
     const stale = this.staleness(stage, manifest, configHash);
@@ -147,16 +172,86 @@ export class Runner {
     return { ...base, state: "partial", reason };
   }
 
-  private staleness(stage: Stage<unknown>, manifest: Manifest, configHash: string): string | undefined {
+  private staleness(
+    stage: Stage<unknown>,
+    manifest: Manifest,
+    configHash: string,
+    statusOf: (name: string) => StageStatus = (name) => this.status(name),
+  ): string | undefined {
     if (manifest.staleReason) return manifest.staleReason;
     if (manifest.configHash !== configHash) return "its configuration changed";
     for (const upstream of stage.upstream) {
-      const up = this.status(upstream);
+      const up = statusOf(upstream);
       if (up.state === "stale") return `upstream ${upstream} is stale`;
       if (up.state !== "complete") return `upstream ${upstream} is ${up.state}`;
       if (up.manifest?.outputHash !== manifest.upstream[upstream]) return `upstream ${upstream} changed`;
     }
     return undefined;
+  }
+
+  /**
+   * N of a stage run in shards: the count of the shards that have a manifest (a refused or just
+   * started shard leaves only a lock). Of two counts (an N changed by hand) the one written last.
+   */
+  shardCount(name: string): number | undefined {
+    let best: { count: number; at: string } | undefined;
+    for (const spec of listShards(join(this.dataDir, name))) {
+      const manifest = this.store(name, spec).manifest();
+      if (manifest && (!best || manifest.updatedAt > best.at))
+        best = { count: spec.count, at: manifest.updatedAt };
+    }
+    return best?.count;
+  }
+
+  /** The command that runs one shard, as `status` and refusals print it. */
+  shardCommand(name: string, shard: ShardSpec): string {
+    const config = this.loaded.source.startsWith("(") ? "" : ` --config ${this.loaded.source}`;
+    const limit = this.options.limit !== undefined ? ` --limit ${this.options.limit}` : "";
+    return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config}${limit}`;
+  }
+
+  /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */
+  shardStatus(
+    stage: Stage<unknown>,
+    shard: ShardSpec,
+    configHash = this.configHash(stage),
+    statusOf: (name: string) => StageStatus = (name) => this.status(name),
+  ): ShardStatus {
+    const manifest = this.store(stage.name, shard).manifest();
+    const base = { index: shard.index, count: shard.count };
+    const command = this.shardCommand(stage.name, shard);
+    if (!manifest) return { ...base, state: "not started", command };
+    const where = `process ${manifest.pid}${manifest.host ? ` on ${manifest.host}` : ""}`;
+    if (isRunning(manifest)) return { ...base, state: "running", reason: where, manifest };
+    if (manifest.state === "running" && manifest.pid !== process.pid) {
+      return { ...base, state: "failed", reason: `${where} died`, manifest, command };
+    }
+    const stale = this.staleness(stage, manifest, configHash, statusOf);
+    if (stale) return { ...base, state: "stale", reason: stale, manifest, command };
+    if (manifest.state === "complete") return { ...base, state: "done", manifest };
+    const reason =
+      manifest.lastError ??
+      (manifest.counts.failed > 0 ? `${manifest.counts.failed} records failed` : "interrupted");
+    return { ...base, state: "failed", reason, manifest, command };
+  }
+
+  private shardedStatus(stage: Stage<unknown>, configHash: string, count: number): StageStatus {
+    const upstream = new Map(stage.upstream.map((u) => [u, this.status(u)]));
+    const statusOf = (name: string) => upstream.get(name) ?? this.status(name);
+    const shards: ShardStatus[] = [];
+    for (let index = 0; index < count; index++) {
+      shards.push(this.shardStatus(stage, { index, count }, configHash, statusOf));
+    }
+    const { state, reason } = aggregateState(shards, count);
+    const manifest = aggregateManifest(stage.name, configHash, shards, state);
+    return {
+      stage: stage.name,
+      state,
+      configHash,
+      shards,
+      ...(reason ? { reason } : {}),
+      ...(manifest ? { manifest } : {}),
+    };
   }
 
   /** Stages to consider for `targets`, in pipeline order. */
@@ -173,6 +268,7 @@ export class Runner {
   }
 
   async run(targets: string[], options: RunOptions = {}): Promise<StageReport[]> {
+    if (options.shard) return this.runShard(targets, options.shard, options);
     const signal = options.signal ?? new AbortController().signal;
     const reports: StageReport[] = [];
     for (const stage of this.plan(targets, options)) {
@@ -191,6 +287,13 @@ export class Runner {
           continue;
         }
         this.checkUpstream(stage);
+        // stale shards are recomputed here like any stale stage; live or unfinished ones are not ours
+        if (status.shards && status.state !== "stale") {
+          throw new UserError(
+            `${stage.name} is being run in shards and is ${status.state}: ${status.reason}. ` +
+              `Finish its shards, or run \`pnpm pipeline reset ${stage.name}\` to run it in one process instead.`,
+          );
+        }
         if (options.dryRun && stage.estimate) {
           reports.push(await this.estimate(stage, signal));
           break;
@@ -210,20 +313,136 @@ export class Runner {
     return reports;
   }
 
-  private checkUpstream(stage: Stage<unknown>): void {
+  private checkUpstream(stage: Stage<unknown>, shard?: ShardSpec): void {
     for (const upstream of stage.upstream) {
       const up = this.status(upstream);
       if (up.state !== "complete") {
+        const advice = up.shards
+          ? "Run the shards named above"
+          : shard
+            ? `Run \`pnpm pipeline run ${upstream}\` first (a shard runs only its own stage)`
+            : `Run \`pnpm pipeline run ${stage.name}\` without --only to run it first`;
         throw new UserError(
-          `stage ${stage.name} needs ${upstream} to be complete, but it is ${up.state}${up.reason ? ` (${up.reason})` : ""}. ` +
-            `Run \`pnpm pipeline run ${stage.name}\` without --only to run it first.`,
+          `stage ${stage.name} needs ${upstream} to be complete, but it is ${up.state}${up.reason ? ` (${up.reason})` : ""}. ${advice}.`,
         );
       }
     }
   }
 
-  private async estimate(stage: Stage<unknown>, signal: AbortSignal): Promise<StageReport> {
-    const estimate = await stage.estimate!(this.context(stage, signal, new UsageMeter()));
+  /**
+   * `run --shard K/N`: shard K of each named stage, and nothing else: upstream stages must be
+   * complete (a shard never runs a stage that other shards would run too). Each shard takes only its
+   * own lock and writes only under `<stage>/shards/K-of-N/`.
+   */
+  private async runShard(targets: string[], shard: ShardSpec, options: RunOptions): Promise<StageReport[]> {
+    const signal = options.signal ?? new AbortController().signal;
+    const arg = shardArg(shard);
+    for (const name of targets) {
+      if (this.stage(name).kind !== "record") {
+        throw new UserError(
+          `--shard ${arg}: ${name} is a global stage; it runs in one process over the union of the shards. ` +
+            `Run it without --shard (and outside a job array) once every shard upstream of it is complete.`,
+        );
+      }
+    }
+    const reports: StageReport[] = [];
+    for (const stage of this.plan(targets, { only: true })) {
+      if (signal.aborted) {
+        throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
+      }
+      const label = `${stage.name} shard ${arg}`;
+      if (this.checkShardLayout(stage, shard)) {
+        this.log.info(`${label}: ${stage.name} is complete in one process; nothing to do`);
+        reports.push({ stage: stage.name, action: "skipped" });
+        continue;
+      }
+      const store = this.store(stage.name, shard);
+      const release = store.lock();
+      try {
+        this.checkShardLayout(stage, shard);
+        const forced = Boolean(options.force && !options.dryRun);
+        if (forced) store.reset();
+        let status = this.shardStatus(stage, shard);
+        if (status.state === "done") {
+          this.log.info(`${label}: up to date (${status.manifest!.counts.out} records)`);
+          reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
+          continue;
+        }
+        this.checkUpstream(stage, shard);
+        if (options.dryRun && stage.estimate) {
+          reports.push(await this.estimate(stage, signal, shard));
+          break;
+        }
+        if (status.state === "stale") {
+          this.log.info(`${label}: stale (${status.reason}); recomputing`);
+          store.reset();
+          status = this.shardStatus(stage, shard);
+        }
+        if (status.state === "not started") store.reset();
+        const configHash = this.configHash(stage);
+        const previous = status.manifest ? { manifest: status.manifest } : {};
+        reports.push(
+          await this.runStage(
+            stage,
+            { stage: stage.name, state: "partial", configHash, ...previous },
+            signal,
+            forced,
+            shard,
+          ),
+        );
+      } finally {
+        release();
+      }
+    }
+    return reports;
+  }
+
+  /**
+   * Refuses a shard that would mix with what is there: outputs of a one-process run, shards of
+   * another N, or shards run with another configuration. True when a one-process run completed the
+   * stage for this configuration already.
+   */
+  private checkShardLayout(stage: Stage<unknown>, shard: ShardSpec): boolean {
+    const name = stage.name;
+    const configHash = this.configHash(stage);
+    if (this.store(name).manifest()) {
+      const single = this.status(name);
+      if (single.state === "complete") return true;
+      throw new UserError(
+        `${name} has outputs of a one-process run (${single.state}${single.reason ? `: ${single.reason}` : ""}), which shards cannot add to. ` +
+          `Finish it with \`pnpm pipeline run ${name}\`, or run \`pnpm pipeline reset ${name}\` to start over in shards.`,
+      );
+    }
+    const others = listShards(join(this.dataDir, name))
+      .filter((spec) => spec.index !== shard.index || spec.count !== shard.count)
+      .map((spec) => ({ spec, manifest: this.store(name, spec).manifest() }))
+      .filter((s) => s.manifest !== undefined);
+    const otherCount = others.find((s) => s.spec.count !== shard.count);
+    if (otherCount) {
+      const n = otherCount.spec.count;
+      throw new UserError(
+        `--shard ${shardArg(shard)}: ${name} was started in ${n} shards, not ${shard.count}, and records go to shards by N. ` +
+          `Run its shards with --shard K/${n} (K from 0 to ${n - 1}), or run \`pnpm pipeline reset ${name}\` to start over in ${shard.count} shards.`,
+      );
+    }
+    const mixed = others.filter((s) => s.manifest!.configHash !== configHash);
+    if (mixed.length > 0) {
+      const theirs = mixed[0]!.manifest!.configHash;
+      throw new UserError(
+        `--shard ${shardArg(shard)}: shard${mixed.length > 1 ? "s" : ""} ${mixed.map((s) => s.spec.index).join(", ")} of ${name} ran with another ` +
+          `configuration (hash ${theirs.slice(0, 8)}) than this one (${configHash.slice(0, 8)}); all shards of a stage must share one. ` +
+          `Give every machine the same config file, --set and --limit, or run \`pnpm pipeline reset ${name}\` to start over with this configuration.`,
+      );
+    }
+    return false;
+  }
+
+  private async estimate(
+    stage: Stage<unknown>,
+    signal: AbortSignal,
+    shard?: ShardSpec,
+  ): Promise<StageReport> {
+    const estimate = await stage.estimate!(this.context(stage, signal, new UsageMeter(), shard));
     const cost = estimate.costUsd !== undefined ? `, ~$${estimate.costUsd.toFixed(2)}` : "";
     this.log.info(
       `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
@@ -232,8 +451,13 @@ export class Runner {
     return { stage: stage.name, action: "estimated", estimate };
   }
 
-  private context(stage: Stage<unknown>, signal: AbortSignal, usage: UsageMeter): StageContext<unknown> {
-    const store = this.store(stage.name);
+  private context(
+    stage: Stage<unknown>,
+    signal: AbortSignal,
+    usage: UsageMeter,
+    shard?: ShardSpec,
+  ): StageContext<unknown> {
+    const store = this.store(stage.name, shard);
     // Every stage may keep private files; having the dir there is part of the contract.
     mkdirSync(store.workDir, { recursive: true });
     return {
@@ -252,9 +476,11 @@ export class Runner {
         if (name !== stage.name && !stage.upstream.includes(name)) {
           throw new Error(`stage ${stage.name} read stage ${name}, which is not one of its upstream stages`);
         }
-        return this.store(name).read(opts);
+        // a shard reads its own outputs, and the whole of its upstream stages
+        return name === stage.name ? store.read(opts) : this.read(name, opts);
       },
-      countOf: (name) => this.store(name).manifest()?.counts.out,
+      countOf: (name) =>
+        name === stage.name ? store.manifest()?.counts.out : this.status(name).manifest?.counts.out,
     };
   }
 
@@ -264,8 +490,10 @@ export class Runner {
     status: StageStatus,
     signal: AbortSignal,
     forced: boolean,
+    shard?: ShardSpec,
   ): Promise<StageReport> {
-    const store = this.store(stage.name);
+    const store = this.store(stage.name, shard);
+    const label = store.label;
     const previous = status.manifest;
     const usage = new UsageMeter(previous?.usage);
     const started = Date.now();
@@ -275,20 +503,20 @@ export class Runner {
       stage: stage.name,
       state: "running",
       configHash: status.configHash,
-      upstream: Object.fromEntries(
-        stage.upstream.map((u) => [u, this.store(u).manifest()?.outputHash ?? ""]),
-      ),
+      upstream: Object.fromEntries(stage.upstream.map((u) => [u, this.status(u).manifest?.outputHash ?? ""])),
       counts: previous?.counts ?? { in: 0, out: 0, rejected: 0, failed: 0 },
       usage: usage.totals,
       runs: (previous?.runs ?? 0) + 1,
       pid: process.pid,
+      host: hostname(),
+      ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
       startedAt: previous?.startedAt ?? now,
       updatedAt: now,
       elapsedMs: previous?.elapsedMs ?? 0,
       ...(previous?.inputCheck ? { inputCheck: previous.inputCheck } : {}),
     };
     store.saveManifest(manifest);
-    const ctx = this.context(stage, signal, usage);
+    const ctx = this.context(stage, signal, usage, shard);
     const elapsed = () => manifest.elapsedMs + (Date.now() - started);
     let counts = manifest.counts;
     const partial = (lastError?: string) =>
@@ -304,11 +532,11 @@ export class Runner {
     const again = forced ? "Run the same command again without --force" : "Run the same command again";
     let result: ExecutionResult;
     try {
-      const progress = createProgress(stage.name, {
-        total: this.progressTotal(stage, ctx),
+      const progress = createProgress(label, {
+        total: shard ? undefined : this.progressTotal(stage, ctx),
         ...(this.options.progressStream ? { stream: this.options.progressStream } : {}),
       });
-      if (stage.kind === "record" && stage.inputSize) progress.setTotal(await stage.inputSize(ctx));
+      if (stage.kind === "record" && stage.inputSize && !shard) progress.setTotal(await stage.inputSize(ctx));
       const hooks = {
         progress,
         checkpoint: (now: Manifest["counts"], input?: InputCheck) => {
@@ -317,6 +545,9 @@ export class Runner {
           store.saveManifest({ ...manifest, counts, usage: usage.totals, elapsedMs: elapsed() });
         },
         ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
+        ...(shard
+          ? { keep: (record: PipelineRecord) => shardOfId(record.id, shard.count) === shard.index }
+          : {}),
       };
       result =
         stage.kind === "record"
@@ -330,7 +561,7 @@ export class Runner {
     if (result.interrupted) {
       partial();
       throw new InterruptedError(
-        `interrupted: ${stage.name} saved ${result.counts.in} records so far. ${again} to resume where it stopped.`,
+        `interrupted: ${label} saved ${result.counts.in} records so far. ${again} to resume where it stopped.`,
       );
     }
     if (result.counts.failed > 0) {
@@ -339,7 +570,7 @@ export class Runner {
         .join("; ");
       partial(`${result.counts.failed} records failed: ${reasons}`);
       throw new UserError(
-        `${stage.name}: ${result.counts.failed} records failed: ${reasons}. The other ${result.counts.in} are saved; ` +
+        `${label}: ${result.counts.failed} records failed: ${reasons}. The other ${result.counts.in} are saved; ` +
           `${again.charAt(0).toLowerCase()}${again.slice(1)} to retry the failed ones.`,
         { exitCode: 1 },
       );
@@ -357,7 +588,7 @@ export class Runner {
     if (stage.summarize) complete.stats = await stage.summarize(ctx);
     store.saveManifest(complete);
     this.log.info(
-      `${stage.name}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,
+      `${label}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,
     );
     return {
       stage: stage.name,
@@ -383,8 +614,8 @@ export class Runner {
     const release = this.store(name).lock();
     try {
       for (const down of this.downstreamOf(name)) {
-        const status = this.status(down);
-        if (status.state === "running") {
+        const status = this.statusForReset(down);
+        if (status?.state === "running") {
           throw new UserError(
             `cannot reset ${name} while ${down} (downstream) is being run by ${status.reason}`,
           );
@@ -405,8 +636,26 @@ export class Runner {
     this.store(name).reset(options);
     for (const down of this.downstreamOf(name)) {
       const store = this.store(down);
-      const manifest = store.manifest();
+      // an unreadable downstream manifest cannot be marked; its own reset is what its error advises
+      const manifest = readableOrUndefined(() => store.manifest());
       if (manifest && !manifest.staleReason) store.saveManifest({ ...manifest, staleReason: reason });
+    }
+  }
+
+  /**
+   * A downstream stage's status as far as its manifests can be read: reset is the advice for an
+   * unreadable manifest, so it must not fail on one (the stage's own, read for staleness, included).
+   * An unreadable stage still counts as running while a live process holds its manifest.
+   */
+  private statusForReset(name: string): Pick<StageStatus, "state" | "reason"> | undefined {
+    try {
+      return this.status(name);
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      const manifest = readableOrUndefined(() => this.store(name).manifest());
+      return manifest && isRunning(manifest)
+        ? { state: "running", reason: `process ${manifest.pid}` }
+        : undefined;
     }
   }
 
@@ -424,5 +673,15 @@ export class Runner {
       }
     }
     return [...result];
+  }
+}
+
+/** `read()`, or undefined where the store says its file is damaged. */
+function readableOrUndefined<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof StoreError) return undefined;
+    throw error;
   }
 }

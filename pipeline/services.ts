@@ -1,6 +1,7 @@
 // Services a stage may ask for, built lazily from the root config so a stage that needs no LLM never
 // asks for an endpoint. The runner owns one Services per run and closes it at the end.
 import type { RootConfig } from "./config/schema.js";
+import type { CacheShard } from "./llm/cache.js";
 import { createLlmService } from "./llm/index.js";
 import type { LlmClient, LlmEstimator } from "./llm/types.js";
 import type { Logger } from "./log.js";
@@ -25,6 +26,8 @@ export interface ServiceOptions {
   /** `--no-cache`: ask the LLM again even when the response cache has an answer */
   noCache?: boolean;
   log: Logger;
+  /** `run --shard K/N`: LLM answers go to a cache file of the shard's own */
+  shard?: CacheShard;
 }
 
 export function createServices(root: RootConfig, options: ServiceOptions): Services {
@@ -36,6 +39,7 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
       noCache: options.noCache ?? false,
       log: options.log,
       hub: root.hub,
+      ...(options.shard ? { shard: options.shard } : {}),
     }));
   return {
     llm(role, usage) {

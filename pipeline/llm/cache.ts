@@ -5,8 +5,8 @@
 // WAL with synchronous=NORMAL survives a killed process (the WAL is in the OS page cache) without an
 // fsync per answer; only a power cut may lose the last few answers, which then cost one request each.
 import { hash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { basename, dirname, extname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Sampling } from "./config.js";
 import type { ChatMessage, ChatResult } from "./types.js";
@@ -71,9 +71,25 @@ interface QueuedAnswer {
   reject: (error: Error) => void;
 }
 
+export interface ResponseCacheOptions {
+  /**
+   * Other cache files to look answers up in when this one has none, opened read-only: a shard's
+   * cache reads the one-process cache and the files of shards of another count (see
+   * `openResponseCache`). One that cannot be read (a live shard holds it) counts as a miss.
+   */
+  readAlso?: string[];
+  /**
+   * A file only this process ever opens (a shard's own file on shared storage): SQLite's exclusive
+   * locking mode keeps the WAL index in memory instead of a shared-memory file, which network
+   * filesystems cannot share.
+   */
+  exclusive?: boolean;
+}
+
 export class ResponseCache {
   readonly path: string;
   private readonly db: Database.Database;
+  private readonly others: { db: Database.Database; select: Database.Statement<[Buffer], Row> }[] = [];
   private readonly selectOne: Database.Statement<[Buffer], Row>;
   private readonly selectHas: Database.Statement<[Buffer], { one: number }>;
   private readonly upsert: Database.Statement<
@@ -83,10 +99,11 @@ export class ResponseCache {
   private queued: QueuedAnswer[] = [];
   private readonly putMany: (batch: QueuedAnswer[]) => void;
 
-  constructor(path: string) {
+  constructor(path: string, options: ResponseCacheOptions = {}) {
     this.path = path;
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
+    if (options.exclusive) this.db.pragma("locking_mode = EXCLUSIVE");
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     // Several processes (a run and a `status`, two stages) may share the file.
@@ -115,10 +132,38 @@ export class ResponseCache {
       for (const { key, answer } of batch) this.put(key, answer);
     });
     this.upsert = this.db.prepare("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)");
+    for (const other of options.readAlso ?? []) this.openReadOnly(other);
+  }
+
+  private openReadOnly(path: string): void {
+    try {
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      db.pragma("busy_timeout = 0");
+      const select = db.prepare<[Buffer], Row>(
+        "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
+      );
+      this.others.push({ db, select });
+    } catch {
+      // held exclusively by a live shard, or not a cache yet: it simply answers nothing
+    }
+  }
+
+  private lookUp(key: Buffer): Row | undefined {
+    const row = this.selectOne.get(key);
+    if (row) return row;
+    for (const other of this.others) {
+      try {
+        const found = other.select.get(key);
+        if (found) return found;
+      } catch {
+        // busy: a shard that is running holds it; its answers are its own records' anyway
+      }
+    }
+    return undefined;
   }
 
   get(key: Buffer): CachedAnswer | undefined {
-    const row = this.selectOne.get(key);
+    const row = this.lookUp(key);
     if (!row) return undefined;
     return {
       content: row.content,
@@ -130,7 +175,9 @@ export class ResponseCache {
   }
 
   has(key: Buffer): boolean {
-    return this.selectHas.get(key) !== undefined;
+    return (
+      this.selectHas.get(key) !== undefined || (this.others.length > 0 && this.lookUp(key) !== undefined)
+    );
   }
 
   /** Durable against a killed process once this returns (see the note at the top). */
@@ -178,5 +225,48 @@ export class ResponseCache {
   close(): void {
     this.flush();
     if (this.db.open) this.db.close();
+    for (const other of this.others.splice(0)) if (other.db.open) other.db.close();
   }
+}
+
+/** The shard of a run, as far as the cache cares (pipeline/runner/shard.ts has the rest). */
+export interface CacheShard {
+  index: number;
+  count: number;
+}
+
+/** `<dir>/llm-cache.shards/K-of-N.sqlite` for the cache at `<dir>/llm-cache.sqlite`. */
+export function shardCachePath(path: string, shard: CacheShard): string {
+  const ext = extname(path);
+  return join(shardCacheDir(path), `${shard.index}-of-${shard.count}${ext}`);
+}
+
+function shardCacheDir(path: string): string {
+  const ext = extname(path);
+  return join(dirname(path), `${basename(path, ext)}.shards`);
+}
+
+/**
+ * The response cache of a run. A one-process run writes `path`; shard K of N writes a file of its
+ * own next to it (SQLite's WAL needs shared memory that NFS and Lustre cannot give two machines, so
+ * no two machines ever write one file). Both also read the files whose answers could be theirs: a
+ * shard reads the one-process cache and the files of shards of another N (the same N's other shards
+ * hold other records' answers); a one-process run reads every shard's file. So an answer is paid for
+ * once whichever way the stage is later rerun.
+ */
+export function openResponseCache(path: string, shard?: CacheShard): ResponseCache {
+  const own = shard ? shardCachePath(path, shard) : path;
+  const readAlso: string[] = [];
+  if (shard && existsSync(path)) readAlso.push(path);
+  const dir = shardCacheDir(path);
+  if (existsSync(dir)) {
+    const ext = extname(path);
+    for (const name of readdirSync(dir).sort()) {
+      const match = /^(\d+)-of-(\d+)(.*)$/.exec(name);
+      if (!match || match[3] !== ext) continue;
+      if (shard && Number(match[2]) === shard.count) continue;
+      readAlso.push(join(dir, name));
+    }
+  }
+  return new ResponseCache(own, { readAlso, ...(shard ? { exclusive: true } : {}) });
 }

@@ -5,7 +5,7 @@ import { isAbsolute, join } from "node:path";
 import { type HubConfig, hubConfigSchema } from "../hub/config.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
-import { ResponseCache } from "./cache.js";
+import { type CacheShard, openResponseCache, type ResponseCache, shardCachePath } from "./cache.js";
 import { ChatClient, type RoleBackend, RoleEndpoint } from "./client.js";
 import { type LlmConfig, priceOf, ROLE_NAMES } from "./config.js";
 import { EmbeddedRole } from "./embedded/role.js";
@@ -25,6 +25,8 @@ export interface LlmServiceOptions {
   env?: Env;
   /** where the embedded provider fetches its GGUF files from (the root config's `hub:`) */
   hub?: HubConfig;
+  /** `run --shard K/N`: the cache goes to a file of this shard's own (see `openResponseCache`) */
+  shard?: CacheShard;
 }
 
 export interface LlmService {
@@ -54,9 +56,11 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
   const endpoints = new Map<string, RoleBackend>();
   const env = options.env ?? process.env;
   const path = cachePath(config, options.dataDir);
+  const open = () => openResponseCache(path, options.shard);
   // A dry-run reads the cache if there is one, and creates none.
   const existingCache = () => {
-    if (!cache && existsSync(path)) cache = new ResponseCache(path);
+    const own = options.shard ? shardCachePath(path, options.shard) : path;
+    if (!cache && (existsSync(own) || existsSync(path))) cache = open();
     return cache;
   };
   return {
@@ -65,7 +69,7 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
       if (!endpoint) {
         const choice = chooseProvider(config, role, env);
         if (choice.provider === "embedded") {
-          cache ??= new ResponseCache(path);
+          cache ??= open();
           models ??= new EmbeddedModels(options.log);
           endpoint = new EmbeddedRole(role, choice.model, choice.config, {
             cache,
@@ -80,7 +84,7 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
           });
         } else {
           const resolved = resolveEndpoint(config, role, env);
-          cache ??= new ResponseCache(path);
+          cache ??= open();
           endpoint = new RoleEndpoint(resolved, {
             cache,
             noCache: options.noCache,

@@ -34,6 +34,8 @@ export interface ExecutionHooks {
   checkpoint(counts: StageCounts, input?: InputCheck): void;
   /** the previous run's fingerprint of its input, to refuse resuming over an input that changed */
   previousInput?: InputCheck;
+  /** a shard's test: the input records it does not keep are not its own (positions count only its own) */
+  keep?(record: PipelineRecord): boolean;
 }
 
 export async function executeRecordStage<C>(
@@ -105,6 +107,7 @@ export async function executeRecordStage<C>(
     const input = stage.input ? stage.input(ctx) : ctx.read(stage.upstream[0]!);
     const previous = hooks.previousInput;
     for await (const record of input) {
+      if (hooks.keep && !hooks.keep(record)) continue;
       position++;
       inputDigest.update(`${record.id}\n`);
       if (previous && position === previous.position) {

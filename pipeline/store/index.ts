@@ -1,4 +1,13 @@
 export { DoneSet } from "./done-set.js";
 export { type Manifest, readManifest, type StageCounts, type StoredState } from "./manifest.js";
 export { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
-export { isAlive, OutputDigest, type ScanResult, StageStore } from "./stage-store.js";
+export { listShards, parseShardLabel, type ShardSpec, shardLabel } from "./shard-dirs.js";
+export {
+  combineDigests,
+  HEARTBEAT_MS,
+  isAlive,
+  isRunning,
+  OutputDigest,
+  type ScanResult,
+  StageStore,
+} from "./stage-store.js";

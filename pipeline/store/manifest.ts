@@ -32,6 +32,10 @@ export interface Manifest {
   usage?: UsageTotals;
   runs: number;
   pid?: number;
+  /** the machine `pid` runs on: shards of one stage run on many */
+  host?: string;
+  /** set in the manifest of shard K of N (`<stage>/shards/K-of-N/manifest.json`) */
+  shard?: { index: number; count: number };
   startedAt: string;
   updatedAt: string;
   finishedAt?: string;

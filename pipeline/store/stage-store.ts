@@ -3,8 +3,11 @@
 //   <dataDir>/<stage>/parts/*.jsonl   committed entries (outputs + rejects + failures), append-only
 //   <dataDir>/<stage>/work/           the stage's private files (downloads, indexes), kept by `reset`
 //   <dataDir>/<stage>/lock            held by the process running the stage
+//   <dataDir>/<stage>/shards/K-of-N/  shard K of N of a record-wise stage: manifest.json, parts/, lock
+//                                     of its own; `work/` stays the stage's (its files are per record)
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { basename, join } from "node:path";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
@@ -12,6 +15,7 @@ import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
 import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealParts } from "./seal.js";
+import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 
 export interface ScanResult {
   done: DoneSet;
@@ -41,6 +45,22 @@ export class OutputDigest {
   }
 }
 
+/**
+ * The digest of the union of disjoint record sets, from their digests: counts add and sums add, so
+ * the shards of a stage hash exactly as one process computing all of it would.
+ */
+export function combineDigests(values: readonly string[]): string {
+  let sum = 0n;
+  let n = 0;
+  for (const value of values) {
+    const match = /^([0-9a-f]+)-([0-9a-f]{16})$/.exec(value);
+    if (!match) throw new Error(`not an output digest: ${value}`);
+    n += Number.parseInt(match[1]!, 16);
+    sum = (sum + BigInt(`0x${match[2]}`)) & 0xffffffffffffffffn;
+  }
+  return `${n.toString(16)}-${sum.toString(16).padStart(16, "0")}`;
+}
+
 export class StageStore {
   readonly dir: string;
   readonly partsDir: string;
@@ -49,10 +69,18 @@ export class StageStore {
   constructor(
     readonly dataDir: string,
     readonly stage: string,
+    /** shard K of N: the store is `<stage>/shards/K-of-N/`, with the stage's `work/` */
+    readonly shard?: ShardSpec,
   ) {
-    this.dir = join(dataDir, stage);
+    const stageDir = join(dataDir, stage);
+    this.dir = shard ? join(stageDir, SHARDS_DIR, shardLabel(shard)) : stageDir;
     this.partsDir = join(this.dir, "parts");
-    this.workDir = join(this.dir, "work");
+    this.workDir = join(stageDir, "work");
+  }
+
+  /** `<stage>` or `<stage> shard K/N`, for messages. */
+  get label(): string {
+    return this.shard ? `${this.stage} shard ${this.shard.index}/${this.shard.count}` : this.stage;
   }
 
   manifest(): Manifest | undefined {
@@ -178,7 +206,9 @@ export class StageStore {
     // wipes; the other order could leave a "complete" manifest over missing parts
     rmSync(join(this.dir, "manifest.json"), { force: true });
     rmSync(this.partsDir, { recursive: true, force: true });
-    if (options.purge) rmSync(this.workDir, { recursive: true, force: true });
+    // a stage's reset takes its shards with it; a shard's reset leaves the stage's work files alone
+    if (!this.shard) rmSync(join(this.dir, SHARDS_DIR), { recursive: true, force: true });
+    if (options.purge && !this.shard) rmSync(this.workDir, { recursive: true, force: true });
   }
 
   /** Takes the stage's lock; a lock left by a dead process is taken over. */
@@ -187,21 +217,27 @@ export class StageStore {
     const path = join(this.dir, "lock");
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        writeFileSync(path, String(process.pid), { flag: "wx" });
+        writeFileSync(path, lockText(), { flag: "wx" });
         // release only our own lock: a stale-lock takeover by another process must not be undone
         return () => {
           try {
-            if (readFileSync(path, "utf8") === String(process.pid)) rmSync(path, { force: true });
+            if (readFileSync(path, "utf8") === lockText()) rmSync(path, { force: true });
           } catch {
             // already gone
           }
         };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        const holder = Number(readFileSync(path, "utf8"));
-        if (holder && holder !== process.pid && isAlive(holder)) {
+        const [pidText, host] = readFileSync(path, "utf8").split(" ");
+        const holder = Number(pidText);
+        const elsewhere = host !== undefined && host !== hostname();
+        // a pid means nothing on another machine: there the manifest's heartbeat says whether it lives
+        const alive = elsewhere
+          ? isRunning(this.manifest())
+          : Boolean(holder) && holder !== process.pid && isAlive(holder);
+        if (alive) {
           throw new UserError(
-            `stage ${this.stage} is being run by process ${holder}; wait for it or stop it before running it again ` +
+            `${this.label} is being run by process ${holder}${elsewhere ? ` on ${host}` : ""}; wait for it or stop it before running it again ` +
               `(if no such run exists, e.g. after a reboot reused the pid, delete ${path})`,
           );
         }
@@ -210,6 +246,26 @@ export class StageStore {
     }
     throw new UserError(`could not take the lock of stage ${this.stage} in ${this.dir}`);
   }
+}
+
+/** `pid host`: a shard's lock may be looked at from another machine, where the pid is meaningless. */
+function lockText(): string {
+  return `${process.pid} ${hostname()}`;
+}
+
+/**
+ * A manifest that says running on another machine is believed while its heartbeat is fresh: a running
+ * record-wise stage saves its manifest every 2 s, so a minute of silence means the process is gone.
+ */
+export const HEARTBEAT_MS = 60_000;
+
+/** Whether the process that wrote this "running" manifest is still at it (from any machine). */
+export function isRunning(manifest: Manifest | undefined, now = Date.now()): boolean {
+  if (!manifest || manifest.state !== "running" || !manifest.pid) return false;
+  if (manifest.host !== undefined && manifest.host !== hostname()) {
+    return now - Date.parse(manifest.updatedAt) < HEARTBEAT_MS;
+  }
+  return manifest.pid !== process.pid && isAlive(manifest.pid);
 }
 
 export function isAlive(pid: number): boolean {
