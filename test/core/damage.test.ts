@@ -113,3 +113,31 @@ describe("a complete stage damaged after it completed", () => {
     expect(await collect(store.read({ rejects: true }))).toHaveLength(3);
   }, 120_000);
 });
+
+describe("an unreadable manifest.json", () => {
+  it("status advises reset, and reset (with or without --purge) then works, also for the stage upstream of it", () => {
+    const { data, config } = setup();
+    writeFileSync(join(data, "expand", "manifest.json"), '{"version":1,"stage":"exp');
+    const status = cli(["status", "--config", config]);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain("pnpm pipeline reset");
+
+    // resetting the stage upstream of it reads it for staleness: that must not stop the reset
+    const upstream = cli(["reset", "numbers", "--config", config]);
+    expect(upstream.stderr).toBe("numbers: outputs removed; downstream: expand, total marked stale\n");
+    expect(upstream.code).toBe(0);
+
+    const reset = cli(["reset", "expand", "--config", config]);
+    expect(reset.code).toBe(0);
+    writeFileSync(join(data, "expand", "manifest.json"), "not json");
+    const purge = cli(["reset", "expand", "--purge", "--config", config]);
+    expect(purge.code).toBe(0);
+    const after = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    expect(after.map((s: { state: string }) => s.state)).toEqual([
+      "not started",
+      "not started",
+      "not started",
+    ]);
+    expect(cli(["run", "expand", "--config", config]).code).toBe(0);
+  }, 120_000);
+});
