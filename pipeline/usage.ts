@@ -1,5 +1,9 @@
-// Per-stage accounting of LLM traffic. The LLM layer adds to it; the runner keeps it in the stage's
-// manifest so `status` can show requests, tokens and cost across resumed runs.
+// Per-stage accounting of LLM and sandbox traffic. The LLM layer and the sandbox client add to it;
+// the runner keeps it in the stage's manifest so `status` can show requests, tokens, cost and what
+// each endpoint did, across resumed runs.
+import type { EndpointStats, EndpointUsageSink } from "./balance/pool.js";
+
+export type { EndpointStats } from "./balance/pool.js";
 
 export interface UsageTotals {
   requests: number;
@@ -9,7 +13,23 @@ export interface UsageTotals {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /**
+   * Per endpoint (an LLM server's base URL, a sandbox's /run_code URL, without credentials): what
+   * was sent there. Absent until a request went to one.
+   */
+  endpoints?: Record<string, EndpointStats>;
 }
+
+type CountKey = Exclude<keyof UsageTotals, "endpoints">;
+
+const COUNT_KEYS: readonly CountKey[] = [
+  "requests",
+  "cachedRequests",
+  "failedRequests",
+  "promptTokens",
+  "completionTokens",
+  "costUsd",
+];
 
 export function emptyUsage(): UsageTotals {
   return {
@@ -22,14 +42,47 @@ export function emptyUsage(): UsageTotals {
   };
 }
 
-export class UsageMeter {
+function emptyEndpoint(): EndpointStats {
+  return { requests: 0, answered: 0, failures: 0, ejections: 0, latencyMs: 0 };
+}
+
+export class UsageMeter implements EndpointUsageSink {
   readonly totals: UsageTotals;
   constructor(start?: Partial<UsageTotals>) {
-    this.totals = { ...emptyUsage(), ...start };
-  }
-  add(delta: Partial<UsageTotals>): void {
-    for (const key of Object.keys(delta) as (keyof UsageTotals)[]) {
-      this.totals[key] += delta[key] ?? 0;
+    const { endpoints, ...counts } = start ?? {};
+    this.totals = { ...emptyUsage(), ...counts };
+    if (endpoints) {
+      // A copy: the previous manifest's object must not change under it.
+      this.totals.endpoints = Object.fromEntries(
+        Object.entries(endpoints).map(([name, stats]) => [name, { ...emptyEndpoint(), ...stats }]),
+      );
     }
   }
+  add(delta: Partial<Omit<UsageTotals, "endpoints">>): void {
+    for (const key of COUNT_KEYS) {
+      const value = delta[key];
+      if (value !== undefined) this.totals[key] += value;
+    }
+  }
+  endpoint(name: string, delta: Partial<EndpointStats>): void {
+    const endpoints = (this.totals.endpoints ??= {});
+    const stats = (endpoints[name] ??= emptyEndpoint());
+    for (const key of Object.keys(delta) as (keyof EndpointStats)[]) stats[key] += delta[key] ?? 0;
+  }
+}
+
+/** Mean answered latency of an endpoint in ms, or undefined before its first answer. */
+export function meanLatencyMs(stats: EndpointStats): number | undefined {
+  return stats.answered > 0 ? stats.latencyMs / stats.answered : undefined;
+}
+
+/** One line per endpoint, for `status` and the end of a run: requests, failures, ejections, latency. */
+export function describeEndpoints(usage: UsageTotals | undefined): string[] {
+  return Object.entries(usage?.endpoints ?? {}).map(([name, s]) => {
+    const mean = meanLatencyMs(s);
+    return (
+      `${name}: ${s.requests} requests, ${s.failures} failed, ${s.ejections} ejections, ` +
+      `mean latency ${mean === undefined ? "-" : `${Math.round(mean)} ms`}`
+    );
+  });
 }

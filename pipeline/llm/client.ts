@@ -1,8 +1,11 @@
 // The LlmClient a stage gets for a role: cache first, then the endpoint under its concurrency limit
 // and budgets, with retries. One `RoleEndpoint` per role is shared by every client of that role, so
-// two stages (or two meters) never exceed the role's concurrency together.
+// two stages (or two meters) never exceed the role's concurrency together. A role with several
+// replicas spreads its requests over them (balance/pool.ts); a request that fails on one goes to
+// another at once.
 import type OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
+import { EndpointPool, type LeaseOutcome } from "../balance/pool.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
@@ -53,15 +56,14 @@ export class RoleEndpoint implements RoleBackend {
   readonly log: Logger;
   /** sampling, cache keys and estimates: the same for a dry-run without an endpoint */
   readonly estimator: RequestEstimator;
-  private readonly sdk: OpenAI;
+  /** the role's servers, one SDK client each */
+  private readonly pool: EndpointPool<OpenAI>;
   private readonly http: ReturnType<typeof createHttpFetch>;
   private readonly limit: LimitFunction;
   private readonly requestBudget: MinuteBudget | undefined;
   private readonly tokenBudget: MinuteBudget | undefined;
   /** identical requests in flight at once are sent once */
   private readonly inFlight = new InFlightRequests<CachedAnswer>();
-  /** set after a 429 with Retry-After: nobody sends before this time */
-  private pausedUntil = 0;
   /** a 401/403/404: the endpoint is unusable as configured, so nothing more is sent */
   private unusable: LlmAuthError | LlmNotFoundError | undefined;
   private readonly digest: FailureDigest;
@@ -85,11 +87,22 @@ export class RoleEndpoint implements RoleBackend {
       cache: () => deps.cache,
       noCache: deps.noCache,
     });
-    this.http = createHttpFetch(endpoint.config.concurrency);
-    this.sdk = createSdkClient(endpoint.baseUrl, endpoint.apiKey, this.http.fetch);
-    this.limit = pLimit(endpoint.config.concurrency);
     const rc = endpoint.config;
     const role = endpoint.role;
+    // One agent for every replica: its socket limit is per host and port, so per replica.
+    this.http = createHttpFetch(rc.concurrency);
+    this.pool = new EndpointPool(
+      endpoint.replicas.map((replica) => ({
+        name: replica.shownUrl,
+        target: createSdkClient(replica.baseUrl, endpoint.apiKey, this.http.fetch),
+      })),
+      {
+        capacity: rc.concurrency,
+        balance: rc.balance,
+        log: (m) => deps.log.warn(`llm role '${role}': ${m}`),
+      },
+    );
+    this.limit = pLimit(rc.concurrency * endpoint.replicas.length);
     if (rc.requests_per_minute) this.requestBudget = new MinuteBudget(rc.requests_per_minute, { role });
     if (rc.tokens_per_minute) this.tokenBudget = new MinuteBudget(rc.tokens_per_minute, { role });
     this.digest = new FailureDigest(role, deps.log);
@@ -135,6 +148,8 @@ export class RoleEndpoint implements RoleBackend {
   ): Promise<CachedAnswer> {
     const rc = this.endpoint.config;
     const maxAttempts = rc.retries + 1;
+    /** the replicas this request failed on, tried again only when no other one can take it */
+    const failedOn = new Set<string>();
     // Counted only when needed: for the tokens/min budget, or for a server that reports no usage.
     let estimatedPrompt = -1;
     const promptEstimate = () => {
@@ -149,7 +164,7 @@ export class RoleEndpoint implements RoleBackend {
         // record) sees it. A kill -9 at any instant costs at most those requests.
         const cached = await this.limit(async () => {
           const answer = this.complete(
-            await this.sendOnce(messages, sampling, jsonSchema, promptEstimate, signal, usage),
+            await this.sendOnce(messages, sampling, jsonSchema, promptEstimate, signal, usage, failedOn),
             promptEstimate,
           );
           await this.cache.putSoon(key, answer);
@@ -170,6 +185,8 @@ export class RoleEndpoint implements RoleBackend {
       if (!failure.retryable || attempt >= maxAttempts) {
         throw new LlmRequestError(this.endpoint.role, attempt, failure);
       }
+      // Another replica can take it now: one server's trouble is no reason for this request to wait.
+      if (failedOn.size > 0 && this.pool.hasOther(failedOn)) continue;
       const wait = backoffMs(attempt, {
         baseMs: rc.backoff_s * 1000,
         maxMs: rc.max_backoff_s * 1000,
@@ -186,25 +203,30 @@ export class RoleEndpoint implements RoleBackend {
     promptEstimate: () => number,
     signal: AbortSignal | undefined,
     usage: UsageMeter,
+    failedOn: Set<string>,
   ): Promise<AttemptAnswer> {
     if (this.unusable) throw this.unusable;
     if (signal?.aborted) throw new LlmAbortedError(this.endpoint.role);
     // (Each wait is awaited only when there is one: a thousand requests a second pay for every
     // promise on this path.)
-    if (this.pausedUntil > Date.now()) await this.pause(signal);
     if (this.requestBudget) await this.requestBudget.take(1, signal);
     // Reserved: the prompt and the longest answer allowed; corrected once the server says.
     const tokenCharge = this.tokenBudget
       ? promptEstimate() + (sampling.max_tokens ?? DEFAULT_COMPLETION_TOKENS)
       : 0;
     if (this.tokenBudget) await this.tokenBudget.take(tokenCharge, signal);
-    // A 429 may have come while this request waited for its budget.
-    if (this.pausedUntil > Date.now()) await this.pause(signal);
-    if (this.unusable) throw this.unusable;
+    // Waits only while every replica is paused (429), out of rotation or full.
+    const lease =
+      this.pool.tryAcquire(failedOn, usage) ??
+      (await this.pool.acquire(failedOn, usage, signal, () => new LlmAbortedError(this.endpoint.role)));
+    if (this.unusable) {
+      lease.end("abandoned");
+      throw this.unusable;
+    }
     usage.add({ requests: 1 });
     try {
       const answer = await attemptChat(
-        this.sdk,
+        lease.target,
         {
           model: this.model,
           messages,
@@ -216,12 +238,22 @@ export class RoleEndpoint implements RoleBackend {
         },
         this.endpoint.apiKey,
       );
+      lease.end("answered");
       if (this.tokenBudget && answer.promptTokens !== undefined && answer.completionTokens !== undefined) {
         this.tokenBudget.adjust(tokenCharge - answer.promptTokens - answer.completionTokens);
       }
       return answer;
     } catch (error) {
       usage.add({ failedRequests: 1 });
+      // Ended while this request still holds its slot: the next one in line already sees a pause
+      // or an ejection. The server's pause is capped like the request's own backoff.
+      const outcome = leaseOutcome(error);
+      const pause =
+        error instanceof LlmAttemptError && error.retryAfterMs !== undefined
+          ? Math.min(error.retryAfterMs, MAX_SERVER_WAIT_MS)
+          : undefined;
+      lease.end(outcome, pause);
+      if (outcome === "failed" || outcome === "paused") failedOn.add(lease.name);
       // Marked while this request still holds its slot: the next one in line already sees it.
       if (error instanceof AuthRefusedError) throw this.failAuth(error);
       if (error instanceof LlmAttemptError && error.kind === "not-found") {
@@ -233,26 +265,13 @@ export class RoleEndpoint implements RoleBackend {
         );
         throw this.unusable;
       }
-      if (
-        error instanceof LlmAttemptError &&
-        error.kind === "rate-limited" &&
-        error.retryAfterMs !== undefined
-      ) {
-        // The server spoke for the whole endpoint: nobody sends before then, not just this request.
-        // Set while this request still holds its slot, so the next one in line already waits.
-        // Capped like the request's own backoff: a server asking for a day does not stall the run.
-        const wait = Math.min(error.retryAfterMs, MAX_SERVER_WAIT_MS);
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
-      }
       throw error;
     }
   }
 
-  /** Waits out a pause the server asked for (a 429 with Retry-After), if one is running. */
-  private async pause(signal: AbortSignal | undefined): Promise<void> {
-    for (let left = this.pausedUntil - Date.now(); left > 0; left = this.pausedUntil - Date.now()) {
-      await sleep(left, signal, () => new LlmAbortedError(this.endpoint.role));
-    }
+  /** What each replica has done since the role was opened, keyed by its shown URL. */
+  endpointStats(): ReturnType<EndpointPool<OpenAI>["stats"]> {
+    return this.pool.stats();
   }
 
   /** Fills in token counts the server left out, so the meter and the cache always have numbers. */
@@ -288,6 +307,28 @@ export class RoleEndpoint implements RoleBackend {
   close(): void {
     this.digest.flush();
     this.http.close();
+  }
+}
+
+/**
+ * What a failed attempt says about the replica it went to: a 429 is the server asking for a pause
+ * (of itself only, for as long as its Retry-After says); connection errors, 5xx, timeouts and
+ * unreadable answers count towards taking it out of rotation; anything else (a 4xx about the request,
+ * a refused key) came from a working server.
+ */
+function leaseOutcome(error: unknown): LeaseOutcome {
+  if (error instanceof AuthRefusedError) return "answered";
+  if (!(error instanceof LlmAttemptError)) return "abandoned";
+  switch (error.kind) {
+    case "rate-limited":
+      return "paused";
+    case "connection":
+    case "timeout":
+    case "server-error":
+    case "malformed-response":
+      return "failed";
+    default:
+      return "answered";
   }
 }
 

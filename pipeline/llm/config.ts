@@ -3,6 +3,7 @@
 // server and its key) comes from the environment when the YAML leaves it out. A role with no server
 // runs an embedded model in-process (`provider`, `embedded`; see provider.ts).
 import { z } from "zod";
+import { balanceSchema } from "../balance/config.js";
 import { embeddedModelSchema } from "./embedded/config.js";
 
 /** Sampling parameters sent with every request of a role; all of them are part of the cache key. */
@@ -25,9 +26,12 @@ const roleShape = {
   provider: z.enum(["auto", "openai", "embedded"]).default("auto"),
   /** the in-process GGUF model, for the embedded provider */
   embedded: embeddedModelSchema.default(embeddedModelSchema.parse({})),
-  /** e.g. `http://127.0.0.1:8000/v1` (vLLM); unset: `$OPENAI_BASE_URL` (or `base_url_env`) */
-  base_url: z.string().url().optional(),
-  /** environment variable read when `base_url` is unset */
+  /**
+   * e.g. `http://127.0.0.1:8000/v1` (vLLM), or a list of replicas serving the same model, which
+   * requests are spread over (balance.ts); unset: `$OPENAI_BASE_URL` (or `base_url_env`)
+   */
+  base_url: z.union([z.string().url(), z.array(z.string().url()).min(1)]).optional(),
+  /** environment variable read when `base_url` is unset; several replicas: comma-separated */
   base_url_env: z.string().min(1).default("OPENAI_BASE_URL"),
   model: z.string().min(1),
   /** environment variable holding this role's key; lets roles use different providers */
@@ -43,7 +47,7 @@ const roleShape = {
    */
   api_key_required: z.union([z.boolean(), z.literal("auto")]).default("auto"),
   sampling: samplingSchema.default({}),
-  /** requests in flight at once against this role's endpoint */
+  /** requests in flight at once against each of this role's endpoints */
   concurrency: z.number().int().positive().max(4096).default(16),
   /** seconds a single attempt may take, response body included */
   timeout_s: z.number().positive().default(120),
@@ -57,6 +61,8 @@ const roleShape = {
   tokens_per_minute: z.number().positive().optional(),
   /** ask for server-sent events instead of one JSON body (usage still requested) */
   stream: z.boolean().default(false),
+  /** with several endpoints: when one is taken out of rotation and tried again */
+  balance: balanceSchema.prefault({}),
 };
 
 function roleSchema(defaults: { model: string; sampling: Sampling }) {

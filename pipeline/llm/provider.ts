@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { type LlmConfig, type RoleConfig, roleConfig } from "./config.js";
 import { embeddedModelName } from "./embedded/config.js";
 import { localModelPath } from "./embedded/model-file.js";
-import { type Env, requireRole } from "./endpoint.js";
+import { configuredUrls, type Env, requireRole } from "./endpoint.js";
 
 export interface ProviderChoice {
   role: string;
@@ -18,10 +18,10 @@ export interface ProviderChoice {
   config: RoleConfig;
 }
 
-/** The endpoint `auto` looks for, trimmed; undefined when there is none. */
-function configuredUrl(rc: RoleConfig, env: Env): string | undefined {
-  const url = (rc.base_url ?? env[rc.base_url_env] ?? "").trim();
-  return url === "" ? undefined : url;
+/** The endpoints `auto` looks for, trimmed; undefined when there is none. */
+function configuredUrl(rc: RoleConfig, env: Env): string[] | undefined {
+  const urls = configuredUrls(rc, env);
+  return urls.length === 0 ? undefined : urls;
 }
 
 export function chooseProvider(config: LlmConfig, role: string, env: Env): ProviderChoice {
@@ -43,7 +43,7 @@ export function describeProvider(config: LlmConfig, role: string, env: Env, data
   if (choice.provider === "openai") {
     const url = configuredUrl(rc, env);
     const where = url
-      ? `at ${shownUrl(url)}${rc.base_url ? "" : ` ($${rc.base_url_env})`}`
+      ? `at ${url.map(shownUrl).join(", ")}${rc.base_url ? "" : ` ($${rc.base_url_env})`}`
       : `with no endpoint yet (set ${rc.base_url_env} or llm.${role}.base_url)`;
     return `llm role ${role}: OpenAI-compatible server ${where}, model ${choice.model} (${how})`;
   }
