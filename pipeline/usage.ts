@@ -65,8 +65,12 @@ export class UsageMeter implements EndpointUsageSink {
     }
   }
   endpoint(name: string, delta: Partial<EndpointStats>): void {
-    const endpoints = (this.totals.endpoints ??= {});
-    const stats = (endpoints[name] ??= emptyEndpoint());
+    if (!this.totals.endpoints) this.totals.endpoints = {};
+    let stats = this.totals.endpoints[name];
+    if (!stats) {
+      stats = emptyEndpoint();
+      this.totals.endpoints[name] = stats;
+    }
     for (const key of Object.keys(delta) as (keyof EndpointStats)[]) stats[key] += delta[key] ?? 0;
   }
 }

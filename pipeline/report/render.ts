@@ -351,7 +351,8 @@ function usageSection(data: ReportData): string {
   const used = data.stages.filter((s) => s.usage && (s.usage.requests > 0 || s.usage.cachedRequests > 0));
   if (used.length === 0)
     return `${head}${missing("usage", "no stage has recorded LLM requests yet")}</section>`;
-  const total = (k: keyof NonNullable<StageRow["usage"]>) => used.reduce((a, s) => a + (s.usage![k] ?? 0), 0);
+  const total = (k: Exclude<keyof NonNullable<StageRow["usage"]>, "endpoints">) =>
+    used.reduce((a, s) => a + (s.usage![k] ?? 0), 0);
   const rows = used.map((s) => {
     const u = s.usage!;
     return [
