@@ -159,12 +159,20 @@ export function turnCount(dialogue: Pick<Dialogue, "messages">): number {
   return dialogue.messages.filter((m) => m.role === "user").length;
 }
 
-/** The Code-Feedback line of a dialogue: `{id, messages}` and nothing else. */
-export function codeFeedbackLine(dialogue: Pick<Dialogue, "id" | "messages">): {
-  id: string;
-  messages: DialogueMessage[];
-} {
-  return { id: dialogue.id, messages: dialogue.messages.map((m) => ({ role: m.role, content: m.content })) };
+/**
+ * The Code-Feedback line of a dialogue: `{id, messages}` and nothing else, with the integer id export
+ * gives it. m-a-p/Code-Feedback has only user and assistant turns, so a leading system message is left
+ * out unless `keepSystem` says otherwise.
+ */
+export function codeFeedbackLine(
+  dialogue: Pick<Dialogue, "messages">,
+  id: number,
+  options: { keepSystem?: boolean } = {},
+): { id: number; messages: DialogueMessage[] } {
+  const messages = dialogue.messages.filter(
+    (m, i) => options.keepSystem || !(i === 0 && m.role === "system"),
+  );
+  return { id, messages: messages.map((m) => ({ role: m.role, content: m.content })) };
 }
 
 /** Per-method counts of a set of dialogues next to the paper's, for stage summaries and the report. */
@@ -213,13 +221,112 @@ export class DialogueTally {
 
   /** Lines for the end-of-stage log: dialogues, turns per dialogue, the paper's figure. */
   describe(): string[] {
-    return Object.entries(this.result()).map(
-      ([method, r]) =>
+    return Object.entries(this.result()).map(([method, r]) => {
+      const deviation = paperDeviation(r.turns_per_dialogue, r.paper.turns_per_dialogue);
+      const mark =
+        Math.abs(deviation) > PAPER_DEVIATION_LIMIT ? `; ${signedPercent(deviation)}, over the 20% mark` : "";
+      return (
         `${method}: ${r.dialogues.toLocaleString("en-US")} dialogues, ${r.turns.toLocaleString("en-US")} turns, ` +
         `${r.turns_per_dialogue} turns per dialogue (paper: ${r.paper.dialogues.toLocaleString("en-US")} dialogues, ` +
-        `${r.paper.turns_per_dialogue} turns per dialogue)`,
-    );
+        `${r.paper.turns_per_dialogue} turns per dialogue${mark})`
+      );
+    });
   }
+}
+
+/** A figure further than this (relative) from the paper's is marked as a deviation. */
+export const PAPER_DEVIATION_LIMIT = 0.2;
+
+/** `(ours - paper) / paper`, rounded to a hundredth. */
+export function paperDeviation(ours: number, paper: number): number {
+  return paper === 0 ? 0 : round2((ours - paper) / paper);
+}
+
+/** One method's turns per dialogue beside the paper's, or why there is nothing to compare. */
+export interface MethodShape {
+  method: DialogueMethod;
+  /** `ran`; `disabled` (its stage switched off); `none` (its stage ran and kept none) */
+  state: "ran" | "disabled" | "none";
+  dialogues: number;
+  turns_per_dialogue: number;
+  paper_turns_per_dialogue: number;
+  /** relative to the paper's turns per dialogue */
+  deviation: number;
+  /** over PAPER_DEVIATION_LIMIT */
+  deviates: boolean;
+}
+
+/**
+ * Whether a run has the released dataset's per-method shape: every paper method made dialogues, each
+ * with turns per dialogue within PAPER_DEVIATION_LIMIT of the paper's table. Dialogue counts are left
+ * out on purpose: they follow the size of the input and `count` settings, not the method.
+ */
+export function paperShape(
+  byMethod: Readonly<Record<string, { dialogues: number; turns: number } | undefined>>,
+  disabledStages: readonly string[] = [],
+): { reproduces: boolean; verdict: string; methods: MethodShape[] } {
+  const methods = DIALOGUE_METHODS.map((method): MethodShape => {
+    const paper = PAPER_DIALOGUE_STATS[method].turnsPerDialogue;
+    const t = byMethod[method];
+    const disabled = disabledStages.includes(stageOfMethod(method));
+    if (disabled || !t || t.dialogues === 0) {
+      const state = disabled ? "disabled" : "none";
+      return {
+        method,
+        state,
+        dialogues: 0,
+        turns_per_dialogue: 0,
+        paper_turns_per_dialogue: paper,
+        deviation: 0,
+        deviates: false,
+      };
+    }
+    const tpd = round2(t.turns / t.dialogues);
+    const deviation = paperDeviation(tpd, paper);
+    return {
+      method,
+      state: "ran",
+      dialogues: t.dialogues,
+      turns_per_dialogue: tpd,
+      paper_turns_per_dialogue: paper,
+      deviation,
+      deviates: Math.abs(deviation) > PAPER_DEVIATION_LIMIT,
+    };
+  });
+  const off = methods.filter((m) => m.state !== "ran");
+  const deviating = methods.filter((m) => m.deviates);
+  const reproduces = off.length === 0 && deviating.length === 0;
+  const limit = `${PAPER_DEVIATION_LIMIT * 100}%`;
+  const verdict = reproduces
+    ? `reproduces the released dataset's per-method shape: every method's turns per dialogue is within ${limit} of the paper's`
+    : `does not reproduce the released dataset's per-method shape: ${[
+        ...deviating.map(
+          (m) =>
+            `${m.method} has ${m.turns_per_dialogue} turns per dialogue (paper: ${m.paper_turns_per_dialogue}, ${signedPercent(m.deviation)})`,
+        ),
+        ...off.map(
+          (m) => `${m.method} ${m.state === "disabled" ? "not run (disabled)" : "made no dialogue"}`,
+        ),
+      ].join("; ")}`;
+  return { reproduces, verdict, methods };
+}
+
+/** `+60%`, `-5%`. */
+export function signedPercent(deviation: number): string {
+  const p = Math.round(deviation * 100);
+  return `${p > 0 ? "+" : ""}${p}%`;
+}
+
+/** The dialogue stages a config switches off (`stages.<stage>.enabled: false`). */
+export function disabledDialogueStages(
+  stages: Readonly<Record<string, unknown>> | undefined,
+): DialogueStage[] {
+  return DIALOGUE_STAGES.filter((name) => {
+    const section = stages?.[name];
+    return (
+      typeof section === "object" && section !== null && (section as { enabled?: unknown }).enabled === false
+    );
+  });
 }
 
 function round2(x: number): number {

@@ -14,7 +14,7 @@ import {
 import { STAGE_NAMES } from "../stage.js";
 import { type Manifest, readManifest, type StageCounts } from "../store/manifest.js";
 import type { UsageTotals } from "../usage.js";
-import { PAPER_LANGUAGES } from "./paper.js";
+import { compareLanguages, type LanguageShare } from "./paper.js";
 
 export interface StageRow {
   name: string;
@@ -45,12 +45,7 @@ export interface FunnelRound {
   threshold?: number | undefined;
 }
 
-export interface LanguageRow {
-  lang: string;
-  count: number;
-  percent: number;
-  paper: number;
-}
+export type LanguageRow = LanguageShare;
 
 export interface MethodRow {
   method: DialogueMethod;
@@ -212,16 +207,7 @@ function readLanguages(filter: Json | undefined, exported: Json | undefined): Re
     for (const [lang, n] of Object.entries(exported.filtered_instruction.by_lang))
       if (num(n)) counts[lang] = n as number;
   }
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  if (total === 0) return undefined;
-  const named = Object.keys(PAPER_LANGUAGES).filter((l) => l !== "other");
-  const other: Record<string, number> = {};
-  for (const [lang, n] of Object.entries(counts)) if (!named.includes(lang)) other[lang] = n;
-  const rows = [...named, "other"].map((lang) => {
-    const count = lang === "other" ? Object.values(other).reduce((a, b) => a + b, 0) : (counts[lang] ?? 0);
-    return { lang, count, percent: (100 * count) / total, paper: PAPER_LANGUAGES[lang] ?? 0 };
-  });
-  return { total, rows, other };
+  return compareLanguages(counts);
 }
 
 /** `{method: {dialogues, turns}}` entries of a summary (DialogueTally's shape). */

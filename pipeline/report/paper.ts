@@ -1,5 +1,6 @@
 // The paper's own figures that the report sets our run beside (OpenCodeInterpreter, arXiv 2402.14658).
 // Per-method dialogue figures live with the dialogue record (PAPER_DIALOGUE_STATS in pipeline/dialogue.ts).
+import { PAPER_DEVIATION_LIMIT, paperDeviation } from "../dialogue.js";
 
 /** The filtering figure: the aggregated pool, after the first complexity round, after the second. */
 export const PAPER_FILTER = { pool: 287_252, round1: 191_122, kept: 156_526 } as const;
@@ -13,3 +14,36 @@ export const PAPER_LANGUAGES: Readonly<Record<string, number>> = {
   cpp: 2.98,
   other: 14.5,
 };
+
+/** One language's share of a set beside the paper's, marked when it is more than 20% off. */
+export interface LanguageShare {
+  lang: string;
+  count: number;
+  percent: number;
+  paper: number;
+  /** relative to the paper's percent */
+  deviation: number;
+  deviates: boolean;
+}
+
+/**
+ * A language count set beside PAPER_LANGUAGES: the paper's named languages in its order, then `other`
+ * (every language it does not name, `unknown` included). Undefined when there is nothing to compare.
+ */
+export function compareLanguages(
+  counts: Readonly<Record<string, number>>,
+): { total: number; rows: LanguageShare[]; other: Record<string, number> } | undefined {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  if (total === 0) return undefined;
+  const named = Object.keys(PAPER_LANGUAGES).filter((l) => l !== "other");
+  const other: Record<string, number> = {};
+  for (const [lang, n] of Object.entries(counts)) if (!named.includes(lang) && n > 0) other[lang] = n;
+  const rows = [...named, "other"].map((lang): LanguageShare => {
+    const count = lang === "other" ? Object.values(other).reduce((a, b) => a + b, 0) : (counts[lang] ?? 0);
+    const percent = (100 * count) / total;
+    const paper = PAPER_LANGUAGES[lang] ?? 0;
+    const deviation = paperDeviation(percent, paper);
+    return { lang, count, percent, paper, deviation, deviates: Math.abs(deviation) > PAPER_DEVIATION_LIMIT };
+  });
+  return { total, rows, other };
+}

@@ -1,26 +1,40 @@
 // The dataset card (README.md): the hub's YAML metadata (licence, tasks, size, one config per file set
 // so the viewer and `datasets.load_dataset` find the Parquet files), then what a reader needs to trust
-// the data: counts per method and language next to the paper's, the sources with their licences and
-// commits, the method step by step, and the models that wrote it.
+// the data: which methods ran, counts per method and language next to the paper's (a deviation over
+// 20% marked), every source a released row came from with its licence, revision and commit, the
+// method step by step, the models that wrote it, and BibTeX for the paper and the sources.
 import { stringify } from "yaml";
-import type { DialogueTally } from "../../pipeline/dialogue.js";
+import {
+  type DialogueTally,
+  PAPER_DIALOGUE_STATS,
+  type paperShape,
+  signedPercent,
+} from "../../pipeline/dialogue.js";
+import { compareLanguages } from "../../pipeline/report/paper.js";
+import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
 
 export interface SourceUse {
-  /** the `resource` name (magicoder, sharegpt, ...) */
-  resource: string;
+  /** the download source's name, which the ids of its records start with (magicoder, taco, ...) */
+  name: string;
   repo: string;
+  /** the revision the config asked for ("main", a tag), and the commits it resolved to */
+  revision: string;
   commits: string[];
   /** rows of the filtered set that came from it */
   rows: number;
+  /** released dialogues built (in part) from it */
+  dialogues: number;
 }
 
 export interface CardFacts {
   dialogues: number;
   instructions: number;
   methods: ReturnType<DialogueTally["result"]>;
-  /** filtered instructions per language and per source */
+  /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
+  shape: ReturnType<typeof paperShape>;
+  /** filtered instructions per language, beside the paper's mix */
   instructionLangs: Record<string, number>;
   sources: SourceUse[];
   /** role -> model, for the roles the pipeline's LLM calls go through */
@@ -30,6 +44,10 @@ export interface CardFacts {
   /** final-code validation outcomes of the exported dialogues */
   validation: Record<string, number>;
   parquet: boolean;
+  /** whether the code-feedback-full config was written */
+  full: boolean;
+  /** whether `messages` keep a leading system message */
+  keepSystem: boolean;
 }
 
 const SIZE_CATEGORIES: [number, string][] = [
@@ -45,8 +63,27 @@ export function sizeCategory(n: number): string {
   return "n>10M";
 }
 
+const FULL_FEATURES = [
+  { name: "id", dtype: "int64" },
+  { name: "dialogue_id", dtype: "string" },
+  { name: "method", dtype: "string" },
+  { name: "lang", dtype: "string" },
+  { name: "sources", sequence: "string" },
+  {
+    name: "messages",
+    list: [
+      { name: "role", dtype: "string" },
+      { name: "content", dtype: "string" },
+    ],
+  },
+  { name: "system", dtype: "string" },
+  { name: "validation", dtype: "string" },
+  { name: "validation_tags", sequence: "string" },
+];
+
 export function datasetCard(config: ExportConfig["card"], facts: CardFacts): string {
   const ext = facts.parquet ? "parquet" : "jsonl";
+  const fileOf = (stem: string) => `${stem}.${ext}`;
   const metadata = {
     pretty_name: config.pretty_name,
     license: config.license,
@@ -58,28 +95,36 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
       {
         config_name: "code-feedback",
         default: true,
-        data_files: [{ split: "train", path: `code-feedback.${ext}` }],
+        data_files: [{ split: "train", path: fileOf("code-feedback") }],
       },
+      ...(facts.full
+        ? [
+            {
+              config_name: "code-feedback-full",
+              data_files: [{ split: "train", path: fileOf("code-feedback-full") }],
+            },
+          ]
+        : []),
       {
         config_name: "filtered-instruction",
-        data_files: [{ split: "train", path: `filtered-instruction.${ext}` }],
+        data_files: [{ split: "train", path: fileOf("filtered-instruction") }],
       },
     ],
     dataset_info: [
       {
         config_name: "code-feedback",
-        features: [
-          { name: "id", dtype: "string" },
-          {
-            name: "messages",
-            list: [
-              { name: "role", dtype: "string" },
-              { name: "content", dtype: "string" },
-            ],
-          },
-        ],
+        features: FULL_FEATURES.filter((f) => f.name === "id" || f.name === "messages"),
         splits: [{ name: "train", num_examples: facts.dialogues }],
       },
+      ...(facts.full
+        ? [
+            {
+              config_name: "code-feedback-full",
+              features: FULL_FEATURES,
+              splits: [{ name: "train", num_examples: facts.dialogues }],
+            },
+          ]
+        : []),
       {
         config_name: "filtered-instruction",
         features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
@@ -89,6 +134,10 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
   };
   const licenses = { ...KNOWN_SOURCE_LICENSES, ...config.source_licenses };
   const n = (x: number) => x.toLocaleString("en-US");
+  const files = (stem: string) => `\`${stem}.jsonl\`${facts.parquet ? `, \`${stem}.parquet\`` : ""}`;
+  const ran = facts.shape.methods.filter((m) => m.state !== "disabled").map((m) => m.method);
+  const disabled = facts.shape.methods.filter((m) => m.state === "disabled").map((m) => m.method);
+  const languages = compareLanguages(facts.instructionLangs);
   const lines: string[] = [
     "---",
     stringify(metadata, { lineWidth: 0 }).trimEnd(),
@@ -100,21 +149,41 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "(Zheng et al., 2024, arXiv:2402.14658) built Code-Feedback, by the codefeedback pipeline. Every code",
     "block of every dialogue was run in an isolated sandbox before release.",
     "",
+    `Dialogue methods run: ${ran.length ? ran.join(", ") : "none"}${disabled.length ? `; not run (disabled): ${disabled.join(", ")}` : ""}.`,
+    "",
     "## Files",
     "",
     "| config | file | rows | columns |",
     "| --- | --- | ---: | --- |",
-    `| code-feedback | \`code-feedback.jsonl\`${facts.parquet ? ", `code-feedback.parquet`" : ""} | ${n(facts.dialogues)} | \`id\`, \`messages\` (\`role\`, \`content\`) |`,
-    `| filtered-instruction | \`filtered-instruction.jsonl\`${facts.parquet ? ", `filtered-instruction.parquet`" : ""} | ${n(facts.instructions)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
+    `| code-feedback | ${files("code-feedback")} | ${n(facts.dialogues)} | \`id\` (integer), \`messages\` (\`role\`, \`content\`) |`,
+    ...(facts.full
+      ? [
+          `| code-feedback-full | ${files("code-feedback-full")} | ${n(facts.dialogues)} | \`id\`, \`dialogue_id\`, \`method\`, \`lang\`, \`sources\`, \`messages\`, \`system\`, \`validation\`, \`validation_tags\` |`,
+        ]
+      : []),
+    `| filtered-instruction | ${files("filtered-instruction")} | ${n(facts.instructions)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
+    "",
+    "`code-feedback` has the columns and types of m-a-p/Code-Feedback, so the two concatenate: `id` is an",
+    "integer derived from the dialogue's stable id (the same on every rerun), and `messages` holds",
+    facts.keepSystem
+      ? "user and assistant turns, after the system prompt of the methods that have one."
+      : "only user and assistant turns (the system prompt of the methods that have one is in `code-feedback-full`'s `system`).",
     "",
     "## Dialogues per method",
     "",
-    "| method | dialogues | turns per dialogue | paper: dialogues | paper: turns per dialogue |",
-    "| --- | ---: | ---: | ---: | ---: |",
-    ...Object.entries(facts.methods).map(
-      ([method, r]) =>
-        `| ${method} | ${n(r.dialogues)} | ${r.turns_per_dialogue} | ${n(r.paper.dialogues)} | ${r.paper.turns_per_dialogue} |`,
-    ),
+    `This run ${facts.shape.verdict}.`,
+    "",
+    "| method | dialogues | turns per dialogue | paper: dialogues | paper: turns per dialogue | deviation |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ...facts.shape.methods.map((m) => {
+      const r = facts.methods[m.method];
+      const paper = `${n(r?.paper.dialogues ?? PAPER_DIALOGUE_STATS[m.method].dialogues)} | ${m.paper_turns_per_dialogue}`;
+      if (m.state === "disabled") return `| ${m.method} | not run (disabled) | | ${paper} | |`;
+      if (m.state === "none") return `| ${m.method} | 0 | | ${paper} | |`;
+      return `| ${m.method} | ${n(m.dialogues)} | ${m.turns_per_dialogue} | ${paper} | ${deviationCell(m.deviation, m.deviates)} |`;
+    }),
+    "",
+    "A turn is a user message and its answer; a deviation over 20% of the paper's figure is marked **over 20%**.",
     "",
     "## Languages",
     "",
@@ -124,19 +193,32 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
       Object.entries(r.by_lang).map(([lang, count]) => `| ${method} | ${lang} | ${n(count)} |`),
     ),
     "",
-    "Filtered instructions by language:",
+    "Filtered instructions by language, beside the paper's CodeFeedback-Filtered-Instruction:",
     "",
-    "| language | rows |",
-    "| --- | ---: |",
-    ...sorted(facts.instructionLangs).map(([lang, count]) => `| ${lang} | ${n(count)} |`),
+    "| language | rows | share | paper | deviation |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...(languages?.rows ?? []).map(
+      (l) =>
+        `| ${l.lang} | ${n(l.count)} | ${l.percent.toFixed(2)}% | ${l.paper}% | ${deviationCell(l.deviation, l.deviates)} |`,
+    ),
+    ...(languages && Object.keys(languages.other).length
+      ? [
+          "",
+          `\`other\`: ${sorted(languages.other)
+            .map(([lang, count]) => `${lang} ${n(count)}`)
+            .join(", ")}.`,
+        ]
+      : []),
     "",
     "## Sources and licences",
     "",
-    "| source | dataset | commit | rows in the filtered set | licence |",
-    "| --- | --- | --- | ---: | --- |",
+    "Every dataset a released row was made from:",
+    "",
+    "| source | dataset | revision | commit | rows in the filtered set | dialogues built from it | licence |",
+    "| --- | --- | --- | --- | ---: | ---: | --- |",
     ...facts.sources.map(
       (s) =>
-        `| ${s.resource} | [${s.repo}](https://huggingface.co/datasets/${s.repo}) | ${s.commits.map((c) => `\`${c.slice(0, 12)}\``).join(", ")} | ${n(s.rows)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
+        `| ${s.name} | [${s.repo}](https://huggingface.co/datasets/${s.repo}) | ${s.revision ? `\`${s.revision}\`` : ""} | ${s.commits.map((c) => `\`${c.slice(0, 12)}\``).join(", ")} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
     ),
     "",
     "The sources' licences bind the rows derived from them, whatever the licence in this card's metadata.",
@@ -168,8 +250,20 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     ...Object.entries(facts.models).map(([role, model]) => `| ${role} | \`${model}\` |`),
     ...facts.otherModels.map((model) => `| embeddings | \`${model}\` |`),
     "",
+    "## Citation",
+    "",
+    "The method is OpenCodeInterpreter's; the data comes from the sources above. Please cite them:",
+    "",
+    "```bibtex",
+    citations(facts.sources).join("\n\n"),
+    "```",
+    "",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+function deviationCell(deviation: number, deviates: boolean): string {
+  return deviates ? `**${signedPercent(deviation)}, over 20%**` : signedPercent(deviation);
 }
 
 function sorted(counts: Record<string, number>): [string, number][] {

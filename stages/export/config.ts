@@ -10,6 +10,14 @@ export const KNOWN_SOURCE_LICENSES: Record<string, string> = {
 
 export const exportConfigSchema = z
   .object({
+    /**
+     * keep a dialogue's leading system message (simulate's and correct's code-interpreter prompt) in
+     * `messages`; m-a-p/Code-Feedback has none, so by default it is left out (the full config keeps it
+     * in its `system` column either way)
+     */
+    keep_system: z.boolean().default(false),
+    /** also write the `code-feedback-full` config: string id, method, sources, language, validation */
+    full: z.boolean().default(true),
     /** also write each file as Parquet (what the hub's viewer and `datasets` read fastest) */
     parquet: z.boolean().default(true),
     /** rows per Parquet row group */

@@ -13,15 +13,42 @@ const text = (name: string): SchemaElement => ({
   repetition_type: "REQUIRED",
 });
 
-/** `{id, messages: [{role, content}]}` */
-export const CODE_FEEDBACK_SCHEMA: SchemaElement[] = [
-  { name: "root", num_children: 2 },
-  text("id"),
+const integer = (name: string): SchemaElement => ({ name, type: "INT64", repetition_type: "REQUIRED" });
+
+/** `messages: [{role, content}]`, a list of structs as the hub converts m-a-p/Code-Feedback */
+const MESSAGES: SchemaElement[] = [
   { name: "messages", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
   { name: "list", repetition_type: "REPEATED", num_children: 1 },
   { name: "element", repetition_type: "REQUIRED", num_children: 2 },
   text("role"),
   text("content"),
+];
+
+const textList = (name: string): SchemaElement[] => [
+  { name, repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
+  { name: "list", repetition_type: "REPEATED", num_children: 1 },
+  { ...text("element") },
+];
+
+/** `{id, messages: [{role, content}]}` with an integer id, as m-a-p/Code-Feedback */
+export const CODE_FEEDBACK_SCHEMA: SchemaElement[] = [
+  { name: "root", num_children: 2 },
+  integer("id"),
+  ...MESSAGES,
+];
+
+/** the `code-feedback-full` config: the public columns and how each dialogue was made and validated */
+export const CODE_FEEDBACK_FULL_SCHEMA: SchemaElement[] = [
+  { name: "root", num_children: 9 },
+  integer("id"),
+  text("dialogue_id"),
+  text("method"),
+  text("lang"),
+  ...textList("sources"),
+  ...MESSAGES,
+  { ...text("system"), repetition_type: "OPTIONAL" },
+  text("validation"),
+  ...textList("validation_tags"),
 ];
 
 /** `{query, answer, resource, lang}` */
@@ -46,7 +73,11 @@ export async function writeParquetAtomically(
   for (let start = 0; start < rows.length; start += rowGroupSize) {
     const group = rows.slice(start, start + rowGroupSize);
     await writer.write({
-      columnData: columns.map((name) => ({ name, data: group.map((row) => row[name]) })),
+      columnData: columns.map((name) => ({
+        name,
+        // INT64 columns take bigints; the JSONL's ids are plain numbers (exact: they stay below 2^53)
+        data: group.map((row) => (typeof row[name] === "number" ? BigInt(row[name]) : row[name])),
+      })),
       rowGroupSize,
     });
   }

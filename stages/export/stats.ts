@@ -2,12 +2,16 @@
 // the files to upload and the report the counts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { DialogueTally } from "../../pipeline/dialogue.js";
+import { type DialogueTally, type paperShape, signedPercent } from "../../pipeline/dialogue.js";
+import type { LanguageShare } from "../../pipeline/report/paper.js";
+import type { SourceUse } from "./card.js";
 
 /** The files under `<data_dir>/export/`; nothing else there is part of the release. */
 export const EXPORT_FILES = {
   codeFeedback: "code-feedback.jsonl",
   codeFeedbackParquet: "code-feedback.parquet",
+  codeFeedbackFull: "code-feedback-full.jsonl",
+  codeFeedbackFullParquet: "code-feedback-full.parquet",
   filteredInstruction: "filtered-instruction.jsonl",
   filteredInstructionParquet: "filtered-instruction.parquet",
   card: "README.md",
@@ -24,10 +28,47 @@ export interface ExportStats {
     by_method: ReturnType<DialogueTally["result"]>;
     /** final-code validation outcome -> exported dialogues */
     validation: Record<string, number>;
+    /** whether `messages` keep a leading system message */
+    keep_system: boolean;
   };
-  filtered_instruction: { rows: number; by_lang: Record<string, number>; by_source: Record<string, number> };
+  /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
+  shape: ReturnType<typeof paperShape>;
+  /** each dialogue stage: `ran`, or `not run (disabled)` */
+  dialogue_stages: Record<string, string>;
+  filtered_instruction: {
+    rows: number;
+    by_lang: Record<string, number>;
+    by_source: Record<string, number>;
+    /** the language mix beside the paper's, deviations over 20% marked */
+    languages: LanguageShare[];
+  };
+  /** every source a released row came from */
+  sources: SourceUse[];
   /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
   models: Record<string, string>;
+}
+
+/** The summary's lines: the shape verdict, then each figure over 20% off the paper's. */
+export function describeShape(stats: Pick<ExportStats, "shape" | "filtered_instruction">): string[] {
+  const lines = [`this run ${stats.shape.verdict}`];
+  for (const m of stats.shape.methods) {
+    if (m.state === "disabled") lines.push(`${m.method}: not run (disabled)`);
+    else if (m.state === "ran")
+      lines.push(
+        `${m.method}: ${m.turns_per_dialogue} turns per dialogue (paper: ${m.paper_turns_per_dialogue}, ${signedPercent(m.deviation)}${m.deviates ? ", over 20%" : ""})`,
+      );
+  }
+  const langs = stats.filtered_instruction.languages;
+  if (langs.length)
+    lines.push(
+      `filtered languages (paper): ${langs
+        .map(
+          (l) =>
+            `${l.lang} ${l.percent.toFixed(1)}% (${l.paper}%${l.deviates ? `, ${signedPercent(l.deviation)} over 20%` : ""})`,
+        )
+        .join(", ")}`,
+    );
+  return lines;
 }
 
 export async function readExportStats(workDir: string): Promise<ExportStats | undefined> {

@@ -33,7 +33,7 @@ describe("the dialogue record", () => {
     );
     expect(parseDialogue(d)).toEqual({ ok: true, dialogue: d });
     expect(turnCount(d)).toBe(2);
-    expect(Object.keys(codeFeedbackLine(d))).toEqual(["id", "messages"]);
+    expect(Object.keys(codeFeedbackLine(d, 1))).toEqual(["id", "messages"]);
   });
 
   it("names what is wrong with a malformed dialogue", () => {

@@ -1,10 +1,13 @@
 // The export stage through the runner, over hand-written filtered pairs and dialogues validated in the
-// real sandbox: the structure of every file (each Code-Feedback line has only id and messages; each
-// Filtered-Instruction line only query, answer, resource and lang), Parquet read back with hyparquet
-// equal to the JSONL, the dataset card's metadata and counts, the same bytes and ids on a rerun, and
-// files that are whole or absent.
+// real sandbox: the structure of every file (each Code-Feedback line has only an integer id and user /
+// assistant messages; the full config adds the string id, method, sources, language and validation;
+// each Filtered-Instruction line only query, answer, resource and lang), every Parquet file read back
+// by an independent reader (DuckDB) equal in schema and rows to its JSONL, the dataset card's
+// metadata, counts, sources and citations, the same bytes and ids on a rerun, and files that are whole
+// or absent.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
@@ -16,12 +19,13 @@ import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { writeAtomically } from "../../stages/export/atomic.js";
+import { releaseIds } from "../../stages/export/ids.js";
 import type { ExportStats } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { collect, noServices, tempDir } from "../support/runner-kit.js";
-import { dialogueSource, sampleDialogues } from "../validate/fixtures.js";
+import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "../validate/fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
@@ -68,6 +72,51 @@ function filterSource(): Stage<unknown> {
   }) as Stage<unknown>;
 }
 
+/** What download would have fetched: one file per source, at a commit of its own. */
+function downloadSource(): Stage<unknown> {
+  const files = [
+    ["magicoder", "ise-uiuc/Magicoder-OSS-Instruct-75K", "v1.0"],
+    ["evolinstruct", "nickrosh/Evol-Instruct-Code-80k-v1", "main"],
+    ["sharegpt", "ajibawa-2023/Python-Code-23k-ShareGPT", "main"],
+    ["taco", "BAAI/TACO", "main"],
+  ];
+  return defineStage({
+    name: "download",
+    description: "test downloaded files",
+    upstream: [],
+    kind: "global",
+    configSchema: z.object({}).strict(),
+    async run(_ctx, emit) {
+      for (const [i, [source, repo, revision]] of files.entries())
+        await emit.out({ id: `${repo}/data.jsonl`, source, repo, revision, commit: `${i + 1}`.repeat(40) });
+    },
+  }) as Stage<unknown>;
+}
+
+/** sampleDialogues, one simulated dialogue that opens with a system prompt, and a LeetCode one from TACO. */
+function releasedDialogues(): PipelineRecord[] {
+  const simulated = makeSystemDialogue();
+  const leetcode = dialogue(
+    "leetcode-similar-problem",
+    ["taco:train-00000:000001", "taco:train-00000:000002"],
+    "python",
+    turns(
+      ["Two Sum, LeetCode style.", fence("python", "print([0, 1])")],
+      ["Now Three Sum.", fence("python", "print([0, 1, 2])")],
+    ),
+  );
+  return [...sampleDialogues(), simulated, leetcode];
+}
+
+const SYSTEM_PROMPT = "You are a code interpreter. Run the code you write.";
+
+function makeSystemDialogue(): PipelineRecord {
+  return dialogue("interaction-simulation", ["magicoder:000007"], "python", [
+    { role: "system", content: SYSTEM_PROMPT },
+    ...turns(["Reverse a linked list in place.", fence("python", "print(list(reversed([1, 2, 3])))")]),
+  ]);
+}
+
 function exportRunner(dir: string, yaml = "") {
   const file = join(dir, "config.yaml");
   writeFileSync(
@@ -75,8 +124,9 @@ function exportRunner(dir: string, yaml = "") {
     `data_dir: ${join(dir, "data")}\nllm:\n  weak: {model: test-weak-model}\nstages:\n  validate: {run_timeout_s: 2}\n${yaml}`,
   );
   const stages = [
+    downloadSource(),
     filterSource(),
-    dialogueSource("pack", sampleDialogues),
+    dialogueSource("pack", releasedDialogues),
     defineValidateStage(["pack"]),
     exportStage,
   ];
@@ -98,6 +148,27 @@ async function parquetRows(path: string) {
   return parquetReadObjects({ file: await asyncBufferFromFile(path) });
 }
 
+/** A Parquet file as DuckDB reads it: column names and types, and rows (integers as numbers). */
+async function duckdbRead(path: string) {
+  const db = await DuckDBInstance.create(":memory:");
+  const connection = await db.connect();
+  try {
+    const from = `read_parquet('${path.replaceAll("'", "''")}')`;
+    const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`);
+    const schema = described.getRowObjectsJS().map((r) => [String(r.column_name), String(r.column_type)]);
+    const read = await connection.runAndReadAll(`SELECT * FROM ${from}`);
+    const rows = JSON.parse(
+      JSON.stringify(read.getRowObjectsJS(), (_k, v) => (typeof v === "bigint" ? Number(v) : v)),
+    ) as Record<string, unknown>[];
+    return { schema, rows };
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
+}
+
+const MESSAGES_TYPE = 'STRUCT("role" VARCHAR, "content" VARCHAR)[]';
+
 describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   const dir = tempDir("cf-export-");
 
@@ -108,29 +179,63 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     const files = readdirSync(exportDir(dir)).filter(
       (f) => !["manifest.json", "parts", "work", "lock"].includes(f),
     );
+    // the report is the CLI's, written after the run: the stage writes the release alone
     expect(files.sort()).toEqual([
       "README.md",
+      "code-feedback-full.jsonl",
+      "code-feedback-full.parquet",
       "code-feedback.jsonl",
       "code-feedback.parquet",
       "filtered-instruction.jsonl",
       "filtered-instruction.parquet",
-      "report.html",
     ]);
 
     const lines = jsonl(join(exportDir(dir), "code-feedback.jsonl"));
     const kept = await collect(runner.store("validate").read());
-    expect(lines.map((l) => l.id)).toEqual(kept.map((d) => d.id).sort());
-    for (const line of lines) {
+    const stringIds = kept.map((d) => d.id).sort();
+    // validate dropped the failing and the timed-out dialogue: 6 of 8 are released, in string-id order
+    expect(lines).toHaveLength(6);
+    const ids = releaseIds(stringIds);
+    expect(lines.map((l) => l.id)).toEqual(stringIds.map((id) => ids.get(id)));
+    expect(new Set(lines.map((l) => l.id)).size).toBe(6);
+    for (const [i, line] of lines.entries()) {
       expect(Object.keys(line)).toEqual(["id", "messages"]);
+      expect(Number.isSafeInteger(line.id)).toBe(true);
       for (const m of line.messages as Record<string, unknown>[]) {
         expect(Object.keys(m)).toEqual(["role", "content"]);
-        expect(["system", "user", "assistant"]).toContain(m.role);
+        expect(["user", "assistant"]).toContain(m.role);
       }
-      const source = kept.find((d) => d.id === line.id)!;
-      expect(line.messages).toEqual(source.messages);
+      const source = kept.find((d) => d.id === stringIds[i])!;
+      expect(line.messages).toEqual(
+        (source.messages as { role: string }[]).filter((m) => m.role !== "system"),
+      );
     }
-    // validate dropped the failing and the timed-out dialogue: 4 of 6 are released
-    expect(lines).toHaveLength(4);
+
+    const full = jsonl(join(exportDir(dir), "code-feedback-full.jsonl"));
+    expect(full.map((r) => r.dialogue_id)).toEqual(stringIds);
+    expect(full.map((r) => r.id)).toEqual(lines.map((l) => l.id));
+    for (const r of full) {
+      expect(Object.keys(r)).toEqual([
+        "id",
+        "dialogue_id",
+        "method",
+        "lang",
+        "sources",
+        "messages",
+        "system",
+        "validation",
+        "validation_tags",
+      ]);
+    }
+    const simulated = full.find((r) => r.method === "interaction-simulation" && r.system !== null)!;
+    expect(simulated).toMatchObject({
+      sources: ["magicoder:000007"],
+      lang: "python",
+      system: SYSTEM_PROMPT,
+      validation: "passed",
+      validation_tags: [],
+    });
+    expect((simulated.messages as { role: string }[]).map((m) => m.role)).toEqual(["user", "assistant"]);
 
     const pairs = jsonl(join(exportDir(dir), "filtered-instruction.jsonl"));
     for (const p of pairs) expect(Object.keys(p)).toEqual(["query", "answer", "resource", "lang"]);
@@ -140,11 +245,58 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       "Reverse a linked list in place.",
     ]);
 
-    expect(await parquetRows(join(exportDir(dir), "code-feedback.parquet"))).toEqual(lines);
+    // hyparquet (the readers' library) reads INT64 as bigint
+    const asNumbers = (rows: Record<string, unknown>[]) =>
+      rows.map((r) => ({ ...r, id: Number(r.id as bigint) }));
+    expect(asNumbers(await parquetRows(join(exportDir(dir), "code-feedback.parquet")))).toEqual(lines);
     expect(await parquetRows(join(exportDir(dir), "filtered-instruction.parquet"))).toEqual(pairs);
   });
 
-  it("writes a dataset card with hub metadata, counts per method and language, sources, licences and models", async () => {
+  it("an independent reader (DuckDB) finds each Parquet config's schema and rows equal to its JSONL", async () => {
+    const at = (name: string) => join(exportDir(dir), name);
+    const publicConfig = await duckdbRead(at("code-feedback.parquet"));
+    expect(publicConfig.schema).toEqual([
+      ["id", "BIGINT"],
+      ["messages", MESSAGES_TYPE],
+    ]);
+    expect(publicConfig.rows).toEqual(jsonl(at("code-feedback.jsonl")));
+
+    const fullConfig = await duckdbRead(at("code-feedback-full.parquet"));
+    expect(fullConfig.schema).toEqual([
+      ["id", "BIGINT"],
+      ["dialogue_id", "VARCHAR"],
+      ["method", "VARCHAR"],
+      ["lang", "VARCHAR"],
+      ["sources", "VARCHAR[]"],
+      ["messages", MESSAGES_TYPE],
+      ["system", "VARCHAR"],
+      ["validation", "VARCHAR"],
+      ["validation_tags", "VARCHAR[]"],
+    ]);
+    // same rows; DuckDB gives the Parquet column order, the JSONL its own
+    const full = jsonl(at("code-feedback-full.jsonl"));
+    expect(fullConfig.rows).toEqual(full);
+    expect(fullConfig.rows.some((r) => r.system === SYSTEM_PROMPT)).toBe(true);
+
+    const instructions = await duckdbRead(at("filtered-instruction.parquet"));
+    expect(instructions.schema).toEqual(["query", "answer", "resource", "lang"].map((c) => [c, "VARCHAR"]));
+    expect(instructions.rows).toEqual(jsonl(at("filtered-instruction.jsonl")));
+  });
+
+  it("keeps the system message in messages when stages.export.keep_system is set", async () => {
+    const keep = tempDir("cf-export-");
+    await exportRunner(keep, "  export: {keep_system: true, parquet: false}\n").run(["export"]);
+    const lines = jsonl(join(exportDir(keep), "code-feedback.jsonl"));
+    const withSystem = lines.filter((l) => (l.messages as { role: string }[])[0]!.role === "system");
+    expect(withSystem).toHaveLength(1);
+    expect((withSystem[0]!.messages as { content: string }[])[0]!.content).toBe(SYSTEM_PROMPT);
+    // the ids do not depend on the switch
+    expect(lines.map((l) => l.id)).toEqual(
+      jsonl(join(exportDir(dir), "code-feedback.jsonl")).map((l) => l.id),
+    );
+  });
+
+  it("writes a dataset card with hub metadata, counts per method and language, sources, licences, models and citations", async () => {
     const card = readFileSync(join(exportDir(dir), "README.md"), "utf8");
     const front = /^---\n([\s\S]*?)\n---\n/.exec(card);
     expect(front).not.toBeNull();
@@ -156,20 +308,45 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       tags: ["code"],
     });
     const configs = meta.configs as { config_name: string; data_files: { path: string }[] }[];
-    expect(configs.map((c) => c.config_name)).toEqual(["code-feedback", "filtered-instruction"]);
+    expect(configs.map((c) => c.config_name)).toEqual([
+      "code-feedback",
+      "code-feedback-full",
+      "filtered-instruction",
+    ]);
     for (const c of configs) expect(existsSync(join(exportDir(dir), c.data_files[0]!.path))).toBe(true);
+    const info = meta.dataset_info as { config_name: string; features: { name: string; dtype?: string }[] }[];
+    expect(info[0]!.features[0]).toEqual({ name: "id", dtype: "int64" });
+    expect(info.map((i) => i.config_name)).toEqual(configs.map((c) => c.config_name));
     expect(meta.dataset_info).toEqual(
-      expect.arrayContaining([expect.objectContaining({ splits: [{ name: "train", num_examples: 4 }] })]),
+      expect.arrayContaining([expect.objectContaining({ splits: [{ name: "train", num_examples: 6 }] })]),
     );
-    // counts: pack's fixtures are single-turn-packing and interaction-simulation dialogues
-    expect(card).toMatch(/\| single-turn-packing \| 2 \| 1\.5 \| 16,600 \| 2 \|/);
+    // counts: the fixtures are packing, simulation and LeetCode dialogues; correct and follow-ups made none
+    expect(card).toMatch(/\| single-turn-packing \| 2 \| 1\.5 \| 16,600 \| 2 \| \*\*-25%, over 20%\*\* \|/);
+    expect(card).toMatch(/\| leetcode-similar-problem \| 1 \| 2 \| 303 \| 2\.2 \| -9% \|/);
+    expect(card).toMatch(/\| code-correction \| 0 \| \|/);
+    expect(card).toContain("This run does not reproduce the released dataset's per-method shape");
+    expect(card).toContain(
+      "Dialogue methods run: single-turn-packing, interaction-simulation, code-correction, leetcode-similar-problem, leetcode-follow-up.",
+    );
     expect(card).toMatch(/\| interaction-simulation \| cpp \| 1 \|/);
-    expect(card).toMatch(/\| python \| 2 \|/);
+    expect(card).toMatch(/\| python \| 2 \| 66\.67% \| 67\.07% \| -1% \|/);
+    expect(card).toMatch(/\| javascript \| 1 \| 33\.33% \| 5\.82% \| \*\*\+473%, over 20%\*\* \|/);
+    // every source a released row came from, with revision and commit: TACO through the LeetCode dialogue
     expect(card).toContain("| magicoder | [ise-uiuc/Magicoder-OSS-Instruct-75K]");
-    expect(card).toMatch(/Magicoder-OSS-Instruct-75K\)[^\n]*\| 2 \| mit \|/);
-    expect(card).toMatch(/Evol-Instruct-Code-80k-v1\)[^\n]*not stated here/);
+    expect(card).toMatch(/Magicoder-OSS-Instruct-75K\) \| `v1\.0` \| `111111111111` \| 2 \| 1 \| mit \|/);
+    expect(card).toMatch(
+      /Evol-Instruct-Code-80k-v1\) \| `main` \| `222222222222` \| 1 \| 0 \| not stated here/,
+    );
+    expect(card).toMatch(/\| taco \| \[BAAI\/TACO\][^\n]*`444444444444` \| 0 \| 1 \| apache-2\.0 \|/);
+    expect(card).not.toContain("ajibawa-2023/Python-Code-23k-ShareGPT"); // fetched, but no released row from it
     expect(card).toContain("| weak (first answers in interaction simulation) | `test-weak-model` |");
     expect(card).toMatch(/\| not-runnable \| 1 \|/);
+    const bibtex = /```bibtex\n([\s\S]*?)```/.exec(card)?.[1] ?? "";
+    expect(bibtex).toContain("@article{zheng2024opencodeinterpreter,");
+    expect(bibtex).toContain("arXiv:2402.14658");
+    expect(bibtex).toContain("@article{wei2023magicoder,");
+    expect(bibtex).toContain("@article{li2023taco,");
+    expect(bibtex).toContain("@article{luo2023wizardcoder,");
   });
 
   it("keeps the file list, sizes and hashes in the manifest, and the same bytes and ids on a rerun", async () => {
@@ -190,8 +367,8 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
     await runner.run(["export"], { force: true });
     for (const [name, bytes] of Object.entries(before)) {
-      // the manifest and the report say when they were written; the release itself is byte-stable
-      if (name === "manifest.json" || name === "report.html") continue;
+      // the manifest says when it was written; the release itself is byte-stable
+      if (name === "manifest.json") continue;
       expect(readFileSync(join(exportDir(dir), name)).equals(bytes), name).toBe(true);
     }
     // and from scratch in another data dir: validation and export again, same ids, same bytes

@@ -1,0 +1,195 @@
+// What export reads and what it makes of it: the validated dialogues as rows of the public
+// `code-feedback` config and of the richer `code-feedback-full` one, filter's pairs as
+// Filtered-Instruction rows, and, for the card, which sources the released rows came from (by the
+// source name every record id starts with, looked up in what download fetched).
+import {
+  codeFeedbackLine,
+  type Dialogue,
+  type DialogueMessage,
+  DialogueTally,
+  parseDialogue,
+} from "../../pipeline/dialogue.js";
+import type { Emitter, StageContext } from "../../pipeline/stage.js";
+import type { SourceUse } from "./card.js";
+import type { ExportConfig } from "./config.js";
+import { releaseIds } from "./ids.js";
+
+type ExportContext = StageContext<ExportConfig>;
+
+export interface CodeFeedbackRow {
+  id: number;
+  messages: DialogueMessage[];
+}
+
+export interface CodeFeedbackFullRow extends CodeFeedbackRow {
+  /** the dialogue's stable string id in the pipeline (`pack-…`, `sim-…`) */
+  dialogue_id: string;
+  method: string;
+  lang: string;
+  /** ids of the records it was built from */
+  sources: string[];
+  /** the leading system message the public `messages` leave out, if the dialogue had one */
+  system: string | null;
+  /** validate's outcome for the final code */
+  validation: string;
+  /** validate's quality tags on the dialogue */
+  validation_tags: string[];
+}
+
+export interface FilteredInstruction {
+  query: string;
+  answer: string;
+  resource: string;
+  lang: string;
+}
+
+/** The source name a record id starts with: `magicoder:000123`, `taco:train-0001:000042`. */
+export const sourceOf = (id: string): string => id.slice(0, Math.max(0, id.indexOf(":"))) || id;
+
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** Tags validate put on a dialogue, whichever of its shapes: a list, or a `{tag: true}` map. */
+function validationTags(validation: Record<string, unknown> | undefined): string[] {
+  const tags = validation?.tags ?? validation?.gates;
+  if (Array.isArray(tags)) return tags.filter((t): t is string => typeof t === "string").sort();
+  if (typeof tags === "object" && tags !== null)
+    return Object.entries(tags)
+      .filter(([, v]) => Boolean(v))
+      .map(([k]) => k)
+      .sort();
+  return [];
+}
+
+/** The validated dialogues in the order of their string ids; duplicates and malformed records become rejects. */
+export async function readDialogues(ctx: ExportContext, emit: Emitter) {
+  const dialogues: Dialogue[] = [];
+  const seen = new Set<string>();
+  const tally = new DialogueTally();
+  const validation: Record<string, number> = {};
+  const embedders = new Set<string>();
+  for await (const record of ctx.read("validate")) {
+    const parsed = parseDialogue(record);
+    if (!parsed.ok) {
+      await emit.reject({ id: record.id, reason: "malformed-dialogue", detail: parsed.error });
+      continue;
+    }
+    const dialogue = parsed.dialogue;
+    if (seen.has(dialogue.id)) {
+      await emit.reject({
+        id: dialogue.id,
+        reason: "duplicate-id",
+        detail: "two dialogue stages emitted this id",
+      });
+      continue;
+    }
+    seen.add(dialogue.id);
+    tally.add(dialogue);
+    const outcome =
+      (dialogue.meta.validation as { outcome?: string } | undefined)?.outcome ?? "not validated";
+    validation[outcome] = (validation[outcome] ?? 0) + 1;
+    if (typeof dialogue.meta.embedder === "string") embedders.add(dialogue.meta.embedder);
+    dialogues.push(dialogue);
+  }
+  dialogues.sort((a, b) => byKey({ key: a.id }, { key: b.id }));
+  return { dialogues, tally, validation, embedders: [...embedders].sort() };
+}
+
+/** Both configs' rows of the dialogues, in the same order (that of the string ids). */
+export function dialogueRows(dialogues: readonly Dialogue[], keepSystem: boolean) {
+  const ids = releaseIds(dialogues.map((d) => d.id));
+  const public_: CodeFeedbackRow[] = [];
+  const full: CodeFeedbackFullRow[] = [];
+  for (const d of dialogues) {
+    const line = codeFeedbackLine(d, ids.get(d.id)!, { keepSystem });
+    const validation = d.meta.validation as Record<string, unknown> | undefined;
+    public_.push(line);
+    full.push({
+      id: line.id,
+      dialogue_id: d.id,
+      method: d.method,
+      lang: d.lang,
+      sources: [...d.sources],
+      messages: line.messages,
+      system: d.messages[0]?.role === "system" ? d.messages[0].content : null,
+      validation: typeof validation?.outcome === "string" ? validation.outcome : "not validated",
+      validation_tags: validationTags(validation),
+    });
+  }
+  return { public: public_, full };
+}
+
+/** filter's kept pairs as Filtered-Instruction rows (in the order of their ids) and their languages. */
+export async function readInstructions(ctx: ExportContext, emit: Emitter) {
+  const rows: { key: string; row: FilteredInstruction; origin: { repo?: string; commit?: string } }[] = [];
+  const langs: Record<string, number> = {};
+  for await (const record of ctx.read("filter")) {
+    const { query, answer, resource, lang } = record;
+    if (typeof query !== "string" || typeof answer !== "string" || typeof resource !== "string") {
+      await emit.reject({
+        id: record.id,
+        reason: "malformed-instruction",
+        detail: "a filtered record needs string query, answer and resource fields",
+      });
+      continue;
+    }
+    const language = typeof lang === "string" && lang !== "" ? lang : "unknown";
+    langs[language] = (langs[language] ?? 0) + 1;
+    const origin = (record.origin ?? {}) as { repo?: string; commit?: string };
+    rows.push({ key: record.id, row: { query, answer, resource, lang: language }, origin });
+  }
+  rows.sort(byKey);
+  return { rows, langs };
+}
+
+/**
+ * The sources the release was made from: every source name a filtered row or a released dialogue's
+ * sources start with, with the repo, revision and commit download fetched it at (else what the
+ * filtered rows' origin says), in download's order.
+ */
+export async function sourcesUsed(
+  ctx: ExportContext,
+  instructions: Awaited<ReturnType<typeof readInstructions>>["rows"],
+  dialogues: readonly Dialogue[],
+): Promise<SourceUse[]> {
+  const uses = new Map<string, SourceUse & { commitSet: Set<string>; order: number }>();
+  const use = (name: string) => {
+    let u = uses.get(name);
+    if (!u) {
+      u = {
+        name,
+        repo: "unknown",
+        revision: "",
+        commits: [],
+        rows: 0,
+        dialogues: 0,
+        commitSet: new Set(),
+        order: 1e9,
+      };
+      uses.set(name, u);
+    }
+    return u;
+  };
+  for (const { key, origin } of instructions) {
+    const u = use(sourceOf(key));
+    u.rows++;
+    if (origin.repo && u.repo === "unknown") u.repo = origin.repo;
+    if (origin.commit) u.commitSet.add(origin.commit);
+  }
+  for (const d of dialogues) for (const name of new Set(d.sources.map(sourceOf))) use(name).dialogues++;
+  let order = 0;
+  for await (const file of ctx.read("download")) {
+    const name = String(file.source ?? "");
+    order++;
+    const u = uses.get(name);
+    if (!u) continue;
+    u.repo = String(file.repo ?? u.repo);
+    u.revision = String(file.revision ?? "");
+    u.order = Math.min(u.order, order);
+    // download's commit is the one every file of the source was fetched at
+    u.commitSet.clear();
+    if (typeof file.commit === "string") u.commitSet.add(file.commit);
+  }
+  return [...uses.values()]
+    .sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
+    .map(({ commitSet, order: _, ...u }) => ({ ...u, commits: [...commitSet].sort() }));
+}

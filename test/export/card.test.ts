@@ -1,0 +1,85 @@
+// The dataset card and the shape verdict on their own: a dialogue stage switched off
+// (`stages.<stage>.enabled: false`) reads "not run (disabled)", never 0 or a missing row, and the
+// verdict says whether every method has the paper's turns per dialogue.
+import { describe, expect, it } from "vitest";
+import { DialogueTally, disabledDialogueStages, paperShape } from "../../pipeline/dialogue.js";
+import { type CardFacts, datasetCard } from "../../stages/export/card.js";
+import { exportConfigSchema } from "../../stages/export/config.js";
+
+const pair = [
+  { role: "user" as const, content: "q" },
+  { role: "assistant" as const, content: "a" },
+];
+const dialogueOf = (n: number) => Array.from({ length: n }, () => pair).flat();
+
+function tallyOf(rows: [string, number, number][]): ReturnType<DialogueTally["result"]> {
+  const tally = new DialogueTally();
+  for (const [method, dialogues, turnsEach] of rows)
+    for (let i = 0; i < dialogues; i++)
+      tally.add({ method: method as never, messages: dialogueOf(turnsEach), lang: "python" });
+  return tally.result();
+}
+
+function facts(methods: ReturnType<DialogueTally["result"]>, disabled: string[]): CardFacts {
+  return {
+    dialogues: 10,
+    instructions: 10,
+    methods,
+    shape: paperShape(methods, disabled),
+    instructionLangs: { python: 10 },
+    sources: [],
+    models: {},
+    otherModels: [],
+    validation: {},
+    parquet: true,
+    full: true,
+    keepSystem: false,
+  };
+}
+
+describe("the per-method shape beside the paper", () => {
+  it("reproduces when every method is within 20% of the paper's turns per dialogue", () => {
+    const methods = tallyOf([
+      ["single-turn-packing", 5, 2],
+      ["interaction-simulation", 3, 3],
+      ["code-correction", 2, 2], // 2.0 against 2.4: -17%
+      ["leetcode-similar-problem", 1, 2],
+      ["leetcode-follow-up", 1, 4],
+    ]);
+    const shape = paperShape(methods);
+    expect(shape.reproduces).toBe(true);
+    expect(shape.verdict).toMatch(/^reproduces the released dataset's per-method shape/);
+    expect(shape.methods.find((m) => m.method === "code-correction")).toMatchObject({
+      deviation: -0.17,
+      deviates: false,
+    });
+  });
+
+  it("marks a deviation over 20% and a disabled stage, and the card says both", () => {
+    const methods = tallyOf([
+      ["single-turn-packing", 4, 3], // 3.0 against 2.0: +50%
+      ["interaction-simulation", 3, 3],
+      ["code-correction", 2, 2],
+    ]);
+    const disabled = disabledDialogueStages({ leetcode: { enabled: false }, pack: { enabled: true } });
+    expect(disabled).toEqual(["leetcode"]);
+    const shape = paperShape(methods, disabled);
+    expect(shape.reproduces).toBe(false);
+    expect(shape.verdict).toContain("single-turn-packing has 3 turns per dialogue (paper: 2, +50%)");
+    expect(shape.verdict).toContain("leetcode-follow-up not run (disabled)");
+    const card = datasetCard(exportConfigSchema.parse({}).card, facts(methods, disabled));
+    expect(card).toContain(
+      "Dialogue methods run: single-turn-packing, interaction-simulation, code-correction; not run (disabled): leetcode-similar-problem, leetcode-follow-up.",
+    );
+    expect(card).toMatch(/\| single-turn-packing \| 4 \| 3 \| 16,600 \| 2 \| \*\*\+50%, over 20%\*\* \|/);
+    expect(card).toMatch(/\| leetcode-similar-problem \| not run \(disabled\) \| \| 303 \| 2\.2 \| \|/);
+    expect(card).toMatch(/\| leetcode-follow-up \| not run \(disabled\) \| \| 200 \| 3\.8 \| \|/);
+    expect(card).toContain("This run does not reproduce the released dataset's per-method shape");
+  });
+
+  it("a stage that ran and kept nothing is not called disabled", () => {
+    const shape = paperShape(tallyOf([["single-turn-packing", 1, 2]]));
+    expect(shape.methods.find((m) => m.method === "code-correction")?.state).toBe("none");
+    expect(shape.verdict).toContain("code-correction made no dialogue");
+  });
+});
