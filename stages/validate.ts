@@ -17,6 +17,7 @@ import type { Services } from "../pipeline/services.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
 import { languageMissing } from "./validate/causes.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
+import { type BlockRun, checkGates } from "./validate/gates.js";
 import { describeValidation, summarizeValidation } from "./validate/summary.js";
 import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.js";
 
@@ -77,8 +78,11 @@ export async function validateRecord(record: PipelineRecord, ctx: ValidateContex
   }
   const dialogue = parsed.dialogue;
   let validation: Awaited<ReturnType<typeof validateDialogue>>;
+  const runs: BlockRun[] = [];
   try {
-    validation = await validateDialogue(dialogue, programRunner(ctx));
+    validation = await validateDialogue(dialogue, programRunner(ctx), (block, result) =>
+      runs.push({ block, stdout: result.stdout }),
+    );
   } catch (error) {
     if (error instanceof SandboxOutageError)
       return { failed: { reason: "sandbox-error", detail: error.message } };
@@ -86,8 +90,23 @@ export async function validateRecord(record: PipelineRecord, ctx: ValidateContex
       return { failed: { reason: "interrupted", detail: "stopped before the dialogue's blocks had run" } };
     throw error;
   }
-  const tagged = { ...dialogue, meta: { ...dialogue.meta, validation } };
-  if (!ctx.config.drop.includes(validation.outcome)) return { out: [tagged] };
+  const gates = checkGates(dialogue, runs, ctx.config.gates);
+  const tagged = { ...dialogue, meta: { ...dialogue.meta, validation: { ...validation, gates } } };
+  if (!ctx.config.drop.includes(validation.outcome)) {
+    // a dialogue whose final code may stay is still dropped by the first gate listed to drop
+    const gate = gates.find((g) => ctx.config.gates.drop.includes(g.rule));
+    if (!gate) return { out: [tagged] };
+    return {
+      rejects: [
+        {
+          id: dialogue.id,
+          reason: gate.rule,
+          detail: `message ${gate.message}: ${gate.detail}`,
+          record: tagged,
+        },
+      ],
+    };
+  }
   const where = validation.final_message === undefined ? "" : ` (message ${validation.final_message})`;
   return {
     rejects: [

@@ -22,10 +22,43 @@ export const NOT_RUNNABLE_REASONS = [
 ] as const;
 export type NotRunnableReason = (typeof NOT_RUNNABLE_REASONS)[number];
 
+/** The quality gates (stages/validate/gates.ts), each a tag and, when listed in `gates.drop`, a drop. */
+export const GATE_RULES = [
+  /** a block that fails, and the next turn is not its execution result */
+  "silent-failure",
+  /** an answer states output its code does not print */
+  "stated-output",
+  /** the last request asks for code and no answer after it has any */
+  "no-code-answer",
+  /** code in another language than the query names */
+  "wrong-language",
+  /** an empty answer, one cut by max_tokens, or one whose code fence never closes */
+  "truncated",
+  /** an execution-result turn longer than `gates.max_result_chars` */
+  "long-result",
+  /** the same answer twice in one dialogue */
+  "repeated-turn",
+  /** code the sandbox had to stop or deny: network, writes outside its work dir, process or memory limit */
+  "sandbox-stopped",
+] as const;
+export type GateRule = (typeof GATE_RULES)[number];
+
+export const gatesConfigSchema = z
+  .object({
+    /** rules whose tag drops the dialogue (a reject named after the rule); the others only tag */
+    drop: z.array(z.enum(GATE_RULES)).default([...GATE_RULES]),
+    /** characters an execution-result turn may have before `long-result` tags it */
+    max_result_chars: z.number().int().positive().default(4000),
+  })
+  .strict();
+export type GatesConfig = z.infer<typeof gatesConfigSchema>;
+
 export const validateConfigSchema = z
   .object({
     /** outcomes of a dialogue's final code that drop it (a reject naming the outcome and the error) */
     drop: z.array(z.enum(DIALOGUE_OUTCOMES)).default(["failed", "timeout"]),
+    /** the quality gates: which rules drop, and their limits */
+    gates: gatesConfigSchema.prefault({}),
     /** dialogues validated at once */
     concurrency: z.number().int().positive().max(1024).default(16),
     /** code blocks in the sandbox at once, across all dialogues; default: `sandbox.workers` (or the cores) */

@@ -4,6 +4,7 @@
 import { type Dialogue, DialogueTally } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES, type DialogueOutcome } from "./config.js";
+import type { GateTag } from "./gates.js";
 import type { DialogueValidation } from "./validate-dialogue.js";
 
 type OutcomeCounts = Record<DialogueOutcome, number>;
@@ -16,14 +17,18 @@ export interface ValidateSummary {
   blocks_by_language: Record<string, Record<(typeof BLOCK_OUTCOMES)[number], number>>;
   /** blocks that could not run, by reason */
   not_runnable_reasons: Record<string, number>;
-  /** dropped dialogues by the outcome that dropped them */
+  /** dropped dialogues by the outcome or the gate that dropped them */
   dropped_by: Record<string, number>;
+  /** dialogues each quality gate tagged, kept or dropped, by rule then method */
+  gates: Record<string, Record<string, number>>;
   /** the kept dialogues: dialogues, turns and languages per method, next to the paper's */
   kept: ReturnType<DialogueTally["result"]>;
 }
 
 /** The validated dialogue of an output record or of a drop's reject. */
-function validated(record: unknown): (Dialogue & { meta: { validation?: DialogueValidation } }) | undefined {
+function validated(
+  record: unknown,
+): (Dialogue & { meta: { validation?: DialogueValidation & { gates?: GateTag[] } } }) | undefined {
   const r = record as { messages?: unknown; meta?: { validation?: unknown } } | undefined;
   return r && Array.isArray(r.messages) && r.meta?.validation ? (r as never) : undefined;
 }
@@ -38,6 +43,7 @@ export async function summarizeValidation(
     blocks_by_language: {},
     not_runnable_reasons: {},
     dropped_by: {},
+    gates: {},
     kept: {},
   };
   const tally = new DialogueTally();
@@ -50,6 +56,10 @@ export async function summarizeValidation(
     const cell = byLang[dialogue.lang]!;
     cell[v.outcome]++;
     cell[kept ? "kept" : "dropped"]++;
+    for (const rule of new Set((v.gates ?? []).map((g) => g.rule))) {
+      summary.gates[rule] ??= {};
+      summary.gates[rule][dialogue.method] = (summary.gates[rule][dialogue.method] ?? 0) + 1;
+    }
     for (const block of v.blocks) {
       summary.blocks_by_language[block.lang] ??= zeros(BLOCK_OUTCOMES);
       const row = summary.blocks_by_language[block.lang]!;
@@ -73,8 +83,9 @@ export async function summarizeValidation(
     }
     count(dialogue, false);
     summary.dialogues.dropped++;
-    const outcome = dialogue.meta.validation!.outcome;
-    summary.dropped_by[outcome] = (summary.dropped_by[outcome] ?? 0) + 1;
+    const reason = String((reject as { reason?: unknown }).reason ?? "");
+    const by = reason.startsWith("final-code-") ? dialogue.meta.validation!.outcome : reason;
+    summary.dropped_by[by] = (summary.dropped_by[by] ?? 0) + 1;
   }
   summary.kept = tally.result();
   return summary;

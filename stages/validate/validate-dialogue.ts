@@ -5,6 +5,7 @@
 import { extractCodeBlocks, type LanguageName } from "../../pipeline/code/index.js";
 import type { Dialogue } from "../../pipeline/dialogue.js";
 import type { ExecutionResult } from "../../pipeline/execution/index.js";
+import type { SandboxStop } from "../../pipeline/sandbox/types.js";
 import { afterRunning, beforeRunning, errorLine, languageMissing, type NotRunnable } from "./causes.js";
 import type { BlockOutcome, DialogueOutcome, NotRunnableReason } from "./config.js";
 import { type HarnessKind, harnessFor } from "./harness.js";
@@ -24,6 +25,8 @@ export interface BlockValidation {
   harness?: HarnessKind | "notebook";
   /** seconds the run took (compilation excluded) */
   time_s?: number | null;
+  /** a limit the sandbox enforced on the run (network, a write, processes, memory, output) */
+  stopped?: SandboxStop;
 }
 
 export interface DialogueValidation {
@@ -56,6 +59,8 @@ const NAME_ERROR = /\b(?:NameError|ModuleNotFoundError|ImportError)\b/;
 export async function validateDialogue(
   dialogue: Pick<Dialogue, "messages">,
   run: RunProgram,
+  /** every block that ran, with its result: the quality gates read its output */
+  ran?: (block: BlockValidation, result: ExecutionResult) => void,
 ): Promise<DialogueValidation> {
   const blocks: BlockValidation[] = [];
   // the Python session: blocks that ran cleanly, replayed before each new one
@@ -79,14 +84,23 @@ export async function validateDialogue(
       const previous = python ? [...session] : [];
       const result = await run(program.code, lang, previous);
       const harness: BlockValidation["harness"] = previous.length > 0 ? "notebook" : program.harness;
-      const base = { ...at, harness, time_s: result.timeS };
+      const base = {
+        ...at,
+        harness,
+        time_s: result.timeS,
+        ...(result.stopped ? { stopped: result.stopped } : {}),
+      };
+      const push = (tagged: BlockValidation) => {
+        blocks.push(tagged);
+        ran?.(tagged, result);
+      };
       const missing = languageMissing(result);
       if (missing) {
         blocks.push({ ...base, outcome: "not-runnable", reason: missing.reason, error: missing.detail });
         continue;
       }
       if (result.status === "success") {
-        blocks.push({ ...base, outcome: "passed" });
+        push({ ...base, outcome: "passed" });
         if (python) session.push(block.code);
         continue;
       }
@@ -98,11 +112,11 @@ export async function validateDialogue(
         };
       }
       if (cause) {
-        blocks.push({ ...base, outcome: "not-runnable", reason: cause.reason, error: cause.detail });
+        push({ ...base, outcome: "not-runnable", reason: cause.reason, error: cause.detail });
         if (python) sessionGap = { ...cause, at: m };
         continue;
       }
-      blocks.push({
+      push({
         ...base,
         outcome: result.status === "timeout" ? "timeout" : "failed",
         error: errorLine(result),
