@@ -3,7 +3,7 @@
 // its output was not what a test expected, it timed out; or the sandbox itself failed, which says
 // nothing about the code. simulate, correct, validate and `eval model` all classify runs through here.
 import type { LanguageName } from "../code/languages.js";
-import type { RunCodeResponse } from "../sandbox/types.js";
+import type { RunCodeResponse, SandboxStop } from "../sandbox/types.js";
 
 export type ExecutionStatus =
   /** ran to the end with exit code 0 (and, where a test exists, the expected output) */
@@ -40,6 +40,38 @@ export interface ExecutionResult {
   mismatch?: OutputMismatch;
   /** the sandbox's message for `sandbox-error`, or which step timed out */
   message?: string;
+  /**
+   * A limit the sandbox enforced on the run, whatever the status: such code is no training data even
+   * when it exits 0 (a probe that swallows its errors). From the sandbox's own report where it has
+   * one (memory, processes, output); network and writes outside the work dir only show as the errno
+   * the program got, so a clean run's output is read for those.
+   */
+  stopped?: SandboxStop;
+}
+
+// The errno texts a refused connection, name lookup or write shows in every runtime's messages. The
+// sandbox's network namespace and read-only mounts refuse them without telling anyone but the program.
+const NETWORK_REFUSED =
+  /Network is unreachable|ENETUNREACH|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo ENOTFOUND|No address associated with hostname|Could not resolve host/;
+const WRITE_DENIED = /Read-only file system|EROFS/;
+
+/** What the sandbox stopped or denied in a run, from its report, then from a clean run's output. */
+export function stoppedBy(
+  response: RunCodeResponse,
+  stdout: string,
+  stderr: string,
+  clean: boolean,
+): SandboxStop | undefined {
+  const reported = [
+    ...(response.compile_result?.stopped_by ?? []),
+    ...(response.run_result?.stopped_by ?? []),
+  ];
+  if (reported.length > 0) return reported[0];
+  if (!clean) return undefined;
+  const text = `${stdout}\n${stderr}`;
+  if (NETWORK_REFUSED.test(text)) return "network";
+  if (WRITE_DENIED.test(text)) return "write-denied";
+  return undefined;
 }
 
 /** True for outcomes that count as the code working. */
@@ -49,6 +81,12 @@ export function passed(result: Pick<ExecutionResult, "status">): boolean {
 
 /** The execution outcome of one sandbox answer, before any output comparison. */
 export function classifyResponse(response: RunCodeResponse, language: LanguageName): ExecutionResult {
+  const result = classifyStatus(response, language);
+  const stopped = stoppedBy(response, result.stdout, result.stderr, result.status === "success");
+  return stopped ? { ...result, stopped } : result;
+}
+
+function classifyStatus(response: RunCodeResponse, language: LanguageName): ExecutionResult {
   const compile = response.compile_result;
   const run = response.run_result;
   const base = {

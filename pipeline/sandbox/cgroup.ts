@@ -29,6 +29,8 @@ export interface RunCgroup {
   peakMemoryKb(): number | null;
   /** whether the kernel killed a process of the run for passing the memory cap */
   oomKilled(): boolean;
+  /** whether a fork or clone of the run was refused at the process cap */
+  processLimitHit(): boolean;
   /** kills whatever is left in the cgroups and removes them */
   remove(): Promise<void>;
 }
@@ -188,6 +190,7 @@ class CgroupV1Host implements CgroupHost {
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
       },
       oomKilled: () => counter(read(join(memory, "memory.oom_control")), "oom_kill") > 0,
+      processLimitHit: () => counter(read(join(pids, "pids.events")), "max") > 0,
       remove: async () => {
         await removeCgroupDir(memory);
         await removeCgroupDir(pids);
@@ -224,6 +227,7 @@ class CgroupV2Host implements CgroupHost {
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
       },
       oomKilled: () => counter(read(join(dir, "memory.events")), "oom_kill") > 0,
+      processLimitHit: () => counter(read(join(dir, "pids.events")), "max") > 0,
       remove: async () => {
         try {
           writeFileSync(join(dir, "cgroup.kill"), "1");

@@ -2,7 +2,7 @@
 // private run dir and fresh bubblewrap sandboxes (one for the compile step, one for the run step),
 // never reusing either for another request.
 
-import { type CgroupHost, openCgroupHost, WRAPPER_PROCESSES } from "./cgroup.js";
+import { type CgroupHost, openCgroupHost } from "./cgroup.js";
 import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
 import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
@@ -196,7 +196,8 @@ export class EmbeddedSandbox implements CodeRunner {
       kit: { ...area.kit, launcher },
       cgroups,
       memoryBytes: (limits.max_memory_mb + limits.memory_headroom_mb) * 1024 * 1024,
-      processes: limits.processes + WRAPPER_PROCESSES,
+      // as in step.ts: the tree's cap binds first, so a refused fork is counted
+      processes: limits.processes,
       tmpMb: limits.tmp_mb,
       owner: isRoot() ? slot.uid : null,
     });

@@ -3,7 +3,7 @@
 // completion, then everything it left killed and removed. The result says what happened in
 // SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it, for the
 // response's message.
-import { type CgroupHost, type RunCgroup, WRAPPER_PROCESSES } from "./cgroup.js";
+import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
 import { readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
 import {
@@ -18,7 +18,7 @@ import {
   wrapInSandbox,
 } from "./isolation.js";
 import { disposeSandbox, type PreparedSandbox } from "./prepared.js";
-import type { CommandRunResult } from "./types.js";
+import type { CommandRunResult, SandboxStop } from "./types.js";
 
 const MIB = 1024 * 1024;
 
@@ -105,6 +105,11 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
       result.peak_memory_kb =
         run.cgroup?.peakMemoryKb() ?? (run.usageFile ? readPeakMemoryKb(run.usageFile) : null);
       if (killedFor === null && run.cgroup?.oomKilled()) killedFor = "memory";
+      // what the limits refused, read from the kernel's counters: the program may have hidden it
+      const stopped: SandboxStop[] = [];
+      if (killedFor) stopped.push(killedFor);
+      if (run.cgroup?.processLimitHit()) stopped.push("processes");
+      if (stopped.length > 0) result.stopped_by = stopped;
     }
     return { result, killedFor };
   } finally {
@@ -141,7 +146,9 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
   if (host.cgroups) {
     cgroup = host.cgroups.createRun({
       memoryBytes: plan.treeMemoryMb * MIB,
-      processes: plan.limits.processes + WRAPPER_PROCESSES,
+      // the tree's cap binds before the uid's RLIMIT_NPROC (it also counts our wrappers), so a fork
+      // refused at the limit is counted in pids.events and the run reports it (`stopped_by`)
+      processes: plan.limits.processes,
     });
     wrapped = enterCgroups(wrapped, cgroup.procsFiles, kit);
   }

@@ -31,7 +31,16 @@ export interface CommandRunResult {
   signal?: string | null;
   stdout_truncated?: boolean;
   stderr_truncated?: boolean;
+  /**
+   * What the sandbox itself saw it stop or deny, whatever the program then did with the error (a
+   * probe that swallows them exits 0): `memory` (the kernel killed it at the memory cap), `processes`
+   * (a fork refused at the process cap), `output` (killed for too much output).
+   */
+  stopped_by?: SandboxStop[];
 }
+
+/** A limit the sandbox enforced on a run; pipeline/execution adds what only the output tells. */
+export type SandboxStop = "memory" | "processes" | "output" | "network" | "write-denied";
 
 export interface RunCodeResponse {
   status: RunStatus;
