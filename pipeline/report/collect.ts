@@ -64,6 +64,8 @@ export interface ValidationData {
   byMethod: { method: string; outcomes: Record<string, number> }[];
   blocksByLanguage: Record<string, Record<string, number>>;
   notRunnable: Record<string, number>;
+  /** quality gate -> method -> dialogues it tagged (kept or dropped) */
+  gates: Record<string, Record<string, number>>;
 }
 
 export interface ReportData {
@@ -300,5 +302,6 @@ function readValidation(stats: Json | undefined): ValidationData | undefined {
     byMethod,
     blocksByLanguage: table(stats.blocks_by_language),
     notRunnable,
+    gates: table(stats.gates),
   };
 }

@@ -298,6 +298,17 @@ function methodSection(data: ReportData): string {
   );
 }
 
+/** Dialogues each quality gate tagged, one row per rule, one column per method. */
+function gatesTable(gates: Record<string, Record<string, number>>): string {
+  const rules = Object.keys(gates);
+  if (rules.length === 0) return "";
+  const methods = [...new Set(rules.flatMap((r) => Object.keys(gates[r]!)))].sort();
+  return `<h3>Quality gates: dialogues tagged, per method</h3>${table(
+    ["rule", ...methods],
+    rules.map((r) => [r, ...methods.map((m) => gates[r]![m] ?? 0)]),
+  )}`;
+}
+
 function validationSection(data: ReportData): string {
   const head = '<section id="validation"><h2>Validation outcomes</h2>';
   const v = data.validation;
@@ -342,6 +353,7 @@ function validationSection(data: ReportData): string {
           Object.entries(v.notRunnable).sort((a, b) => b[1] - a[1]),
         )}`
       : "") +
+    gatesTable(v.gates) +
     "</section>"
   );
 }

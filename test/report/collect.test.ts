@@ -45,6 +45,19 @@ it("infers each round's passing score from its histogram, and folds other langua
   });
 });
 
+it("counts each quality gate per method, as validate's summary gives it, in a row per rule", async () => {
+  await writeManifests(dataDir, FULL_RUN);
+  const data = collectReport(dataDir);
+  expect(data.validation?.gates).toEqual({
+    "silent-failure": { "single-turn-packing": 3 },
+    "wrong-language": { "interaction-simulation": 2, "single-turn-packing": 1 },
+  });
+  const html = renderReport(data);
+  const section = html.slice(html.indexOf("Quality gates"));
+  expect(section).toMatch(/<th[^>]*>interaction-simulation<\/th><th[^>]*>single-turn-packing<\/th>/);
+  expect(section).toMatch(/<td[^>]*>wrong-language<\/td><td[^>]*>2<\/td><td[^>]*>1<\/td>/);
+});
+
 it("leaves a section empty, not the report broken, when a summary has another shape", async () => {
   const odd = FULL_RUN.map((m) => ({
     ...m,

@@ -139,7 +139,11 @@ export const FULL_RUN: Manifest[] = [
         javascript: { passed: 120, failed: 9, timeout: 0, "not-runnable": 20 },
       },
       not_runnable_reasons: { "missing-package": 90, "needs-network": 30, fragment: 54 },
-      dropped_by: { failed: 43, timeout: 7 },
+      dropped_by: { failed: 43, timeout: 7, "silent-failure": 3 },
+      gates: {
+        "silent-failure": { "single-turn-packing": 3 },
+        "wrong-language": { "interaction-simulation": 2, "single-turn-packing": 1 },
+      },
       kept: {
         "single-turn-packing": {
           dialogues: 146,
