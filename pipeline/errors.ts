@@ -22,3 +22,14 @@ export class InterruptedError extends UserError {
     super(message, { exitCode: 130 });
   }
 }
+
+/**
+ * A service the run needs (the hub, a sandbox server) cannot be reached or keeps answering with
+ * errors. Not the user's usage (2) nor a record's failure (1): nothing is wrong with the command, so
+ * rerunning it once the service is back continues where it stopped.
+ */
+export class OperationalError extends UserError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, exitCode: 4 });
+  }
+}

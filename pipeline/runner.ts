@@ -18,6 +18,7 @@ import {
   executeRecordStage,
   type InputCheck,
 } from "./runner/execute.js";
+import { costText, watchPrices } from "./runner/estimate-cost.js";
 import { createProgress, formatDuration } from "./runner/progress.js";
 import { type ShardSpec, shardArg, shardOfId } from "./runner/shard.js";
 import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/shard-status.js";
@@ -442,8 +443,10 @@ export class Runner {
     signal: AbortSignal,
     shard?: ShardSpec,
   ): Promise<StageReport> {
-    const estimate = await stage.estimate!(this.context(stage, signal, new UsageMeter(), shard));
-    const cost = estimate.costUsd !== undefined ? `, ~$${estimate.costUsd.toFixed(2)}` : "";
+    const prices = watchPrices(this.options.services);
+    const ctx = { ...this.context(stage, signal, new UsageMeter(), shard), services: prices.services };
+    const estimate = await stage.estimate!(ctx);
+    const cost = costText(estimate, prices.unpriced);
     this.log.info(
       `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
         `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,

@@ -1,6 +1,6 @@
 // What can go wrong between us and the hub, each said as advice. All are UserErrors: the CLI prints
 // the message and stops; rerunning continues from the bytes already on disk.
-import { UserError } from "../errors.js";
+import { OperationalError, UserError } from "../errors.js";
 
 /** 401/403: the dataset is gated or private, or the token is wrong. */
 export class HubAccessError extends UserError {
@@ -22,7 +22,7 @@ export class HubNotFoundError extends UserError {
 }
 
 /** No answer at all (DNS, refused connection, timeout) after every retry. */
-export class HubUnreachableError extends UserError {
+export class HubUnreachableError extends OperationalError {
   constructor(endpoint: string, what: string, cause: unknown) {
     super(
       `cannot reach the hub at ${endpoint} while fetching ${what} (${describeCause(cause)}); check the network, ` +
@@ -34,7 +34,7 @@ export class HubUnreachableError extends UserError {
 }
 
 /** Any other hub answer we cannot use (5xx after retries, malformed responses). */
-export class HubResponseError extends UserError {
+export class HubResponseError extends OperationalError {
   constructor(what: string, detail: string) {
     super(
       `the hub gave an unusable answer for ${what}: ${detail}; rerun later, or try a mirror via HF_ENDPOINT`,

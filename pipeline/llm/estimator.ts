@@ -51,6 +51,10 @@ export class RequestEstimator implements LlmEstimator {
     return s;
   }
 
+  get priced(): boolean {
+    return this.price !== undefined;
+  }
+
   key(messages: readonly ChatMessage[], options: ChatOptions | undefined): Buffer {
     return this.keyOf(messages, this.sampling(options), options);
   }

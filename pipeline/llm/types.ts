@@ -73,6 +73,8 @@ export interface LlmClient {
 export interface LlmEstimator {
   readonly role: string;
   readonly model: string;
+  /** false when `llm.prices` has no price for the model: its estimates cost 0, which means unknown */
+  readonly priced?: boolean;
   /** What `chat` with the same arguments would send and cost; nothing is sent. */
   estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate;
   /** The cached answer `chat` would give, if there is one; nothing is sent or counted. */

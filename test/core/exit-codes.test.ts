@@ -1,0 +1,61 @@
+// Exit codes a script can act on: 2 is a usage or configuration error (fix the command), 4 a service
+// the run needs could not be reached (rerun later, nothing to fix in the command).
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../support/runner-kit.js";
+
+const repoRoot = new URL("../..", import.meta.url).pathname;
+
+function pipeline(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "pipeline/main.ts", ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, HF_ENDPOINT: "" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+/** A port nothing listens on: bound, then let go. */
+function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("exit codes", () => {
+  it("an unreachable hub exits with 4, not the usage code 2", async () => {
+    const port = await deadPort();
+    const result = await pipeline([
+      "run",
+      "download",
+      "--config",
+      "configs/sample.yaml",
+      "--data-dir",
+      join(tempDir(), "data"),
+      "--set",
+      `hub.endpoint=http://127.0.0.1:${port}`,
+      "--set",
+      "hub.retries=0",
+    ]);
+    expect(result.stderr).toMatch(/cannot reach the hub at http:\/\/127\.0\.0\.1:\d+/);
+    expect(result.code).toBe(4);
+  }, 120_000);
+
+  it("a usage error stays 2", async () => {
+    const result = await pipeline(["run", "download", "--config", "configs/sample.yaml", "--limit", "0"]);
+    expect(result.code).toBe(2);
+  }, 120_000);
+});
