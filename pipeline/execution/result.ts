@@ -54,6 +54,8 @@ export interface ExecutionResult {
 const NETWORK_REFUSED =
   /Network is unreachable|ENETUNREACH|Temporary failure in name resolution|Name or service not known|EAI_AGAIN|getaddrinfo ENOTFOUND|No address associated with hostname|Could not resolve host/;
 const WRITE_DENIED = /Read-only file system|EROFS/;
+// a process's own address-space limit refuses an allocation without the kernel's counters noticing
+const MEMORY_REFUSED = /\bMemoryError\b|Cannot allocate memory|ENOMEM|std::bad_alloc|heap out of memory/;
 
 /** What the sandbox stopped or denied in a run, from its report, then from a clean run's output. */
 export function stoppedBy(
@@ -71,6 +73,7 @@ export function stoppedBy(
   const text = `${stdout}\n${stderr}`;
   if (NETWORK_REFUSED.test(text)) return "network";
   if (WRITE_DENIED.test(text)) return "write-denied";
+  if (MEMORY_REFUSED.test(text)) return "memory";
   return undefined;
 }
 

@@ -1,0 +1,101 @@
+// What the sandbox stopped or denied, as a typed part of the result: from the sandbox's own report
+// (the kernel's counters of refused forks and memory kills) whatever the program did with the error,
+// and, for the network and writes outside the work dir, from what a clean run printed.
+import { afterAll, describe, expect, it } from "vitest";
+import { classifyResponse, runBlock } from "../../pipeline/execution/index.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import type { RunCodeResponse } from "../../pipeline/sandbox/types.js";
+import { probeIsolationReport, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+
+const sandbox = new EmbeddedSandbox(testConfig());
+afterAll(() => sandbox.close());
+const withCgroups = (await probeIsolationReport()).cgroup !== null;
+
+const response = (run: Partial<NonNullable<RunCodeResponse["run_result"]>>): RunCodeResponse => ({
+  status: "Success",
+  message: "",
+  compile_result: null,
+  run_result: {
+    status: "Finished",
+    execution_time: 0.1,
+    return_code: 0,
+    stdout: "",
+    stderr: "",
+    ...run,
+  },
+  files: {},
+});
+
+describe("stopped", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+  it("takes the sandbox's report first, and reads a clean run's output only for what it cannot see", () => {
+    expect(classifyResponse(response({ stopped_by: ["processes"] }), "python").stopped).toBe("processes");
+    expect(
+      classifyResponse(response({ stdout: "[Errno 101] Network is unreachable" }), "python").stopped,
+    ).toBe("network");
+    expect(
+      classifyResponse(response({ stdout: "[Errno 30] Read-only file system: '/etc/x'" }), "python").stopped,
+    ).toBe("write-denied");
+    expect(classifyResponse(response({ stdout: "MemoryError\n" }), "python").stopped).toBe("memory");
+    // a failing run's error is validate's to explain (needs-network), not a stop
+    const failed = response({ return_code: 1, stderr: "OSError: [Errno 101] Network is unreachable" });
+    expect(classifyResponse(failed, "python").stopped).toBeUndefined();
+    expect(classifyResponse(response({ stdout: "42\n" }), "python").stopped).toBeUndefined();
+  });
+
+  it.skipIf(!withCgroups)(
+    "a fork refused at the process cap is reported even when the program hides it",
+    async () => {
+      const code = `import os, time
+children = []
+try:
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(3)
+            os._exit(0)
+        children.append(pid)
+except OSError:
+    pass
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+print("fine")`;
+      const result = await runBlock(sandbox, code, "python", { runTimeoutS: 10 });
+      expect(result).toMatchObject({ status: "success", stdout: "fine\n", stopped: "processes" });
+      const plain = await runBlock(sandbox, "import os\nprint(len(os.environ) >= 0)", "python");
+      expect(plain.status).toBe("success");
+      expect(plain.stopped).toBeUndefined();
+    },
+  );
+
+  it.skipIf(!withCgroups)(
+    "processes the kernel killed at the tree's memory cap are reported as memory",
+    async () => {
+      // each child stays under its own address-space limit; together they pass the tree's cap
+      const code = `import os
+children = []
+for _ in range(8):
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * (90 * 1024 * 1024)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
+print("fine")`;
+      const result = await runBlock(sandbox, code, "python", { runTimeoutS: 10, memoryMb: 128 });
+      expect(result).toMatchObject({ status: "success", stopped: "memory" });
+    },
+  );
+
+  it("a refused connection and a write outside the work dir, swallowed but printed, are stops", async () => {
+    const code = `import socket
+try:
+    socket.create_connection(("203.0.113.1", 80), timeout=2)
+except OSError as e:
+    print(e)`;
+    expect((await runBlock(sandbox, code, "python")).stopped).toBe("network");
+    const write = `try:\n    open("/usr/probe", "w")\nexcept OSError as e:\n    print(e)`;
+    expect((await runBlock(sandbox, write, "python")).stopped).toBe("write-denied");
+  });
+});

@@ -1,0 +1,111 @@
+// The quality gates on dialogues a stage made: simulate against the scripted model over the real
+// OpenAI protocol, then validate. A model that answers a Go question in Python, and one whose answer
+// the server cut at max_tokens, used to be exported unnoticed; now validate names both and drops them.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../pipeline/config/load.js";
+import { silentLogger } from "../../pipeline/log.js";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { Runner } from "../../pipeline/runner.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import { createServices } from "../../pipeline/services.js";
+import type { Stage } from "../../pipeline/stage.js";
+import { simulateStage } from "../../stages/simulate.js";
+import { defineValidateStage } from "../../stages/validate.js";
+import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { filterRecord, filterSource, llmYaml } from "../simulate/kit.js";
+import { caseOf, partOf, scriptedReply } from "../simulate/script.js";
+import { type LlmServer, type ReceivedRequest, type Reply, startLlmServer } from "../support/llm-server.js";
+import { collect, tempDir } from "../support/runner-kit.js";
+
+const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
+const ANALYSIS = "The code ran and printed the answer. The task is done.";
+
+// the weak model's first answer per case; everything else follows the simulate tests' script
+function reply(r: ReceivedRequest): Reply {
+  const part = partOf(r);
+  switch (caseOf(r)) {
+    case "go-answered-wrong":
+      if (part === "weak") return `Here you go:\n${fence("python", "print(6 * 7)")}`;
+      if (part === "strong") return ANALYSIS;
+      break;
+    case "cut-off":
+      if (part === "weak")
+        return {
+          content: `Step one:\n${fence("python", "print('step one')")}\nStep two is`,
+          finishReason: "length",
+        };
+      if (part === "strong") return ANALYSIS;
+      break;
+    case "fine":
+      if (part === "weak") return fence("python", "print(6 * 7)");
+      if (part === "strong") return ANALYSIS;
+      break;
+  }
+  return scriptedReply(r);
+}
+
+const RECORDS = [
+  filterRecord("t:go", "go-answered-wrong", "go", "Write a Go program that prints the product of 6 and 7."),
+  filterRecord("t:cut", "cut-off", "python", "Print the first step."),
+  filterRecord("t:fine", "fine", "python", "Print the product of 6 and 7 in Python."),
+];
+
+const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
+let server: LlmServer;
+beforeAll(async () => {
+  server = await startLlmServer({ fallback: reply });
+});
+afterAll(async () => {
+  await server.close();
+  await sandbox.close();
+});
+
+describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+  let kept: PipelineRecord[];
+  let rejects: { reason: string; detail: string; record: PipelineRecord }[];
+  let made: PipelineRecord[];
+
+  beforeAll(async () => {
+    const dir = tempDir("cf-gates-sim-");
+    const file = join(dir, "config.yaml");
+    writeFileSync(
+      file,
+      `data_dir: ${join(dir, "data")}\n${llmYaml(server.url)}stages:\n  simulate:\n    feedback_rounds: 0\n    execution: {run_timeout_s: 5}\n`,
+    );
+    const loaded = loadConfig({ file, sets: [] });
+    const services = createServices(loaded.config, { dataDir: join(dir, "data"), log: silentLogger });
+    const runner = new Runner(
+      [filterSource(() => RECORDS), simulateStage, defineValidateStage(["simulate"])] as Stage<unknown>[],
+      loaded,
+      {
+        services: { ...services, sandbox: () => sandbox },
+        log: silentLogger,
+        progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
+      },
+    );
+    await runner.run(["validate"]);
+    await services.close();
+    made = await collect(runner.store("simulate").read());
+    kept = await collect(runner.store("validate").read());
+    rejects = (await collect(runner.store("validate").read({ rejects: true }))) as never;
+  }, QUEUED_TEST_TIMEOUT_MS);
+
+  it("simulate keeps the finish reason the server gave each answer", () => {
+    const cut = made.find((r) => (r.sources as string[])[0] === "t:cut")!;
+    expect((cut.meta as { finish_reasons: Record<string, string> }).finish_reasons).toEqual({
+      "2": "length",
+      "4": "stop",
+    });
+  });
+
+  it("drops Python for a Go question and an answer cut at max_tokens, and keeps the good one", () => {
+    const reasons = Object.fromEntries(rejects.map((r) => [(r.record.sources as string[])[0], r.reason]));
+    expect(reasons).toEqual({ "t:go": "wrong-language", "t:cut": "truncated" });
+    expect(rejects.find((r) => r.reason === "wrong-language")!.detail).toBe(
+      "message 2: the query asks for go and the answer has a python block",
+    );
+    expect(kept.map((r) => (r.sources as string[])[0])).toEqual(["t:fine"]);
+  });
+});
