@@ -48,8 +48,11 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     raw = value as Record<string, unknown>;
     collectLines(doc.contents, [], text, lines);
   }
-  for (const assignment of options.sets ?? []) {
-    const path = applySet(raw, assignment);
+  // a block's `kind` first: switching it replaces the block, and the other --set keys go into the new one
+  const sets = options.sets ?? [];
+  const switchesKind = (a: string) => /(^|\.)kind=/.test(a);
+  for (const assignment of [...sets.filter(switchesKind), ...sets.filter((a) => !switchesKind(a))]) {
+    const path = applySet(raw, assignment, lines);
     lines.set(path, FROM_SET);
   }
   if (options.dataDir) raw.data_dir = options.dataDir;
@@ -113,8 +116,12 @@ function lineOf(text: string, offset: number): number {
 /** Marks, in the line map, a key whose value came from `--set` rather than from the file. */
 const FROM_SET = 0;
 
-/** Applies one `--set` and returns the dotted path it set. */
-function applySet(raw: Record<string, unknown>, assignment: string): string {
+/**
+ * Applies one `--set` and returns the dotted path it set. A `kind` that changes (a tagged block such
+ * as `stages.pack.embedder`, whose other keys belong to the kind) replaces the whole block: the file's
+ * keys for the old kind would be unknown keys of the new one.
+ */
+function applySet(raw: Record<string, unknown>, assignment: string, lines: Map<string, number>): string {
   const eq = assignment.indexOf("=");
   if (eq <= 0) {
     throw new ConfigError(
@@ -141,6 +148,12 @@ function applySet(raw: Record<string, unknown>, assignment: string): string {
     }
     target = target[key] as Record<string, unknown>;
   }
-  target[keys.at(-1)!] = value ?? null;
+  const last = keys.at(-1)!;
+  if (last === "kind" && target.kind !== undefined && target.kind !== value) {
+    for (const key of Object.keys(target)) delete target[key];
+    const block = keys.slice(0, -1).join(".");
+    for (const path of [...lines.keys()]) if (path.startsWith(`${block}.`)) lines.delete(path);
+  }
+  target[last] = value ?? null;
   return keys.join(".");
 }
