@@ -616,6 +616,11 @@ export class Runner {
     this.stage(name);
     const release = this.store(name).lock();
     try {
+      // shards take only their own locks: a live one is seen in its manifest
+      const own = this.statusForReset(name);
+      if (own?.state === "running" && this.shardCount(name) !== undefined) {
+        throw new UserError(`cannot reset ${name} while its shards are running: ${own.reason}`);
+      }
       for (const down of this.downstreamOf(name)) {
         const status = this.statusForReset(down);
         if (status?.state === "running") {
@@ -638,10 +643,12 @@ export class Runner {
   ): void {
     this.store(name).reset(options);
     for (const down of this.downstreamOf(name)) {
-      const store = this.store(down);
-      // an unreadable downstream manifest cannot be marked; its own reset is what its error advises
-      const manifest = readableOrUndefined(() => store.manifest());
-      if (manifest && !manifest.staleReason) store.saveManifest({ ...manifest, staleReason: reason });
+      const shards = listShards(join(this.dataDir, down)).map((shard) => this.store(down, shard));
+      for (const store of [this.store(down), ...shards]) {
+        // an unreadable downstream manifest cannot be marked; its own reset is what its error advises
+        const manifest = readableOrUndefined(() => store.manifest());
+        if (manifest && !manifest.staleReason) store.saveManifest({ ...manifest, staleReason: reason });
+      }
     }
   }
 

@@ -9,6 +9,7 @@ import { Runner, type StageStatus } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+import { reportAfterRun } from "./report.js";
 import { printTable } from "./table.js";
 import { whereLines } from "./where.js";
 
@@ -125,8 +126,9 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
+      let reports: Awaited<ReturnType<Runner["run"]>> = [];
       try {
-        await runner.run(args.stages, {
+        reports = await runner.run(args.stages, {
           only: args.only,
           force: args.force,
           dryRun: args["dry-run"],
@@ -138,6 +140,9 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         process.off("SIGTERM", onSignal);
         await services.close();
       }
+      // built here, after the run, so that export's own row reads its final manifest
+      const report = await reportAfterRun(runner, reports);
+      if (report) log.info(`report: ${report}`);
     },
   };
 
@@ -182,7 +187,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           "elapsed",
           "config",
         ],
-        rows.map((r) => {
+        rows.flatMap(withShardRows).map((r) => {
           const m = r.manifest;
           const u = m?.usage;
           return [
@@ -201,6 +206,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           ];
         }),
       );
+      for (const line of shardCommands(rows)) process.stdout.write(`${line}\n`);
     },
   };
 
@@ -235,7 +241,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           `note: ${args.stage} is ${status.state}${status.reason ? ` (${status.reason})` : ""}; showing what it has committed so far\n`,
         );
       }
-      for await (const record of runner.store(args.stage).read({ rejects: args.rejects })) {
+      for await (const record of runner.read(args.stage, { rejects: args.rejects })) {
         if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise((r) => out.once("drain", r));
       }
     },
@@ -299,6 +305,49 @@ function printStageDetail(s: StageStatus): void {
   out.write(`config:  ${s.configHash}\n`);
 }
 
+/** A sharded stage's row, then one row per shard (`  shard K/N`), each with its own counts. */
+function withShardRows(s: StageStatus): StageStatus[] {
+  const shards = (s.shards ?? []).map((shard) => ({
+    stage: `  shard ${shard.index}/${shard.count}`,
+    state: shard.state as StageStatus["state"],
+    configHash: shard.manifest?.configHash ?? "",
+    ...(shard.reason ? { reason: shard.reason } : {}),
+    ...(shard.manifest ? { manifest: shard.manifest } : {}),
+  }));
+  return [s, ...shards];
+}
+
+/** Under the table: the exact command that (re)runs each shard that is failed, stale or not started. */
+export function shardCommands(rows: StageStatus[]): string[] {
+  const lines: string[] = [];
+  for (const row of rows) {
+    for (const shard of row.shards ?? []) {
+      if (!shard.command) continue;
+      const why = shard.reason ? ` (${shard.reason.replace(/\s+/g, " ").slice(0, 120)})` : "";
+      lines.push(`${row.stage} shard ${shard.index}/${shard.count} ${shard.state}${why}: ${shard.command}`);
+    }
+  }
+  return lines;
+}
+
+function shardJson(shard: NonNullable<StageStatus["shards"]>[number]) {
+  const m = shard.manifest;
+  return {
+    index: shard.index,
+    count: shard.count,
+    state: shard.state,
+    reason: shard.reason ?? null,
+    command: shard.command ?? null,
+    counts: m?.counts ?? null,
+    usage: m?.usage ?? null,
+    elapsedMs: m?.elapsedMs ?? null,
+    pid: m?.pid ?? null,
+    host: m?.host ?? null,
+    updatedAt: m?.updatedAt ?? null,
+    outputHash: m?.outputHash ?? null,
+  };
+}
+
 function statusJson(s: StageStatus) {
   const m = s.manifest;
   return {
@@ -315,5 +364,6 @@ function statusJson(s: StageStatus) {
     outputHash: m?.outputHash ?? null,
     stats: m?.stats ?? null,
     lastError: m?.lastError ?? null,
+    shards: s.shards ? s.shards.map(shardJson) : null,
   };
 }

@@ -1,0 +1,186 @@
+// `run --shard K/N` over the toy stages: shards partition the records, their union is exactly a
+// one-process run (records, rejects, counts and output hash), a global stage waits for every shard,
+// and what would mix (another N, another configuration, a one-process run) is refused with advice.
+import { describe, expect, it } from "vitest";
+import { UserError } from "../../pipeline/errors.js";
+import { shardOfId } from "../../pipeline/runner/shard.js";
+import type { Runner } from "../../pipeline/runner.js";
+import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { TOY_STAGES } from "../support/toy-stages.js";
+
+const YAML = "stages:\n  numbers: {count: 60}\n";
+const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).sort();
+
+async function runShards(runner: Runner, stage: string, count: number, skip: number[] = []) {
+  for (let index = 0; index < count; index++) {
+    if (!skip.includes(index)) await runner.run([stage], { shard: { index, count } });
+  }
+}
+
+async function oneProcess(): Promise<Runner> {
+  const runner = makeRunner(TOY_STAGES, { dir: tempDir(), yaml: YAML });
+  await runner.run(["total"]);
+  return runner;
+}
+
+describe("shards", () => {
+  it("partition the records by id: their union is a one-process run, hash and counts included", async () => {
+    const reference = await oneProcess();
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runShards(runner, "numbers", 3);
+    await runShards(runner, "expand", 3);
+
+    // each shard holds only records whose id hashes to it, and none is in two shards
+    const seen = new Set<string>();
+    for (let index = 0; index < 3; index++) {
+      const store = runner.store("expand", { index, count: 3 });
+      const inputs = (await collect(store.read({ rejects: true }))).map((r) => r.id as string);
+      for (const out of await collect(store.read())) inputs.push((out.id as string).replace(/\/\d+$/, ""));
+      for (const id of inputs) expect(shardOfId(id, 3)).toBe(index);
+      for (const id of new Set(inputs)) {
+        expect(seen.has(id)).toBe(false);
+        seen.add(id);
+      }
+    }
+    expect(seen.size).toBe(60);
+
+    for (const stage of ["numbers", "expand"]) {
+      const sharded = runner.status(stage);
+      const single = reference.status(stage);
+      expect(sharded.state).toBe("complete");
+      expect(sharded.shards!.map((s) => s.state)).toEqual(["done", "done", "done"]);
+      expect(sharded.manifest!.counts).toEqual(single.manifest!.counts);
+      expect(sharded.manifest!.outputHash).toBe(single.manifest!.outputHash);
+      expect(lines(await collect(runner.read(stage)))).toEqual(lines(await collect(reference.read(stage))));
+      expect(lines(await collect(runner.read(stage, { rejects: true })))).toEqual(
+        lines(await collect(reference.read(stage, { rejects: true }))),
+      );
+    }
+    // the global stage reads the union and sees what one process saw
+    await runner.run(["total"]);
+    expect(await collect(runner.read("total"))).toEqual(await collect(reference.read("total")));
+    expect(runner.status("total").manifest!.outputHash).toBe(reference.status("total").manifest!.outputHash);
+    // and a whole-pipeline run afterwards finds everything up to date
+    const again = await makeRunner(TOY_STAGES, { dir, yaml: YAML }).run(["total"]);
+    expect(again.map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
+  });
+
+  it("a global stage refuses to start before every shard is done, naming the missing ones", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    await runShards(runner, "expand", 4, [1, 3]);
+    const status = runner.status("expand");
+    expect(status.state).toBe("partial");
+    expect(status.shards!.map((s) => s.state)).toEqual(["done", "not started", "done", "not started"]);
+    for (const only of [true, false]) {
+      const refused = runner.run(["total"], { only });
+      await expect(refused).rejects.toThrow(UserError);
+      await expect(refused).rejects.toThrow(/expand.*4 shards: 2 done, 2 not started \(1, 3\)/);
+      await expect(refused).rejects.toThrow("pnpm pipeline run expand --only --shard 1/4");
+      await expect(refused).rejects.toThrow("pnpm pipeline run expand --only --shard 3/4");
+    }
+    expect(runner.status("total").state).toBe("not started");
+    await runShards(runner, "expand", 4, [0, 2]);
+    await runner.run(["total"], { only: true });
+    expect(runner.status("total").state).toBe("complete");
+  });
+
+  it("refuses a global stage, another N, mixed configurations and a one-process run's outputs", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    await expect(runner.run(["total"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+      /--shard 0\/2: total is a global stage/,
+    );
+    await runner.run(["expand"], { shard: { index: 0, count: 3 } });
+
+    const otherN = runner.run(["expand"], { shard: { index: 1, count: 2 } });
+    await expect(otherN).rejects.toThrow(/expand was started in 3 shards, not 2/);
+    await expect(otherN).rejects.toThrow("pnpm pipeline reset expand");
+
+    const mixed = makeRunner(TOY_STAGES, { dir, yaml: YAML, sets: ["stages.expand.copies=4"] });
+    await expect(mixed.run(["expand"], { shard: { index: 1, count: 3 } })).rejects.toThrow(
+      /shard 0 of expand ran with another configuration .* all shards of a stage must share one/,
+    );
+    // nothing of the refused runs was written: still one shard of 3, with the first configuration
+    expect(runner.status("expand").shards!.map((s) => s.state)).toEqual([
+      "done",
+      "not started",
+      "not started",
+    ]);
+
+    // a one-process run does not take over unfinished shards, nor shards a one-process run's outputs
+    await expect(runner.run(["expand"])).rejects.toThrow(/expand is being run in shards and is partial/);
+    runner.reset("expand");
+    await runner.run(["expand"], { only: true });
+    await expect(runner.run(["expand"], { shard: { index: 0, count: 2 } })).resolves.toMatchObject([
+      { action: "skipped" },
+    ]);
+    // a one-process run left partial (failed records) cannot be finished by shards
+    runner.reset("expand");
+    const failing = makeRunner(TOY_STAGES, { dir, yaml: `${YAML}  expand: {fail_every: 7}\n` });
+    process.env.TOY_FAILING = "1";
+    try {
+      await expect(failing.run(["expand"], { only: true })).rejects.toThrow(/records failed/);
+    } finally {
+      delete process.env.TOY_FAILING;
+    }
+    await expect(failing.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+      /expand has outputs of a one-process run \(partial/,
+    );
+  });
+
+  it("staleness crosses shards: a new upstream or configuration makes them stale, downstream too", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    await runShards(runner, "expand", 2);
+    await runner.run(["total"]);
+    expect(runner.status("total").state).toBe("complete");
+
+    // one shard recomputed to the same records: the union hashes the same, nothing downstream is stale
+    await runner.run(["expand"], { shard: { index: 1, count: 2 }, force: true });
+    expect(runner.status("total").state).toBe("complete");
+
+    // the source changes: every shard of expand is stale, and total with them
+    const bigger = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  numbers: {count: 62}\n" });
+    await bigger.run(["numbers"]);
+    expect(bigger.status("expand").state).toBe("stale");
+    // recomputing numbers marked every shard of expand, as it marks a one-process stage
+    expect(bigger.status("expand").shards!.map((s) => s.reason)).toEqual([
+      "upstream numbers was reset",
+      "upstream numbers was reset",
+    ]);
+    expect(bigger.status("total").state).toBe("stale");
+    await runShards(bigger, "expand", 2);
+    expect(bigger.status("expand").state).toBe("complete");
+    expect(bigger.status("total").state).toBe("stale");
+    await bigger.run(["total"]);
+    expect((await collect(bigger.read("total")))[0]).toMatchObject({ n: 61 }); // value 61 adds one copy;
+  });
+
+  it("a sharded stage whose configuration changed is stale; its shards are rerun after a reset", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runShards(runner, "numbers", 2);
+    await runShards(runner, "expand", 2);
+    const changed = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  numbers: {count: 61}\n" });
+    expect(changed.status("numbers")).toMatchObject({ state: "stale" });
+    expect(changed.status("numbers").shards!.map((s) => s.reason)).toEqual([
+      "its configuration changed",
+      "its configuration changed",
+    ]);
+    expect(changed.status("expand").state).toBe("stale");
+    // shards of two configurations never make one stage: the new one starts after a reset
+    await expect(changed.run(["numbers"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+      "run `pnpm pipeline reset numbers` to start over with this configuration",
+    );
+    changed.reset("numbers");
+    expect(changed.status("expand").shards!.map((s) => s.state)).toEqual(["stale", "stale"]);
+    await runShards(changed, "numbers", 2);
+    await runShards(changed, "expand", 2);
+    expect(changed.status("expand").manifest!.counts.in).toBe(61);
+  });
+});
