@@ -6,16 +6,17 @@
 import { StageStore } from "../../pipeline/store/index.js";
 
 /** Per LLM stage: share of its requests the busiest role answers; calls before that role's first;
- * calls one record makes one after another (the answers the benchmark's server writes). */
-export const LLM_SHAPE: Record<string, { busiest: number; lead: number; chain: number }> = {
+ * calls and programs one record makes one after another (with the answers the benchmark's server
+ * writes). */
+export const LLM_SHAPE: Record<string, { busiest: number; lead: number; chain: number; runs: number }> = {
   // one scorer; the second prompt only after the first
-  filter: { busiest: 1, lead: 0, chain: 2 },
-  // weak answer, then strong: analysis, reviewer, refinement, analysis
-  simulate: { busiest: 4 / 5, lead: 1, chain: 5 },
-  // strong only: the mistake, the fix, the analysis of the fixed run
-  correct: { busiest: 1, lead: 0, chain: 3 },
+  filter: { busiest: 1, lead: 0, chain: 2, runs: 0 },
+  // weak answer, run, then strong: analysis, reviewer, refinement, run, analysis
+  simulate: { busiest: 4 / 5, lead: 1, chain: 5, runs: 2 },
+  // strong only: the mistake, run, the fix, run, the analysis of the fixed run
+  correct: { busiest: 1, lead: 0, chain: 3, runs: 2 },
   // strong only: texts and translations
-  leetcode: { busiest: 1, lead: 0, chain: 1 },
+  leetcode: { busiest: 1, lead: 0, chain: 1, runs: 0 },
 };
 
 export interface IdealInput {
@@ -29,6 +30,7 @@ export interface IdealInput {
   sandboxRuns: number | undefined;
   /** the sandbox alone, programs per second, with the stage's workers */
   sandboxRate: number;
+  workers: number;
 }
 
 export interface Ideal {
@@ -47,7 +49,9 @@ export function idealOf(x: IdealInput): Ideal {
   const llmS = shape
     ? (x.requests * shape.busiest * x.latencyS) / x.llmConcurrency + shape.lead * x.latencyS
     : 0;
-  const chainS = shape && x.requests > 0 ? shape.chain * x.latencyS : 0;
+  // one program takes workers / rate seconds when every worker is busy
+  const chainS =
+    shape && x.requests > 0 ? shape.chain * x.latencyS + (shape.runs * x.workers) / x.sandboxRate : 0;
   const sandboxS = (x.sandboxRuns ?? 0) / x.sandboxRate;
   const idealS = Math.max(llmS, sandboxS, chainS);
   const bound =
@@ -59,7 +63,8 @@ export function idealOf(x: IdealInput): Ideal {
     chainS,
     idealS,
     bound,
-    overhead: idealS > 0 ? x.wallS / idealS - 1 : undefined,
+    // leetcode's programs (TACO's tests, translations) are not counted: no ideal to hold it to
+    overhead: idealS > 0 && x.stage !== "leetcode" ? x.wallS / idealS - 1 : undefined,
     share: {
       llm: part(Math.max(llmS, chainS)),
       sandbox: part(sandboxS),
