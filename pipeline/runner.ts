@@ -22,7 +22,7 @@ import { costText, watchPrices } from "./runner/estimate-cost.js";
 import { createProgress, formatDuration } from "./runner/progress.js";
 import { type ShardSpec, shardArg, shardOfId } from "./runner/shard.js";
 import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/shard-status.js";
-import type { Services } from "./services.js";
+import { type Services, stageServices } from "./services.js";
 import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
 import {
   isRunning,
@@ -472,7 +472,7 @@ export class Runner {
       limit: this.options.limit,
       signal,
       log: createLogger(stage.name),
-      services: this.options.services,
+      services: stageServices(this.options.services, usage),
       usage,
       read: (name, opts) => {
         // upstream stages are checked complete before a stage starts; anything else would bypass staleness

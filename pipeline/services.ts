@@ -6,6 +6,7 @@ import { createLlmService } from "./llm/index.js";
 import type { LlmClient, LlmEstimator } from "./llm/types.js";
 import type { Logger } from "./log.js";
 import { createCodeRunner } from "./sandbox/index.js";
+import { meteredRunner } from "./sandbox/metered.js";
 import type { CodeRunner } from "./sandbox/types.js";
 import type { UsageMeter } from "./usage.js";
 
@@ -16,8 +17,11 @@ export interface Services {
   llmEstimator?(role: string): LlmEstimator;
   /** `run --dry-run` and `status`: the provider and model each LLM role resolves to, one line each */
   llmRoles?(): string[];
-  /** the code sandbox (embedded or a remote /run_code server) */
-  sandbox(): CodeRunner;
+  /**
+   * the code sandbox (embedded or remote /run_code servers); with `usage`, what each server did is
+   * counted there
+   */
+  sandbox(usage?: UsageMeter): CodeRunner;
   close(): Promise<void>;
 }
 
@@ -51,12 +55,22 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
     llmRoles() {
       return llmService().describeRoles();
     },
-    sandbox() {
+    sandbox(usage) {
       if (!sandbox) sandbox = createCodeRunner(root.sandbox);
-      return sandbox;
+      return meteredRunner(sandbox, usage);
     },
     async close() {
       await Promise.all([llm?.close(), sandbox?.close()]);
     },
   };
+}
+
+/**
+ * The services as one stage sees them: its sandbox counts per server in the stage's usage, as its
+ * LLM clients do (they are given the meter by the stage itself).
+ */
+export function stageServices(services: Services, usage: UsageMeter): Services {
+  const metered: Services = Object.create(services);
+  metered.sandbox = () => services.sandbox(usage);
+  return metered;
 }

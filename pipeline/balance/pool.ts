@@ -116,27 +116,27 @@ export class EndpointPool<T> {
   /**
    * A lease on the endpoint with the fewest requests outstanding, among those in rotation, not
    * paused and not full; one whose time out is over takes a trial request. Endpoints in `avoid`
-   * (those a request already failed on) are taken only when no other one is usable. Undefined when
-   * none is usable now.
+   * (those a request already failed on) are taken only when every other one is out or paused: one
+   * that is merely full is waited for. Undefined when none can be taken now.
    */
   tryAcquire(avoid?: ReadonlySet<string>, sink?: EndpointUsageSink): Lease<T> | undefined {
     const now = this.now();
     let best: Member<T> | undefined;
-    let bestAvoided = true;
+    let fallback: Member<T> | undefined;
+    let otherIsLive = false;
     const n = this.members.length;
     for (let i = 0; i < n; i++) {
       const member = this.members[(this.turn + i) % n]!;
-      if (!this.usable(member, now)) continue;
       const avoided = avoid?.has(member.name) === true;
-      if (
-        !best ||
-        (bestAvoided && !avoided) ||
-        (bestAvoided === avoided && member.outstanding < best.outstanding)
-      ) {
+      if (!avoided && this.live(member, now)) otherIsLive = true;
+      if (!this.usable(member, now)) continue;
+      if (avoided) {
+        if (!fallback || member.outstanding < fallback.outstanding) fallback = member;
+      } else if (!best || member.outstanding < best.outstanding) {
         best = member;
-        bestAvoided = avoided;
       }
     }
+    best ??= otherIsLive ? undefined : fallback;
     if (!best) return undefined;
     this.turn = (this.turn + 1) % n;
     if (best.ejectedUntil !== 0) best.probing = true;
@@ -161,10 +161,15 @@ export class EndpointPool<T> {
     }
   }
 
-  /** Whether an endpoint other than those in `avoid` could take a request now. */
+  /** Whether an endpoint other than those in `avoid` is in rotation and not paused (maybe full). */
   hasOther(avoid: ReadonlySet<string>): boolean {
     const now = this.now();
-    return this.members.some((m) => !avoid.has(m.name) && this.usable(m, now));
+    return this.members.some((m) => !avoid.has(m.name) && (this.live(m, now) || this.usable(m, now)));
+  }
+
+  /** In rotation and not paused, whether or not it is full. */
+  private live(member: Member<T>, now: number): boolean {
+    return member.ejectedUntil === 0 && member.pausedUntil <= now;
   }
 
   private usable(member: Member<T>, now: number): boolean {

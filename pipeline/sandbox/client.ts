@@ -1,8 +1,12 @@
 // A CodeRunner that sends requests to a remote SandboxFusion-compatible POST /run_code: our own
 // `pipeline sandbox serve`, or a SandboxFusion deployment. Replicas behind a load balancer are how
 // sandbox work grows past one machine, so the client retries what a busy or restarting replica
-// answers (connection errors, 429, 5xx) with backoff, and honours Retry-After.
+// answers (connection errors, 429, 5xx) with backoff, and honours Retry-After. `sandbox.url` may
+// list several servers: runs are spread over them like an LLM role's replicas (balance/pool.ts), and
+// a run that fails on one goes to another at once.
 import pLimit from "p-limit";
+import { urlList } from "../balance/config.js";
+import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
 import { sandboxErrorResponse } from "./request.js";
@@ -16,40 +20,99 @@ export function runCodeEndpoint(url: string): string {
   return trimmed.endsWith("/run_code") ? trimmed : `${trimmed}/run_code`;
 }
 
+/** A URL without credentials or query, for messages and usage. */
+function shownUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+}
+
 function normalizeResult(value: unknown): CommandRunResult | null {
   if (value === null || typeof value !== "object") return null;
   return value as CommandRunResult;
 }
 
+/**
+ * Those waiting on each signal, behind one listener: during an outage every request in flight backs
+ * off on the run's signal at once, and a listener each (never removed when the wait ended) tripped
+ * Node's MaxListenersExceededWarning.
+ */
+const backingOff = new WeakMap<AbortSignal, Set<() => void>>();
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    if (!signal) {
+      setTimeout(resolve, ms);
+      return;
+    }
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let waiters = backingOff.get(signal);
+    if (!waiters) {
+      const all = new Set<() => void>();
+      waiters = all;
+      backingOff.set(signal, all);
+      signal.addEventListener(
+        "abort",
+        () => {
+          backingOff.delete(signal);
+          for (const stop of all) stop();
+        },
+        { once: true },
+      );
+    }
+    const set = waiters;
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      set.delete(stop);
+      resolve();
+    }, ms);
+    set.add(stop);
   });
 }
 
+/** What a run may carry besides its signal: where to count what each server did. */
+export interface RemoteRunOptions {
+  signal?: AbortSignal;
+  usage?: EndpointUsageSink;
+}
+
 export class HttpSandboxClient implements CodeRunner {
+  /** the first server's /run_code URL (the only one, unless `sandbox.url` lists several) */
   readonly endpoint: string;
+  /** every server's /run_code URL */
+  readonly endpoints: readonly string[];
+  private readonly pool: EndpointPool<string>;
   private readonly limit: ReturnType<typeof pLimit>;
   private closed = false;
   private readonly controller = new AbortController();
 
   constructor(private readonly config: SandboxConfig) {
-    if (!config.url) throw new Error("HttpSandboxClient needs sandbox.url");
-    this.endpoint = runCodeEndpoint(config.url);
-    this.limit = pLimit(config.workers ?? 64);
+    const urls = urlList(config.url);
+    if (urls.length === 0) throw new Error("HttpSandboxClient needs sandbox.url");
+    this.endpoints = urls.map(runCodeEndpoint);
+    this.endpoint = this.endpoints[0]!;
+    // `workers` is per server: each replica takes as many requests as one server alone would.
+    const perServer = config.workers ?? 64;
+    this.pool = new EndpointPool(
+      this.endpoints.map((url) => ({ name: shownUrl(url), target: url })),
+      { capacity: perServer, balance: config.balance, log: (m) => process.stderr.write(`sandbox: ${m}\n`) },
+    );
+    this.limit = pLimit(perServer * this.endpoints.length);
   }
 
-  run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
+  run(request: RunCodeRequest, options?: RemoteRunOptions): Promise<RunCodeResponse> {
     if (this.closed) return Promise.reject(new SandboxClosedError());
-    return this.limit(() => this.send(request, options?.signal));
+    return this.limit(() => this.send(request, options?.signal, options?.usage));
+  }
+
+  /** What each server has done since this client was made, keyed by its shown URL. */
+  endpointStats(): ReturnType<EndpointPool<string>["stats"]> {
+    return this.pool.stats();
   }
 
   async close(): Promise<void> {
@@ -57,7 +120,11 @@ export class HttpSandboxClient implements CodeRunner {
     this.controller.abort(new SandboxClosedError());
   }
 
-  private async send(request: RunCodeRequest, signal?: AbortSignal): Promise<RunCodeResponse> {
+  private async send(
+    request: RunCodeRequest,
+    signal: AbortSignal | undefined,
+    usage: EndpointUsageSink | undefined,
+  ): Promise<RunCodeResponse> {
     const body = JSON.stringify(request);
     // The server may queue the request, then compile and run it: wait for both timeouts and slack.
     const budget =
@@ -65,62 +132,94 @@ export class HttpSandboxClient implements CodeRunner {
       (request.run_timeout ?? this.config.run_timeout_s) +
       this.config.client_slack_s;
     let lastError: unknown = null;
+    let lastUrl = this.endpoint;
+    /** servers this request failed on, tried again only when no other one can take it */
+    const failedOn = new Set<string>();
+    const stopped = () => (signal?.aborted ? signal.reason : this.controller.signal.reason);
     for (let attempt = 0; attempt <= this.config.client_retries; attempt++) {
-      const signals = [this.controller.signal, AbortSignal.timeout(budget * 1000)];
-      if (signal) signals.push(signal);
-      let response: Response;
+      const lease =
+        this.pool.tryAcquire(failedOn, usage) ??
+        (await this.pool.acquire(failedOn, usage, AbortSignal.any(this.stopSignals(signal)), stopped));
+      const url = lease.target;
+      lastUrl = url;
+      const failed = async (error: unknown, outcome: "failed" | "paused", waitMs?: number) => {
+        lastError = error;
+        lease.end(outcome, waitMs);
+        failedOn.add(lease.name);
+        // Another server can take it now: one server's trouble is no reason for this run to wait.
+        if (!this.pool.hasOther(failedOn)) await sleep(waitMs ?? backoffMs(attempt), signal);
+      };
+      let status: number;
+      let text: string;
+      let retryAfter: number;
       try {
-        response = await fetch(this.endpoint, {
+        const response = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body,
-          signal: AbortSignal.any(signals),
+          signal: AbortSignal.any([...this.stopSignals(signal), AbortSignal.timeout(budget * 1000)]),
         });
+        status = response.status;
+        retryAfter = Number(response.headers.get("retry-after"));
+        text = await response.text();
       } catch (error) {
-        if (signal?.aborted || this.controller.signal.aborted) throw error;
-        lastError = error;
-        await sleep(backoffMs(attempt), signal);
+        if (signal?.aborted || this.controller.signal.aborted) {
+          lease.end("abandoned");
+          throw error;
+        }
+        await failed(error, "failed");
         continue;
       }
-      const text = await response.text();
-      if (response.status === 429 || response.status >= 500) {
-        lastError = new SandboxRemoteError(
-          `${this.endpoint} answered HTTP ${response.status}: ${text.slice(0, 300)}`,
-          this.endpoint,
-          response.status,
+      if (status === 429 || status >= 500) {
+        const error = new SandboxRemoteError(
+          `${url} answered HTTP ${status}: ${text.slice(0, 300)}`,
+          url,
+          status,
         );
-        const retryAfter = Number(response.headers.get("retry-after"));
-        await sleep(
-          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : backoffMs(attempt),
-          signal,
-        );
+        const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined;
+        await failed(error, status === 429 ? "paused" : "failed", waitMs);
         continue;
       }
-      if (response.status >= 400) {
+      if (status >= 400) {
+        lease.end("answered");
         // The server refused this request (SandboxFusion answers 422 for an unknown language).
-        return sandboxErrorResponse(
-          `${this.endpoint} refused the request (HTTP ${response.status}): ${text.slice(0, 500)}`,
-        );
+        return sandboxErrorResponse(`${url} refused the request (HTTP ${status}): ${text.slice(0, 500)}`);
       }
-      return this.parse(text);
+      try {
+        const parsed = this.parse(text, url);
+        lease.end("answered");
+        return parsed;
+      } catch (error) {
+        // Not a /run_code server: a wrong URL, not a busy replica; retrying would not help.
+        lease.end("failed");
+        throw error;
+      }
     }
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    const where =
+      this.endpoints.length === 1
+        ? `the sandbox server at ${lastUrl}`
+        : `any of the sandbox servers (${this.endpoints.join(", ")})`;
     throw new SandboxRemoteError(
-      `could not reach the sandbox server at ${this.endpoint} after ${this.config.client_retries + 1} attempts (${reason}). Check that it runs (pnpm pipeline sandbox serve) and that sandbox.url is right.`,
-      this.endpoint,
+      `could not reach ${where} after ${this.config.client_retries + 1} attempts (${reason}). Check that it runs (pnpm pipeline sandbox serve) and that sandbox.url is right.`,
+      lastUrl,
       lastError instanceof SandboxRemoteError ? lastError.status : null,
       { cause: lastError },
     );
   }
 
-  private parse(text: string): RunCodeResponse {
+  private stopSignals(signal: AbortSignal | undefined): AbortSignal[] {
+    return signal ? [this.controller.signal, signal] : [this.controller.signal];
+  }
+
+  private parse(text: string, url: string): RunCodeResponse {
     let value: Record<string, unknown>;
     try {
       value = JSON.parse(text) as Record<string, unknown>;
     } catch (error) {
       throw new SandboxRemoteError(
-        `${this.endpoint} answered something that is not JSON: ${text.slice(0, 200)}`,
-        this.endpoint,
+        `${url} answered something that is not JSON: ${text.slice(0, 200)}`,
+        url,
         200,
         {
           cause: error,
@@ -129,8 +228,8 @@ export class HttpSandboxClient implements CodeRunner {
     }
     if (typeof value !== "object" || value === null || !RUN_STATUSES.has(String(value.status))) {
       throw new SandboxRemoteError(
-        `${this.endpoint} answered JSON without a SandboxFusion status: ${text.slice(0, 200)}; is sandbox.url a /run_code server?`,
-        this.endpoint,
+        `${url} answered JSON without a SandboxFusion status: ${text.slice(0, 200)}; is sandbox.url a /run_code server?`,
+        url,
         200,
       );
     }

@@ -2,6 +2,7 @@
 // defaults are SandboxFusion's where it has one (10 s compile, 10 s run) and conservative elsewhere.
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { balanceSchema } from "../balance/config.js";
 
 /** Per-run resource limits; a request may lower the memory limit but never raise any of these. */
 export const sandboxLimitsSchema = z
@@ -43,9 +44,14 @@ export const sandboxConfigSchema = z
     cgroups: z.enum(["auto", "off"]).default("auto"),
     /** cgroup v2 only: an existing cgroup dir without processes of its own to create run cgroups in */
     cgroup_parent: z.string().startsWith("/").optional(),
-    /** a remote SandboxFusion-compatible server (e.g. `http://10.0.0.5:8080`); unset runs embedded */
-    url: z.string().url().optional(),
-    /** runs at once; default: the number of cores. With `url`, requests in flight to the server */
+    /**
+     * a remote SandboxFusion-compatible server (e.g. `http://10.0.0.5:8080`), or a list of them that
+     * runs are spread over; unset runs embedded
+     */
+    url: z.union([z.string().url(), z.array(z.string().url()).min(1)]).optional(),
+    /** with several `url`s: when one is taken out of rotation and tried again */
+    balance: balanceSchema.prefault({}),
+    /** runs at once; default: the number of cores. With `url`, requests in flight to each server */
     workers: z.number().int().positive().max(1024).optional(),
     /** runs waiting for a worker before new ones are refused (backpressure) */
     queue: z.number().int().min(0).default(1024),
