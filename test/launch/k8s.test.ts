@@ -1,8 +1,8 @@
 // The Kubernetes manifests, parsed back from what `launch --executor k8s` prints and saves, checked
 // field by field against what the batch/v1 Job API requires and what the pipeline needs of them.
 // (No validator of Kubernetes schemas installs from the registries this project uses.)
-import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
@@ -37,6 +37,7 @@ function setup(extra = K8S) {
   return { dir, config };
 }
 
+const SLOW = { timeout: 120_000 };
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 describe("launch --executor k8s", () => {
@@ -131,6 +132,87 @@ describe("launch --executor k8s", () => {
     expect(files).toEqual(["01-numbers.yaml", "02-expand.yaml", "03-total.yaml"]);
     expect(files.map((f) => parseYaml(readFileSync(join(launchDir, kept!, f), "utf8")))).toEqual(jobs);
   });
+
+  // a stand-in for kubectl (no cluster here) that records its calls: `wait --for=condition=complete`
+  // answers at once unless the job is named in $FAIL_JOB, `--for=condition=failed` only then; a wait
+  // that is not answered sleeps, as kubectl does until its timeout, so a launcher that does not stop
+  // the losing wait hangs
+  function standInKubectl(dir: string): string {
+    const bin = join(dir, "bin");
+    execFileSync("mkdir", ["-p", bin]);
+    writeFileSync(
+      join(bin, "kubectl"),
+      `#!/bin/bash
+echo "$*" >> "${join(dir, "calls")}"
+if [ "$1" = wait ]; then
+  job="\${@: -1}"
+  case "$*" in
+    *condition=complete*) [[ "$job" == *"$FAIL_JOB"* && -n "$FAIL_JOB" ]] && exec sleep 600; exit 0 ;;
+    *condition=failed*) [[ "$job" == *"$FAIL_JOB"* && -n "$FAIL_JOB" ]] && exit 0; exec sleep 600 ;;
+  esac
+fi
+`,
+    );
+    chmodSync(join(bin, "kubectl"), 0o755);
+    return bin;
+  }
+
+  it(
+    "--apply applies the Jobs one at a time in pipeline order, each after the one before completes",
+    SLOW,
+    () => {
+      const { dir, config } = setup();
+      const bin = standInKubectl(dir);
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+      const r = cli(
+        ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const calls = readFileSync(join(dir, "calls"), "utf8").trim().split("\n");
+      const applies = calls.filter((c) => c.startsWith("apply"));
+      expect(applies.map((c) => c.replace(/.*\//, ""))).toEqual([
+        "01-numbers.yaml",
+        "02-expand.yaml",
+        "03-total.yaml",
+      ]);
+      // each apply comes after the wait for the Job before it
+      const order = calls.map((c) =>
+        c.startsWith("apply")
+          ? c.replace(/.*\/\d+-/, "apply ")
+          : c.replace(/^wait .*--for=condition=(\w+).*job\/cf-(\w+)-.*/, "wait $1 $2"),
+      );
+      expect(order.filter((c) => c.startsWith("apply") || c.startsWith("wait complete"))).toEqual([
+        "apply numbers.yaml",
+        "wait complete numbers",
+        "apply expand.yaml",
+        "wait complete expand",
+        "apply total.yaml",
+        "wait complete total",
+      ]);
+      expect(calls.every((c) => !c.startsWith("wait") || c.includes("--namespace curation"))).toBe(true);
+    },
+  );
+
+  it(
+    "--apply stops at a failed Job, says how to see its pods' logs, and applies nothing after it",
+    SLOW,
+    () => {
+      const { dir, config } = setup();
+      const bin = standInKubectl(dir);
+      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAIL_JOB: "cf-expand-" };
+      const r = cli(
+        ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
+        env,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/expand: job cf-expand-\S+ failed/);
+      expect(r.stderr).toContain("kubectl logs --namespace curation -l job-name=cf-expand-");
+      expect(r.stderr).toContain("Not applied: total");
+      const calls = readFileSync(join(dir, "calls"), "utf8");
+      expect(calls).not.toContain("03-total.yaml");
+    },
+  );
 
   it("without an image or a claim says which keys to set (exit 2)", () => {
     const { config } = setup("");
