@@ -33,3 +33,11 @@ export class OperationalError extends UserError {
     super(message, { ...options, exitCode: 4 });
   }
 }
+
+/**
+ * `text` without its closing full stop, for quoting one message inside another sentence: "... is
+ * right.. Check the sandbox" is what quoting a whole sentence gave.
+ */
+export function clause(text: string): string {
+  return text.trimEnd().replace(/\.+$/, "");
+}

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
-import { ConfigError, InterruptedError, UserError } from "./errors.js";
+import { clause, ConfigError, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
@@ -569,7 +569,7 @@ export class Runner {
     }
     if (result.counts.failed > 0) {
       const reasons = [...result.failures]
-        .map(([reason, f]) => `${f.count} x ${reason}${f.example ? ` (e.g. ${f.example})` : ""}`)
+        .map(([reason, f]) => `${f.count} x ${reason}${f.example ? ` (e.g. ${clause(f.example)})` : ""}`)
         .join("; ");
       partial(`${result.counts.failed} records failed: ${reasons}`);
       throw new UserError(

@@ -5,6 +5,7 @@
 
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../../pipeline/code/index.js";
+import { clause } from "../../pipeline/errors.js";
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import {
   type ExecutionResult,
@@ -97,7 +98,7 @@ export class Executor {
       await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (attempt - 1)));
     }
     throw new SandboxOutageError(
-      `the sandbox could not run a ${program.lang} program after ${attempts} tries: ${last?.message ?? "no answer"}. ` +
+      `the sandbox could not run a ${program.lang} program after ${attempts} tries: ${clause(last?.message ?? "no answer")}. ` +
         "Check the sandbox (`pnpm pipeline sandbox languages`, or the server at sandbox.url) and run again.",
     );
   }

@@ -1,0 +1,111 @@
+// A sandbox outage mid-run, as a user sees it: no MaxListenersExceededWarning however many runs back
+// off at once, and advice without a doubled full stop.
+import { createServer } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/feedback.js";
+import { HttpSandboxClient } from "../../pipeline/sandbox/client.js";
+import { sandboxConfigSchema } from "../../pipeline/sandbox/config.js";
+import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { Executor, SandboxOutageError } from "../../stages/dialogue-kit/executor.js";
+import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
+import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { numbersStage } from "../support/toy-stages.js";
+
+function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const warnings: string[] = [];
+const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+beforeEach(() => {
+  warnings.length = 0;
+  process.on("warning", onWarning);
+});
+afterEach(() => {
+  process.off("warning", onWarning);
+});
+
+async function downClient(): Promise<HttpSandboxClient> {
+  const port = await deadPort();
+  return new HttpSandboxClient(
+    sandboxConfigSchema.parse({ url: `http://127.0.0.1:${port}`, client_retries: 2 }),
+  );
+}
+
+describe("a sandbox outage", () => {
+  it("32 runs backing off on one run signal raise no MaxListenersExceededWarning", async () => {
+    const client = await downClient();
+    const signal = new AbortController().signal;
+    const results = await Promise.allSettled(
+      Array.from({ length: 32 }, () => client.run({ code: "print(1)", language: "python" }, { signal })),
+    );
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    await client.close();
+    expect(results.every((r) => r.status === "rejected")).toBe(true);
+    expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
+  }, 60_000);
+
+  it("an abort still ends every run that is backing off", async () => {
+    const client = await downClient();
+    const controller = new AbortController();
+    const runs = Array.from({ length: 12 }, () =>
+      client.run({ code: "print(1)", language: "python" }, { signal: controller.signal }),
+    );
+    setTimeout(() => controller.abort(new Error("stopped by the test")), 50);
+    const results = await Promise.allSettled(runs);
+    await client.close();
+    for (const r of results) {
+      expect(r.status).toBe("rejected");
+      expect(((r as PromiseRejectedResult).reason as Error).message).toBe("stopped by the test");
+    }
+  }, 60_000);
+
+  it("the dialogue stages' outage advice has a single full stop between its sentences", async () => {
+    const client = await downClient();
+    const executor = new Executor(
+      client,
+      4,
+      { run_timeout_s: 2, compile_timeout_s: 2, sandbox_attempts: 1 },
+      DEFAULT_FEEDBACK_TEMPLATE,
+    );
+    const journal = await new ExecutionJournal(tempDir()).open("r1");
+    const error = await executor
+      .run(journal, { code: "print(1)", lang: "python", context: [] })
+      .catch((e: unknown) => e);
+    await client.close();
+    expect(error).toBeInstanceOf(SandboxOutageError);
+    const message = (error as Error).message;
+    expect(message).toContain("sandbox.url is right. Check the sandbox");
+    expect(message).not.toMatch(/\.\./);
+  }, 60_000);
+
+  it("the runner's summary of failed records quotes a reason without doubling its full stop", async () => {
+    const failing = defineStage({
+      name: "failing",
+      description: "fails every record with a detail that is a whole sentence",
+      upstream: ["numbers"],
+      kind: "record",
+      configSchema: z.object({}).strict(),
+      process: async () => ({
+        failed: { reason: "sandbox-error", detail: "the sandbox is down. Check it and run again." },
+      }),
+    });
+    const runner = makeRunner([numbersStage, failing] as Stage<unknown>[], {
+      dir: tempDir(),
+      yaml: "stages:\n  numbers: {count: 3}\n",
+    });
+    const error = await runner.run(["failing"]).catch((e: unknown) => e);
+    const message = (error as Error).message;
+    expect(message).toContain(
+      "3 x sandbox-error (e.g. the sandbox is down. Check it and run again). The other",
+    );
+    expect(message).not.toMatch(/\.\)|\.\./);
+  }, 60_000);
+});
