@@ -7,10 +7,13 @@
 import pLimit from "p-limit";
 import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
+import { createLogger } from "../log.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
 import { sandboxErrorResponse } from "./request.js";
 import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
+
+const log = createLogger("sandbox");
 
 const RUN_STATUSES = new Set(["Success", "Failed", "SandboxError"]);
 
@@ -100,7 +103,7 @@ export class HttpSandboxClient implements CodeRunner {
     const perServer = config.workers ?? 64;
     this.pool = new EndpointPool(
       this.endpoints.map((url) => ({ name: shownUrl(url), target: url })),
-      { capacity: perServer, balance: config.balance, log: (m) => process.stderr.write(`sandbox: ${m}\n`) },
+      { capacity: perServer, balance: config.balance, log: (m) => log.warn(m) },
     );
     this.limit = pLimit(perServer * this.endpoints.length);
   }
