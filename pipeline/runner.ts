@@ -8,30 +8,23 @@ import { join, resolve } from "node:path";
 import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
-import { clause, ConfigError, InterruptedError, UserError } from "./errors.js";
+import { ConfigError, clause, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
+import { costText, watchPrices } from "./runner/estimate-cost.js";
 import {
   type ExecutionResult,
   executeGlobalStage,
   executeRecordStage,
   type InputCheck,
 } from "./runner/execute.js";
-import { costText, watchPrices } from "./runner/estimate-cost.js";
 import { createProgress, formatDuration } from "./runner/progress.js";
 import { type ShardSpec, shardArg, shardOfId } from "./runner/shard.js";
 import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/shard-status.js";
 import { type Services, stageServices } from "./services.js";
 import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
-import {
-  isRunning,
-  listShards,
-  type Manifest,
-  OutputDigest,
-  StageStore,
-  StoreError,
-} from "./store/index.js";
+import { isRunning, listShards, type Manifest, OutputDigest, StageStore, StoreError } from "./store/index.js";
 import { UsageMeter } from "./usage.js";
 
 export type StageState = "not started" | "running" | "partial" | "complete" | "stale";
