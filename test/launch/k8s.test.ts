@@ -20,7 +20,7 @@ type Manifest = any;
 
 const K8S = `launch:
   k8s:
-    image: registry.example/codefeedback:1.4
+    image: images.example/codefeedback:1.4
     pvc: cf-data
     namespace: curation
     secret: cf-keys
@@ -74,7 +74,7 @@ describe("launch --executor k8s", () => {
       expect(pod.containers).toHaveLength(1);
       const c = pod.containers[0];
       expect(c.name).toMatch(DNS_LABEL);
-      expect(c.image).toBe("registry.example/codefeedback:1.4");
+      expect(c.image).toBe("images.example/codefeedback:1.4");
       expect(c.workingDir).toBe("/app");
       expect(c.command).toEqual(["pnpm", "pipeline"]);
       expect(c.envFrom).toEqual([{ secretRef: { name: "cf-keys" } }]);
