@@ -82,6 +82,8 @@ describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       checked: false,
       mistake: { status: "runtime-error" },
       fixed: { status: "success", exit_code: 0 },
+      // why each published answer ended, by its index in messages (validate tags a cut one)
+      finish_reasons: { "2": "stop", "4": "stop", "6": "stop" },
     });
     // the error-inducing prompt was used to write the mistake, and appears nowhere in the dialogue
     const prompts = server.requests.filter((r) => caseOf(r) === "corr-syntax").map(partOf);
