@@ -1,7 +1,10 @@
-// `pnpm pipeline report`: rebuilds <data_dir>/export/report.html from whatever stages have run.
+// `pnpm pipeline report`: rebuilds <data_dir>/export/report.html from whatever stages have run; and
+// the same report at the end of a `run` that reaches export, built once every manifest is final.
 import type { CommandModule } from "yargs";
+import { disabledDialogueStages } from "../dialogue.js";
 import { createLogger } from "../log.js";
 import { viewInBrowser } from "../report/browser.js";
+import { DISABLED } from "../report/collect.js";
 import { writeReport } from "../report/index.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
@@ -26,6 +29,27 @@ export function judgedStates(
   return states;
 }
 
+/**
+ * After `run`: when export ran (or was found up to date), the report is rebuilt from the manifests,
+ * every one of them final by now, export's own included. Returns the report's path, if it wrote one.
+ */
+export async function reportAfterRun(
+  runner: Pick<Runner, "status" | "stages" | "loaded">,
+  reports: readonly { stage: string; action: string }[],
+): Promise<string | undefined> {
+  if (!reports.some((r) => r.stage === "export" && r.action !== "estimated")) return undefined;
+  const states: Record<string, { state: string; reason?: string | undefined }> = {};
+  for (const stage of runner.stages) {
+    const status = runner.status(stage.name);
+    if (status.state !== "not started") states[stage.name] = { state: status.state, reason: status.reason };
+  }
+  const { file } = await writeReport(runner.loaded.config.data_dir, {
+    states,
+    disabled: disabledDialogueStages(runner.loaded.config.stages),
+  });
+  return file;
+}
+
 export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule {
   const command: CommandModule<object, ReportArgs> = {
     command: "report",
@@ -44,9 +68,10 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
       const loaded = loadFromArgs(args);
       const { file, data } = await writeReport(loaded.config.data_dir, {
         states: judgedStates(stages, loaded),
+        disabled: disabledDialogueStages(loaded.config.stages),
         ...(args.out ? { file: args.out } : {}),
       });
-      const ran = data.stages.filter((s) => s.state !== "not run").map((s) => s.name);
+      const ran = data.stages.filter((s) => s.state !== "not run" && s.state !== DISABLED).map((s) => s.name);
       process.stderr.write(
         `report from ${ran.length ? ran.join(", ") : "no stage yet"}${
           ran.length < data.stages.length
@@ -58,7 +83,7 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
         }\n`,
       );
       if (args.screenshot) {
-        const { dom } = await viewInBrowser(file, { screenshot: args.screenshot });
+        const { dom, size } = await viewInBrowser(file, { screenshot: args.screenshot });
         // the page's self-check marks each chart with the bars it expected and the bars that got a size
         const failed = [
           ...dom.matchAll(/data-chart="([^"]+)"[^>]*data-expected="(\d+)" data-drawn="(\d+)"/g),
@@ -66,6 +91,7 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
         if (failed.length) {
           process.stderr.write(`warning: charts that did not draw: ${failed.map((m) => m[1]).join(", ")}\n`);
         }
+        if (size) process.stderr.write(`screenshot: ${size.width}x${size.height} (the whole page)\n`);
         process.stdout.write(`${args.screenshot}\n`);
       }
       process.stdout.write(`${file}\n`);

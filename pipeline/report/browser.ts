@@ -26,10 +26,25 @@ export interface BrowserView {
   screenshot?: string | undefined;
 }
 
+/** The page size the report's own script measured once laid out (`data-page-width/height` on body). */
+export function pageSize(dom: string): { width: number; height: number } | undefined {
+  const body = /<body\b[^>]*>/.exec(dom)?.[0] ?? "";
+  const width = Number(/data-page-width="(\d+)"/.exec(body)?.[1]);
+  const height = Number(/data-page-height="(\d+)"/.exec(body)?.[1]);
+  return width > 0 && height > 0 ? { width, height } : undefined;
+}
+
+/** Chromium refuses windows past this; a longer page is cut there (and says so). */
+const MAX_SIDE = 16_384;
+
+/**
+ * Loads the page in headless Chromium: its DOM after the scripts ran, and on request a screenshot of
+ * the whole page (the size the page measured itself at, unless `width`/`height` say otherwise).
+ */
 export async function viewInBrowser(
   file: string,
   options: { screenshot?: string; width?: number; height?: number; chromium?: string } = {},
-): Promise<BrowserView> {
+): Promise<BrowserView & { size?: { width: number; height: number } | undefined }> {
   const chromium = options.chromium ?? findChromium();
   if (!chromium) {
     throw new UserError(
@@ -45,23 +60,32 @@ export async function viewInBrowser(
     "--hide-scrollbars",
     "--no-first-run",
     `--user-data-dir=${profile}`,
-    `--window-size=${options.width ?? 1200},${options.height ?? 5200}`,
   ];
+  const window = (width: number, height: number) => `--window-size=${width},${height}`;
   const url = pathToFileURL(path.resolve(file)).href;
   try {
-    const { stdout } = await run(chromium, [...common, "--dump-dom", url], {
-      maxBuffer: 64 << 20,
-      timeout: 60_000,
-    });
+    // laid out at the screenshot's width, so the height it measures is the one the screenshot needs
+    const { stdout } = await run(
+      chromium,
+      [...common, window(options.width ?? 1200, options.height ?? 900), "--dump-dom", url],
+      { maxBuffer: 64 << 20, timeout: 60_000 },
+    );
+    const measured = pageSize(stdout);
+    const size = {
+      width: Math.min(MAX_SIDE, options.width ?? measured?.width ?? 1200),
+      height: Math.min(MAX_SIDE, options.height ?? measured?.height ?? 900),
+    };
     if (options.screenshot) {
-      await run(chromium, [...common, `--screenshot=${path.resolve(options.screenshot)}`, url], {
-        timeout: 60_000,
-      });
+      await run(
+        chromium,
+        [...common, window(size.width, size.height), `--screenshot=${path.resolve(options.screenshot)}`, url],
+        { timeout: 60_000 },
+      );
       if (!existsSync(options.screenshot)) {
         throw new UserError(`${chromium} ran but wrote no screenshot to ${options.screenshot}`);
       }
     }
-    return { dom: stdout, screenshot: options.screenshot };
+    return { dom: stdout, screenshot: options.screenshot, size };
   } finally {
     await rm(profile, { recursive: true, force: true });
   }

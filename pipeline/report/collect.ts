@@ -9,6 +9,7 @@ import {
   type DialogueMethod,
   type DialogueStage,
   PAPER_DIALOGUE_STATS,
+  paperShape,
   stageOfMethod,
 } from "../dialogue.js";
 import { STAGE_NAMES } from "../stage.js";
@@ -76,6 +77,10 @@ export interface ReportData {
   funnel?: { in: number; kept: number; rounds: FunnelRound[] } | undefined;
   languages?: { total: number; rows: LanguageRow[]; other: Record<string, number> } | undefined;
   methods: MethodRow[];
+  /** dialogue stages switched off in the config */
+  disabled: DialogueStage[];
+  /** every method's turns per dialogue (kept, else made) beside the paper's; undefined before any ran */
+  shape?: ReturnType<typeof paperShape> | undefined;
   validation?: ValidationData | undefined;
   exportFiles: { name: string; rows?: number | undefined; bytes?: number | undefined }[];
 }
@@ -92,9 +97,14 @@ export interface CollectOptions {
     { state?: string; counts?: StageCounts; usage?: UsageTotals; stats?: Record<string, unknown> }
   >;
   now?: Date;
+  /** dialogue stages the config switches off: shown as "not run (disabled)", never as 0 or missing */
+  disabled?: readonly string[];
 }
 
 type Json = Record<string, unknown>;
+
+/** The state of a stage the config switches off. */
+export const DISABLED = "not run (disabled)";
 
 const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 const num = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
@@ -108,10 +118,12 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
   };
   const counts = (name: string) => options.pending?.[name]?.counts ?? manifests.get(name)?.counts;
 
+  const disabled = options.disabled ?? [];
   const stages: StageRow[] = STAGE_NAMES.map((name) => {
     const m = manifests.get(name);
     const pending = options.pending?.[name];
     const judged = options.states?.[name];
+    if (disabled.includes(name)) return { name, state: DISABLED };
     return {
       name,
       state: judged?.state ?? (pending ? (pending.state ?? "complete") : (m?.state ?? "not run")),
@@ -122,7 +134,10 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
       finishedAt: m?.finishedAt,
     };
   });
-  const ran = (name: string) => stages.find((s) => s.name === name)?.state !== "not run";
+  const ran = (name: string) => {
+    const state = stages.find((s) => s.name === name)?.state;
+    return state !== "not run" && state !== DISABLED;
+  };
 
   const funnel = readFunnel(stats("filter"));
   const exportStats = stats("export");
@@ -149,6 +164,12 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
     },
   ].map((step) => (ran(step.stage) ? step : { ...step, records: undefined }));
 
+  const methods = readMethods(
+    DIALOGUE_STAGES.filter(ran).map((name) => ({ name, stats: stats(name) })),
+    stats("validate"),
+    exportStats,
+  );
+  const shown = Object.fromEntries(methods.map((m) => [m.method, m.kept ?? m.generated]));
   return {
     generatedAt: (options.now ?? new Date()).toISOString(),
     dataDir: path.resolve(dataDir),
@@ -156,11 +177,9 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
     flow,
     funnel,
     languages: readLanguages(stats("filter"), exportStats),
-    methods: readMethods(
-      DIALOGUE_STAGES.filter(ran).map((name) => ({ name, stats: stats(name) })),
-      stats("validate"),
-      exportStats,
-    ),
+    methods,
+    disabled: DIALOGUE_STAGES.filter((s) => disabled.includes(s)),
+    shape: methods.some((m) => m.generated || m.kept) ? paperShape(shown, disabled) : undefined,
     validation: readValidation(stats("validate")),
     exportFiles: Array.isArray(exportStats?.files)
       ? exportStats.files

@@ -1,9 +1,10 @@
 // The run report: `<data_dir>/export/report.html`, rebuilt from the stage manifests by
-// `pnpm pipeline report`, and by the export stage at its end.
+// `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches export has ended (so
+// every manifest it reads is final, export's own included).
 //
 //   await writeReport(dataDir)                                       // from whatever has run
-//   await writeReport(dataDir, { pending: { export: { stats } } })  // a stage at its end, before its manifest
 //   await writeReport(dataDir, { states })                           // with the runner's view (stale, running)
+//   await writeReport(dataDir, { disabled: ["leetcode"] })           // stages switched off: "not run (disabled)"
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type CollectOptions, collectReport, type ReportData } from "./collect.js";

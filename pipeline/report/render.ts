@@ -1,8 +1,8 @@
 // The report page: one self-contained HTML file (styles, charts and a few lines of script inline;
 // nothing fetched), each section a chart beside the paper's figure and a table with the numbers.
 // A section whose stage has not run says so instead of drawing an empty chart.
-import { DIALOGUE_METHODS, DIALOGUE_STAGES } from "../dialogue.js";
-import type { ReportData, StageRow } from "./collect.js";
+import { DIALOGUE_METHODS, DIALOGUE_STAGES, PAPER_DEVIATION_LIMIT, signedPercent } from "../dialogue.js";
+import { DISABLED, type ReportData, type StageRow } from "./collect.js";
 import { PAPER_FILTER } from "./paper.js";
 import { type BarChartSpec, barChart, escapeXml as esc } from "./svg.js";
 
@@ -50,6 +50,13 @@ function notRun(stages: StageRow[], ...names: string[]): string {
     return `${name}: ${s?.state ?? "not run"}`;
   });
   return `no data yet (${states.join(", ")}); rerun \`pnpm pipeline report\` once it has run`;
+}
+
+/** `-9%`, or `+60% (over 20%)` past the mark. */
+function deviationText(deviation: number, deviates: boolean): string {
+  return deviates
+    ? `${signedPercent(deviation)} (over ${PAPER_DEVIATION_LIMIT * 100}%)`
+    : signedPercent(deviation);
 }
 
 function formatMs(ms: number | undefined): string {
@@ -162,9 +169,16 @@ function languageSection(data: ReportData): string {
       `${n(l.total)} filtered queries.${others ? ` Other: ${others}.` : ""}`,
     ) +
     table(
-      ["language", "queries", "this run", "paper"],
-      l.rows.map((r) => [r.lang, r.count, pct(r.percent), pct(r.paper)]),
+      ["language", "queries", "this run", "paper", "deviation"],
+      l.rows.map((r) => [
+        r.lang,
+        r.count,
+        pct(r.percent),
+        pct(r.paper),
+        deviationText(r.deviation, r.deviates),
+      ]),
     ) +
+    `<p class="meta">A deviation over ${PAPER_DEVIATION_LIMIT * 100}% of the paper's share is marked.</p>` +
     "</section>"
   );
 }
@@ -213,26 +227,35 @@ function methodSection(data: ReportData): string {
   const rows = data.methods.map((m) => {
     const tpd = (t?: { dialogues: number; turns: number }) =>
       t?.dialogues ? (t.turns / t.dialogues).toFixed(2) : "";
+    const shape = data.shape?.methods.find((x) => x.method === m.method);
+    const disabled = data.disabled.includes(m.stage);
     return [
       m.method,
-      m.generated?.dialogues ?? `${m.stage} not run`,
-      m.kept?.dialogues,
-      tpd(ours(m)),
+      disabled ? DISABLED : (m.generated?.dialogues ?? `${m.stage} not run`),
+      disabled ? undefined : m.kept?.dialogues,
+      disabled ? undefined : tpd(ours(m)),
       m.paper.dialogues,
       m.paper.turnsPerDialogue.toFixed(1),
+      shape?.state === "ran" ? deviationText(shape.deviation, shape.deviates) : undefined,
     ];
   });
-  const tableHtml = table(
-    [
-      "method",
-      "made",
-      "kept after validation",
-      "turns per dialogue",
-      "paper: dialogues",
-      "paper: turns per dialogue",
-    ],
-    rows,
-  );
+  const verdict = data.shape
+    ? `<p class="${data.shape.reproduces ? "meta" : "deviates"}" data-shape="${data.shape.reproduces ? "reproduces" : "differs"}">This run ${esc(data.shape.verdict)}.</p>`
+    : "";
+  const tableHtml =
+    verdict +
+    table(
+      [
+        "method",
+        "made",
+        "kept after validation",
+        "turns per dialogue",
+        "paper: dialogues",
+        "paper: turns per dialogue",
+        "deviation",
+      ],
+      rows,
+    );
   if (shown.length === 0) {
     return `${head}${missing("methods", notRun(data.stages, ...DIALOGUE_STAGES))}${tableHtml}</section>`;
   }
@@ -419,7 +442,8 @@ function exportSection(data: ReportData): string {
 }
 
 // Counts, in the browser, the bars that really have a size; a chart that drew fewer than it should
-// gets a visible warning (and the counts, for the report's own test).
+// gets a visible warning (and the counts, for the report's own test). Then notes the laid-out page's
+// size, which a screenshot is taken at.
 const SELF_CHECK = `
 for (const svg of document.querySelectorAll("svg.chart-svg")) {
   let expected = 0, drawn = 0;
@@ -438,7 +462,10 @@ for (const svg of document.querySelectorAll("svg.chart-svg")) {
     note.textContent = "this chart did not draw (" + drawn + " of " + expected + " bars)";
     svg.after(note);
   }
-}`;
+}
+const page = document.body.getBoundingClientRect();
+document.body.setAttribute("data-page-width", String(Math.ceil(Math.max(page.width, document.documentElement.scrollWidth))));
+document.body.setAttribute("data-page-height", String(Math.ceil(page.height)));`;
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d232b;margin:0;background:#f6f7f9}
@@ -450,6 +477,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:13px}
 th,td{border-bottom:1px solid #eaecef;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 figure{margin:8px 0}figcaption{color:#59636e;font-size:12px}
 .row{display:flex;flex-wrap:wrap;gap:16px}
+.deviates{color:#8a1f2c;font-weight:600}
 .missing{color:#8a5a00;background:#fff8e6;border:1px solid #f3d58a;border-radius:4px;padding:6px 10px}
 svg text{font-family:system-ui,sans-serif}`;
 

@@ -1,7 +1,8 @@
 // The whole chain through the CLI: `pnpm pipeline run export --config configs/sample.yaml` against the
 // local OpenAI-compatible test server, from download to the released files. Checks every file under
-// <data_dir>/export/ (each Code-Feedback line has only id and messages), that validate's manifest holds
-// the outcome table, and that a forced rerun of export writes the same bytes.
+// <data_dir>/export/ (each Code-Feedback line has only an integer id and user/assistant messages), the
+// card's sources (TACO among them), that validate's manifest holds the outcome table, that the report
+// written after the run has export's own row, and that a forced rerun of export writes the same bytes.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
@@ -17,6 +18,8 @@ const RELEASE = [
   "README.md",
   "code-feedback.jsonl",
   "code-feedback.parquet",
+  "code-feedback-full.jsonl",
+  "code-feedback-full.parquet",
   "filtered-instruction.jsonl",
   "filtered-instruction.parquet",
 ];
@@ -65,15 +68,20 @@ describe("pipeline run export (sample config, local LLM server)", () => {
     expect(dialogues.length).toBeGreaterThan(0);
     for (const d of dialogues) {
       expect(Object.keys(d)).toEqual(["id", "messages"]);
-      for (const m of d.messages as Record<string, unknown>[])
+      expect(Number.isSafeInteger(d.id)).toBe(true);
+      for (const m of d.messages as Record<string, unknown>[]) {
         expect(Object.keys(m)).toEqual(["role", "content"]);
+        expect(["user", "assistant"]).toContain(m.role);
+      }
     }
     const pairs = lines(join(exportDir(), "filtered-instruction.jsonl"));
     expect(pairs).toHaveLength(new StageStore(dir.path, "filter").manifest()!.counts.out);
     for (const p of pairs) expect(Object.keys(p)).toEqual(["query", "answer", "resource", "lang"]);
     const read = async (name: string) =>
       parquetReadObjects({ file: await asyncBufferFromFile(join(exportDir(), name)) });
-    expect(await read("code-feedback.parquet")).toEqual(dialogues);
+    expect((await read("code-feedback.parquet")).map((r) => ({ ...r, id: Number(r.id as bigint) }))).toEqual(
+      dialogues,
+    );
     expect(await read("filtered-instruction.parquet")).toEqual(pairs);
 
     const card = readFileSync(join(exportDir(), "README.md"), "utf8");
@@ -81,17 +89,28 @@ describe("pipeline run export (sample config, local LLM server)", () => {
       configs: unknown[];
       license: string;
     };
-    expect(meta.configs).toHaveLength(2);
+    expect(meta.configs).toHaveLength(3);
     expect(card).toContain("## Sources and licences");
+    // most sample dialogues come from TACO through the LeetCode stage: the card names it
+    expect(card).toMatch(/\| taco \| \[BAAI\/TACO\]/);
+    expect(card).toContain("@article{zheng2024opencodeinterpreter,");
     expect(card).toContain("Qwen/Qwen-72B-Chat");
 
     const summary = new StageStore(dir.path, "validate").manifest()!.stats as unknown as ValidateSummary;
     expect(summary.dialogues.kept).toBe(dialogues.length);
     expect(Object.keys(summary.by_method).length).toBeGreaterThan(0);
 
-    // export ends by writing the run report, which already knows export's own figures
+    // the CLI writes the run report after the run, from export's final manifest: not 0/0
     const report = readFileSync(join(exportDir(), "report.html"), "utf8");
     expect(report).toContain("code-feedback.jsonl");
+    const files = new StageStore(dir.path, "export").manifest()!.counts.out;
+    expect(files).toBeGreaterThan(0);
+    expect(report).toMatch(
+      new RegExp(
+        `<tr><td>export</td><td>complete</td><td class="num">[^<]*</td><td class="num">${files}</td>`,
+      ),
+    );
+    expect(run.stderr).toContain("report.html");
     expect(report).not.toMatch(/\bsrc=|\bhref=|https?:/);
   });
 

@@ -1,10 +1,11 @@
 // `pnpm pipeline report` as a user runs it: rebuilds report.html from the manifests there are, with
-// each stage's state as `status` judges it, and renders a screenshot on request.
+// each stage's state as `status` judges it, and renders a screenshot of the whole page on request.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { pageSize, viewInBrowser } from "../../pipeline/report/browser.js";
 import { FULL_RUN, writeManifests } from "./fixtures.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -58,5 +59,12 @@ it("rebuilds the report from the stages that ran, and screenshots it", async () 
   expect(html).toMatch(/<td>stale \(its configuration changed\)<\/td>/);
   expect(html).toMatch(/data-chart="languages"/);
   expect(html).toMatch(/data-missing="validation"/);
-  expect((await readFile(png)).subarray(1, 4).toString()).toBe("PNG");
+  const image = await readFile(png);
+  expect(image.subarray(1, 4).toString()).toBe("PNG");
+  // sized to the page (it was a fixed 1200x5200): the PNG is exactly as big as the page measures itself
+  const size = { width: image.readUInt32BE(16), height: image.readUInt32BE(20) };
+  expect(run.stderr).toContain(`screenshot: ${size.width}x${size.height} (the whole page)`);
+  expect(pageSize((await viewInBrowser(file)).dom)).toEqual(size);
+  expect(size.height).not.toBe(5200);
+  expect(size.height).toBeGreaterThan(900);
 }, 120_000);
