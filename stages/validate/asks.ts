@@ -14,15 +14,16 @@ const NAMED: [LanguageName, RegExp][] = [
   // "go" and "c" are words too: only the capitalised name in a phrase that means the language
   [
     "go",
-    /\bgolang\b|\b(?:in|using|with|Go's)\s+Go\b|\bGo\s+(?:program|code|function|script|module|package|solution|version|implementation)\b/,
+    /\b[Gg]olang\b|\b(?:in|using|with)\s+Go\b|\bGo\s+(?:program|code|function|script|module|package|solution|version|implementation)\b/,
   ],
   ["c", /\b(?:in|using|with)\s+C(?![+#\w])|\bC\s+(?:program|code|function|language)\b|\bANSI C\b/],
-  ["rust", /\brust\b/i],
-  ["ruby", /\bruby\b/i],
+  // English words too: only the capitalised name
+  ["rust", /\bRust\b/],
+  ["ruby", /\bRuby\b/],
   ["php", /\bphp\b/i],
-  ["kotlin", /\bkotlin\b/i],
-  ["swift", /\bswift\b/i],
-  ["scala", /\bscala\b/i],
+  ["kotlin", /\bKotlin\b/],
+  ["swift", /\bSwift\b/],
+  ["scala", /\bScala\b/],
 ];
 
 /** Languages close enough that an answer in one serves a question about the other. */
