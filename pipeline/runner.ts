@@ -25,7 +25,7 @@ import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/sh
 import { type Services, stageServices } from "./services.js";
 import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
 import { isRunning, listShards, type Manifest, OutputDigest, StageStore, StoreError } from "./store/index.js";
-import { UsageMeter } from "./usage.js";
+import { describeEndpoints, UsageMeter } from "./usage.js";
 
 export type StageState = "not started" | "running" | "partial" | "complete" | "stale";
 
@@ -586,6 +586,7 @@ export class Runner {
     this.log.info(
       `${label}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,
     );
+    for (const line of describeEndpoints(usage.totals)) this.log.info(`${label}: ${line}`);
     return {
       stage: stage.name,
       action: "ran",

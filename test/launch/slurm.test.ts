@@ -20,7 +20,7 @@ function setup(stages: string) {
   const config = join(dir, "c.yaml");
   writeFileSync(
     config,
-    `data_dir: ${join(dir, "data")}\nstages:\n${stages}launch:\n  slurm:\n    partition: debug\n    time: "00:10:00"\n    mem: 500M\n    extra_args: ["--comment=codefeedback-test"]\n`,
+    `data_dir: ${join(dir, "data")}\nstages:\n${stages}launch:\n  slurm:\n    partition: debug\n    time: "00:10:00"\n    mem: 500M\n    global: {mem: 600M}\n    extra_args: ["--comment=codefeedback-test"]\n`,
   );
   return { dir, config };
 }
@@ -96,6 +96,8 @@ describe.skipIf(unavailable !== undefined && !required)(
         expect(numbers![0]!.raw).toContain("Partition=debug");
         expect(numbers![0]!.raw).toContain("TimeLimit=00:10:00");
         expect(numbers![0]!.raw).toContain("Comment=codefeedback-test");
+      expect(numbers![0]!.raw).toContain("MinMemoryNode=500M");
+      expect(total![0]!.raw).toContain("MinMemoryNode=600M");
 
         // the union of the shards is what one process makes
         const one = setup(stages);
