@@ -1,0 +1,100 @@
+// The real filter stage in shards, through the CLI, against the test LLM server: a shard killed with
+// -9 and rerun alone pays for nothing twice, the union is the one-process run, and the response
+// caches of shards and of one-process runs answer each other.
+import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { StageStore } from "../../pipeline/store/index.js";
+import { CONCURRENCY, cli, useReferenceRun } from "../filter/e2e-kit.js";
+import { tempDir } from "../llm/helpers.js";
+
+const ref = useReferenceRun("cf-shard-filter-ref-");
+
+const jsonLines = (text: string) => text.trim().split("\n").filter(Boolean).sort();
+
+async function unionOf(dir: string): Promise<{ kept: string[]; rejected: string[] }> {
+  const kept = await cli(dir, ["cat", "filter"], {});
+  const rejected = await cli(dir, ["cat", "filter", "--rejects"], {});
+  expect(kept.code, kept.stderr).toBe(0);
+  return { kept: jsonLines(kept.stdout), rejected: jsonLines(rejected.stdout) };
+}
+
+async function filterStatus(dir: string) {
+  const status = await cli(dir, ["status", "--json"], {});
+  expect(status.code, status.stderr).toBe(0);
+  return JSON.parse(status.stdout).find((s: { stage: string }) => s.stage === "filter");
+}
+
+describe("filter in shards", () => {
+  it("a shard killed with -9 and rerun alone resends at most its requests in flight; the union is the one-process run", async () => {
+    const dir = tempDir("cf-shard-filter-");
+    expect((await cli(dir.path, ["run", "dedup"], {})).code).toBe(0);
+    ref.server.reset();
+    for (const shard of ["0/3", "1/3"]) {
+      const run = await cli(dir.path, ["run", "filter", "--only", "--shard", shard], ref.env());
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(`filter shard ${shard}: complete`);
+    }
+    const before = ref.server.count;
+    const killed = await cli(
+      dir.path,
+      ["run", "filter", "--only", "--shard", "2/3"],
+      ref.env(),
+      () => ref.server.count >= before + 15,
+    );
+    expect(killed.signal).toBe("SIGKILL");
+    const killedRun = ref.server.requests.slice(before).map((r) => r.key);
+
+    // a global stage downstream would refuse now; status names the dead shard and its command
+    const dead = await filterStatus(dir.path);
+    expect(dead.state).toBe("partial");
+    expect(dead.shards[2]).toMatchObject({ state: "failed" });
+    expect(dead.shards[2].command).toContain("pnpm pipeline run filter --only --shard 2/3");
+
+    const rerun = await cli(dir.path, ["run", "filter", "--only", "--shard", "2/3"], ref.env());
+    expect(rerun.code, rerun.stderr).toBe(0);
+
+    const keys = ref.server.requests.map((r) => r.key);
+    // the one-process run's requests, each sent once, but for those in flight when the shard died
+    expect(new Set(keys).size).toBe(ref.reference.requests);
+    const twice = keys.filter((k, i) => keys.indexOf(k) !== i);
+    expect(twice.length).toBeLessThanOrEqual(CONCURRENCY);
+    const lastOnes = new Set(killedRun.slice(-CONCURRENCY * 2));
+    for (const key of twice) expect(lastOnes.has(key)).toBe(true);
+
+    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    const status = await filterStatus(dir.path);
+    expect(status.state).toBe("complete");
+    expect(status.outputHash).toBe(new StageStore(ref.dir, "filter").manifest()!.outputHash);
+    // one cache file per shard, and none shared
+    expect(
+      readdirSync(join(dir.path, "llm-cache.shards"))
+        .filter((f) => f.endsWith(".sqlite"))
+        .sort(),
+    ).toEqual(["0-of-3.sqlite", "1-of-3.sqlite", "2-of-3.sqlite"]);
+    expect(existsSync(join(dir.path, "llm-cache.sqlite"))).toBe(false);
+
+    // the stage redone in one process finds every answer in the shards' caches
+    expect((await cli(dir.path, ["reset", "filter"], {})).code).toBe(0);
+    ref.server.reset();
+    const single = await cli(dir.path, ["run", "filter", "--only"], ref.env());
+    expect(single.code, single.stderr).toBe(0);
+    expect(ref.server.count).toBe(0);
+    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    dir.remove();
+  }, 240_000);
+
+  it("shards find the answers a one-process run paid for", async () => {
+    const dir = tempDir("cf-shard-filter-cache-");
+    expect((await cli(dir.path, ["run", "dedup"], {})).code).toBe(0);
+    copyFileSync(join(ref.dir, "llm-cache.sqlite"), join(dir.path, "llm-cache.sqlite"));
+    ref.server.reset();
+    for (const shard of ["0/2", "1/2"]) {
+      const run = await cli(dir.path, ["run", "filter", "--only", "--shard", shard], ref.env());
+      expect(run.code, run.stderr).toBe(0);
+    }
+    expect(ref.server.count).toBe(0);
+    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    dir.remove();
+  }, 240_000);
+});
