@@ -96,8 +96,8 @@ describe.skipIf(unavailable !== undefined && !required)(
         expect(numbers![0]!.raw).toContain("Partition=debug");
         expect(numbers![0]!.raw).toContain("TimeLimit=00:10:00");
         expect(numbers![0]!.raw).toContain("Comment=codefeedback-test");
-      expect(numbers![0]!.raw).toContain("MinMemoryNode=500M");
-      expect(total![0]!.raw).toContain("MinMemoryNode=600M");
+        expect(numbers![0]!.raw).toContain("MinMemoryNode=500M");
+        expect(total![0]!.raw).toContain("MinMemoryNode=600M");
 
         // the union of the shards is what one process makes
         const one = setup(stages);
