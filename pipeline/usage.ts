@@ -75,6 +75,14 @@ export class UsageMeter implements EndpointUsageSink {
   }
 }
 
+/** The sum of two stages' or shards' usage, endpoints merged by name. */
+export function sumUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  const meter = new UsageMeter(a);
+  meter.add(b);
+  for (const [name, stats] of Object.entries(b.endpoints ?? {})) meter.endpoint(name, stats);
+  return meter.totals;
+}
+
 /** Mean answered latency of an endpoint in ms, or undefined before its first answer. */
 export function meanLatencyMs(stats: EndpointStats): number | undefined {
   return stats.answered > 0 ? stats.latencyMs / stats.answered : undefined;

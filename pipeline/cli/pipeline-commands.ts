@@ -9,6 +9,7 @@ import { Runner, type StageStatus } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+import { printEndpointUsage } from "./endpoint-usage.js";
 import { reportAfterRun } from "./report.js";
 import { printTable } from "./table.js";
 import { whereLines } from "./where.js";
@@ -207,6 +208,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         }),
       );
       for (const line of shardCommands(rows)) process.stdout.write(`${line}\n`);
+      printEndpointUsage(rows);
     },
   };
 

@@ -2,7 +2,7 @@
 // for the current configuration, and then it hashes (and counts) as the union of its shards.
 import type { Manifest } from "../store/index.js";
 import { combineDigests } from "../store/index.js";
-import { emptyUsage, type UsageTotals } from "../usage.js";
+import { emptyUsage, sumUsage, type UsageTotals } from "../usage.js";
 
 export type ShardState = "not started" | "running" | "done" | "failed" | "stale";
 
@@ -72,15 +72,7 @@ export function aggregateState(
 }
 
 function addUsage(a: UsageTotals, b: UsageTotals | undefined): UsageTotals {
-  if (!b) return a;
-  return {
-    requests: a.requests + b.requests,
-    cachedRequests: a.cachedRequests + b.cachedRequests,
-    failedRequests: a.failedRequests + b.failedRequests,
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    costUsd: a.costUsd + b.costUsd,
-  };
+  return b ? sumUsage(a, b) : a;
 }
 
 /**

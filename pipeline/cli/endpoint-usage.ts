@@ -1,0 +1,29 @@
+// What each endpoint (LLM replica, /run_code server) did for each stage, from the usage in the
+// stages' manifests: for `status` after a run, and the same figures the run logs as it ends.
+import type { StageStatus } from "../runner.js";
+import { meanLatencyMs } from "../usage.js";
+import { printTable } from "./table.js";
+
+/** One row per stage and endpoint; nothing when no stage has sent anything to one. */
+export function printEndpointUsage(
+  rows: readonly StageStatus[],
+  out: NodeJS.WritableStream = process.stdout,
+): void {
+  const table: (string | number)[][] = [];
+  for (const row of rows) {
+    for (const [name, s] of Object.entries(row.manifest?.usage?.endpoints ?? {})) {
+      const mean = meanLatencyMs(s);
+      table.push([
+        row.stage,
+        name,
+        s.requests,
+        s.failures,
+        s.ejections,
+        mean === undefined ? "-" : `${Math.round(mean)} ms`,
+      ]);
+    }
+  }
+  if (table.length === 0) return;
+  out.write("\n");
+  printTable(["stage", "endpoint", "requests", "failed", "ejections", "mean latency"], table, out);
+}
