@@ -3,6 +3,9 @@
 // with it; a query picked once is never picked again, and a query whose neighbours are already used
 // is bypassed" (105K single-turn rows -> 16.6K dialogues, 33.5K turns).
 //
+// The table's figures (2.0 turns per dialogue) fit one neighbour joining a query, not 2 or 3, so that is
+// the default (`join: [1]`); the text's reading is `join: [2, 3]` (docs/pack.md).
+//
 // Here: the filtered records' queries are embedded (cached on disk: a rerun computes nothing), each
 // language's vectors (or all of them) go into an HNSW index saved in the work dir, and the packing
 // rule runs in a seeded random order. Each dialogue is the packed records' query/answer pairs in
@@ -192,6 +195,8 @@ export const packStage = defineStage<PackConfig>({
   description:
     "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
   upstream: ["filter"],
+  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
+  switchable: true,
   kind: "global",
   configSchema: packConfigSchema,
   async run(ctx, emit) {

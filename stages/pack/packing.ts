@@ -1,6 +1,7 @@
 // The paper's packing rule, on positions: visit the queries in a seeded random order; skip a query
 // already used; take its nearest neighbours, keep those not yet used, and if enough are left choose
-// 2 or 3 of them at random to follow it in one dialogue (nearest first); otherwise bypass it (it may
+// one of the join sizes ([1] by default, [2, 3] in the paper's text) and that many of them at random
+// to follow it in one dialogue (nearest first); otherwise bypass it (it may
 // still join a later query's dialogue). Every query ends up in at most one dialogue. Pure and
 // deterministic: the same neighbours and the same seed give the same dialogues.
 import type { Neighbour } from "../../pipeline/embed/index.js";
@@ -47,7 +48,7 @@ function shuffle<T>(items: T[], random: () => number): T[] {
 export function packSimilarQueries(options: {
   count: number;
   neighboursOf: (position: number) => Neighbour[];
-  /** how many neighbours may join a query, e.g. [2, 3] */
+  /** how many neighbours may join a query, e.g. [1] or [2, 3] */
   joinSizes: readonly number[];
   seed: number;
 }): PackResult {

@@ -77,7 +77,7 @@ const fakeFilter = defineStage({
 
 /** The parts of pack's summary these tests read. */
 interface Summary {
-  "single-turn-packing": unknown;
+  "single-turn-packing": { turns_per_dialogue: number } | undefined;
   packed: number;
   left_single: number;
   single_turns: number;
@@ -137,7 +137,8 @@ describe("pack stage", () => {
       if (!parsed.ok) continue;
       const { dialogue } = parsed;
       expect(dialogue.method).toBe("single-turn-packing");
-      expect([3, 4]).toContain(dialogue.sources.length);
+      // the default join ([1]) is the paper's table: a query and one neighbour, 2 turns
+      expect(dialogue.sources.length).toBe(2);
       // turns are the records' own query and answer, in the order of `sources`
       expect(dialogue.messages).toEqual(
         dialogue.sources.flatMap((id) => [
@@ -158,6 +159,7 @@ describe("pack stage", () => {
     // next to the paper: dialogues, turns, bypassed, by language
     expect(stats["single-turn-packing"]).toMatchObject({
       dialogues: dialogues.length,
+      turns_per_dialogue: 2,
       paper: { dialogues: 16_600, turns_per_dialogue: 2 },
     });
     expect(stats.packed).toBe(used.size);
@@ -165,6 +167,18 @@ describe("pack stage", () => {
     expect(stats.packed + stats.left_single).toBe(51);
     expect(stats.by_language.go).toMatchObject({ queries: 1, dialogues: 0, bypassed: 1 });
     expect(stats.paper).toEqual({ single_turns: 105_000, dialogues: 16_600, turns: 33_500 });
+  });
+
+  it("by default has the paper's table's 2.0 turns per dialogue; the text's reading, join [2, 3], has 3 or 4", async () => {
+    const table = await runPack(LEXICAL);
+    const text = await runPack(`${LEXICAL}    join: [2, 3]\n`);
+    expect(table.stats["single-turn-packing"]!.turns_per_dialogue).toBe(2);
+    const textTurns = text.stats["single-turn-packing"]!.turns_per_dialogue;
+    expect(textTurns).toBeGreaterThanOrEqual(3);
+    expect(textTurns).toBeLessThanOrEqual(4);
+    expect(text.dialogues.every((d) => [3, 4].includes((d.sources as string[]).length))).toBe(true);
+    // the same queries, fewer of them left single: more dialogues of 2 than of 3 or 4
+    expect(table.dialogues.length).toBeGreaterThan(text.dialogues.length);
   });
 
   it("packs only the configured languages, and mixes them when told to", async () => {
@@ -245,7 +259,8 @@ describe("pack stage on small and degenerate inputs", () => {
       rec("j1", "reverse a string in java", "java"),
       rec("j2", "reverse a list in java", "java"),
     ];
-    const { dialogues, stats } = await runPack(LEXICAL, { only });
+    // the paper's text: 2 or 3 neighbours join a query
+    const { dialogues, stats } = await runPack(`${LEXICAL}    join: [2, 3]\n`, { only });
     expect(dialogues).toHaveLength(1);
     expect([...(dialogues[0]!.sources as string[])].sort()).toEqual(["p1", "p2", "p3"]);
     expect(stats.by_language.python).toMatchObject({ queries: 3, dialogues: 1, bypassed: 0 });
