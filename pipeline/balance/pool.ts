@@ -96,6 +96,11 @@ export class EndpointPool<T> {
   /** where the next tie-break starts, so equal endpoints take turns */
   private turn = 0;
   private waiters = new Set<() => void>();
+  /**
+   * Hundreds of requests may wait on one stage's signal at once: one listener per signal, fanned
+   * out here, instead of one each (which Node warns about).
+   */
+  private readonly watchers = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(endpoints: readonly { name: string; target: T }[], options: PoolOptions) {
     if (endpoints.length === 0) throw new Error("EndpointPool needs at least one endpoint");
@@ -189,10 +194,11 @@ export class EndpointPool<T> {
     }
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
+      let unwatch = () => {};
       const wake = () => {
         clearTimeout(timer);
         this.waiters.delete(wake);
-        signal?.removeEventListener("abort", stop);
+        unwatch();
         resolve();
       };
       const stop = () => {
@@ -202,8 +208,28 @@ export class EndpointPool<T> {
       };
       if (Number.isFinite(next)) timer = setTimeout(wake, Math.max(1, next - now));
       this.waiters.add(wake);
-      signal?.addEventListener("abort", stop, { once: true });
+      if (signal) unwatch = this.watch(signal, stop);
     });
+  }
+
+  private watch(signal: AbortSignal, callback: () => void): () => void {
+    let callbacks = this.watchers.get(signal);
+    if (!callbacks) {
+      const created = new Set<() => void>();
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const call of [...created]) call();
+          created.clear();
+        },
+        { once: true },
+      );
+      this.watchers.set(signal, created);
+      callbacks = created;
+    }
+    const registered = callbacks;
+    registered.add(callback);
+    return () => registered.delete(callback);
   }
 
   /** @internal called by Lease.end */

@@ -138,3 +138,29 @@ describe("endpoint pool", () => {
     await expect(abandoned).rejects.toThrow("gave up");
   });
 });
+
+describe("endpoint pool waiting", () => {
+  it("keeps one listener on a signal however many requests wait on it", async () => {
+    const { p } = pool(["a"], { capacity: 1 });
+    const held = p.tryAcquire()!;
+    const controller = new AbortController();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const waiting = Array.from({ length: 40 }, () =>
+        p.acquire(undefined, undefined, controller.signal, () => new Error("gave up")),
+      );
+      held.end("answered");
+      const first = await Promise.race(waiting);
+      controller.abort();
+      const settled = await Promise.allSettled(waiting);
+      expect(settled.filter((s) => s.status === "rejected")).toHaveLength(39);
+      expect(first.name).toBe("a");
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning")).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+});
