@@ -17,12 +17,15 @@ export function preferredId(stringId: string): number {
  * n²/2⁵³: one in two million at 100K dialogues) are resolved in sorted order of the string ids, the
  * later one taking the next free number, so the outcome depends only on the set of ids.
  */
-export function releaseIds(stringIds: Iterable<string>): Map<string, number> {
+export function releaseIds(
+  stringIds: Iterable<string>,
+  preferred: (stringId: string) => number = preferredId,
+): Map<string, number> {
   const sorted = [...new Set(stringIds)].sort();
   const taken = new Set<number>();
   const ids = new Map<string, number>();
   for (const s of sorted) {
-    let id = preferredId(s);
+    let id = preferred(s);
     while (taken.has(id)) id = (id + 1) % SPACE;
     taken.add(id);
     ids.set(s, id);

@@ -48,10 +48,17 @@ export const sourceOf = (id: string): string => id.slice(0, Math.max(0, id.index
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-/** Tags validate put on a dialogue, whichever of its shapes: a list, or a `{tag: true}` map. */
+/** The quality-gate rules validate tagged a dialogue with (`meta.validation.gates`: `{rule, ...}` each). */
 function validationTags(validation: Record<string, unknown> | undefined): string[] {
-  const tags = validation?.tags ?? validation?.gates;
-  if (Array.isArray(tags)) return tags.filter((t): t is string => typeof t === "string").sort();
+  const tags = validation?.gates ?? validation?.tags;
+  if (Array.isArray(tags))
+    return [
+      ...new Set(
+        tags
+          .map((t) => (typeof t === "string" ? t : (t as { rule?: unknown } | null)?.rule))
+          .filter((t): t is string => typeof t === "string"),
+      ),
+    ].sort();
   if (typeof tags === "object" && tags !== null)
     return Object.entries(tags)
       .filter(([, v]) => Boolean(v))

@@ -83,3 +83,55 @@ describe("the per-method shape beside the paper", () => {
     expect(shape.verdict).toContain("code-correction made no dialogue");
   });
 });
+
+describe("the rows of both Code-Feedback configs", () => {
+  it("drop the system message from the public one, keep it and validate's tags in the full one", async () => {
+    const { makeDialogue } = await import("../../pipeline/dialogue.js");
+    const { dialogueRows } = await import("../../stages/export/rows.js");
+    const { preferredId } = await import("../../stages/export/ids.js");
+    const d = makeDialogue({
+      method: "code-correction",
+      sources: ["magicoder:000001"],
+      lang: "python",
+      messages: [{ role: "system", content: "Be an interpreter." }, ...pair],
+      meta: {
+        validation: {
+          outcome: "passed",
+          gates: [
+            { rule: "long-result", message: "m", detail: "d" },
+            { rule: "repeated-turn", message: "m" },
+          ],
+        },
+      },
+    });
+    const rows = dialogueRows([d], false);
+    expect(rows.public).toEqual([{ id: preferredId(d.id), messages: pair }]);
+    expect(rows.full[0]).toMatchObject({
+      id: preferredId(d.id),
+      dialogue_id: d.id,
+      system: "Be an interpreter.",
+      validation: "passed",
+      validation_tags: ["long-result", "repeated-turn"],
+    });
+    expect(dialogueRows([d], true).public[0]!.messages[0]).toEqual({
+      role: "system",
+      content: "Be an interpreter.",
+    });
+  });
+
+  it("give every dialogue a distinct integer, the same whatever else is in the set", async () => {
+    const { releaseIds, preferredId } = await import("../../stages/export/ids.js");
+    const ids = releaseIds(["sim-b", "pack-a", "corr-c"]);
+    expect(ids.get("pack-a")).toBe(preferredId("pack-a"));
+    expect(releaseIds(["pack-a"]).get("pack-a")).toBe(ids.get("pack-a"));
+    for (const id of ids.values()) expect(Number.isSafeInteger(id) && id >= 0 && id < 2 ** 52).toBe(true);
+    expect(new Set(ids.values()).size).toBe(3);
+    // a collision (here forced: every id hashes alike) goes to the next free number, in string-id order
+    const collided = releaseIds(["b", "a", "c"], () => 2 ** 52 - 2);
+    expect([...collided]).toEqual([
+      ["a", 2 ** 52 - 2],
+      ["b", 2 ** 52 - 1],
+      ["c", 0],
+    ]);
+  });
+});
