@@ -114,6 +114,13 @@ export function describeValidation(summary: ValidateSummary): string[] {
   )) {
     lines.push(`${lang}: ${BLOCK_OUTCOMES.map((o) => `${row[o]} ${o}`).join(", ")}`);
   }
+  if (Object.keys(summary.gates).length) {
+    lines.push(
+      `quality gates (dialogues tagged): ${Object.entries(summary.gates)
+        .map(([rule, byMethod]) => `${total(byMethod)} ${rule}`)
+        .join(", ")}`,
+    );
+  }
   if (Object.keys(summary.not_runnable_reasons).length) {
     lines.push(
       `not runnable: ${Object.entries(summary.not_runnable_reasons)
