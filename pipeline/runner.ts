@@ -22,12 +22,13 @@ import {
 import { createProgress, formatDuration } from "./runner/progress.js";
 import { type ShardSpec, shardArg, shardOfId } from "./runner/shard.js";
 import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/shard-status.js";
+import { readSwitch, SWITCHED_OFF, switchedOffReason } from "./runner/switch.js";
 import { type Services, stageServices } from "./services.js";
 import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
 import { isRunning, listShards, type Manifest, OutputDigest, StageStore, StoreError } from "./store/index.js";
 import { describeEndpoints, UsageMeter } from "./usage.js";
 
-export type StageState = "not started" | "running" | "partial" | "complete" | "stale";
+export type StageState = "not started" | "running" | "partial" | "complete" | "stale" | "disabled";
 
 export interface StageStatus {
   stage: string;
@@ -72,6 +73,8 @@ export class Runner {
   private readonly byName: Map<string, Stage<unknown>>;
   private readonly log: Logger;
   private readonly configs = new Map<string, unknown>();
+  /** stages switched off by `stages.<name>.enabled: false` */
+  private readonly switchedOff = new Set<string>();
 
   constructor(
     readonly stages: readonly Stage<unknown>[],
@@ -112,6 +115,8 @@ export class Runner {
   /** A stage's committed outputs (or rejects): a sharded stage's are its shards', in shard order. */
   async *read(name: string, options: ReadOptions = {}): AsyncGenerator<PipelineRecord> {
     const status = this.status(name);
+    // switched off: whatever an earlier run left on disk is not part of this configuration
+    if (status.state === "disabled") return;
     if (!status.shards) {
       yield* this.store(name).read(options);
       return;
@@ -121,7 +126,12 @@ export class Runner {
 
   configOf(stage: Stage<unknown>): unknown {
     if (!this.configs.has(stage.name)) {
-      const raw = this.loaded.config.stages[stage.name];
+      const { enabled, section: raw } = readSwitch(
+        stage,
+        this.loaded.config.stages[stage.name],
+        this.loaded.source,
+      );
+      if (!enabled) this.switchedOff.add(stage.name);
       this.configs.set(
         stage.name,
         validate(
@@ -145,6 +155,8 @@ export class Runner {
   status(name: string): StageStatus {
     const stage = this.stage(name);
     const configHash = this.configHash(stage);
+    if (this.switchedOff.has(name))
+      return { stage: name, state: "disabled", reason: switchedOffReason(name), configHash };
     const manifest = this.store(name).manifest();
     if (!manifest) {
       const count = this.shardCount(name);
@@ -176,9 +188,13 @@ export class Runner {
     if (manifest.configHash !== configHash) return "its configuration changed";
     for (const upstream of stage.upstream) {
       const up = statusOf(upstream);
+      const was = manifest.upstream[upstream];
+      if ((up.state === "disabled") !== (was === SWITCHED_OFF)) {
+        return `upstream ${upstream} was switched ${up.state === "disabled" ? "off" : "on"}`;
+      }
       if (up.state === "stale") return `upstream ${upstream} is stale`;
-      if (up.state !== "complete") return `upstream ${upstream} is ${up.state}`;
-      if (up.manifest?.outputHash !== manifest.upstream[upstream]) return `upstream ${upstream} changed`;
+      if (!usable(up)) return `upstream ${upstream} is ${up.state}`;
+      if (outputHashOf(up) !== was) return `upstream ${upstream} changed`;
     }
     return undefined;
   }
@@ -217,7 +233,8 @@ export class Runner {
     if (!manifest) return { ...base, state: "not started", command };
     const where = `process ${manifest.pid}${manifest.host ? ` on ${manifest.host}` : ""}`;
     if (isRunning(manifest)) return { ...base, state: "running", reason: where, manifest };
-    if (manifest.state === "running" && manifest.pid !== process.pid) {
+    const ours = manifest.pid === process.pid && (manifest.host ?? hostname()) === hostname();
+    if (manifest.state === "running" && !ours) {
       return { ...base, state: "failed", reason: `${where} died`, manifest, command };
     }
     const stale = this.staleness(stage, manifest, configHash, statusOf);
@@ -269,6 +286,19 @@ export class Runner {
       if (signal.aborted) {
         throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
       }
+      if (this.switchedOff.has(stage.name)) {
+        if (targets.includes(stage.name)) {
+          throw new UserError(
+            `${stage.name} is switched off (${switchedOffReason(stage.name)} in ${this.loaded.source}); ` +
+              `remove that key (or --set stages.${stage.name}.enabled=true) to run it`,
+          );
+        }
+        this.log.info(
+          `${stage.name}: switched off (${switchedOffReason(stage.name)}); the stages after it go on without it`,
+        );
+        reports.push({ stage: stage.name, action: "skipped" });
+        continue;
+      }
       // a dry run changes nothing: no forced recomputation, no reset of stale outputs before an estimate
       const forced = Boolean(options.force && !options.dryRun && targets.includes(stage.name));
       const release = this.store(stage.name).lock();
@@ -310,7 +340,7 @@ export class Runner {
   private checkUpstream(stage: Stage<unknown>, shard?: ShardSpec): void {
     for (const upstream of stage.upstream) {
       const up = this.status(upstream);
-      if (up.state !== "complete") {
+      if (!usable(up)) {
         const advice = up.shards
           ? "Run the shards named above"
           : shard
@@ -499,7 +529,7 @@ export class Runner {
       stage: stage.name,
       state: "running",
       configHash: status.configHash,
-      upstream: Object.fromEntries(stage.upstream.map((u) => [u, this.status(u).manifest?.outputHash ?? ""])),
+      upstream: Object.fromEntries(stage.upstream.map((u) => [u, outputHashOf(this.status(u))])),
       counts: previous?.counts ?? { in: 0, out: 0, rejected: 0, failed: 0 },
       usage: usage.totals,
       runs: (previous?.runs ?? 0) + 1,
@@ -542,7 +572,10 @@ export class Runner {
         },
         ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
         ...(shard
-          ? { keep: (record: PipelineRecord) => shardOfId(record.id, shard.count) === shard.index }
+          ? {
+              keep: (record: PipelineRecord) => shardOfId(record.id, shard.count) === shard.index,
+              forceCommand: `${this.shardCommand(stage.name, shard)} --force`,
+            }
           : {}),
       };
       result =
@@ -688,4 +721,14 @@ function readableOrUndefined<T>(read: () => T): T | undefined {
     if (error instanceof StoreError) return undefined;
     throw error;
   }
+}
+
+/** An upstream a stage can read: complete, or switched off (it then reads nothing of it). */
+function usable(status: StageStatus): boolean {
+  return status.state === "complete" || status.state === "disabled";
+}
+
+/** What a stage records of an upstream it read, to see later whether that upstream changed. */
+function outputHashOf(status: StageStatus): string {
+  return status.state === "disabled" ? SWITCHED_OFF : (status.manifest?.outputHash ?? "");
 }

@@ -66,6 +66,11 @@ interface StageBase<C> {
   /** schema of `stages.<name>` in the config; `{}` must parse (every key has a default) */
   configSchema: z.ZodType<C>;
   /**
+   * May be switched off with `stages.<name>.enabled: false` (a dialogue method): it is then not run,
+   * and the stages after it go on without its records (runner/switch.ts).
+   */
+  switchable?: boolean;
+  /**
    * Anything besides the stage's own config whose change makes its outputs stale, e.g. the model and
    * sampling parameters of the LLM role it uses, or `limit` for stages that read sources.
    */

@@ -201,6 +201,8 @@ export const correctStage = defineStage<CorrectConfig>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
   upstream: ["filter"],
+  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
+  switchable: true,
   configSchema: correctConfigSchema,
   fingerprint: ({ config, root }) => {
     return {

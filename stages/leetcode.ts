@@ -273,6 +273,8 @@ export const leetcodeStage = defineStage<LeetcodeConfig>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
   upstream: ["download"],
+  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
+  switchable: true,
   kind: "global",
   configSchema: leetcodeConfigSchema,
   fingerprint: ({ config, root, limit }) => {

@@ -122,6 +122,8 @@ export const simulateStage = defineStage<SimulateConfig>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
   upstream: ["filter"],
+  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
+  switchable: true,
   configSchema: simulateConfigSchema,
   fingerprint: ({ config, root }) => {
     const roles = [config.weak_role, config.strong_role, config.reviewer_role];
