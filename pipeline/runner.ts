@@ -169,7 +169,12 @@ export class Runner {
     }
     const stale = this.staleness(stage, manifest, configHash);
     if (stale) return { ...base, state: "stale", reason: stale };
-    if (manifest.state === "complete") return { ...base, state: "complete" };
+    if (manifest.state === "complete") {
+      // damaged after it completed (its reader stops on it): `run` recomputes it like any stale stage
+      const damage = this.store(name).damage(manifest);
+      if (damage) return { ...base, state: "stale", reason: `its parts were damaged after it completed: ${damage}` };
+      return { ...base, state: "complete" };
+    }
     const reason =
       manifest.lastError ??
       (manifest.counts.failed > 0

@@ -36,6 +36,8 @@ export interface ExecutionHooks {
   previousInput?: InputCheck;
   /** a shard's test: the input records it does not keep are not its own (positions count only its own) */
   keep?(record: PipelineRecord): boolean;
+  /** the command that recomputes this stage (or shard) from scratch, for advice */
+  forceCommand?: string;
 }
 
 export async function executeRecordStage<C>(
@@ -115,7 +117,7 @@ export async function executeRecordStage<C>(
         if (!verified) {
           throw new UserError(
             `the input of ${stage.name} is not what an earlier run of it saw (records up to #${position} differ), ` +
-              `so its saved progress cannot be resumed. Run \`pnpm pipeline run ${stage.name} --force\` to recompute it.`,
+              `so its saved progress cannot be resumed. Run \`${hooks.forceCommand ?? `pnpm pipeline run ${stage.name} --force`}\` to recompute it.`,
           );
         }
       }

@@ -1,10 +1,15 @@
 // `run --shard K/N` over the toy stages: shards partition the records, their union is exactly a
 // one-process run (records, rejects, counts and output hash), a global stage waits for every shard,
 // and what would mix (another N, another configuration, a one-process run) is refused with advice.
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { shardOfId } from "../../pipeline/runner/shard.js";
 import type { Runner } from "../../pipeline/runner.js";
+import { HEARTBEAT_MS } from "../../pipeline/store/index.js";
+import { writeManifest } from "../../pipeline/store/manifest.js";
 import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
@@ -182,5 +187,64 @@ describe("shards", () => {
     await runShards(changed, "numbers", 2);
     await runShards(changed, "expand", 2);
     expect(changed.status("expand").manifest!.counts.in).toBe(61);
+  });
+
+  it("a shard running on another machine is believed while its heartbeat is fresh, then shown failed", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    await runShards(runner, "expand", 2, [1]);
+    const store = runner.store("expand", { index: 1, count: 2 });
+    mkdirSync(store.dir, { recursive: true });
+    // shard 0's manifest as shard 1's, minus what shard 1 has not done
+    const {
+      inputCheck: _,
+      outputHash: __,
+      ...shard0
+    } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+    const elsewhere = {
+      ...shard0,
+      counts: { in: 0, out: 0, rejected: 0, failed: 0 },
+      state: "running" as const,
+      pid: process.pid, // alive here, but it is another machine's pid
+      host: "another-node",
+      shard: { index: 1, count: 2 },
+    };
+    writeManifest(store.dir, { ...elsewhere, updatedAt: new Date().toISOString() });
+    expect(runner.status("expand")).toMatchObject({ state: "running" });
+    expect(runner.status("expand").shards![1]).toMatchObject({
+      state: "running",
+      reason: `process ${process.pid} on another-node`,
+    });
+    await expect(runner.run(["total"], { only: true })).rejects.toThrow(/1 running \(1\)/);
+
+    writeManifest(store.dir, {
+      ...elsewhere,
+      updatedAt: new Date(Date.now() - 2 * HEARTBEAT_MS).toISOString(),
+    });
+    expect(runner.status("expand").shards![1]).toMatchObject({
+      state: "failed",
+      reason: `process ${process.pid} on another-node died`,
+      command: `pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")}`,
+    });
+    await runner.run(["expand"], { shard: { index: 1, count: 2 } });
+    expect(runner.status("expand").state).toBe("complete");
+  });
+
+  it("a shard whose input is not what its earlier run saw is refused with the shard's own --force", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    await runShards(runner, "expand", 2, [1]);
+    // shard 0's input fingerprint in shard 1's manifest: shard 1's input differs from it
+    const store = runner.store("expand", { index: 1, count: 2 });
+    mkdirSync(store.dir, { recursive: true });
+    const { outputHash: _, ...shard0 } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+    writeManifest(store.dir, { ...shard0, state: "partial", shard: { index: 1, count: 2 } });
+    await expect(runner.run(["expand"], { shard: { index: 1, count: 2 } })).rejects.toThrow(
+      `Run \`pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --force\` to recompute it`,
+    );
+    await runner.run(["expand"], { shard: { index: 1, count: 2 }, force: true });
+    expect(runner.status("expand").state).toBe("complete");
   });
 });
