@@ -118,7 +118,15 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
   };
   const counts = (name: string) => options.pending?.[name]?.counts ?? manifests.get(name)?.counts;
 
-  const disabled = options.disabled ?? [];
+  // switched off in the config, or so judged by the runner (state "disabled")
+  const disabled = [
+    ...new Set([
+      ...(options.disabled ?? []),
+      ...Object.entries(options.states ?? {})
+        .filter(([, s]) => s.state === "disabled")
+        .map(([name]) => name),
+    ]),
+  ];
   const stages: StageRow[] = STAGE_NAMES.map((name) => {
     const m = manifests.get(name);
     const pending = options.pending?.[name];

@@ -93,10 +93,14 @@ function downloadSource(): Stage<unknown> {
   }) as Stage<unknown>;
 }
 
-/** sampleDialogues, one simulated dialogue that opens with a system prompt, and a LeetCode one from TACO. */
+/** sampleDialogues and one simulated dialogue that opens with a system prompt (pack's stand-in emits them). */
 function releasedDialogues(): PipelineRecord[] {
-  const simulated = makeSystemDialogue();
-  const leetcode = dialogue(
+  return [...sampleDialogues(), makeSystemDialogue()];
+}
+
+/** A LeetCode dialogue from two TACO rows. */
+function leetcodeDialogue(): PipelineRecord {
+  return dialogue(
     "leetcode-similar-problem",
     ["taco:train-00000:000001", "taco:train-00000:000002"],
     "python",
@@ -105,7 +109,6 @@ function releasedDialogues(): PipelineRecord[] {
       ["Now Three Sum.", fence("python", "print([0, 1, 2])")],
     ),
   );
-  return [...sampleDialogues(), simulated, leetcode];
 }
 
 const SYSTEM_PROMPT = "You are a code interpreter. Run the code you write.";
@@ -115,6 +118,11 @@ function makeSystemDialogue(): PipelineRecord {
     { role: "system", content: SYSTEM_PROMPT },
     ...turns(["Reverse a linked list in place.", fence("python", "print(list(reversed([1, 2, 3])))")]),
   ]);
+}
+
+/** A stand-in for leetcode that may be switched off, as the real one may. */
+function leetcodeSource(): Stage<unknown> {
+  return { ...dialogueSource("leetcode", () => [leetcodeDialogue()]), switchable: true } as Stage<unknown>;
 }
 
 function exportRunner(dir: string, yaml = "") {
@@ -127,7 +135,8 @@ function exportRunner(dir: string, yaml = "") {
     downloadSource(),
     filterSource(),
     dialogueSource("pack", releasedDialogues),
-    defineValidateStage(["pack"]),
+    leetcodeSource(),
+    defineValidateStage(["pack", "leetcode"]),
     exportStage,
   ];
   return new Runner(stages, loadConfig({ file, sets: [] }), {
@@ -347,6 +356,23 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(bibtex).toContain("@article{wei2023magicoder,");
     expect(bibtex).toContain("@article{li2023taco,");
     expect(bibtex).toContain("@article{luo2023wizardcoder,");
+  });
+
+  it("goes on without a dialogue stage switched off, and the card says it was not run (disabled)", async () => {
+    const off = tempDir("cf-export-");
+    await exportRunner(off, "  leetcode: {enabled: false}\n  export: {parquet: false}\n").run(["export"]);
+    const full = jsonl(join(exportDir(off), "code-feedback-full.jsonl"));
+    expect(full.some((r) => r.method === "leetcode-similar-problem")).toBe(false);
+    expect(full).toHaveLength(5);
+    const card = readFileSync(join(exportDir(off), "README.md"), "utf8");
+    expect(card).toContain(
+      "Dialogue methods run: single-turn-packing, interaction-simulation, code-correction; not run (disabled): leetcode-similar-problem, leetcode-follow-up.",
+    );
+    expect(card).toMatch(/\| leetcode-similar-problem \| not run \(disabled\) \| \| 303 \| 2\.2 \| \|/);
+    // no LeetCode dialogue released: TACO is not among the sources
+    expect(card).not.toContain("BAAI/TACO");
+    const stats = exportRunner(off).status("export").manifest!.stats as unknown as ExportStats;
+    expect(stats.dialogue_stages).toMatchObject({ leetcode: "not run (disabled)", pack: "ran" });
   });
 
   it("keeps the file list, sizes and hashes in the manifest, and the same bytes and ids on a rerun", async () => {

@@ -67,6 +67,10 @@ it("says a switched-off dialogue stage was not run (disabled), never 0, and whet
   expect(data.flow.find((s) => s.stage === "leetcode")?.records).toBeUndefined();
   expect(data.shape?.reproduces).toBe(false);
   expect(data.shape?.verdict).toContain("leetcode-follow-up not run (disabled)");
+  // the runner's own judgement (state "disabled") reads the same
+  const judged = collectReport(dir, { states: { leetcode: { state: "disabled" } } });
+  expect(judged.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");
+  expect(judged.disabled).toEqual(["leetcode"]);
   const html = renderReport(data);
   expect(html).toMatch(/<tr><td>leetcode-follow-up<\/td><td class="num">not run \(disabled\)<\/td>/);
   expect(html).toMatch(/<tr><td>code-correction<\/td><td class="num">not run \(disabled\)<\/td>/);
