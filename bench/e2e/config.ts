@@ -13,6 +13,8 @@ export interface BenchSettings {
   llmConcurrency: number;
   /** programs in the sandbox at once */
   workers: number;
+  /** default: `<dir>/data` */
+  dataDir?: string;
 }
 
 export const TACO_FILES = ["ALL/train-*.parquet", "ALL/test-*.parquet"];
@@ -26,7 +28,7 @@ export function configYaml(s: BenchSettings, sources: GeneratedSource[], hubUrl:
     `      - {name: ${name}, repo: bench/prompts, files: [${name}.jsonl], text_field: prompt, id_field: task_id}`;
   const dialogues = (paper: number) => Math.max(1, Math.round(paper * s.scale));
   return [
-    `data_dir: ${path.join(s.dir, "data")}`,
+    `data_dir: ${s.dataDir ?? path.join(s.dir, "data")}`,
     "hub:",
     `  endpoint: ${hubUrl}`,
     "llm:",
