@@ -367,6 +367,12 @@ export class Runner {
     const signal = options.signal ?? new AbortController().signal;
     const arg = shardArg(shard);
     for (const name of targets) {
+      if (this.switchedOff.has(name)) {
+        throw new UserError(
+          `${name} is switched off (${switchedOffReason(name)} in ${this.loaded.source}); ` +
+            `remove that key (or --set stages.${name}.enabled=true) to run it`,
+        );
+      }
       if (this.stage(name).kind !== "record") {
         throw new UserError(
           `--shard ${arg}: ${name} is a global stage; it runs in one process over the union of the shards. ` +

@@ -231,6 +231,16 @@ describe("shards", () => {
     expect(runner.status("expand").state).toBe("complete");
   });
 
+  it("a stage switched off is not run as a shard either", async () => {
+    const switchable = [TOY_STAGES[0]!, { ...TOY_STAGES[1]!, switchable: true }, TOY_STAGES[2]!];
+    const runner = makeRunner(switchable, { dir: tempDir(), yaml: `${YAML}  expand: {enabled: false}\n` });
+    await runner.run(["numbers"]);
+    await expect(runner.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+      /expand is switched off \(stages\.expand\.enabled: false/,
+    );
+    expect(runner.shardCount("expand")).toBeUndefined();
+  });
+
   it("a shard whose input is not what its earlier run saw is refused with the shard's own --force", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
