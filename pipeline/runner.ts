@@ -172,7 +172,9 @@ export class Runner {
     if (manifest.state === "complete") {
       // damaged after it completed (its reader stops on it): `run` recomputes it like any stale stage
       const damage = this.store(name).damage(manifest);
-      if (damage) return { ...base, state: "stale", reason: `its parts were damaged after it completed: ${damage}` };
+      if (damage) {
+        return { ...base, state: "stale", reason: `its parts were damaged after it completed: ${damage}` };
+      }
       return { ...base, state: "complete" };
     }
     const reason =

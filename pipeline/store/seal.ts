@@ -49,23 +49,25 @@ export function checkPartsAgainstSeal(
   paths: readonly string[],
   seal: readonly PartSeal[],
 ): void {
+  const problem = sealMismatch(paths, seal);
+  if (problem) throw damagedStage(stage, dir, problem);
+}
+
+/** What differs between the parts on disk and the seal, by name and size only; undefined if nothing. */
+export function sealMismatch(paths: readonly string[], seal: readonly PartSeal[]): string | undefined {
   const present = new Set(paths.map((p) => basename(p)));
   for (const part of seal) {
-    if (!present.has(part.file)) throw damagedStage(stage, dir, `part ${part.file} is missing`);
+    if (!present.has(part.file)) return `part ${part.file} is missing`;
   }
   const sealed = new Map(seal.map((p) => [p.file, p]));
   for (const path of paths) {
     const part = sealed.get(basename(path));
-    if (!part) throw damagedStage(stage, dir, `part ${basename(path)} was not there when it completed`);
+    if (!part) return `part ${basename(path)} was not there when it completed`;
     const bytes = existsSync(path) ? statSync(path).size : 0;
-    if (bytes !== part.bytes) {
-      throw damagedStage(
-        stage,
-        dir,
-        `part ${part.file} has ${bytes} bytes where its manifest says ${part.bytes}`,
-      );
-    }
+    if (bytes !== part.bytes)
+      return `part ${part.file} has ${bytes} bytes where its manifest says ${part.bytes}`;
   }
+  return undefined;
 }
 
 /** Hashes one part's bytes as a reader streams them, and says whether they are what was sealed. */

@@ -14,7 +14,7 @@ import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
-import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealParts } from "./seal.js";
+import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 
 export interface ScanResult {
@@ -155,6 +155,12 @@ export class StageStore {
         syncDir(this.partsDir);
       },
     };
+  }
+
+  /** For `status`: how a complete stage's parts differ from its seal (sizes only); undefined if not. */
+  damage(manifest: Manifest): string | undefined {
+    if (manifest.state !== "complete" || !manifest.parts) return undefined;
+    return sealMismatch(this.parts(), manifest.parts);
   }
 
   /** Streams the committed outputs (or rejects), each input's entry once. */

@@ -30,7 +30,7 @@ function onlyPart(data: string, stage: string): string {
 }
 
 describe("a complete stage damaged after it completed", () => {
-  it("a cut last line stops cat and the stages that read it with exit 2, naming the stage and the fix", () => {
+  it("a cut last line stops cat with exit 2, naming the stage and the fix; status calls it stale and run recomputes it", () => {
     const { data, config } = setup();
     const part = onlyPart(data, "expand");
     const text = readFileSync(part, "utf8");
@@ -42,12 +42,23 @@ describe("a complete stage damaged after it completed", () => {
     expect(cat.stderr).toContain("stage expand is damaged");
     expect(cat.stderr).toContain("pnpm pipeline run expand --force");
 
+    // status says so, and a run of a stage after it recomputes it (like any stale stage) first
+    expect(cli(["status", "--config", config]).stdout).toMatch(
+      /^expand\s+stale \(its parts were damaged after it completed/m,
+    );
+    expect(cli(["status", "--stage", "expand", "--config", config]).stdout).toMatch(
+      /reason: +its parts were damaged after it completed: part part-00000\.jsonl has \d+ bytes where its manifest says \d+/,
+    );
     const total = cli(["run", "total", "--config", config]);
-    expect(total.code).toBe(2);
-    expect(total.stderr).toContain("stage expand is damaged");
-    expect(readdirSync(join(data, "total", "parts")).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+    expect(total.code).toBe(0);
+    expect(total.stderr).toContain("expand: stale (its parts were damaged after it completed");
+    expect(cli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
+    const [sum] = cli(["cat", "total", "--config", config]).stdout.trim().split("\n");
+    expect(JSON.parse(sum!)).toMatchObject({ id: "total", n: 9 });
 
-    // the advice works: the forced run recomputes it and everything reads again
+    // and so does the advice
+    truncateSync(part, text.length - 10);
+    expect(cli(["cat", "expand", "--config", config]).code).toBe(2);
     expect(cli(["run", "expand", "--force", "--config", config]).code).toBe(0);
     expect(cli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
     expect(cli(["run", "total", "--config", config]).code).toBe(0);
