@@ -145,6 +145,21 @@ export function resetUsage(slot: SlotArea): void {
   writeFileSync(slot.usageFile, "");
 }
 
+/**
+ * Packets the run's network namespace refused (no route, or a lookup sent to a resolver that is not
+ * there), as our launcher reports them; null when it did not (GNU time, or a garbled file).
+ */
+export function readNetworkRefusals(usageFile: string): number | null {
+  let text = "";
+  try {
+    text = readFileSync(usageFile, "utf8");
+  } catch {
+    return null;
+  }
+  const found = /^network (\d{1,12})$/m.exec(text);
+  return found ? Number(found[1]) : null;
+}
+
 /** Peak resident memory in KiB as reported by the wrapper, or null when it is missing or garbled. */
 export function readPeakMemoryKb(usageFile: string): number | null {
   let text = "";

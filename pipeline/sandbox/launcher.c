@@ -3,7 +3,10 @@
  * what setpriv, prlimit and GNU time would do in three: optionally drops from root to an unprivileged
  * uid/gid (no groups, no capabilities, no_new_privs), sets the rlimits, runs the program as its
  * child, and writes the child's peak resident memory (KiB) to a usage file. It exits with the
- * program's exit code, or 128 + signal when a signal killed it.
+ * program's exit code, or 128 + signal when a signal killed it. Before the peak it writes the line
+ * "network N": how many packets the run's network namespace refused for want of a route, or sent to
+ * a local port nobody listens on (a name lookup: the sandbox has no resolver), counted by the kernel
+ * while the program ran. Only meaningful in a namespace of the run's own (the host decides).
  *
  * usage: sandbox-launch USAGE_FILE UID CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE -- PROGRAM [ARGS...]
  *        sandbox-launch --wait USAGE_FILE UID
@@ -104,6 +107,50 @@ static char **read_message(int *count) {
   return field;
 }
 
+/* The sum of the named counters of a /proc/net/snmp-style file: "Proto: names" then "Proto: values"
+   line pairs (snmp), or "name value" lines (snmp6). Missing file or counter: 0. */
+static long long net_counters(const char *path, const char *const *names) {
+  FILE *file = fopen(path, "re");
+  if (!file) return 0;
+  static char header[4096], line[4096];
+  long long sum = 0;
+  int have_header = 0;
+  while (fgets(line, sizeof line, file)) {
+    char *colon = strchr(line, ':');
+    if (!colon) {
+      char name[256];
+      long long value = 0;
+      if (sscanf(line, "%255s %lld", name, &value) == 2)
+        for (const char *const *n = names; *n; n++) sum += strcmp(name, *n) == 0 ? value : 0;
+      continue;
+    }
+    if (!have_header || strncmp(header, line, (size_t)(colon - line + 1)) != 0) {
+      memcpy(header, line, sizeof header);
+      have_header = 1;
+      continue;
+    }
+    have_header = 0;
+    char *key_save = NULL, *value_save = NULL;
+    char *key = strtok_r(header, " \n", &key_save);
+    char *value = strtok_r(line, " \n", &value_save);
+    while (key && value) {
+      char qualified[300];
+      snprintf(qualified, sizeof qualified, "%.*s%s", (int)(colon - line), line, key);
+      for (const char *const *n = names; *n; n++) sum += strcmp(qualified, *n) == 0 ? atoll(value) : 0;
+      key = strtok_r(NULL, " \n", &key_save);
+      value = strtok_r(NULL, " \n", &value_save);
+    }
+  }
+  fclose(file);
+  return sum;
+}
+
+static long long network_refusals(void) {
+  static const char *const v4[] = {"IpOutNoRoutes", "UdpNoPorts", NULL};
+  static const char *const v6[] = {"Ip6OutNoRoutes", "Udp6NoPorts", NULL};
+  return net_counters("/proc/net/snmp", v4) + net_counters("/proc/net/snmp6", v6);
+}
+
 int main(int argc, char **argv) {
   int waiting = argc == 4 && strcmp(argv[1], "--wait") == 0;
   if (!waiting && (argc < 10 || strcmp(argv[8], "--") != 0)) {
@@ -145,6 +192,7 @@ int main(int argc, char **argv) {
   limit(RLIMIT_NOFILE, number(limits[4], "open files"), "RLIMIT_NOFILE");
   limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 
+  long long refused_before = network_refusals();
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
@@ -162,6 +210,7 @@ int main(int argc, char **argv) {
     if (done == child) break;
     if (done < 0 && errno != EINTR) die("wait");
   }
+  dprintf(usage, "network %lld\n", network_refusals() - refused_before);
   dprintf(usage, "%ld\n", usage_report.ru_maxrss);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -41,7 +41,8 @@ let sandboxes = 0;
 /** Builds one sandbox around `dir` now; it is ready when its launcher reads fd 4. */
 export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): PreparedSandbox {
   const { slot, kit } = options;
-  const usageFile = options.cgroups ? null : `${slot.usageFile}-${sandboxes++}`;
+  // even with cgroups, which keep the memory figure: the launcher also counts refused network packets
+  const usageFile = `${slot.usageFile}-${sandboxes++}`;
   if (usageFile) {
     writeFileSync(usageFile, "", { mode: 0o600 });
     if (options.owner !== null) chownSync(usageFile, slot.uid, slot.uid);

@@ -5,7 +5,7 @@
 // response's message.
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
-import { readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
+import { readNetworkRefusals, readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
 import {
   enterCgroups,
   type HostCommand,
@@ -62,8 +62,10 @@ export interface StepOutcome {
 /** Where a step runs: the usage report and cgroup to read afterwards, and how to start it. */
 interface StepRun {
   cgroup: RunCgroup | null;
-  /** null: the cgroup keeps the figure */
+  /** the launcher's report: peak memory (the cgroup's figure is preferred) and refused packets */
   usageFile: string | null;
+  /** the run has a network namespace of its own, so the refused packets it counts are its own */
+  isolated: boolean;
   start(options: CommandOptions): Promise<CommandOutcome>;
   dispose(): Promise<void>;
 }
@@ -109,6 +111,8 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
       const stopped: SandboxStop[] = [];
       if (killedFor) stopped.push(killedFor);
       if (run.cgroup?.processLimitHit()) stopped.push("processes");
+      if (run.isolated && run.usageFile && (readNetworkRefusals(run.usageFile) ?? 0) > 0)
+        stopped.push("network");
       if (stopped.length > 0) result.stopped_by = stopped;
     }
     return { result, killedFor };
@@ -121,6 +125,7 @@ function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
   return {
     cgroup: sandbox.cgroup,
     usageFile: sandbox.usageFile,
+    isolated: true,
     start: (options) => sandbox.process.run(options, prepareOrders(plan)),
     dispose: () => disposeSandbox(sandbox),
   };
@@ -128,7 +133,7 @@ function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
 
 function builtRun(host: StepHost, plan: StepPlan): StepRun {
   const { mode, slot, kit } = host;
-  const usageFile = host.cgroups ? null : slot.usageFile;
+  const usageFile = slot.usageFile;
   const command: SandboxedCommand = {
     argv: plan.argv,
     env: plan.env,
@@ -156,6 +161,7 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
   return {
     cgroup,
     usageFile,
+    isolated: mode !== "none",
     start: (options) => runHostCommand(wrapped, options),
     dispose: async () => {
       await cgroup?.remove();

@@ -34,7 +34,8 @@ export interface CommandRunResult {
   /**
    * What the sandbox itself saw it stop or deny, whatever the program then did with the error (a
    * probe that swallows them exits 0): `memory` (the kernel killed it at the memory cap), `processes`
-   * (a fork refused at the process cap), `output` (killed for too much output).
+   * (a fork refused at the process cap), `output` (killed for too much output), `network` (its
+   * network namespace refused a packet: no route, or a name lookup with no resolver).
    */
   stopped_by?: SandboxStop[];
 }

@@ -9,7 +9,10 @@ import { probeIsolationReport, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../san
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
-const withCgroups = (await probeIsolationReport()).cgroup !== null;
+const report = await probeIsolationReport();
+const withCgroups = report.cgroup !== null;
+// our launcher in a network namespace of the run's own counts refused packets
+const isolated = report.mode !== "none" && report.launcher === "built";
 
 const response = (run: Partial<NonNullable<RunCodeResponse["run_result"]>>): RunCodeResponse => ({
   status: "Success",
@@ -85,6 +88,32 @@ for pid in children:
 print("fine")`;
       const result = await runBlock(sandbox, code, "python", { runTimeoutS: 10, memoryMb: 128 });
       expect(result).toMatchObject({ status: "success", stopped: "memory" });
+    },
+  );
+
+  it.skipIf(!isolated)(
+    "a connection or a name lookup refused in the sandbox's network is reported, even when hidden",
+    async () => {
+      const code = (target: string) => `import socket
+try:
+    socket.create_connection((${target}, 80), timeout=2)
+except OSError:
+    pass
+print("fine")`;
+      for (const target of ['"203.0.113.1"', '"name.invalid"']) {
+        const result = await runBlock(sandbox, code(target), "python");
+        expect(result, target).toMatchObject({ status: "success", stdout: "fine\n", stopped: "network" });
+      }
+      // a server and its client inside the program stay on the loopback: no stop
+      const local = `import socket
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen()
+client = socket.create_connection(server.getsockname())
+print("connected")`;
+      const result = await runBlock(sandbox, local, "python");
+      expect(result).toMatchObject({ status: "success", stdout: "connected\n" });
+      expect(result.stopped).toBeUndefined();
     },
   );
 
