@@ -14,6 +14,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "llm/throughput.ts",
     what: "the filter stage against the test LLM server (throughput, cache)",
   },
+  "llm-replicas": {
+    file: "llm/replicas.ts",
+    what: "a role with three LLM replicas (equal, one slow, one dead) against one endpoint",
+  },
   "llm-embedded": {
     file: "llm/embedded.ts",
     what: "the filter stage on the embedded provider against a raw node-llama-cpp loop",

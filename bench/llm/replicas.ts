@@ -1,0 +1,117 @@
+// Many endpoints: what a role gains from a list of replicas. Three test LLM servers (each a child
+// process) answer after `--latency` ms; the role keeps `--concurrency` requests in flight per
+// endpoint. Measured in one run, in turn:
+//   - one endpoint: the baseline (requests/s);
+//   - three equal endpoints: ratio to the baseline, ideal 3.0;
+//   - three endpoints, one of them `--slow` times slower: ratio to its ideal, the sum of what each
+//     can do alone (2 + 1/slow times the baseline). Least outstanding keeps the slow one from
+//     holding back the others: it only ever holds its own `concurrency`;
+//   - three endpoints, one refusing connections: ratio to two equal endpoints' ideal (2.0); the
+//     dead one is ejected after `eject_after` failures and costs a few retries.
+// Every request is a fresh prompt (the cache is off), so each one is sent.
+//
+//   pnpm bench llm-replicas [-- --requests 4000 --latency 100 --concurrency 16 --slow 10]
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { llmConfigSchema } from "../../pipeline/llm/config.js";
+import { createLlmService } from "../../pipeline/llm/index.js";
+import { silentLogger } from "../../pipeline/log.js";
+import { UsageMeter } from "../../pipeline/usage.js";
+
+const arg = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const REQUESTS = arg("requests", 4000);
+const LATENCY_MS = arg("latency", 100);
+const CONCURRENCY = arg("concurrency", 16);
+const SLOW = arg("slow", 10);
+
+interface ServerProcess {
+  url: string;
+  stop(): void;
+}
+
+async function startServer(latencyMs: number): Promise<ServerProcess> {
+  const script = new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", script, "--latency", String(latencyMs)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve) => lines.once("line", resolve));
+  return { url: url.replace(/^listening /, ""), stop: () => child.kill("SIGTERM") };
+}
+
+/** Requests/s for REQUESTS fresh prompts against `urls`, and what each endpoint did. */
+async function measure(label: string, urls: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), "cf-bench-replicas-"));
+  const config = llmConfigSchema.parse({
+    scorer: {
+      provider: "openai",
+      base_url: urls,
+      model: "bench",
+      concurrency: CONCURRENCY,
+      retries: 6,
+      backoff_s: 0.05,
+      max_backoff_s: 0.2,
+      balance: { eject_after: 3, eject_s: 60 },
+    },
+  });
+  const service = createLlmService(config, { dataDir: dir, noCache: true, log: silentLogger });
+  const usage = new UsageMeter();
+  const client = service.client("scorer", usage);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: REQUESTS }, (_, i) =>
+      client.chat([{ role: "user", content: `${label} ${i}` }], { noCache: true }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await service.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { perSecond: REQUESTS / seconds, usage: usage.totals };
+}
+
+async function main() {
+  const fast = await Promise.all([startServer(LATENCY_MS), startServer(LATENCY_MS), startServer(LATENCY_MS)]);
+  const slow = await startServer(LATENCY_MS * SLOW);
+  // A port nobody listens on: connection refused at once, as a crashed replica.
+  const dead = "http://127.0.0.1:9/v1";
+  try {
+    console.log(
+      `${REQUESTS} requests, ${LATENCY_MS} ms per answer, ${CONCURRENCY} in flight per endpoint; ` +
+        `${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`,
+    );
+    // warm-up: connections, JIT
+    await measure("warm", [fast[0]!.url]);
+    const one = await measure("one", [fast[0]!.url]);
+    console.log(`one endpoint:              ${one.perSecond.toFixed(0)} req/s (baseline)`);
+    const three = await measure(
+      "three",
+      fast.map((s) => s.url),
+    );
+    console.log(
+      `three endpoints:           ${three.perSecond.toFixed(0)} req/s = ${(three.perSecond / one.perSecond).toFixed(2)}x the baseline (ideal 3.00)`,
+    );
+    const mixedIdeal = 2 + 1 / SLOW;
+    const mixed = await measure("mixed", [fast[0]!.url, fast[1]!.url, slow.url]);
+    const slowShare = mixed.usage.endpoints?.[slow.url]?.requests ?? 0;
+    console.log(
+      `two + one ${SLOW}x slower:      ${mixed.perSecond.toFixed(0)} req/s = ${(mixed.perSecond / one.perSecond / mixedIdeal).toFixed(2)} of the ideal ${mixedIdeal.toFixed(2)}x (the slow one took ${slowShare} of ${REQUESTS})`,
+    );
+    const withDead = await measure("dead", [fast[0]!.url, fast[1]!.url, dead]);
+    const deadStats = withDead.usage.endpoints?.[dead];
+    console.log(
+      `two + one refusing:        ${withDead.perSecond.toFixed(0)} req/s = ${(withDead.perSecond / one.perSecond / 2).toFixed(2)} of the ideal 2.00x (the dead one: ${deadStats?.requests ?? 0} requests, ${deadStats?.ejections ?? 0} ejection)`,
+    );
+  } finally {
+    for (const server of [...fast, slow]) server.stop();
+  }
+}
+
+await main();
