@@ -242,7 +242,25 @@ function methodSection(data: ReportData): string {
   const verdict = data.shape
     ? `<p class="${data.shape.reproduces ? "meta" : "deviates"}" data-shape="${data.shape.reproduces ? "reproduces" : "differs"}">This run ${esc(data.shape.verdict)}.</p>`
     : "";
+  const stageState = (stage: string) => data.stages.find((x) => x.name === stage)?.state ?? "not run";
+  const methodsBy = (pick: (m: ReportData["methods"][number]) => boolean) =>
+    data.methods.filter(pick).map((m) => m.method);
+  const ranMethods = methodsBy((m) => !data.disabled.includes(m.stage) && stageState(m.stage) !== "not run");
+  const disabledMethods = methodsBy((m) => data.disabled.includes(m.stage));
+  const pendingMethods = methodsBy(
+    (m) => !data.disabled.includes(m.stage) && stageState(m.stage) === "not run",
+  );
+  const ranLine = `<p class="meta" data-methods-run="${esc(ranMethods.join(" "))}">Dialogue methods run: ${esc(
+    [
+      ranMethods.join(", ") || "none",
+      disabledMethods.length ? `not run (disabled): ${disabledMethods.join(", ")}` : "",
+      pendingMethods.length ? `not run yet: ${pendingMethods.join(", ")}` : "",
+    ]
+      .filter(Boolean)
+      .join("; "),
+  )}.</p>`;
   const tableHtml =
+    ranLine +
     verdict +
     table(
       [

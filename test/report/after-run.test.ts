@@ -75,6 +75,9 @@ it("says a switched-off dialogue stage was not run (disabled), never 0, and whet
   expect(html).toMatch(/<tr><td>leetcode-follow-up<\/td><td class="num">not run \(disabled\)<\/td>/);
   expect(html).toMatch(/<tr><td>code-correction<\/td><td class="num">not run \(disabled\)<\/td>/);
   expect(html).toMatch(/data-shape="differs">This run does not reproduce/);
+  expect(html).toContain(
+    "Dialogue methods run: single-turn-packing, interaction-simulation; not run (disabled): code-correction, leetcode-similar-problem, leetcode-follow-up.",
+  );
   // pack's fixture has 2.51 turns per dialogue against the paper's 2.0
   expect(html).toMatch(
     /<td>single-turn-packing<\/td>(<td[^>]*>[^<]*<\/td>){5}<td class="num">\+25% \(over 20%\)<\/td>/,
