@@ -158,6 +158,9 @@ export async function correctCode(record: PipelineRecord, ctx: CorrectContext): 
     if (config.analyse_fixed_run) {
       messages.push({ role: "user", content: fixedRun.feedback });
       const analysis = await ask([...messages]);
+      if (analysis.content.trim() === "") {
+        throw new DialogueRejected("empty-answer", "the analysis of the corrected run is empty");
+      }
       refuseGiveAway(analysis.content, "the analysis of the corrected run");
       messages.push({ role: "assistant", content: analysis.content });
       finishReasons["6"] = analysis.finishReason;

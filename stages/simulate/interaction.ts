@@ -68,6 +68,14 @@ export class Interaction {
   async ask(client: LlmClient, role: string, env: Pick<LoopEnv, "signal" | "interrupted">): Promise<void> {
     if (env.signal.aborted) throw env.interrupted();
     const answer = await client.chat([...this.messages], { signal: env.signal });
+    // a content outcome, not a failure: retrying would replay the same cached answer to the same end
+    if (answer.content.trim() === "") {
+      throw new DialogueRejected(
+        "empty-answer",
+        `the ${role} model answered with nothing (finish_reason: ${answer.finishReason ?? "none"})`,
+        { messages: this.messages },
+      );
+    }
     this.models[role] = answer.model;
     this.messages.push({ role: "assistant", content: answer.content });
     this.finishReasons[String(this.messages.length - 1)] = answer.finishReason;

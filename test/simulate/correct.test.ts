@@ -33,6 +33,7 @@ const RECORDS = [
   filterRecord("c:timeout", "corr-timeout", "python", "Count to ten."),
   filterRecord("c:givesaway", "corr-gives-away", "python", "Print a name."),
   filterRecord("c:comment", "corr-comment", "python", "Mean of a list."),
+  filterRecord("c:empty", "corr-empty-analysis", "javascript", "Print six."),
 ];
 
 const STAGE = "  correct:\n    count: 20\n    execution: {run_timeout_s: 2}\n";
@@ -141,7 +142,13 @@ describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       paper: { dialogues: 500, turns_per_dialogue: 2.4 },
     });
     expect(stats.error_types).toEqual({ syntax: 1, logical: 1, type: 1, name: 1, timeout: 1, other: 0 });
-    expect(stats.rejects).toEqual({ "mistake-runs": 1, "fix-fails": 1, "mentions-mistake": 2 });
+    expect(stats.rejects).toEqual({
+      "mistake-runs": 1,
+      "fix-fails": 1,
+      "mentions-mistake": 2,
+      // an empty analysis is rejected, not a record failed for ever (the cache replays it)
+      "empty-answer": 1,
+    });
     expect(stats.checked).toBe(1);
   });
 });

@@ -30,6 +30,8 @@ interface Case {
   broken?: string;
   check?: string;
   fix?: (last: string) => string;
+  /** correct's analysis of the corrected run (default: a sentence naming its output) */
+  analysis?: string;
 }
 
 const ANALYSIS = (last: string) =>
@@ -71,6 +73,11 @@ export const CASES: Record<string, Case> = {
         "The code does not compile.",
         "The code still does not compile; please declare the variable.",
       ),
+  },
+  // the strong model answers a clean run with nothing at all
+  "py-empty": {
+    weak: fence("python", "print('ready')"),
+    strong: () => "",
   },
   // after every clean run the strong model offers yet another version, past the cap
   "py-restless": {
@@ -178,6 +185,11 @@ export const CASES: Record<string, Case> = {
     broken: fence("python", "n = 0\nwhile n < 10:\n    print(n)"),
     fix: () => `n was never increased:\n${fence("python", "n = 0\nwhile n < 10:\n    n += 1\nprint(n)")}`,
   },
+  "corr-empty-analysis": {
+    broken: fence("javascript", "console.log(totl);"),
+    fix: () => `Fixed:\n${fence("javascript", "console.log(6);")}`,
+    analysis: "",
+  },
   "corr-comment": {
     broken: `Computing the mean:\n${fence("python", "def mean(xs):\n    return sum(xs) / len(xs  # Syntax Error: missing closing parenthesis\n\nprint(mean([1, 2, 3]))")}`,
     fix: () =>
@@ -262,7 +274,7 @@ export function scriptedReply(r: ReceivedRequest): Reply {
     default: {
       // the correction conversation starts with the broken answer; the simulation's with the weak one
       if (script.fix && messages.length === 4) return script.fix(last);
-      if (script.fix) return ANALYSIS(last);
+      if (script.fix) return script.analysis ?? ANALYSIS(last);
       const turn: Turn = {
         execs: messages.filter((m) => m.role === "user" && m.content.startsWith("Execution result")).length,
         afterFeedback: messages.some(

@@ -35,6 +35,7 @@ const RECORDS = [
   filterRecord("t:long", "py-long", "python", "Print numbers."),
   filterRecord("t:notebook", "py-notebook", "python", "Sum two numbers."),
   filterRecord("t:restless", "py-restless", "python", "Print a version."),
+  filterRecord("t:empty", "py-empty", "python", "Print ready."),
   // not simulated: html is not run by the sandbox
   filterRecord("t:html", "py-works", "html", "Make a page."),
 ];
@@ -150,6 +151,13 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(results.map((m) => m.content)).toEqual([0, 1, 2].map((n) => `Execution result: \nversion ${n}`));
   });
 
+  it("rejects a dialogue whose model answered with nothing, instead of failing the record for ever", () => {
+    expect(dialogues.has("t:empty")).toBe(false);
+    const reject = rejects.find((r) => r.id === "t:empty")!;
+    expect(reject.reason).toBe("empty-answer");
+    expect(reject.detail).toBe("the strong model answered with nothing (finish_reason: stop)");
+  });
+
   it("keeps why each assistant turn ended", () => {
     const d = dialogues.get("t:works")!;
     const reasons = d.meta.finish_reasons as Record<string, string>;
@@ -226,7 +234,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(stats.passing).toBe(7);
     expect(stats.capped).toBe(1);
     expect(stats.ends_unrun).toBe(1);
-    expect(stats.rejects).toEqual({ "unparseable-feedback": 1, "capped-failing": 1 });
+    expect(stats.rejects).toEqual({ "unparseable-feedback": 1, "capped-failing": 1, "empty-answer": 1 });
     // the reviewer names no category: each is read from the feedback's words
     expect(stats.feedback_categories).toEqual({
       "syntax-and-formatting": 1,
