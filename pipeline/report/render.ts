@@ -1,63 +1,24 @@
 // The report page: one self-contained HTML file (styles, charts and a few lines of script inline;
 // nothing fetched), each section a chart beside the paper's figure and a table with the numbers.
 // A section whose stage has not run says so instead of drawing an empty chart.
-import { DIALOGUE_METHODS, DIALOGUE_STAGES, PAPER_DEVIATION_LIMIT, signedPercent } from "../dialogue.js";
-import { DISABLED, type ReportData, type StageRow } from "./collect.js";
+import { PAPER_DEVIATION_LIMIT } from "../dialogue.js";
+import type { ReportData, StageRow } from "./collect.js";
+import {
+  deviationText,
+  figure,
+  MUTED,
+  missing,
+  n,
+  notRun,
+  OURS,
+  OUTCOME_COLORS,
+  PAPER,
+  pct,
+  table,
+} from "./html.js";
+import { methodSection } from "./methods.js";
 import { PAPER_FILTER } from "./paper.js";
-import { type BarChartSpec, barChart, escapeXml as esc } from "./svg.js";
-
-const OURS = "#2f6fb0";
-const PAPER = "#e08a2c";
-const MUTED = "#b9c3cf";
-const OUTCOME_COLORS: Record<string, string> = {
-  passed: "#3a9d5d",
-  failed: "#d1495b",
-  timeout: "#edae49",
-  "not-runnable": "#8d99ae",
-  "no-code": "#c9ced6",
-};
-
-const n = (x: number | undefined) => (x === undefined ? "" : x.toLocaleString("en-US"));
-const pct = (x: number) => `${x.toFixed(x >= 10 ? 1 : 2)}%`;
-
-function table(header: string[], rows: (string | number | undefined)[][], numericFrom = 1): string {
-  const head = header.map((h) => `<th>${esc(h)}</th>`).join("");
-  const body = rows
-    .map(
-      (r) =>
-        `<tr>${r
-          .map(
-            (c, i) =>
-              `<td${i >= numericFrom ? ' class="num"' : ""}>${esc(typeof c === "number" ? n(c) : (c ?? ""))}</td>`,
-          )
-          .join("")}</tr>`,
-    )
-    .join("");
-  return `<table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
-}
-
-function figure(spec: BarChartSpec, caption: string): string {
-  return `<figure class="chart" data-chart="${esc(spec.id)}">${barChart(spec)}<figcaption>${esc(caption)}</figcaption></figure>`;
-}
-
-function missing(id: string, text: string): string {
-  return `<p class="missing" data-missing="${esc(id)}">${esc(text)}</p>`;
-}
-
-function notRun(stages: StageRow[], ...names: string[]): string {
-  const states = names.map((name) => {
-    const s = stages.find((x) => x.name === name);
-    return `${name}: ${s?.state ?? "not run"}`;
-  });
-  return `no data yet (${states.join(", ")}); rerun \`pnpm pipeline report\` once it has run`;
-}
-
-/** `-9%`, or `+60% (over 20%)` past the mark. */
-function deviationText(deviation: number, deviates: boolean): string {
-  return deviates
-    ? `${signedPercent(deviation)} (over ${PAPER_DEVIATION_LIMIT * 100}%)`
-    : signedPercent(deviation);
-}
+import { escapeXml as esc } from "./svg.js";
 
 function formatMs(ms: number | undefined): string {
   if (ms === undefined) return "";
@@ -219,127 +180,6 @@ function scoreSection(data: ReportData): string {
   return `${head}<div class="row">${charts.join("")}</div></section>`;
 }
 
-function methodSection(data: ReportData): string {
-  const head = '<section id="methods"><h2>Dialogues and turns per method</h2>';
-  const ours = (m: ReportData["methods"][number]) => m.kept ?? m.generated;
-  // a method with no dialogue (yet) has no bar to draw
-  const shown = data.methods.filter((m) => (ours(m)?.dialogues ?? 0) > 0);
-  const rows = data.methods.map((m) => {
-    const tpd = (t?: { dialogues: number; turns: number }) =>
-      t?.dialogues ? (t.turns / t.dialogues).toFixed(2) : "";
-    const shape = data.shape?.methods.find((x) => x.method === m.method);
-    const disabled = data.disabled.includes(m.stage);
-    return [
-      m.method,
-      disabled ? DISABLED : (m.generated?.dialogues ?? `${m.stage} not run`),
-      disabled ? undefined : m.kept?.dialogues,
-      disabled ? undefined : tpd(ours(m)),
-      m.paper.dialogues,
-      m.paper.turnsPerDialogue.toFixed(1),
-      shape?.state === "ran" ? deviationText(shape.deviation, shape.deviates) : undefined,
-    ];
-  });
-  const verdict = data.shape
-    ? `<p class="${data.shape.reproduces ? "meta" : "deviates"}" data-shape="${data.shape.reproduces ? "reproduces" : "differs"}">This run ${esc(data.shape.verdict)}.</p>`
-    : "";
-  const stageState = (stage: string) => data.stages.find((x) => x.name === stage)?.state ?? "not run";
-  const methodsBy = (pick: (m: ReportData["methods"][number]) => boolean) =>
-    data.methods.filter(pick).map((m) => m.method);
-  const ranMethods = methodsBy((m) => !data.disabled.includes(m.stage) && stageState(m.stage) !== "not run");
-  const disabledMethods = methodsBy((m) => data.disabled.includes(m.stage));
-  const pendingMethods = methodsBy(
-    (m) => !data.disabled.includes(m.stage) && stageState(m.stage) === "not run",
-  );
-  const ranLine = `<p class="meta" data-methods-run="${esc(ranMethods.join(" "))}">Dialogue methods run: ${esc(
-    [
-      ranMethods.join(", ") || "none",
-      disabledMethods.length ? `not run (disabled): ${disabledMethods.join(", ")}` : "",
-      pendingMethods.length ? `not run yet: ${pendingMethods.join(", ")}` : "",
-    ]
-      .filter(Boolean)
-      .join("; "),
-  )}.</p>`;
-  const tableHtml =
-    ranLine +
-    verdict +
-    table(
-      [
-        "method",
-        "made",
-        "kept after validation",
-        "turns per dialogue",
-        "paper: dialogues",
-        "paper: turns per dialogue",
-        "deviation",
-      ],
-      rows,
-    );
-  if (shown.length === 0) {
-    return `${head}${missing("methods", notRun(data.stages, ...DIALOGUE_STAGES))}${tableHtml}</section>`;
-  }
-  const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
-  const paperTotal = DIALOGUE_METHODS.reduce(
-    (a, m) => a + (data.methods.find((x) => x.method === m)?.paper.dialogues ?? 0),
-    0,
-  );
-  const categories = data.methods.map((m) => m.method);
-  return (
-    head +
-    '<div class="row">' +
-    figure(
-      {
-        id: "methods-share",
-        title: "Share of dialogues per method, this run and the paper",
-        categories,
-        series: [
-          {
-            name: "this run",
-            values: data.methods.map((m) =>
-              ours(m) ? (100 * ours(m)!.dialogues) / Math.max(1, total) : undefined,
-            ),
-            color: OURS,
-          },
-          {
-            name: "paper",
-            values: data.methods.map((m) => (100 * m.paper.dialogues) / paperTotal),
-            color: PAPER,
-          },
-        ],
-        horizontal: true,
-        width: 520,
-        format: (v) => `${v.toFixed(v >= 10 ? 0 : 1)}%`,
-      },
-      `Percent of all dialogues (this run: ${n(total)}; paper: ${n(paperTotal)}).`,
-    ) +
-    figure(
-      {
-        id: "methods-turns",
-        title: "Turns per dialogue per method, this run and the paper",
-        categories,
-        series: [
-          {
-            name: "this run",
-            values: data.methods.map((m) => {
-              const t = ours(m);
-              return t?.dialogues ? t.turns / t.dialogues : undefined;
-            }),
-            color: OURS,
-          },
-          { name: "paper", values: data.methods.map((m) => m.paper.turnsPerDialogue), color: PAPER },
-        ],
-        horizontal: true,
-        width: 520,
-        format: (v) => v.toFixed(1),
-      },
-      "A turn is a user message and its answer.",
-    ) +
-    "</div>" +
-    tableHtml +
-    "</section>"
-  );
-}
-
-/** Dialogues each quality gate tagged, one row per rule, one column per method. */
 function gatesTable(gates: Record<string, Record<string, number>>): string {
   const rules = Object.keys(gates);
   if (rules.length === 0) return "";
