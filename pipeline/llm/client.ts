@@ -311,8 +311,8 @@ export class RoleEndpoint implements RoleBackend {
 }
 
 /**
- * What a failed attempt says about the replica it went to: a 429 is the server asking for a pause
- * (of itself only, for as long as its Retry-After says); connection errors, 5xx, timeouts and
+ * What a failed attempt says about the replica it went to: a 429 (or a 5xx with Retry-After) is the
+ * server asking for a pause (of itself only, for as long as its Retry-After says); connection errors, 5xx, timeouts and
  * unreadable answers count towards taking it out of rotation; anything else (a 4xx about the request,
  * a refused key) came from a working server.
  */
@@ -322,9 +322,11 @@ function leaseOutcome(error: unknown): LeaseOutcome {
   switch (error.kind) {
     case "rate-limited":
       return "paused";
+    case "server-error":
+      // A 503 with Retry-After is a busy server saying when to come back, not a broken one.
+      return error.retryAfterMs === undefined ? "failed" : "paused";
     case "connection":
     case "timeout":
-    case "server-error":
     case "malformed-response":
       return "failed";
     default:

@@ -180,7 +180,8 @@ export class HttpSandboxClient implements CodeRunner {
           status,
         );
         const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined;
-        await failed(error, status === 429 ? "paused" : "failed", waitMs);
+        // A 429, or a busy server's 503 with Retry-After, asks for a pause; other 5xx are failures.
+        await failed(error, status === 429 || waitMs !== undefined ? "paused" : "failed", waitMs);
         continue;
       }
       if (status >= 400) {

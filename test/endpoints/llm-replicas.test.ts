@@ -154,6 +154,21 @@ describe("an LLM role with several replicas", () => {
     expect(usage.endpoints?.[limited!.url]).toMatchObject({ requests: 1, failures: 1, ejections: 0 });
   }, 10_000);
 
+  it("pauses a replica that answers 503 with Retry-After instead of ejecting it", async () => {
+    const [busy, free] = await start({ fault: () => ({ type: "status", status: 503, retryAfterS: 30 }) }, {});
+    const log = recordingLogger();
+    const { answers, usage } = await score(
+      replicas([busy!.url, free!.url], { concurrency: 1, balance: { eject_after: 1 } }),
+      prompts(6),
+      dir.path,
+      log,
+    );
+    expect(answers).toHaveLength(6);
+    expect(busy!.count).toBe(1);
+    expect(usage.endpoints?.[busy!.url]).toMatchObject({ requests: 1, failures: 1, ejections: 0 });
+    expect(log.lines.join("\n")).not.toContain("taken out of rotation");
+  }, 10_000);
+
   it("answers exactly as one server does, pays each answer once, and keys the cache without the endpoint", async () => {
     const [one] = await start({});
     const single = await score(testConfig(one!.url, {}, PRICES), prompts(30));

@@ -132,3 +132,24 @@ describe("several /run_code servers", () => {
     expect(usage.totals.requests).toBe(0);
   });
 });
+
+describe("a busy /run_code server", () => {
+  it("is paused, not ejected, when it answers 503 with Retry-After; a 500 without counts towards ejection", async () => {
+    const busy = await refusingServer(503, 60);
+    const broken = await refusingServer(500);
+    const ok = await runCodeServer(5);
+    const usage = new UsageMeter();
+    const c = client([busy.url, broken.url, ok.url], {
+      workers: 1,
+      balance: { eject_after: 1, eject_s: 60 },
+    });
+    const results = await Promise.all(
+      programs(6).map((code) => c.run({ code, language: "python" }, { usage })),
+    );
+    expect(results.every((r) => r.status === "Success")).toBe(true);
+    expect(busy.count()).toBe(1);
+    expect(broken.count()).toBe(1);
+    expect(usage.totals.endpoints?.[`${busy.url}/run_code`]).toMatchObject({ failures: 1, ejections: 0 });
+    expect(usage.totals.endpoints?.[`${broken.url}/run_code`]).toMatchObject({ failures: 1, ejections: 1 });
+  }, 10_000);
+});

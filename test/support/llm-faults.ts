@@ -6,7 +6,8 @@ import type { ServerResponse } from "node:http";
 export type FaultRule = (request: { n: number; key: string }, attempt: number) => Fault | undefined;
 
 export type Fault =
-  | { type: "status"; status: number; message?: string }
+  /** `retryAfterS`: a busy server saying when to come back (a 503 with Retry-After) */
+  | { type: "status"; status: number; message?: string; retryAfterS?: number }
   | { type: "rate-limit"; retryAfterS?: number; retryAfterMs?: number }
   /** never answers; the socket stays open until the client gives up */
   | { type: "hang" }
@@ -26,9 +27,12 @@ export function injectFault(fault: Fault, stream: boolean, res: ServerResponse) 
   const begin = (type: string) => res.writeHead(200, { "content-type": type });
   switch (fault.type) {
     case "status":
-      return sendJson(res, fault.status, {
-        error: { message: fault.message ?? `injected ${fault.status}`, type: "server_error" },
-      });
+      return sendJson(
+        res,
+        fault.status,
+        { error: { message: fault.message ?? `injected ${fault.status}`, type: "server_error" } },
+        fault.retryAfterS === undefined ? {} : { "retry-after": String(fault.retryAfterS) },
+      );
     case "rate-limit": {
       const headers: Record<string, string> = {};
       if (fault.retryAfterS !== undefined) headers["retry-after"] = String(fault.retryAfterS);
