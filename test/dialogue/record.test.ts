@@ -83,5 +83,7 @@ describe("the dialogue record", () => {
     });
     expect(r.paper.dialogues).toBe(16_600);
     expect(tally.describe()[0]).toMatch(/2 dialogues, 5 turns, 2.5 turns per dialogue \(paper: 16,600/);
+    // 2.5 against the paper's 2.0: a deviation over 20%, called out
+    expect(tally.describe()[0]).toMatch(/2 turns per dialogue; \+25%, over the 20% mark\)$/);
   });
 });
