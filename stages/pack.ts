@@ -155,7 +155,14 @@ function round6(x: number): number {
 
 async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
   const { config } = ctx;
-  const stats: PackStats = { input: 0, selected: 0, other_languages: {}, groups: {}, embedding: undefined };
+  const stats: PackStats = {
+    input: 0,
+    selected: 0,
+    other_languages: {},
+    groups: {},
+    embedding: undefined,
+    join: [...config.join],
+  };
   const singles = await validateSingles(ctx.read("filter"), config, emit, stats);
   if (ctx.signal.aborted) return;
   // Nothing to embed (no input, or every record rejected): no model is loaded, so none need exist.

@@ -32,7 +32,21 @@ export interface PackStats {
     }
   >;
   embedding: ({ model: string } & EmbedStats) | undefined;
+  /** the join sizes packed with */
+  join?: number[];
 }
+
+/** Which reading of the paper `join` is: its table's ([1]), its text's ([2, 3]), or neither. */
+export function packingReading(join: readonly number[] | undefined): "table" | "text" | "custom" {
+  const key = [...new Set(join ?? [])].sort((a, b) => a - b).join(",");
+  return key === "1" ? "table" : key === "2,3" ? "text" : "custom";
+}
+
+const READINGS = {
+  table: "the paper's table (a query and one neighbour, 2.0 turns per dialogue)",
+  text: "the paper's text (2 or 3 neighbours join a query)",
+  custom: "neither of the paper's readings (docs/pack.md)",
+};
 
 export const PAPER_PACKING = { single_turns: 105_000, dialogues: 16_600, turns: 33_500 };
 
@@ -64,8 +78,11 @@ export async function summarizePack(
     by_language: stats?.groups,
     other_languages: stats?.other_languages,
     embedding: stats?.embedding,
+    join: stats?.join,
+    reading: packingReading(stats?.join),
     paper: PAPER_PACKING,
   };
+  if (stats?.join) log.info(`join ${JSON.stringify(stats.join)}: ${READINGS[result.reading]}`);
   for (const line of tally.describe()) log.info(line);
   log.info(
     `from ${singleTurns.toLocaleString("en-US")} single turns (paper: 105K): ` +

@@ -173,6 +173,8 @@ describe("pack stage", () => {
     const table = await runPack(LEXICAL);
     const text = await runPack(`${LEXICAL}    join: [2, 3]\n`);
     expect(table.stats["single-turn-packing"]!.turns_per_dialogue).toBe(2);
+    expect(table.stats).toMatchObject({ join: [1], reading: "table" });
+    expect(text.stats).toMatchObject({ join: [2, 3], reading: "text" });
     const textTurns = text.stats["single-turn-packing"]!.turns_per_dialogue;
     expect(textTurns).toBeGreaterThanOrEqual(3);
     expect(textTurns).toBeLessThanOrEqual(4);
