@@ -121,7 +121,7 @@ export class Runner {
       yield* this.store(name).read(options);
       return;
     }
-    for (const shard of status.shards) yield* this.store(name, shard).read(options);
+    yield* mergeShards(status.shards.map((shard) => this.store(name, shard).readOrdered(options)));
   }
 
   configOf(stage: Stage<unknown>): unknown {
@@ -733,6 +733,27 @@ function readableOrUndefined<T>(read: () => T): T | undefined {
   } catch (error) {
     if (error instanceof StoreError) return undefined;
     throw error;
+  }
+}
+
+/**
+ * The shards' entries in the order of their position in the whole input: one process's order for a
+ * stage that commits in input order (normalize, one record at a time, which dedup's first-copy rule
+ * relies on); a deterministic order in any case. One entry per shard is held.
+ */
+async function* mergeShards(
+  shards: AsyncGenerator<{ at: number; items: PipelineRecord[] }>[],
+): AsyncGenerator<PipelineRecord> {
+  const heads = await Promise.all(shards.map((s) => s.next()));
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i]!;
+      if (!head.done && (pick < 0 || head.value.at < (heads[pick]!.value as { at: number }).at)) pick = i;
+    }
+    if (pick < 0) return;
+    yield* (heads[pick]!.value as { items: PipelineRecord[] }).items;
+    heads[pick] = await shards[pick]!.next();
   }
 }
 

@@ -67,7 +67,8 @@ export async function executeRecordStage<C>(
   const timer = setInterval(() => hooks.checkpoint(counts, inputCheck()), 2000);
 
   // never rejects: an error here is either the stage's verdict on the record or fatal for the run
-  const handle = async (position: number, record: PipelineRecord): Promise<void> => {
+  const handle = async (position: number, record: PipelineRecord, global?: number): Promise<void> => {
+    const at = global === undefined ? { s: position } : { s: position, g: global };
     try {
       let outcome: RecordOutcome;
       try {
@@ -77,7 +78,7 @@ export async function executeRecordStage<C>(
         outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
       }
       if (outcome.failed) {
-        writer.append({ s: position, f: outcome.failed });
+        writer.append({ ...at, f: outcome.failed });
         counts.failed++;
         const summary = failures.get(outcome.failed.reason) ?? { count: 0 };
         summary.count++;
@@ -89,7 +90,7 @@ export async function executeRecordStage<C>(
         const rejects = outcome.rejects ?? [];
         writer.append(
           {
-            s: position,
+            ...at,
             ...(out.length ? { o: out } : {}),
             ...(rejects.length ? { r: rejects } : {}),
           },
@@ -108,7 +109,9 @@ export async function executeRecordStage<C>(
   try {
     const input = stage.input ? stage.input(ctx) : ctx.read(stage.upstream[0]!);
     const previous = hooks.previousInput;
+    let global = -1;
     for await (const record of input) {
+      global++;
       if (hooks.keep && !hooks.keep(record)) continue;
       position++;
       inputDigest.update(`${record.id}\n`);
@@ -127,7 +130,7 @@ export async function executeRecordStage<C>(
       }
       while (inflight.size >= concurrency && !fatal) await slotFreed();
       if (ctx.signal.aborted || fatal) break;
-      const task: Promise<void> = handle(position, record).finally(() => {
+      const task: Promise<void> = handle(position, record, hooks.keep ? global : undefined).finally(() => {
         inflight.delete(task);
         wake?.();
       });

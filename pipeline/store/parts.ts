@@ -21,6 +21,11 @@ export class StoreError extends UserError {}
 export interface Entry {
   /** input position (record-wise stages) or -1 (global stages) */
   s: number;
+  /**
+   * A shard's entries: the input's position in the whole stage's input (`s` counts only the shard's
+   * own records). Reading a sharded stage merges its shards by it, in the order one process reads.
+   */
+  g?: number;
   o?: PipelineRecord[];
   r?: Reject[];
   f?: { reason: string; detail?: string };
@@ -33,7 +38,9 @@ export interface Entry {
  */
 export function entryLine(entry: Entry, onOutput?: (json: string) => void): string {
   if (!entry.o || !onOutput) return `${JSON.stringify(entry)}\n`;
-  let line = `{"s":${JSON.stringify(entry.s)},"o":[`;
+  let line = `{"s":${JSON.stringify(entry.s)},`;
+  if (entry.g !== undefined) line += `"g":${JSON.stringify(entry.g)},`;
+  line += `"o":[`;
   for (let i = 0; i < entry.o.length; i++) {
     const json = JSON.stringify(entry.o[i]);
     onOutput(json);

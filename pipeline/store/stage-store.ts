@@ -165,6 +165,16 @@ export class StageStore {
 
   /** Streams the committed outputs (or rejects), each input's entry once. */
   async *read(options: { rejects?: boolean } = {}): AsyncGenerator<PipelineRecord> {
+    for await (const entry of this.readOrdered(options)) yield* entry.items;
+  }
+
+  /**
+   * `read`, an input at a time, each with its position in the whole stage's input (a shard's `g`):
+   * the key that merges the shards of a stage in the order one process would have read them.
+   */
+  async *readOrdered(
+    options: { rejects?: boolean } = {},
+  ): AsyncGenerator<{ at: number; items: PipelineRecord[] }> {
     const seen = new DoneSet();
     const parts = this.parts();
     // a complete stage is read against its seal; a running or partial one has none yet
@@ -186,9 +196,9 @@ export class StageStore {
           seen.add(entry.s);
         }
         const items: (PipelineRecord | Reject)[] | undefined = options.rejects ? entry.r : entry.o;
-        if (items) {
+        if (items?.length) {
           yielded += items.length;
-          for (const item of items) yield item as PipelineRecord;
+          yield { at: entry.g ?? entry.s, items: items as PipelineRecord[] };
         }
       }
       check?.verify(this.stage, this.dir);
@@ -267,7 +277,7 @@ export const HEARTBEAT_MS = 60_000;
 
 /** Whether the process that wrote this "running" manifest is still at it (from any machine). */
 export function isRunning(manifest: Manifest | undefined, now = Date.now()): boolean {
-  if (!manifest || manifest.state !== "running" || !manifest.pid) return false;
+  if (manifest?.state !== "running" || !manifest.pid) return false;
   if (manifest.host !== undefined && manifest.host !== hostname()) {
     return now - Date.parse(manifest.updatedAt) < HEARTBEAT_MS;
   }

@@ -62,6 +62,10 @@ describe("shards", () => {
         lines(await collect(reference.read(stage, { rejects: true }))),
       );
     }
+    // in the same order too, where one process commits in input order (numbers runs one at a time):
+    // a global stage's "first copy wins" (dedup) then keeps the same copies
+    const order = async (r: Runner) => (await collect(r.read("numbers"))).map((x) => x.id);
+    expect(await order(runner)).toEqual(await order(reference));
     // the global stage reads the union and sees what one process saw
     await runner.run(["total"]);
     expect(await collect(runner.read("total"))).toEqual(await collect(reference.read("total")));
