@@ -73,14 +73,15 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
       });
       const ran = data.stages.filter((s) => s.state !== "not run" && s.state !== DISABLED).map((s) => s.name);
       process.stderr.write(
-        `report from ${ran.length ? ran.join(", ") : "no stage yet"}${
-          ran.length < data.stages.length
-            ? ` (not run: ${data.stages
-                .filter((s) => s.state === "not run")
-                .map((s) => s.name)
-                .join(", ")})`
-            : ""
-        }\n`,
+        `report from ${ran.length ? ran.join(", ") : "no stage yet"}${[
+          ["not run", "not run"],
+          ["switched off", DISABLED],
+        ]
+          .map(([label, state]) => {
+            const names = data.stages.filter((s) => s.state === state).map((s) => s.name);
+            return names.length ? ` (${label}: ${names.join(", ")})` : "";
+          })
+          .join("")}\n`,
       );
       if (args.screenshot) {
         const { dom, size } = await viewInBrowser(file, { screenshot: args.screenshot });

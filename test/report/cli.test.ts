@@ -68,3 +68,22 @@ it("rebuilds the report from the stages that ran, and screenshots it", async () 
   expect(size.height).not.toBe(5200);
   expect(size.height).toBeGreaterThan(900);
 }, 120_000);
+
+it("names the dialogue stages switched off, and the report says not run (disabled)", async () => {
+  const dataDir = path.join(scratch, "data-off");
+  await writeManifests(dataDir, FULL_RUN);
+  const run = await cli([
+    "report",
+    "--config",
+    "configs/sample.yaml",
+    "--data-dir",
+    dataDir,
+    "--set",
+    "stages.leetcode.enabled=false",
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain("(switched off: leetcode)");
+  const html = await readFile(path.join(dataDir, "export", "report.html"), "utf8");
+  expect(html).toMatch(/<tr><td>leetcode<\/td><td>not run \(disabled\)<\/td>/);
+  expect(html).toContain("not run (disabled): leetcode-similar-problem, leetcode-follow-up");
+}, 120_000);
