@@ -19,6 +19,7 @@ import { UserError } from "../pipeline/errors.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
+import { seededRandom, shuffleInPlace } from "../pipeline/random.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
@@ -32,7 +33,6 @@ import { type LeetcodeStats, summarizeLeetcode, writeStats } from "./leetcode/su
 import { EmptyTextError, TEXT_PROMPT } from "./leetcode/texts.js";
 import { TRANSLATION_REQUEST_VERSION } from "./leetcode/translate.js";
 import { type ValidatedProblem, validateSolutions } from "./leetcode/validate-solutions.js";
-import { seededRandom } from "./pack/packing.js";
 
 type LeetcodeContext = StageContext<LeetcodeConfig>;
 
@@ -60,12 +60,7 @@ function groupSimilar(ctx: LeetcodeContext, validated: readonly ValidatedProblem
 
 function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProblem[]) {
   const { follow_up: config, seed, validation } = ctx.config;
-  const order = [...validated];
-  const random = seededRandom(seed);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  const order = shuffleInPlace([...validated], seededRandom(seed));
   const plans: FollowUpPlan[] = [];
   let candidates = 0;
   for (const v of order) {

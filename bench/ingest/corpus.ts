@@ -7,7 +7,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { seededRandom } from "../../pipeline/dedup/hash.js";
+import { seededUint32 } from "../../pipeline/random.js";
 
 export interface SourceShape {
   name: "magicoder" | "sharegpt" | "wizardcoder" | "evolinstruct";
@@ -75,7 +75,7 @@ class TextMaker {
   private readonly vocabulary: string[];
 
   constructor(seed: number) {
-    this.random = seededRandom(seed);
+    this.random = seededUint32(seed);
     const letters = "abcdefghijklmnopqrstuvwxyz";
     this.vocabulary = Array.from({ length: 30_000 }, () => {
       const n = 2 + this.int(9);

@@ -20,7 +20,7 @@ import { embedTexts } from "../../pipeline/embed/embed-texts.js";
 import { createEmbedder } from "../../pipeline/embed/index.js";
 import { meanPool } from "../../pipeline/embed/transformers.js";
 import { hubConfigSchema } from "../../pipeline/hub/config.js";
-import { seededRandom } from "../../stages/pack/packing.js";
+import { seededRandom } from "../../pipeline/random.js";
 import { BERT_BASE_SHAPE, TEST_WORDS, writeBertModel } from "../../test/support/tiny-bert.js";
 
 const arg = (name: string, fallback: number) => {

@@ -2,8 +2,8 @@
 // hundred topics, like the paper's 105K single turns), and a stand-in for the filter stage that
 // yields one synthetic record per vector.
 import { z } from "zod";
+import { seededRandom } from "../../pipeline/random.js";
 import { defineStage } from "../../pipeline/stage.js";
-import { seededRandom } from "../../stages/pack/packing.js";
 
 /** `n` unit vectors of `dim` numbers around `clusters` centres, row after row in one array. */
 export function clusteredVectors(n: number, dim: number, clusters: number, seed: number): Float32Array {

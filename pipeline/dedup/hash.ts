@@ -15,12 +15,3 @@ export function mix32(x: number): number {
 export function combine(h: number, value: number): number {
   return mix32(Math.imul(h ^ value, 0x9e3779b1) + 0x7f4a7c15);
 }
-
-/** A deterministic stream of 32-bit values (splitmix32), for reproducible hash parameters. */
-export function seededRandom(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x9e3779b9) | 0;
-    return mix32(s);
-  };
-}

@@ -1,6 +1,6 @@
 // MinHash signatures over word shingles: the fraction of equal positions in two signatures estimates
 // the Jaccard similarity of the two texts' shingle sets (Broder, 1997).
-import { seededRandom } from "./hash.js";
+import { seededUint32 } from "../random.js";
 import { wordGrams, wordHashes } from "./text.js";
 
 /** Flipping the sign bit maps uint32 order onto int32 order. */
@@ -26,7 +26,7 @@ export class MinHasher {
   constructor(options: MinHashOptions) {
     this.numPerm = options.numPerm;
     this.shingleWords = options.shingleWords;
-    const random = seededRandom(options.seed ?? 1);
+    const random = seededUint32(options.seed ?? 1);
     this.multipliers = new Int32Array(this.numPerm);
     this.offsets = new Int32Array(this.numPerm);
     for (let p = 0; p < this.numPerm; p++) {

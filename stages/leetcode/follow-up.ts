@@ -11,7 +11,7 @@
 // Everything here is decided before any LLM call, from the seed; a translation that fails only drops
 // its own turn.
 import type { LanguageName } from "../../pipeline/code/languages.js";
-import { seededRandom } from "../pack/packing.js";
+import { seededRandom } from "../../pipeline/random.js";
 import type { FollowUpKind, LeetcodeConfig } from "./config.js";
 import type { ValidatedProblem, ValidatedSolution } from "./validate-solutions.js";
 

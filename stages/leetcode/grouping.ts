@@ -3,7 +3,7 @@
 // joined by the unused problems sharing the most tags with it (ties broken by the same seeded
 // order); a problem with too few matching partners is bypassed, and may still join a later group.
 // No problem is in two groups.
-import { seededRandom } from "../pack/packing.js";
+import { seededRandom, shuffleInPlace } from "../../pipeline/random.js";
 
 export interface TaggedProblem {
   id: string;
@@ -37,14 +37,6 @@ export interface GroupingResult {
   untagged: number;
 }
 
-function shuffle<T>(items: T[], random: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-  return items;
-}
-
 function draw(
   sizes: readonly number[],
   weights: readonly number[] | undefined,
@@ -70,7 +62,7 @@ export function groupSimilarProblems(
   const tagSets = problems.map(
     (p) => new Set(p.tags.map((t) => t.trim()).filter((t) => t !== "" && !ignore.has(t.toLowerCase()))),
   );
-  const order = shuffle(
+  const order = shuffleInPlace(
     problems.map((_, i) => i),
     random,
   );

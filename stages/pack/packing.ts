@@ -5,6 +5,7 @@
 // still join a later query's dialogue). Every query ends up in at most one dialogue. Pure and
 // deterministic: the same neighbours and the same seed give the same dialogues.
 import type { Neighbour } from "../../pipeline/embed/index.js";
+import { seededRandom, shuffleInPlace } from "../../pipeline/random.js";
 
 export interface PackedGroup {
   /** the query the dialogue was built around (its first turn) */
@@ -25,26 +26,6 @@ export interface PackResult {
   single: number;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same draws on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffle<T>(items: T[], random: () => number): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-  return items;
-}
-
 export function packSimilarQueries(options: {
   count: number;
   neighboursOf: (position: number) => Neighbour[];
@@ -55,7 +36,7 @@ export function packSimilarQueries(options: {
   const random = seededRandom(options.seed);
   const sizes = [...new Set(options.joinSizes)].sort((a, b) => a - b);
   const used = new Uint8Array(options.count);
-  const order = shuffle(
+  const order = shuffleInPlace(
     Array.from({ length: options.count }, (_, i) => i),
     random,
   );
@@ -72,7 +53,7 @@ export function packSimilarQueries(options: {
       continue;
     }
     const size = possible[Math.floor(random() * possible.length)]!;
-    const joined = shuffle([...free], random)
+    const joined = shuffleInPlace([...free], random)
       .slice(0, size)
       .sort((a, b) => a.distance - b.distance || a.index - b.index);
     used[position] = 1;

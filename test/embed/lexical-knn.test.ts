@@ -8,7 +8,7 @@ import { knnConfigSchema, lexicalEmbedderSchema } from "../../pipeline/embed/con
 import { checkVector } from "../../pipeline/embed/embed-texts.js";
 import { KnnIndex } from "../../pipeline/embed/knn.js";
 import { LexicalEmbedder } from "../../pipeline/embed/lexical.js";
-import { seededRandom } from "../../stages/pack/packing.js";
+import { seededRandom } from "../../pipeline/random.js";
 import { tempDir } from "../llm/helpers.js";
 
 const dir = tempDir("cf-knn-");

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { NgramIndex } from "../../pipeline/dedup/decontaminate.js";
 import { Deduplicator } from "../../pipeline/dedup/deduplicator.js";
-import { seededRandom } from "../../pipeline/dedup/hash.js";
 import { LshIndex, optimalLshParameters } from "../../pipeline/dedup/lsh.js";
 import { estimateJaccard, MinHasher } from "../../pipeline/dedup/minhash.js";
 import { exactKey, normalizeForExact, wordHashes } from "../../pipeline/dedup/text.js";
+import { seededUint32 } from "../../pipeline/random.js";
 import type { PipelineRecord, Reject } from "../../pipeline/record.js";
 import { dedupConfigSchema, deduplicateSeeds } from "../../stages/dedup.js";
 
 function randomText(seed: number, words: number): string {
-  const random = seededRandom(seed);
+  const random = seededUint32(seed);
   return Array.from({ length: words }, () => `w${random() % 3000}`).join(" ");
 }
 
@@ -66,7 +66,7 @@ describe("MinHash", () => {
   it("computes, four permutations at a time, exactly the minimum of each permutation", () => {
     // the definition, one permutation and one unsigned comparison at a time
     const reference = (hasher: MinHasher, shingles: Uint32Array, seed: number) => {
-      const random = seededRandom(seed);
+      const random = seededUint32(seed);
       return Array.from({ length: hasher.numPerm }, () => {
         const a = random() | 1;
         const b = random();
