@@ -23,6 +23,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     what: "the filter stage on the embedded provider against a raw node-llama-cpp loop",
   },
   eval: { file: "eval/grouping.ts", what: "grouped test programs against one program per case" },
+  seal: {
+    file: "store/seal.ts",
+    what: "reading a complete stage checked against its seal against the same read unchecked",
+  },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
   "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
