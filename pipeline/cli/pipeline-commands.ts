@@ -238,6 +238,10 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
       const { runner } = openRunner(stages, args);
       const out = process.stdout;
       const status = runner.status(args.stage);
+      if (status.state === "disabled") {
+        process.stderr.write(`note: ${args.stage} is switched off (${status.reason}): it has no records\n`);
+        return;
+      }
       if (status.state !== "complete") {
         process.stderr.write(
           `note: ${args.stage} is ${status.state}${status.reason ? ` (${status.reason})` : ""}; showing what it has committed so far\n`,

@@ -112,3 +112,22 @@ describe("--limit", () => {
     ]);
   }, 120_000);
 });
+
+describe("a switched-off stage on the command line", () => {
+  it("status shows it disabled with the key; cat says it has no records; the stage after it runs", () => {
+    const { config } = setup();
+    const off = ["--config", config, "--set", "stages.expand.enabled=false"];
+    const table = cli(["status", ...off]).stdout;
+    expect(table).toMatch(/^expand\s+disabled \(stages\.expand\.enabled: false\)/m);
+    const cat = cli(["cat", "expand", ...off]);
+    expect(cat.code).toBe(0);
+    expect(cat.stdout).toBe("");
+    expect(cat.stderr).toContain(
+      "note: expand is switched off (stages.expand.enabled: false): it has no records",
+    );
+    const run = cli(["run", "total", ...off]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("expand: switched off (stages.expand.enabled: false)");
+    expect(JSON.parse(cli(["cat", "total", ...off]).stdout)).toMatchObject({ id: "total", n: 0 });
+  }, 120_000);
+});

@@ -23,6 +23,8 @@ export const expandStage = defineStage({
   name: "expand",
   description: "flat-map with rejects, failures and latency",
   upstream: ["numbers"],
+  // stands in for a dialogue method: `enabled: false` leaves it out
+  switchable: true,
   kind: "record",
   configSchema: z
     .object({
