@@ -1,11 +1,9 @@
 // The embedding cache: every vector computed is kept on disk, keyed by the embedder's model identity
 // and a hash of the text, so a rerun or a resumed run never computes one twice. Each batch is one
 // transaction, committed before its vectors are used: a `kill -9` loses at most the batch in flight.
-// Same durability choices as the LLM response cache (pipeline/llm/cache.ts): WAL, synchronous=NORMAL.
+// Opened like the LLM response cache, with the same durability (pipeline/sqlite.ts).
 import { hash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, type SqliteDatabase, type SqliteStatement } from "../sqlite.js";
 
 // Bump when the key's recipe changes, so old entries are simply never found again.
 const KEY_VERSION = 1;
@@ -29,26 +27,22 @@ interface Row {
 
 export class EmbeddingCache {
   readonly path: string;
-  private readonly db: Database.Database;
-  private readonly selectOne: Database.Statement<[Buffer], Row>;
+  private readonly db: SqliteDatabase;
+  private readonly selectOne: SqliteStatement<[Buffer], Row>;
   private readonly insertMany: (rows: { key: Buffer; model: string; value: CachedEmbedding }[]) => void;
 
   constructor(path: string) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("busy_timeout = 15000");
-    this.db.pragma("cache_size = -65536");
-    this.db.exec(`CREATE TABLE IF NOT EXISTS embeddings (
+    this.db = openSqlite(path, {
+      schema: `CREATE TABLE IF NOT EXISTS embeddings (
       key BLOB PRIMARY KEY,
       model TEXT NOT NULL,
       dim INTEGER NOT NULL,
       vector BLOB NOT NULL,
       tokens INTEGER,
       truncated INTEGER NOT NULL
-    ) WITHOUT ROWID`);
+    ) WITHOUT ROWID`,
+    });
     this.selectOne = this.db.prepare("SELECT vector, tokens, truncated FROM embeddings WHERE key = ?");
     const insert = this.db.prepare("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?, ?, ?)");
     this.insertMany = this.db.transaction((rows) => {

@@ -1,13 +1,11 @@
 // The persistent response cache: nothing already answered is ever sent again. An answer is
-// committed (SQLite, WAL) before `chat` returns it, so by the time a stage commits the record the
-// answer is on disk: a `kill -9` anywhere loses at most the requests still in flight.
-//
-// WAL with synchronous=NORMAL survives a killed process (the WAL is in the OS page cache) without an
-// fsync per answer; only a power cut may lose the last few answers, which then cost one request each.
+// committed (SQLite, WAL: pipeline/sqlite.ts says why that survives a kill) before `chat` returns it,
+// so by the time a stage commits the record the answer is on disk: a `kill -9` anywhere loses at
+// most the requests still in flight.
 import { hash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite, openSqliteToRead, type SqliteDatabase, type SqliteStatement } from "../sqlite.js";
 import type { Sampling } from "./config.js";
 import type { ChatMessage, ChatResult } from "./types.js";
 
@@ -88,34 +86,19 @@ export interface ResponseCacheOptions {
 
 export class ResponseCache {
   readonly path: string;
-  private readonly db: Database.Database;
-  private readonly others: { db: Database.Database; select: Database.Statement<[Buffer], Row> }[] = [];
-  private readonly selectOne: Database.Statement<[Buffer], Row>;
-  private readonly selectHas: Database.Statement<[Buffer], { one: number }>;
-  private readonly upsert: Database.Statement<
-    [Buffer, string, string, string | null, number, number, number]
-  >;
+  private readonly db: SqliteDatabase;
+  private readonly others: { db: SqliteDatabase; select: SqliteStatement<[Buffer], Row> }[] = [];
+  private readonly selectOne: SqliteStatement<[Buffer], Row>;
+  private readonly selectHas: SqliteStatement<[Buffer], { one: number }>;
+  private readonly upsert: SqliteStatement<[Buffer, string, string, string | null, number, number, number]>;
 
   private queued: QueuedAnswer[] = [];
   private readonly putMany: (batch: QueuedAnswer[]) => void;
 
   constructor(path: string, options: ResponseCacheOptions = {}) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    if (options.exclusive) this.db.pragma("locking_mode = EXCLUSIVE");
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    // Several processes (a run and a `status`, two stages) may share the file.
-    this.db.pragma("busy_timeout = 15000");
-    // Reruns read every answer back: map the file and keep a generous page cache.
-    this.db.pragma("mmap_size = 1073741824");
-    this.db.pragma("cache_size = -65536");
-    // Checkpoint (and fsync) every ~40 MB of answers rather than every 4 MB: fewer stalls of the
-    // event loop while a thousand answers a second arrive; the WAL is cut back after each one.
-    this.db.pragma("wal_autocheckpoint = 10000");
-    this.db.pragma("journal_size_limit = 67108864");
-    this.db.exec(`CREATE TABLE IF NOT EXISTS responses (
+    this.db = openSqlite(path, {
+      schema: `CREATE TABLE IF NOT EXISTS responses (
       key BLOB PRIMARY KEY,
       model TEXT NOT NULL,
       content TEXT NOT NULL,
@@ -123,7 +106,15 @@ export class ResponseCache {
       prompt_tokens INTEGER NOT NULL,
       completion_tokens INTEGER NOT NULL,
       created_at INTEGER NOT NULL
-    ) WITHOUT ROWID`);
+    ) WITHOUT ROWID`,
+      exclusive: options.exclusive === true,
+      // Reruns read every answer back: map the file.
+      mmapBytes: 1073741824,
+      // Checkpoint (and fsync) every ~40 MB of answers rather than every 4 MB: fewer stalls of the
+      // event loop while a thousand answers a second arrive; the WAL is cut back after each one.
+      autocheckpointPages: 10000,
+      journalSizeLimit: 67108864,
+    });
     this.selectOne = this.db.prepare(
       "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
     );
@@ -136,15 +127,16 @@ export class ResponseCache {
   }
 
   private openReadOnly(path: string): void {
+    const db = openSqliteToRead(path);
+    if (!db) return;
     try {
-      const db = new Database(path, { readonly: true, fileMustExist: true });
-      db.pragma("busy_timeout = 0");
       const select = db.prepare<[Buffer], Row>(
         "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
       );
       this.others.push({ db, select });
     } catch {
       // held exclusively by a live shard, or not a cache yet: it simply answers nothing
+      db.close();
     }
   }
 
