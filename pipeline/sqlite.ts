@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
 export type SqliteDatabase = Database.Database;
-export type SqliteStatement<Params extends unknown[], Row> = Database.Statement<Params, Row>;
+export type SqliteStatement<Params extends unknown[], Row = unknown> = Database.Statement<Params, Row>;
 
 export interface SqliteOptions {
   /** run once the file is open: `CREATE TABLE IF NOT EXISTS ...` */
