@@ -222,9 +222,10 @@ export class Runner {
 
   /** The command that runs one shard, as `status` and refusals print it. */
   shardCommand(name: string, shard: ShardSpec): string {
-    const config = this.loaded.source.startsWith("(") ? "" : ` --config ${this.loaded.source}`;
+    // the data dir too: a shard rerun elsewhere, or with --data-dir, must find the same files
+    const config = this.loaded.source.startsWith("(") ? "" : ` --config ${shellWord(this.loaded.source)}`;
     const limit = this.options.limit !== undefined ? ` --limit ${this.options.limit}` : "";
-    return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config}${limit}`;
+    return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config} --data-dir ${shellWord(this.dataDir)}${limit}`;
   }
 
   /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */
@@ -734,6 +735,11 @@ function readableOrUndefined<T>(read: () => T): T | undefined {
     if (error instanceof StoreError) return undefined;
     throw error;
   }
+}
+
+/** A path as one shell word: quoted only when it needs to be. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -65,7 +65,7 @@ describe("a shard killed with -9", () => {
       expect(status.shards![1]).toMatchObject({
         state: "failed",
         reason: expect.stringMatching(/^process \d+ on .* died$/),
-        command: `pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")}`,
+        command: `pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")}`,
       });
     }
     expect(kills).toBeGreaterThanOrEqual(3);
@@ -82,7 +82,7 @@ describe("a shard killed with -9", () => {
     expect(table).toMatch(/ {2}shard 0\/2\s+done/);
     expect(table).toMatch(/ {2}shard 1\/2\s+failed \(process \d+ on .* died\)/);
     expect(table).toContain(
-      `: pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")}`,
+      `: pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")}`,
     );
     const json = JSON.parse(
       spawnSync(

@@ -229,7 +229,7 @@ describe("shards", () => {
     expect(runner.status("expand").shards![1]).toMatchObject({
       state: "failed",
       reason: `process ${process.pid} on another-node died`,
-      command: `pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")}`,
+      command: `pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")}`,
     });
     await runner.run(["expand"], { shard: { index: 1, count: 2 } });
     expect(runner.status("expand").state).toBe("complete");
@@ -256,7 +256,7 @@ describe("shards", () => {
     const { outputHash: _, ...shard0 } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
     writeManifest(store.dir, { ...shard0, state: "partial", shard: { index: 1, count: 2 } });
     await expect(runner.run(["expand"], { shard: { index: 1, count: 2 } })).rejects.toThrow(
-      `Run \`pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --force\` to recompute it`,
+      `Run \`pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")} --force\` to recompute it`,
     );
     await runner.run(["expand"], { shard: { index: 1, count: 2 }, force: true });
     expect(runner.status("expand").state).toBe("complete");
