@@ -16,6 +16,7 @@ import pLimit from "p-limit";
 import type { LanguageName } from "../pipeline/code/languages.js";
 import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
+import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
@@ -27,7 +28,7 @@ import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leet
 import { AssumingJudge, costEstimate, estimateNote, estimateRequests } from "./leetcode/estimate.js";
 import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
 import { groupSimilarProblems } from "./leetcode/grouping.js";
-import { cannotJudgeIn, limitTests, SandboxFailure, SolutionJudge } from "./leetcode/judge.js";
+import { cannotJudgeIn, limitTests, SolutionJudge } from "./leetcode/judge.js";
 import { readProblems } from "./leetcode/read.js";
 import { type LeetcodeStats, summarizeLeetcode, writeStats } from "./leetcode/summary.js";
 import { EmptyTextError, TEXT_PROMPT } from "./leetcode/texts.js";
@@ -104,7 +105,7 @@ async function attempt(id: string, write: () => Promise<Written>): Promise<Writt
   } catch (error) {
     if (error instanceof EmptyTextError)
       return { reject: { id, reason: "empty-text", detail: error.message } };
-    if (error instanceof LlmRequestError || error instanceof SandboxFailure)
+    if (error instanceof LlmRequestError || error instanceof SandboxOutageError)
       return { failed: `${id}: ${error.message}` };
     throw error;
   }
@@ -122,6 +123,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Prom
     path.join(ctx.workDir, VERDICTS_FILE),
     judgeLimits(config),
     ctx.signal,
+    { sandbox_attempts: config.validation.sandbox_attempts },
   );
   try {
     problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -10,12 +10,11 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
 import { DIALOGUE_STAGES, parseDialogue } from "../pipeline/dialogue.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
-import { type ExecutionResult, runBlock } from "../pipeline/execution/index.js";
+import { executeBlock } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defaultWorkers } from "../pipeline/sandbox/index.js";
 import type { Services } from "../pipeline/services.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
-import { languageMissing } from "./validate/causes.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
 import { type BlockRun, checkGates } from "./validate/gates.js";
 import { describeValidation, summarizeValidation } from "./validate/summary.js";
@@ -24,8 +23,6 @@ import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.
 export { DIALOGUE_STAGES } from "../pipeline/dialogue.js";
 
 type ValidateContext = StageContext<ValidateConfig>;
-
-export { SandboxOutageError };
 
 // One sandbox gate per run, shared by every dialogue in flight: the dialogues' concurrency decides how
 // many sessions are open, this one how many programs run at once.
@@ -46,29 +43,10 @@ function sandboxGate(ctx: ValidateContext): LimitFunction {
 }
 
 function programRunner(ctx: ValidateContext): RunProgram {
-  const { config } = ctx;
   const gate = sandboxGate(ctx);
   const runner = ctx.services.sandbox();
-  return async (code: string, language: LanguageName, previous: readonly string[]) => {
-    let result: ExecutionResult | undefined;
-    for (let attempt = 1; attempt <= config.sandbox_attempts; attempt++) {
-      result = await gate(() =>
-        runBlock(runner, code, language, {
-          previous,
-          runTimeoutS: config.run_timeout_s,
-          compileTimeoutS: config.compile_timeout_s,
-          ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
-          signal: ctx.signal,
-        }),
-      );
-      if (result.status !== "sandbox-error" || languageMissing(result)) return result;
-      if (ctx.signal.aborted) break;
-      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
-    }
-    throw new SandboxOutageError(
-      `the sandbox could not run a ${language} block after ${config.sandbox_attempts} tries: ${result?.message ?? "no answer"}`,
-    );
-  };
+  return (code: string, language: LanguageName, previous: readonly string[]) =>
+    executeBlock(runner, code, language, ctx.config, { previous, gate, signal: ctx.signal });
 }
 
 export async function validateRecord(record: PipelineRecord, ctx: ValidateContext): Promise<RecordOutcome> {

@@ -4,6 +4,7 @@
 // and its timeouts apply where the caller gives none.
 import { extractMainCode } from "../code/extract.js";
 import { type LanguageName, sandboxLanguageId } from "../code/languages.js";
+import { callUnderPolicy, type SandboxSettings } from "../execution/index.js";
 import { callSandbox, type SandboxCall } from "../sandbox/call.js";
 import { findLanguage } from "../sandbox/index.js";
 import { sandboxErrorResponse } from "../sandbox/request.js";
@@ -22,6 +23,11 @@ export interface CommonOJOptions extends FusionRunOptions, OutputJudgeOptions {
   runAllCases?: boolean;
   /** language when neither the answer nor the problem names one */
   language?: LanguageName;
+  /**
+   * A stage's outage policy (pipeline/execution): each case's run is tried again while the sandbox
+   * fails, then SandboxOutageError is thrown. Unset: one try, a failure recorded as SandboxFusion does.
+   */
+  outage?: Pick<SandboxSettings, "sandbox_attempts" | "backoff_ms">;
 }
 
 /** What one case's run means: its test result and, when it failed, the outcome it gives the answer. */
@@ -103,7 +109,10 @@ export async function runCommonOJ(
       test_results[String(i)] = SKIPPED;
       continue;
     }
-    const call = await callSandbox(runner, { code, language: sandboxId, stdin: testCase.stdin }, limits);
+    const request = { code, language: sandboxId, stdin: testCase.stdin };
+    const call = options.outage
+      ? await callUnderPolicy(runner, request, limits, options.outage)
+      : await callSandbox(runner, request, limits);
     elapsed += call.elapsed_s;
     const judged = judgeCase(call.response, testCase.stdout, options);
     test_results[String(i)] = judged.result;

@@ -75,6 +75,7 @@ export function describeExecution(
       }
       return cut(parts.join("\n"));
     }
+    case "language-unavailable":
     case "sandbox-error":
       return `The code could not be executed: ${result.message ?? "sandbox error"}`;
   }

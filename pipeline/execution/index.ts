@@ -1,4 +1,5 @@
-// Running model code and turning what happened into execution feedback.
+// Running model code and turning what happened into execution feedback: the only way from a stage to
+// the sandbox (executeBlock for a block, callUnderPolicy for a judge's own request).
 export { SandboxOutageError } from "./errors.js";
 export {
   DEFAULT_FEEDBACK_TEMPLATE,
@@ -8,13 +9,32 @@ export {
   headAndTail,
 } from "./feedback.js";
 export { notebookProgram } from "./notebook.js";
+export { type Attempted, withOutagePolicy } from "./outage.js";
 export {
   classifyResponse,
   type ExecutionResult,
   type ExecutionStatus,
+  languageRefused,
   type OutputMismatch,
   passed,
   sameOutput,
   withExpectedOutput,
 } from "./result.js";
-export { type RunBlockOptions, runBlock, runnable } from "./run.js";
+export {
+  callUnderPolicy,
+  type ExecuteOptions,
+  executeBlock,
+  type RunBlockOptions,
+  runBlock,
+  runnable,
+  type SandboxGate,
+} from "./run.js";
+export {
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_SANDBOX_ATTEMPTS,
+  limitsOf,
+  type SandboxSettings,
+  sandboxAttemptsSchema,
+  sandboxLimitsShape,
+  sandboxSettingsShape,
+} from "./settings.js";

@@ -3,6 +3,7 @@
 // its output was not what a test expected, it timed out; or the sandbox itself failed, which says
 // nothing about the code. simulate, correct, validate and `eval model` all classify runs through here.
 import type { LanguageName } from "../code/languages.js";
+import type { SandboxProblem } from "../sandbox/errors.js";
 import type { RunCodeResponse, SandboxStop } from "../sandbox/types.js";
 
 export type ExecutionStatus =
@@ -13,6 +14,8 @@ export type ExecutionStatus =
   | "timeout"
   /** ran cleanly, but a test's expected output differs from the actual one */
   | "wrong-output"
+  /** the sandbox has no toolchain for the language (the sandbox says so): no retry will change that */
+  | "language-unavailable"
   /** the sandbox could not run it (outage, refused request): not the code's fault */
   | "sandbox-error";
 
@@ -89,6 +92,14 @@ export function classifyResponse(response: RunCodeResponse, language: LanguageNa
   return stopped ? { ...result, stopped } : result;
 }
 
+// The sandbox's typed refusals that mean "not here", as opposed to "not now".
+const LANGUAGE_MISSING = new Set<SandboxProblem>(["unknown_language", "toolchain_missing"]);
+
+/** The sandbox answered that it has no such language or no toolchain for it: no retry changes that. */
+export function languageRefused(response: RunCodeResponse): boolean {
+  return response.status === "SandboxError" && LANGUAGE_MISSING.has(response.problem ?? "internal");
+}
+
 function classifyStatus(response: RunCodeResponse, language: LanguageName): ExecutionResult {
   const compile = response.compile_result;
   const run = response.run_result;
@@ -104,7 +115,7 @@ function classifyStatus(response: RunCodeResponse, language: LanguageName): Exec
   if (response.status === "SandboxError") {
     return {
       ...base,
-      status: "sandbox-error",
+      status: languageRefused(response) ? "language-unavailable" : "sandbox-error",
       message: response.message || "the sandbox could not run the code",
     };
   }

@@ -210,24 +210,28 @@ export class EmbeddedSandbox implements CodeRunner {
     if (!spec) {
       return sandboxErrorResponse(
         `unknown language ${JSON.stringify(request.language)}; the sandbox runs: ${languageIds().join(", ")}`,
+        "unknown_language",
       );
     }
     const bytes = requestBytes(request);
     if (bytes > this.config.max_request_bytes) {
       return sandboxErrorResponse(
         `request too large: ${bytes} bytes of code, stdin and files, over sandbox.max_request_bytes (${this.config.max_request_bytes}); send smaller inputs or raise the limit`,
+        "request_too_large",
       );
     }
     const missing = missingToolchain(spec);
     if (missing.length > 0) {
       return sandboxErrorResponse(
         `${spec.id} is not available here: ${missing.join(", ")} not found. Install Debian package(s) ${spec.debianPackages.join(" ")} (scripts/install.sh installs every toolchain), or point sandbox.url at a server that has it.`,
+        "toolchain_missing",
       );
     }
     const ready = await this.prepare();
     if (ready.mode === null) {
       return sandboxErrorResponse(
         `refusing to run untrusted code: bubblewrap isolation does not work here (${ready.problem}). Install bubblewrap (Debian package bubblewrap) and allow user namespaces, or run as root; set sandbox.isolation: none only for trusted code.`,
+        "isolation_unavailable",
       );
     }
     const slotIndex = await this.pool.acquire(signal);
@@ -250,7 +254,7 @@ export class EmbeddedSandbox implements CodeRunner {
       signal?.throwIfAborted();
       return response;
     } catch (error) {
-      if (error instanceof SandboxRequestError) return sandboxErrorResponse(error.message);
+      if (error instanceof SandboxRequestError) return sandboxErrorResponse(error.message, error.problem);
       throw error;
     } finally {
       this.pool.release(slotIndex);

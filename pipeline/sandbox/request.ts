@@ -3,7 +3,7 @@
 // and `SandboxError` when the sandbox itself could not run it (unknown language, missing toolchain,
 // oversized request, no isolation, internal failure).
 import { z } from "zod";
-import { SandboxRequestError } from "./errors.js";
+import { type SandboxProblem, SandboxRequestError } from "./errors.js";
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse, RunStatus } from "./types.js";
 
 /** Unknown keys are ignored, as SandboxFusion does, so newer clients keep working. */
@@ -60,6 +60,14 @@ export function runStatus(compile: CommandRunResult | null, run: CommandRunResul
   return stepSucceeded(compile) && run !== null && stepSucceeded(run) ? "Success" : "Failed";
 }
 
-export function sandboxErrorResponse(message: string): RunCodeResponse {
-  return { status: "SandboxError", message, compile_result: null, run_result: null, files: {} };
+export function sandboxErrorResponse(message: string, problem?: SandboxProblem): RunCodeResponse {
+  const response: RunCodeResponse = {
+    status: "SandboxError",
+    message,
+    compile_result: null,
+    run_result: null,
+    files: {},
+  };
+  if (problem) response.problem = problem;
+  return response;
 }

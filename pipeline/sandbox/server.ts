@@ -182,7 +182,7 @@ async function runBody(body: Buffer, res: ServerResponse, options: SandboxServer
         },
       );
     } else if (error instanceof SandboxRequestError) {
-      sendJson(res, 200, sandboxErrorResponse(error.message));
+      sendJson(res, 200, sandboxErrorResponse(error.message, error.problem));
     } else if (!abort.signal.aborted) {
       sendJson(res, 500, sandboxErrorResponse(`internal sandbox error: ${(error as Error).message}`));
     }

@@ -1,5 +1,6 @@
 // Request and response shapes of SandboxFusion's POST /run_code, so its clients work unchanged,
 // plus our own extras (peak memory, signal, truncation). Every face of the sandbox speaks these.
+import type { SandboxProblem } from "./errors.js";
 
 export type RunStatus = "Success" | "Failed" | "SandboxError";
 export type CommandStatus = "Finished" | "Error" | "TimeLimitExceeded";
@@ -49,6 +50,11 @@ export interface RunCodeResponse {
   compile_result: CommandRunResult | null;
   run_result: CommandRunResult | null;
   executor_pod_name?: string | null;
+  /**
+   * With a SandboxError: which kind of refusal (a missing toolchain is not an outage and no retry
+   * helps). Our servers send it; SandboxFusion's clients ignore the extra key, and its servers lack it.
+   */
+  problem?: SandboxProblem;
   /** fetched files: path -> base64 */
   files: Record<string, string>;
 }

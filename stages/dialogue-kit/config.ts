@@ -1,6 +1,6 @@
 // Config pieces simulate and correct share: which records, how code runs, how a run is shown.
 import { z } from "zod";
-import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
+import { DEFAULT_FEEDBACK_TEMPLATE, sandboxSettingsShape } from "../../pipeline/execution/index.js";
 
 export const selectionShape = {
   /** `runnable`: every language the sandbox runs; or a list, e.g. [python, javascript, cpp] */
@@ -12,15 +12,10 @@ export const selectionShape = {
 
 export const executionSchema = z
   .object({
-    /** seconds a program may run (the sandbox's own maximum still applies) */
-    run_timeout_s: z.number().positive().default(10),
-    compile_timeout_s: z.number().positive().default(30),
-    /** MiB; unset: the sandbox's default */
-    memory_mb: z.number().int().min(64).optional(),
+    /** limits of one run and tries before a sandbox error fails the record (pipeline/execution) */
+    ...sandboxSettingsShape,
     /** programs running at once; default: `sandbox.workers` (the number of cores) */
     concurrency: z.number().int().positive().optional(),
-    /** tries before a sandbox error fails the record (it is retried on the next run) */
-    sandbox_attempts: z.number().int().min(1).max(10).default(3),
     /** Python blocks of one dialogue share a session, as in the paper's interpreter */
     notebook: z.boolean().default(true),
   })

@@ -1,39 +1,21 @@
 // Runs the code of a dialogue in the sandbox, for simulate and correct alike: at most `concurrency`
-// programs at once across every dialogue in flight (the LLM roles have their own limits), a sandbox
-// that fails is asked again with a backoff and then named an outage (the record fails and is retried
-// on the next run; it is never the code's fault), and every result is journaled before it is used.
+// programs at once across every dialogue in flight (the LLM roles have their own limits), under
+// pipeline/execution's outage policy (the record fails and is retried on the next run; it is never the
+// code's fault), and every result is journaled before it is used.
 
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../../pipeline/code/index.js";
-import { clause } from "../../pipeline/errors.js";
-import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import {
   type ExecutionResult,
+  executeBlock,
   executionFeedback,
   type FeedbackTemplate,
-  runBlock,
+  type SandboxSettings,
 } from "../../pipeline/execution/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import type { JournaledRun, RecordJournal } from "./journal.js";
 import { runKey } from "./journal.js";
-
-export interface ExecutionSettings {
-  run_timeout_s: number;
-  compile_timeout_s: number;
-  memory_mb?: number | undefined;
-  /** tries before a sandbox error counts as an outage */
-  sandbox_attempts: number;
-}
-
-export { SandboxOutageError };
-
-/** The sandbox has no toolchain for the language: no retry will change that. */
-export class LanguageUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "LanguageUnavailableError";
-  }
-}
+import { DialogueRejected } from "./outcome.js";
 
 export interface Program {
   code: string;
@@ -50,7 +32,7 @@ export class Executor {
   constructor(
     private readonly runner: CodeRunner,
     concurrency: number,
-    private readonly settings: ExecutionSettings,
+    private readonly settings: SandboxSettings,
     private readonly template: FeedbackTemplate,
     private readonly signal?: AbortSignal,
   ) {
@@ -78,29 +60,16 @@ export class Executor {
   }
 
   private async attempt(program: Program): Promise<ExecutionResult> {
-    const { sandbox_attempts: attempts } = this.settings;
-    let last: ExecutionResult | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      last = await this.gate(() =>
-        runBlock(this.runner, program.code, program.lang, {
-          previous: program.previous ?? [],
-          runTimeoutS: this.settings.run_timeout_s,
-          compileTimeoutS: this.settings.compile_timeout_s,
-          ...(this.settings.memory_mb !== undefined ? { memoryMb: this.settings.memory_mb } : {}),
-          ...(this.signal ? { signal: this.signal } : {}),
-        }),
-      );
-      if (last.status !== "sandbox-error") return last;
-      if (/unknown language|is not available here/i.test(last.message ?? "")) {
-        throw new LanguageUnavailableError(`${program.lang}: ${last.message}`);
-      }
-      if (this.signal?.aborted || attempt === attempts) break;
-      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** (attempt - 1)));
+    const result = await executeBlock(this.runner, program.code, program.lang, this.settings, {
+      previous: program.previous ?? [],
+      gate: this.gate,
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    // not journaled: once the toolchain is installed, the next run gets a real result
+    if (result.status === "language-unavailable") {
+      throw new DialogueRejected("language-unavailable", `${program.lang}: ${result.message}`);
     }
-    throw new SandboxOutageError(
-      `the sandbox could not run a ${program.lang} program after ${attempts} tries: ${clause(last?.message ?? "no answer")}. ` +
-        "Check the sandbox (`pnpm pipeline sandbox languages`, or the server at sandbox.url) and run again.",
-    );
+    return result;
   }
 }
 

@@ -3,9 +3,10 @@
 // and the cached answers and journaled runs make the retry cheap. Content failures (no code, feedback
 // that is not JSON even after a reminder, a "mistake" that runs) are rejects with a reason: retrying
 // would replay the same cached answers to the same end.
+
+import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import { LlmAbortedError, LlmRequestError } from "../../pipeline/llm/errors.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
-import { LanguageUnavailableError, SandboxOutageError } from "./executor.js";
 
 /** A content reason to drop a record, thrown from deep in a dialogue and turned into a reject. */
 export class DialogueRejected extends Error {
@@ -33,9 +34,6 @@ export function outcomeOfError(error: unknown, record: PipelineRecord, signal: A
         },
       ],
     };
-  }
-  if (error instanceof LanguageUnavailableError) {
-    return { rejects: [{ id: record.id, reason: "language-unavailable", detail: error.message, record }] };
   }
   if (error instanceof LlmRequestError) return { failed: { reason: error.reason, detail: error.message } };
   if (error instanceof SandboxOutageError)

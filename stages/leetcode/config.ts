@@ -3,6 +3,7 @@
 // matched, how solutions are validated and which languages a follow-up may ask for are ours.
 import { z } from "zod";
 import { LANGUAGE_NAMES } from "../../pipeline/code/languages.js";
+import { sandboxAttemptsSchema, sandboxLimitsShape } from "../../pipeline/execution/settings.js";
 
 export const FOLLOW_UP_KINDS = ["complexity", "alternative", "language"] as const;
 export type FollowUpKind = (typeof FOLLOW_UP_KINDS)[number];
@@ -28,10 +29,13 @@ const validationSchema = z
     max_solutions: z.number().int().min(1).default(10),
     /** test cases run per solution: the first N of `input_output` */
     max_tests: z.number().int().min(1).default(20),
-    /** seconds per run: one stdin/stdout case, or a function-call program running every case */
-    run_timeout_s: z.number().positive().default(10),
-    compile_timeout_s: z.number().positive().default(30),
-    memory_mb: z.number().int().min(64).optional(),
+    /** limits of a run: one stdin/stdout case, or a function-call program running every case */
+    ...sandboxLimitsShape,
+    /**
+     * tries while the sandbox itself fails; unset: pipeline/execution's default (3). Not defaulted
+     * here: a new default key would change the config's hash and make every finished leetcode stale.
+     */
+    sandbox_attempts: sandboxAttemptsSchema.optional(),
     /** sandbox runs at once; default: the sandbox's workers, else 2 */
     concurrency: z.number().int().min(1).optional(),
   })

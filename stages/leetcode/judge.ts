@@ -1,12 +1,12 @@
 // Runs one solution on its problem's tests in the sandbox and says what it came to. stdin/stdout
 // tests go through the eval library's CommonOJ (one run per case, SandboxFusion's output rule);
 // function-call tests through one program that calls the solution once per case (call-harness.ts for
-// TACO's Python, the language's BabelCode harness for a translation). A sandbox that fails is never
-// the solution's fault: `sandbox-error` is not a verdict, and is not cached.
+// TACO's Python, the language's BabelCode harness for a translation). Every run goes through
+// pipeline/execution's outage policy: a sandbox that still fails after its tries throws
+// SandboxOutageError, which is never the solution's fault, not a verdict, and not cached.
 import { type LanguageName, sandboxLanguageId } from "../../pipeline/code/languages.js";
 import { removeMain } from "../../pipeline/code/strip-main.js";
 import {
-  callSandbox,
   fillProgram,
   harnessFor,
   judgePrediction,
@@ -14,6 +14,7 @@ import {
   runCommonOJ,
   styleName,
 } from "../../pipeline/eval/index.js";
+import { callUnderPolicy, SandboxOutageError, type SandboxSettings } from "../../pipeline/execution/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { pythonCallProgram } from "./call-harness.js";
 import type { ProblemTests } from "./taco.js";
@@ -38,6 +39,9 @@ export interface JudgeLimits {
   memoryMb?: number | undefined;
 }
 
+/** Tries while the sandbox fails; kept apart from the limits, which are part of a verdict's key. */
+export type JudgePolicy = Pick<SandboxSettings, "sandbox_attempts" | "backoff_ms">;
+
 const BY_OUTCOME: Record<Outcome, Verdict> = {
   Passed: "passed",
   "Failed Tests": "wrong-answer",
@@ -45,14 +49,6 @@ const BY_OUTCOME: Record<Outcome, Verdict> = {
   "Timed Out": "timeout",
   "Had Error": "error",
 };
-
-/** The sandbox itself failed (down, refused the request): retry the run, do not blame the code. */
-export class SandboxFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SandboxFailure";
-  }
-}
 
 /** What a problem's tests look like to a judge: the first `maxTests` cases, and the starter code. */
 export interface JudgeTask {
@@ -112,6 +108,7 @@ async function judgeUncached(
   code: string,
   language: LanguageName,
   limits: JudgeLimits,
+  policy: JudgePolicy,
   signal: AbortSignal,
 ): Promise<Judged> {
   const runLimits = {
@@ -130,9 +127,10 @@ async function judgeUncached(
         cases: tests.inputs.map((stdin, i) => ({ stdin, stdout: tests.outputs[i]! })),
       },
       { qid: task.problemId, id: "0", code, language },
-      runLimits,
+      { ...runLimits, outage: policy },
     );
-    if (result.sandbox_status === "SandboxError") throw new SandboxFailure(result.sandbox_message ?? "");
+    // left only by a sandbox without the language: not a verdict either, and no retry changes it now
+    if (result.sandbox_status === "SandboxError") throw new SandboxOutageError(result.sandbox_message ?? "");
     const failing = Object.entries(result.test_results).find(([, r]) => r !== "PASSED" && r !== "SKIPPED");
     const judged: Judged = {
       verdict: BY_OUTCOME[result.outcome],
@@ -167,12 +165,13 @@ async function judgeUncached(
     );
     ids = question.testCases.map((t) => t.idx);
   }
-  const call = await callSandbox(
+  const call = await callUnderPolicy(
     runner,
     { code: program, language: sandboxLanguageId(language)! },
     runLimits,
+    policy,
   );
-  if (call.response.status === "SandboxError") throw new SandboxFailure(call.response.message ?? "");
+  if (call.response.status === "SandboxError") throw new SandboxOutageError(call.response.message ?? "");
   const judgement = judgePrediction(call.response, ids);
   const judged: Judged = {
     verdict: BY_OUTCOME[judgement.outcome],
@@ -234,6 +233,7 @@ export class SolutionJudge implements Judge {
     cacheFile: string,
     private readonly limits: JudgeLimits,
     private readonly signal: AbortSignal,
+    private readonly policy: JudgePolicy = {},
   ) {
     this.cache = new VerdictCache<Judged>(cacheFile);
   }
@@ -245,7 +245,15 @@ export class SolutionJudge implements Judge {
       this.reused++;
       return known;
     }
-    const judged = await judgeUncached(this.runner, task, code, language, this.limits, this.signal);
+    const judged = await judgeUncached(
+      this.runner,
+      task,
+      code,
+      language,
+      this.limits,
+      this.policy,
+      this.signal,
+    );
     if (this.signal.aborted) return judged;
     this.cache.set(key, judged);
     this.computed++;

@@ -2,9 +2,10 @@
 // before it may appear in a dialogue, and only those that pass are used. Copies of one program
 // (TACO repeats some, differing only in blank lines or comments) are judged once and used once.
 import pLimit from "p-limit";
+import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import type { Reject } from "../../pipeline/record.js";
 import type { LeetcodeConfig } from "./config.js";
-import { type Judge, type Judged, limitTests, SandboxFailure, VERDICTS, type Verdict } from "./judge.js";
+import { type Judge, type Judged, limitTests, VERDICTS, type Verdict } from "./judge.js";
 import type { TacoProblem } from "./taco.js";
 
 export interface ValidatedSolution {
@@ -89,7 +90,7 @@ export async function validateSolutions(
             try {
               return { ...s, judged: await judge.judge(task, s.code, "python") };
             } catch (error) {
-              if (!(error instanceof SandboxFailure) || signal.aborted) throw error;
+              if (!(error instanceof SandboxOutageError) || signal.aborted) throw error;
               stats.solutions["sandbox-error"]++;
               sandboxErrors.push(`${problem.id} solution ${s.index}: ${error.message}`);
               return undefined;

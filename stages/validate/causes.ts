@@ -61,14 +61,10 @@ export function beforeRunning(block: CodeBlock): NotRunnable | undefined {
   return undefined;
 }
 
-/** Errors of a remote or embedded sandbox that mean it cannot run the language at all. */
+/** The sandbox said it cannot run the language at all (pipeline/execution's typed status). */
 export function languageMissing(result: ExecutionResult): NotRunnable | undefined {
-  if (result.status !== "sandbox-error") return undefined;
-  const message = result.message ?? "";
-  if (/unknown language|is not available here/i.test(message)) {
-    return { reason: "language-unavailable", detail: message };
-  }
-  return undefined;
+  if (result.status !== "language-unavailable") return undefined;
+  return { reason: "language-unavailable", detail: result.message ?? "" };
 }
 
 /** Missing-module messages per toolchain; the first group names the module. */
@@ -193,7 +189,8 @@ export function afterRunning(
 /** The first line of the error that explains a failure, for tags and reject details. */
 export function errorLine(result: ExecutionResult): string {
   if (result.status === "timeout") return result.message ?? "timed out";
-  if (result.status === "sandbox-error") return result.message ?? "sandbox error";
+  if (result.status === "sandbox-error" || result.status === "language-unavailable")
+    return result.message ?? "sandbox error";
   const lines = `${result.stderr}\n${result.stdout}`
     .split("\n")
     .map((l) => l.trim())

@@ -1,5 +1,6 @@
 // `stages.validate`: what drops a dialogue, and how hard the sandbox is pushed. Every key has a default.
 import { z } from "zod";
+import { sandboxSettingsShape } from "../../pipeline/execution/settings.js";
 
 /** What one code block came to. */
 export const BLOCK_OUTCOMES = ["passed", "failed", "timeout", "not-runnable"] as const;
@@ -63,17 +64,11 @@ export const validateConfigSchema = z
     concurrency: z.number().int().positive().max(1024).default(16),
     /** code blocks in the sandbox at once, across all dialogues; default: `sandbox.workers` (or the cores) */
     sandbox_concurrency: z.number().int().positive().max(1024).optional(),
-    /** seconds a block may run */
-    run_timeout_s: z.number().positive().default(10),
-    /** seconds a block may take to compile */
-    compile_timeout_s: z.number().positive().default(30),
-    /** MiB per run; default: the sandbox's own default */
-    memory_mb: z.number().int().min(64).optional(),
     /**
-     * tries of one block while the sandbox itself fails (an outage, not the code); after the last one
-     * the dialogue fails and the next run retries it
+     * limits of one block, and its tries while the sandbox itself fails (an outage, not the code);
+     * after the last one the dialogue fails and the next run retries it (pipeline/execution)
      */
-    sandbox_attempts: z.number().int().min(1).max(10).default(3),
+    ...sandboxSettingsShape,
   })
   .strict();
 export type ValidateConfig = z.infer<typeof validateConfigSchema>;

@@ -3,11 +3,12 @@
 import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/feedback.js";
 import { HttpSandboxClient } from "../../pipeline/sandbox/client.js";
 import { sandboxConfigSchema } from "../../pipeline/sandbox/config.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import { Executor, SandboxOutageError } from "../../stages/dialogue-kit/executor.js";
+import { Executor } from "../../stages/dialogue-kit/executor.js";
 import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
 import { makeRunner, tempDir } from "../support/runner-kit.js";
 import { numbersStage } from "../support/toy-stages.js";

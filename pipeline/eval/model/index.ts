@@ -37,5 +37,4 @@ export {
   ROUND_OUTCOMES,
   type RoundOutcome,
   type RoundRecord,
-  SandboxFailure,
 } from "./session.js";

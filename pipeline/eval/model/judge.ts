@@ -2,11 +2,12 @@
 // and the solution, runs them and prints a verdict line; here that verdict becomes the shared
 // `ExecutionResult` of pipeline/execution, so the feedback turn is rendered the way every other
 // stage renders it: the exception's traceback, the test's input with expected and actual output, or
-// "Execution timed out". The whole run is one sandbox request under one time limit.
+// "Execution timed out". The whole run is one sandbox request under one time limit, asked again
+// under pipeline/execution's outage policy while the sandbox fails (then SandboxOutageError).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { definesEntryPoint } from "../../code/extract.js";
-import { type ExecutionResult, runBlock } from "../../execution/index.js";
+import { type ExecutionResult, executeBlock } from "../../execution/index.js";
 import type { CodeRunner } from "../../sandbox/types.js";
 import type { BenchmarkTask } from "./benchmarks.js";
 
@@ -89,10 +90,9 @@ export async function judgeSolution(
 ): Promise<Judgement> {
   const solution = completeSolution(task, code);
   const nonce = `@@verdict-${randomBytes(12).toString("hex")}@@`;
-  const run = await runBlock(runner, judgeProgram(task, solution), "python", {
+  const settings = { run_timeout_s: options.runTimeoutS, memory_mb: options.memoryMb };
+  const run = await executeBlock(runner, judgeProgram(task, solution), "python", settings, {
     stdin: `${nonce}\n`,
-    ...(options.runTimeoutS !== undefined ? { runTimeoutS: options.runTimeoutS } : {}),
-    ...(options.memoryMb !== undefined ? { memoryMb: options.memoryMb } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const verdict = run.status === "success" ? findVerdict(run.stdout, nonce) : undefined;

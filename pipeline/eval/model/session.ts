@@ -9,6 +9,7 @@ import {
   describeExecution,
   type ExecutionResult,
   executionFeedback,
+  SandboxOutageError,
 } from "../../execution/index.js";
 import type { ChatMessage, LlmClient } from "../../llm/types.js";
 import type { CodeRunner } from "../../sandbox/types.js";
@@ -45,9 +46,6 @@ export interface RoundRecord {
   finish_reason: string | null;
 }
 
-/** Not the model's fault (the sandbox failed): the task is retried on the next run, not scored. */
-export class SandboxFailure extends Error {}
-
 /** The text for an answer without a code block: there was nothing to run. */
 export const NO_CODE_RESULT = "No code block was found in the answer, so nothing could be run.";
 
@@ -70,6 +68,8 @@ const OUTCOME: Record<ExecutionResult["status"], RoundOutcome | undefined> = {
   "runtime-error": "runtime-error",
   "compile-error": "runtime-error",
   timeout: "timeout",
+  // not the model's fault: the task is retried on the next run, not scored
+  "language-unavailable": undefined,
   "sandbox-error": undefined,
 };
 
@@ -94,7 +94,7 @@ async function writeGuidance(
   return answer.content.trim();
 }
 
-/** Every round of `task`, the last one marked; throws SandboxFailure or the LLM layer's errors. */
+/** Every round of `task`, the last one marked; throws SandboxOutageError or the LLM layer's errors. */
 export async function evaluateTask(task: BenchmarkTask, options: SessionOptions): Promise<RoundRecord[]> {
   const messages: ChatMessage[] = [
     { role: "user", content: taskPrompt(options.benchmark, task.prompt, options.fence) },
@@ -133,7 +133,7 @@ export async function evaluateTask(task: BenchmarkTask, options: SessionOptions)
       });
       const outcome = OUTCOME[judged.result.status];
       if (!outcome) {
-        throw new SandboxFailure(
+        throw new SandboxOutageError(
           `the sandbox could not run task ${task.id}: ${judged.result.message ?? "sandbox error"}`,
         );
       }

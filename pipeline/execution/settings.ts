@@ -1,0 +1,51 @@
+// The settings of every run a stage asks of the sandbox: the limits of one run, and how often a
+// sandbox that fails is asked again. Each stage's config spreads these fields where its users have
+// always set them (simulate and correct under `execution:`, validate at its top level, leetcode under
+// `validation:`), so no key moved; the meaning and the defaults are defined once, here.
+import { z } from "zod";
+import type { CallLimits } from "../sandbox/call.js";
+
+/** Tries of one run while the sandbox itself fails, and the first wait between them (doubled each time). */
+export const DEFAULT_SANDBOX_ATTEMPTS = 3;
+export const DEFAULT_BACKOFF_MS = 250;
+
+/** The limits of one run. */
+export const sandboxLimitsShape = {
+  /** seconds a program may run (the sandbox's own maximum still applies) */
+  run_timeout_s: z.number().positive().default(10),
+  /** seconds a program may take to compile */
+  compile_timeout_s: z.number().positive().default(30),
+  /** MiB; unset: the sandbox's default */
+  memory_mb: z.number().int().min(64).optional(),
+};
+
+/** Tries before a sandbox error fails the record (the next run retries it). */
+export const sandboxAttemptsSchema = z.number().int().min(1).max(10);
+
+/** The limits and the tries, for configs that have always had `sandbox_attempts`. */
+export const sandboxSettingsShape = {
+  ...sandboxLimitsShape,
+  sandbox_attempts: sandboxAttemptsSchema.default(DEFAULT_SANDBOX_ATTEMPTS),
+};
+
+/** What pipeline/execution needs of a stage's config; other keys are ignored. */
+export interface SandboxSettings {
+  /** unset: the sandbox's default */
+  run_timeout_s?: number | undefined;
+  compile_timeout_s?: number | undefined;
+  memory_mb?: number | undefined;
+  /** default DEFAULT_SANDBOX_ATTEMPTS */
+  sandbox_attempts?: number | undefined;
+  /** default DEFAULT_BACKOFF_MS; a test sets 0 */
+  backoff_ms?: number | undefined;
+}
+
+/** The per-request limits of the settings. */
+export function limitsOf(settings: SandboxSettings, signal?: AbortSignal): CallLimits {
+  return {
+    ...(settings.run_timeout_s !== undefined ? { runTimeoutS: settings.run_timeout_s } : {}),
+    ...(settings.compile_timeout_s !== undefined ? { compileTimeoutS: settings.compile_timeout_s } : {}),
+    ...(settings.memory_mb !== undefined ? { memoryMb: settings.memory_mb } : {}),
+    ...(signal ? { signal } : {}),
+  };
+}
