@@ -53,8 +53,9 @@ function openRunner(
 /** `--shard K/N`, else the shard a Slurm array or a Kubernetes Indexed Job started this process as. */
 function shardOfRun(args: RunArgs, loaded: LoadedConfig): ShardSpec | undefined {
   if (args.shard !== undefined) return parseShardSpec(args.shard);
-  const launch = (loaded.config as { launch?: { shards?: number } }).launch;
-  return shardFromEnvironment(process.env, launch?.shards)?.spec;
+  // `launch.shards` defaults to 1, which says nothing about an Indexed Job's completions
+  const configured = (loaded.config as { launch?: { shards?: number } }).launch?.shards;
+  return shardFromEnvironment(process.env, configured && configured > 1 ? configured : undefined)?.spec;
 }
 
 /** `--limit 0` or `-1` would silently recompute every source stage to nothing. */

@@ -1,8 +1,8 @@
 // `run --shard` on the command line: a bad spec is a usage error naming the flag, and without the
 // flag the shard comes from a Slurm job array or a Kubernetes Indexed Job's environment.
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { parseShardSpec, shardFromEnvironment, shardOfId } from "../../pipeline/runner/shard.js";
@@ -97,6 +97,15 @@ describe("--shard", () => {
     const { config } = setup();
     const missing = cli(["run", "numbers", "--config", config], { JOB_COMPLETION_INDEX: "1" });
     expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      "JOB_COMPLETION_INDEX is set but the number of shards is not: set CODEFEEDBACK_SHARDS",
+    );
+    const other = setup().config;
+    const launch = join(dirname(other), "launch.yaml");
+    writeFileSync(launch, `${readFileSync(other, "utf8")}launch: {shards: 3}\n`);
+    const fromConfig = cli(["run", "numbers", "--config", launch], { JOB_COMPLETION_INDEX: "2" });
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(fromConfig.stderr).toContain("numbers shard 2/3: complete");
     const run = cli(["run", "numbers", "--config", config], {
       JOB_COMPLETION_INDEX: "1",
       CODEFEEDBACK_SHARDS: "2",
