@@ -15,25 +15,24 @@
 // the mistake, which the traceback would quote too) is dropped.
 import type { LanguageName } from "../pipeline/code/index.js";
 import { makeDialogue } from "../pipeline/dialogue.js";
-import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { ChatMessage } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
-import { defineStage, type StageContext } from "../pipeline/stage.js";
+import type { StageContext } from "../pipeline/stage.js";
 import { checkable, checkMessages, withCheck, writeCheck } from "./correct/check.js";
 import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
 import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
 import { givesAway } from "./correct/gives-away.js";
 import { summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
-import { estimateDialogues } from "./dialogue-kit/estimate.js";
 import type { Program } from "./dialogue-kit/executor.js";
 import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
-import { countSelected, selectedLanguage, selectRecords } from "./dialogue-kit/sample.js";
-import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
+import { selectedLanguage } from "./dialogue-kit/sample.js";
+import { dialogueServices } from "./dialogue-kit/services.js";
+import { dialogueStage } from "./dialogue-kit/stage.js";
 
 type CorrectContext = StageContext<CorrectConfig>;
 
@@ -44,14 +43,13 @@ const summary = (run: JournaledRun) => ({
   truncated: run.truncated,
 });
 
-export async function correctCode(record: PipelineRecord, ctx: CorrectContext): Promise<RecordOutcome> {
+/** One record's dialogue; the stage has rejected a record without a query before this runs. */
+export async function correctCode(
+  record: PipelineRecord & { query: string },
+  ctx: CorrectContext,
+): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
-  if (typeof query !== "string" || query.trim() === "") {
-    return {
-      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
-    };
-  }
   const services = dialogueServices(ctx);
   const strong = services.llm(config.role);
   const signal = ctx.signal;
@@ -199,45 +197,29 @@ function refuseGiveAway(text: string, what: string, mistake = false): void {
     );
 }
 
-export const correctStage = defineStage<CorrectConfig>({
-  kind: "record",
+export const correctStage = dialogueStage<CorrectConfig>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
-  upstream: ["filter"],
-  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
-  switchable: true,
   configSchema: correctConfigSchema,
-  fingerprint: ({ config, root }) => {
-    return {
-      role: roleFingerprint(root.llm, config.role),
-      prompts: [config.error_prompt, config.system_prompt].map((name) => loadPrompt(name).text),
-    };
-  },
-  input: (ctx) => selectRecords(() => ctx.read("filter"), ctx.config),
-  inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
-  concurrency: (ctx) =>
-    ctx.config.concurrency ??
-    2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16) +
-      sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
+  leadRole: (config) => config.role,
+  fingerprint: ({ config, root }) => ({
+    role: roleFingerprint(root.llm, config.role),
+    prompts: [config.error_prompt, config.system_prompt].map((name) => loadPrompt(name).text),
+  }),
   process: correctCode,
   // the mistake, its correction, the analysis of the corrected run (a check adds one for clean code)
-  estimate: (ctx) =>
-    estimateDialogues(
-      ctx as StageContext<unknown>,
-      selectRecords(() => ctx.read("filter"), ctx.config),
-      {
-        firstRole: ctx.config.role,
-        first: (record) => [
-          { role: "system", content: loadPrompt(ctx.config.error_prompt).render({}) },
-          { role: "user", content: String(record.query ?? "") },
-        ],
-        later: [
-          { role: ctx.config.role, grownBy: 2 },
-          { role: ctx.config.role, grownBy: 4 },
-        ],
-        completionTokens: 400,
-        what: "3 requests each (a logical error adds a check request)",
-      },
-    ),
+  plan: (config) => ({
+    firstRole: config.role,
+    first: (record) => [
+      { role: "system", content: loadPrompt(config.error_prompt).render({}) },
+      { role: "user", content: String(record.query ?? "") },
+    ],
+    later: [
+      { role: config.role, grownBy: 2 },
+      { role: config.role, grownBy: 4 },
+    ],
+    completionTokens: 400,
+    what: "3 requests each (a logical error adds a check request)",
+  }),
   summarize: summarizeCorrect,
 });

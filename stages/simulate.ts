@@ -12,16 +12,14 @@
 // runs only in the sandbox; every result is journaled so a redone record replays the same dialogue.
 
 import { makeDialogue } from "../pipeline/dialogue.js";
-import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
-import { defineStage, type StageContext } from "../pipeline/stage.js";
-import { estimateDialogues } from "./dialogue-kit/estimate.js";
+import type { StageContext } from "../pipeline/stage.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
-import { countSelected, selectRecords } from "./dialogue-kit/sample.js";
-import { dialogueServices, sandboxConcurrency } from "./dialogue-kit/services.js";
+import { dialogueServices } from "./dialogue-kit/services.js";
+import { dialogueStage } from "./dialogue-kit/stage.js";
 import { type SimulateConfig, simulateConfigSchema } from "./simulate/config.js";
 import { type SimulatedFeedback, simulateHumanFeedback } from "./simulate/feedback.js";
 import { Interaction, type LoopEnv } from "./simulate/interaction.js";
@@ -29,17 +27,13 @@ import { summarizeSimulate } from "./simulate/summary.js";
 
 type SimulateContext = StageContext<SimulateConfig>;
 
+/** One record's dialogue; the stage has rejected a record without a query before this runs. */
 export async function simulateInteraction(
-  record: PipelineRecord,
+  record: PipelineRecord & { query: string },
   ctx: SimulateContext,
 ): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
-  if (typeof query !== "string" || query.trim() === "") {
-    return {
-      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
-    };
-  }
   const services = dialogueServices(ctx);
   const hint = typeof record.lang === "string" ? record.lang : undefined;
   const dialogue = new Interaction(
@@ -117,14 +111,11 @@ export async function simulateInteraction(
   };
 }
 
-export const simulateStage = defineStage<SimulateConfig>({
-  kind: "record",
+export const simulateStage = dialogueStage<SimulateConfig>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
-  upstream: ["filter"],
-  // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
-  switchable: true,
   configSchema: simulateConfigSchema,
+  leadRole: (config) => config.strong_role,
   fingerprint: ({ config, root }) => {
     const roles = [config.weak_role, config.strong_role, config.reviewer_role];
     return {
@@ -132,33 +123,22 @@ export const simulateStage = defineStage<SimulateConfig>({
       prompts: [config.system_prompt, config.feedback_prompt].map((name) => loadPrompt(name).text),
     };
   },
-  input: (ctx) => selectRecords(() => ctx.read("filter"), ctx.config),
-  inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
-  concurrency: (ctx) =>
-    ctx.config.concurrency ??
-    2 * (roleConfig(ctx.root.llm, ctx.config.strong_role)?.concurrency ?? 16) +
-      sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
   process: simulateInteraction,
   // the usual course: an answer, its run answered, feedback, a refinement, its run answered
-  estimate: (ctx) =>
-    estimateDialogues(
-      ctx as StageContext<unknown>,
-      selectRecords(() => ctx.read("filter"), ctx.config),
-      {
-        firstRole: ctx.config.weak_role,
-        first: (record) => [
-          { role: "system", content: loadPrompt(ctx.config.system_prompt).render({}) },
-          { role: "user", content: String(record.query ?? "") },
-        ],
-        later: [
-          { role: ctx.config.strong_role, grownBy: 2 },
-          { role: ctx.config.reviewer_role, grownBy: 3 },
-          { role: ctx.config.strong_role, grownBy: 4 },
-          { role: ctx.config.strong_role, grownBy: 6 },
-        ],
-        completionTokens: 400,
-        what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
-      },
-    ),
+  plan: (config) => ({
+    firstRole: config.weak_role,
+    first: (record) => [
+      { role: "system", content: loadPrompt(config.system_prompt).render({}) },
+      { role: "user", content: String(record.query ?? "") },
+    ],
+    later: [
+      { role: config.strong_role, grownBy: 2 },
+      { role: config.reviewer_role, grownBy: 3 },
+      { role: config.strong_role, grownBy: 4 },
+      { role: config.strong_role, grownBy: 6 },
+    ],
+    completionTokens: 400,
+    what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
+  }),
   summarize: summarizeSimulate,
 });

@@ -51,7 +51,7 @@ async function startServer(): Promise<{ url: string; stop(): void }> {
   return { url, stop: () => child.kill("SIGTERM") };
 }
 
-function queries(n: number): PipelineRecord[] {
+function queries(n: number): (PipelineRecord & { query: string })[] {
   return Array.from({ length: n }, (_, i) => ({
     id: `bench:${i}`,
     query: `Write a Python program that adds up the numbers below ${i % 89} and prints the total (${i}).`,

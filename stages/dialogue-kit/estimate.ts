@@ -12,16 +12,20 @@ export interface LaterRequest {
   grownBy: number;
 }
 
+/** The requests of one dialogue as a dry run sees them. */
+export interface DialoguePlan {
+  firstRole: string;
+  first(record: PipelineRecord): ChatMessage[];
+  later: readonly LaterRequest[];
+  completionTokens: number;
+  /** the note's words for the plan, e.g. "3 requests each" */
+  what: string;
+}
+
 export async function estimateDialogues(
   ctx: StageContext<unknown>,
   records: AsyncIterable<PipelineRecord>,
-  plan: {
-    firstRole: string;
-    first(record: PipelineRecord): ChatMessage[];
-    later: readonly LaterRequest[];
-    completionTokens: number;
-    what: string;
-  },
+  plan: DialoguePlan,
 ): Promise<CostEstimate> {
   if (!ctx.services.llmEstimator) {
     throw new Error(`${ctx.name} --dry-run: these services cannot estimate LLM requests (no llmEstimator)`);

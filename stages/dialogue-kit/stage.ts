@@ -1,0 +1,67 @@
+// What every dialogue stage built on filtered queries shares, so a new one is its paper paragraph and
+// a handful of declarations: it reads the filter's records the selection takes, is a dialogue method
+// (`enabled: false` leaves it out and validate and export go on without it), keeps twice its lead
+// role's requests in flight plus the programs the sandbox runs at once, rejects a record without a
+// query, and estimates a dry run from its plan of requests.
+import type { z } from "zod";
+import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
+import { roleConfig } from "../../pipeline/llm/config.js";
+import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
+import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
+import type { ExecutionConfig } from "./config.js";
+import { type DialoguePlan, estimateDialogues } from "./estimate.js";
+import { countSelected, type Selection, selectRecords } from "./sample.js";
+import { sandboxConcurrency } from "./services.js";
+
+/** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
+export interface DialogueStageConfig extends Selection {
+  execution: ExecutionConfig;
+  feedback_template: FeedbackTemplate;
+  /** records in flight; default: twice the lead role's concurrency plus the programs at once */
+  concurrency?: number | undefined;
+}
+
+export interface DialogueStageSpec<C extends DialogueStageConfig> {
+  name: string;
+  description: string;
+  configSchema: z.ZodType<C>;
+  /** the role most requests go to: its endpoint's concurrency sets the records in flight */
+  leadRole(config: C): string;
+  fingerprint: NonNullable<Stage<C>["fingerprint"]>;
+  /** one record to its dialogue or its reject; called only for a record with a query */
+  process(record: PipelineRecord & { query: string }, ctx: StageContext<C>): Promise<RecordOutcome>;
+  /** the dry run's requests per dialogue (estimate.ts) */
+  plan(config: C): DialoguePlan;
+  summarize: NonNullable<Stage<C>["summarize"]>;
+}
+
+/** The stage definition of a dialogue method reading the filter's records. */
+export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStageSpec<C>): RecordStage<C> {
+  const selected = (ctx: StageContext<C>) => selectRecords(() => ctx.read("filter"), ctx.config);
+  return defineStage<C>({
+    kind: "record",
+    name: spec.name,
+    description: spec.description,
+    upstream: ["filter"],
+    switchable: true,
+    configSchema: spec.configSchema,
+    fingerprint: spec.fingerprint,
+    input: selected,
+    inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
+    concurrency: (ctx) =>
+      ctx.config.concurrency ??
+      2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +
+        sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
+    process: async (record, ctx) => {
+      const query = record.query;
+      if (typeof query !== "string" || query.trim() === "") {
+        return {
+          rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
+        };
+      }
+      return spec.process(record as PipelineRecord & { query: string }, ctx);
+    },
+    estimate: (ctx) => estimateDialogues(ctx as StageContext<unknown>, selected(ctx), spec.plan(ctx.config)),
+    summarize: spec.summarize,
+  }) as RecordStage<C>;
+}

@@ -1,0 +1,75 @@
+// What simulate and correct share through dialogueStage() (stages/dialogue-kit/stage.ts), checked on
+// both: a record without a query is an `empty-query` reject before any model is asked, only the
+// selected languages are read, both are dialogue methods after filter, and the records in flight
+// default to twice the lead role's concurrency plus the programs the sandbox runs at once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../pipeline/config/load.js";
+import type { RootConfig } from "../../pipeline/config/schema.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import type { StageContext } from "../../pipeline/stage.js";
+import { correctStage } from "../../stages/correct.js";
+import { simulateStage } from "../../stages/simulate.js";
+import { testConfig } from "../sandbox/helpers.js";
+import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { collect, tempDir } from "../support/runner-kit.js";
+import { filterRecord, runnerFor } from "./kit.js";
+import { scriptedReply } from "./script.js";
+
+const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
+let server: LlmServer;
+beforeAll(async () => {
+  server = await startLlmServer({ fallback: scriptedReply });
+});
+afterAll(async () => {
+  await server.close();
+  await sandbox.close();
+});
+
+const RECORDS = [
+  { ...filterRecord("f:blank", "py-works", "python"), query: "   " },
+  { ...filterRecord("f:none", "py-works", "python"), query: undefined },
+  // a language neither stage takes here: never read
+  filterRecord("f:other", "py-works", "java"),
+];
+const STAGES = "  simulate: {languages: [python]}\n  correct: {languages: [python], count: 10}\n";
+
+describe("dialogueStage(), as simulate and correct use it", () => {
+  it("rejects a record without a query in both stages without a model request", async () => {
+    const dir = tempDir("cf-dialogue-stage-");
+    const { runner, close } = runnerFor(dir, () => RECORDS, { url: server.url, sandbox, stages: STAGES });
+    try {
+      await runner.run(["simulate", "correct"]);
+      for (const stage of ["simulate", "correct"]) {
+        const rejects = await collect(runner.store(stage).read({ rejects: true }));
+        expect(rejects.map((r) => [r.id, r.reason])).toEqual([
+          ["f:blank", "empty-query"],
+          ["f:none", "empty-query"],
+        ]);
+        expect(await collect(runner.store(stage).read())).toEqual([]);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it("declares both as dialogue methods after filter, in flight twice the lead role plus the sandbox", () => {
+    const { config } = loadConfig({
+      sets: ["llm.weak.concurrency=5", "llm.strong.concurrency=7", "sandbox.workers=3"],
+    });
+    const ctx = <C>(stageConfig: C) =>
+      ({ config: stageConfig, root: config as RootConfig }) as unknown as StageContext<C>;
+    expect(simulateStage.upstream).toEqual(["filter"]);
+    expect(correctStage.upstream).toEqual(["filter"]);
+    expect(simulateStage.switchable && correctStage.switchable).toBe(true);
+    // simulate's lead is its strong role, correct's its only role
+    const simulate = simulateStage.configSchema.parse({});
+    expect(simulateStage.concurrency!(ctx(simulate))).toBe(2 * 7 + 3);
+    const weakLed = correctStage.configSchema.parse({ role: "weak" });
+    expect(correctStage.concurrency!(ctx(weakLed))).toBe(2 * 5 + 3);
+    const fixed = correctStage.configSchema.parse({ concurrency: 4, execution: { concurrency: 9 } });
+    expect(correctStage.concurrency!(ctx(fixed))).toBe(4);
+    const ownSandbox = simulateStage.configSchema.parse({ execution: { concurrency: 9 } });
+    expect(simulateStage.concurrency!(ctx(ownSandbox))).toBe(2 * 7 + 9);
+  });
+});
