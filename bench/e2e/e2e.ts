@@ -5,37 +5,29 @@
 // and the lexical embedder. Each stage runs as its own `pipeline run <stage> --only` process; per
 // stage it prints records/s, peak RSS, disk, and where the time went (LLM, sandbox, the pipeline
 // itself) against ideals measured in the same run (ideal.ts). Then the ratios against the targets of
-// issue 19. With `--shards N`, each record-wise stage is then reset and run again with
-// `pipeline launch <stage> --executor local --shards N`, cold (cache emptied), for its speed-up.
+// issue 19. With `--shards N`, the job then runs again in a fresh data directory (a cold LLM cache),
+// each record-wise stage as `pipeline launch <stage> --only --executor local --shards N`, for its
+// speed-up over one process.
 //
 //   pnpm bench e2e [-- --scale 0.01] [--shards 4] [--latency-ms 500] [--llm-concurrency 128]
 //                  [--workers W] [--until STAGE] [--dir DIR] [--keep]
 // `--until filter` stops after that stage (the front half at a larger scale in the same time).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { defaultWorkers } from "../../pipeline/sandbox/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
+import { STAGES as REGISTRY } from "../../stages/index.js";
 import { generateCorpus } from "../ingest/corpus.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
 import { configYaml } from "./config.js";
 import { type Ideal, idealOf, sandboxRunsOf } from "./ideal.js";
 import { startServers } from "./servers-process.js";
 
-const STAGES = [
-  "download",
-  "normalize",
-  "dedup",
-  "filter",
-  "pack",
-  "simulate",
-  "correct",
-  "leetcode",
-  "validate",
-  "export",
-];
-const RECORD_WISE = ["download", "normalize", "filter", "simulate", "correct", "validate"];
+/** The stages in the registry's order, which runs each after the ones it reads. */
+const STAGES = REGISTRY.map((s) => s.name);
+const RECORD_WISE = REGISTRY.filter((s) => s.kind === "record").map((s) => s.name);
 const GIB = 1024;
 
 function arg(name: string, fallback: string): string {
@@ -86,15 +78,6 @@ function baseline(args: string[]): Record<string, number> {
 function readManifest(dataDir: string, stage: string): Manifest | undefined {
   const file = path.join(dataDir, stage, "manifest.json");
   return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Manifest) : undefined;
-}
-
-function launchAvailable(): boolean {
-  const cli = path.join(ROOT, "pipeline");
-  const files = readdirSync(cli, { recursive: true }).map(String);
-  return files.some(
-    (file) =>
-      file.endsWith(".ts") && /command:\s*["']launch\b/.test(readFileSync(path.join(cli, file), "utf8")),
-  );
 }
 
 async function main(): Promise<void> {
@@ -276,12 +259,6 @@ async function compareShards(
     stages: string[];
   },
 ): Promise<void> {
-  if (!launchAvailable()) {
-    process.stdout.write(
-      `\n--shards ${shards}: this version has no \`pipeline launch\`; no speed-up measured\n`,
-    );
-    return;
-  }
   process.stdout.write(
     `\nthe job again, fresh data dir, record-wise stages as \`launch --executor local --shards ${shards}\`:\n`,
   );
