@@ -1,6 +1,6 @@
-// The LlmClient a stage gets for a role: cache first, then the endpoint under its concurrency limit
-// and budgets, with retries. One `RoleEndpoint` per role is shared by every client of that role, so
-// two stages (or two meters) never exceed the role's concurrency together. A role with several
+// The LlmClient a stage gets for a role: cache first (cached-call.ts), then the endpoint under its
+// concurrency limit and budgets, with retries. One `RoleEndpoint` per role is shared by every client
+// of that role, so two stages (or two meters) never exceed the role's concurrency together. A role with several
 // replicas spreads its requests over them (balance/pool.ts); a request that fails on one goes to
 // another at once.
 import type OpenAI from "openai";
@@ -11,8 +11,9 @@ import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
 import { backoffMs, MAX_SERVER_WAIT_MS, sleep } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
-import { type CachedAnswer, type ResponseCache, toChatResult } from "./cache.js";
-import { costUsd, type Price, type Sampling } from "./config.js";
+import type { CachedAnswer, ResponseCache } from "./cache.js";
+import { CachedCalls, type UncachedCall } from "./cached-call.js";
+import type { Price, Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
   LlmAbortedError,
@@ -21,17 +22,17 @@ import {
   LlmNotFoundError,
   LlmRequestError,
 } from "./errors.js";
-import { DEFAULT_COMPLETION_TOKENS, RequestEstimator } from "./estimator.js";
+import { DEFAULT_COMPLETION_TOKENS, type RequestEstimator } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
 import { createHttpFetch } from "./http-fetch.js";
-import { InFlightRequests } from "./in-flight.js";
 import { responseFormat } from "./structured.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
 import type { ChatMessage, ChatOptions, ChatResult, JsonSchemaFormat, LlmClient } from "./types.js";
 
 /**
  * What serves one role: an OpenAI-compatible endpoint (`RoleEndpoint`) or the embedded model
- * (embedded/role.ts). Both answer from the response cache first and meter usage the same way.
+ * (embedded/role.ts). Both answer through `CachedCalls` (cached-call.ts): the response cache first,
+ * and usage metered the same way.
  */
 export interface RoleBackend {
   readonly role: string;
@@ -50,20 +51,16 @@ export interface RoleBackend {
 export class RoleEndpoint implements RoleBackend {
   readonly role: string;
   readonly endpoint: Endpoint;
-  readonly cache: ResponseCache;
-  readonly noCache: boolean;
   readonly price: Price | undefined;
   readonly log: Logger;
-  /** sampling, cache keys and estimates: the same for a dry-run without an endpoint */
-  readonly estimator: RequestEstimator;
+  /** the cache, identical requests joined, answers committed then metered */
+  private readonly calls: CachedCalls;
   /** the role's servers, one SDK client each */
   private readonly pool: EndpointPool<OpenAI>;
   private readonly http: ReturnType<typeof createHttpFetch>;
   private readonly limit: LimitFunction;
   private readonly requestBudget: MinuteBudget | undefined;
   private readonly tokenBudget: MinuteBudget | undefined;
-  /** identical requests in flight at once are sent once */
-  private readonly inFlight = new InFlightRequests<CachedAnswer>();
   /** a 401/403/404: the endpoint is unusable as configured, so nothing more is sent */
   private unusable: LlmAuthError | LlmNotFoundError | undefined;
   private readonly digest: FailureDigest;
@@ -75,17 +72,15 @@ export class RoleEndpoint implements RoleBackend {
   ) {
     this.endpoint = endpoint;
     this.role = endpoint.role;
-    this.cache = deps.cache;
-    this.noCache = deps.noCache;
     this.price = deps.price;
     this.log = deps.log;
-    this.estimator = new RequestEstimator({
+    this.calls = new CachedCalls({
       role: endpoint.role,
       model: endpoint.config.model,
       sampling: endpoint.config.sampling,
-      price: deps.price,
-      cache: () => deps.cache,
+      cache: deps.cache,
       noCache: deps.noCache,
+      price: deps.price,
     });
     const rc = endpoint.config;
     const role = endpoint.role;
@@ -112,40 +107,23 @@ export class RoleEndpoint implements RoleBackend {
     return this.endpoint.config.model;
   }
 
+  /** sampling, cache keys and estimates: the same for a dry-run without an endpoint */
+  get estimator(): RequestEstimator {
+    return this.calls.estimator;
+  }
+
   async chat(
     messages: readonly ChatMessage[],
     options: ChatOptions | undefined,
     usage: UsageMeter,
   ): Promise<ChatResult> {
     if (this.unusable) throw this.unusable;
-    const sampling = this.estimator.sampling(options);
-    const key = this.estimator.keyOf(messages, sampling, options);
-    if (!this.noCache && !options?.noCache) {
-      const hit = this.cache.get(key);
-      if (hit) {
-        usage.add({ cachedRequests: 1 });
-        return toChatResult(hit, true);
-      }
-    }
-    const { value, shared } = await this.inFlight.join(
-      key.toString("base64"),
-      options?.signal,
-      (signal) => this.send(key, messages, sampling, options?.json_schema, signal, usage),
-      () => new LlmAbortedError(this.endpoint.role),
-    );
-    // Answered by an identical request someone else sent: nothing was sent for this call.
-    if (shared) usage.add({ cachedRequests: 1 });
-    return toChatResult(value, shared);
+    return this.calls.chat(messages, options, usage, (call) => this.send(call));
   }
 
-  private async send(
-    key: Buffer,
-    messages: readonly ChatMessage[],
-    sampling: Sampling,
-    jsonSchema: JsonSchemaFormat | undefined,
-    signal: AbortSignal | undefined,
-    usage: UsageMeter,
-  ): Promise<CachedAnswer> {
+  private async send(call: UncachedCall): Promise<CachedAnswer> {
+    const { messages, sampling, signal, usage } = call;
+    const jsonSchema = call.options?.json_schema;
     const rc = this.endpoint.config;
     const maxAttempts = rc.retries + 1;
     /** the replicas this request failed on, tried again only when no other one can take it */
@@ -159,22 +137,13 @@ export class RoleEndpoint implements RoleBackend {
     for (let attempt = 1; ; attempt++) {
       let failure: LlmAttemptError;
       try {
-        // The slot is held until the answer is on disk, so at most `concurrency` requests are ever
-        // sent and unanswered; and the answer is committed before the caller (then the stage's
-        // record) sees it. A kill -9 at any instant costs at most those requests.
-        const cached = await this.limit(async () => {
-          const answer = this.complete(
+        // At most `concurrency` requests are ever sent and unanswered (CachedCalls.commit).
+        const cached = await this.calls.commit(this.limit, call, async () =>
+          this.complete(
             await this.sendOnce(messages, sampling, jsonSchema, promptEstimate, signal, usage, failedOn),
             promptEstimate,
-          );
-          await this.cache.putSoon(key, answer);
-          return answer;
-        });
-        usage.add({
-          promptTokens: cached.promptTokens,
-          completionTokens: cached.completionTokens,
-          costUsd: costUsd(this.price, cached.promptTokens, cached.completionTokens),
-        });
+          ),
+        );
         this.noteMissingPrice();
         return cached;
       } catch (error) {

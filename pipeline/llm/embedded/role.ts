@@ -1,4 +1,4 @@
-// A role served by the embedded model: the same path as an HTTP role (response cache first,
+// A role served by the embedded model: the same path as an HTTP role (cached-call.ts: cache first,
 // identical requests joined, answers committed before they are returned, usage metered), with the
 // model's sequences as the concurrency limit instead of a server's. The model is fetched and loaded
 // on the first request the cache cannot answer, so a fully cached rerun never touches it, and a
@@ -8,12 +8,12 @@ import { UserError } from "../../errors.js";
 import type { HubConfig } from "../../hub/config.js";
 import type { Logger } from "../../log.js";
 import type { UsageMeter } from "../../usage.js";
-import { type CachedAnswer, type ResponseCache, toChatResult } from "../cache.js";
+import type { CachedAnswer, ResponseCache } from "../cache.js";
+import { CachedCalls, type UncachedCall } from "../cached-call.js";
 import type { RoleBackend } from "../client.js";
-import { costUsd, type Price, type RoleConfig, type Sampling } from "../config.js";
+import type { Price, RoleConfig } from "../config.js";
 import { LlmAbortedError, LlmAttemptError, LlmRequestError } from "../errors.js";
-import { RequestEstimator } from "../estimator.js";
-import { InFlightRequests } from "../in-flight.js";
+import type { RequestEstimator } from "../estimator.js";
 import { EMBEDDED_HONOURS } from "../structured.js";
 import type { ChatMessage, ChatOptions, ChatResult } from "../types.js";
 import { type Constraint, EmbeddedEngine } from "./engine.js";
@@ -36,11 +36,11 @@ export interface EmbeddedRoleDeps {
 export class EmbeddedRole implements RoleBackend {
   readonly role: string;
   readonly model: string;
-  readonly estimator: RequestEstimator;
   private readonly config: RoleConfig;
   private readonly deps: EmbeddedRoleDeps;
   private readonly limit: LimitFunction;
-  private readonly inFlight = new InFlightRequests<CachedAnswer>();
+  /** the cache, identical requests joined, answers committed then metered */
+  private readonly calls: CachedCalls;
   private engine: Promise<EmbeddedEngine> | undefined;
   /** why the model cannot be used (missing, unloadable): every later request fails the same way */
   private unusable: UserError | undefined;
@@ -51,15 +51,20 @@ export class EmbeddedRole implements RoleBackend {
     this.config = config;
     this.deps = deps;
     this.limit = pLimit(config.embedded.sequences);
-    this.estimator = new RequestEstimator({
+    this.calls = new CachedCalls({
       role,
       model,
       sampling: config.sampling,
-      price: deps.price,
-      cache: () => deps.cache,
+      cache: deps.cache,
       noCache: deps.noCache,
+      price: deps.price,
       honours: EMBEDDED_HONOURS,
     });
+  }
+
+  /** sampling, cache keys and estimates, shared with `run --dry-run` */
+  get estimator(): RequestEstimator {
+    return this.calls.estimator;
   }
 
   async chat(
@@ -68,36 +73,14 @@ export class EmbeddedRole implements RoleBackend {
     usage: UsageMeter,
   ): Promise<ChatResult> {
     if (this.unusable) throw this.unusable;
-    const sampling = this.estimator.sampling(options);
-    const key = this.estimator.keyOf(messages, sampling, options);
-    if (!this.deps.noCache && !options?.noCache) {
-      const hit = this.deps.cache.get(key);
-      if (hit) {
-        usage.add({ cachedRequests: 1 });
-        return toChatResult(hit, true);
-      }
-    }
-    const constraint: Constraint = { jsonSchema: options?.json_schema, grammar: options?.grammar };
-    const { value, shared } = await this.inFlight.join(
-      key.toString("base64"),
-      options?.signal,
-      (signal) => this.generate(key, messages, sampling, constraint, signal, usage),
-      () => new LlmAbortedError(this.role),
-    );
-    if (shared) usage.add({ cachedRequests: 1 });
-    return toChatResult(value, shared);
+    return this.calls.chat(messages, options, usage, (call) => this.generate(call));
   }
 
-  private async generate(
-    key: Buffer,
-    messages: readonly ChatMessage[],
-    sampling: Sampling,
-    constraint: Constraint,
-    signal: AbortSignal,
-    usage: UsageMeter,
-  ): Promise<CachedAnswer> {
+  private generate(call: UncachedCall): Promise<CachedAnswer> {
+    const { messages, sampling, signal, usage } = call;
+    const constraint: Constraint = { jsonSchema: call.options?.json_schema, grammar: call.options?.grammar };
     // The sequence is held until the answer is on disk, as an HTTP role holds its slot.
-    const answer = await this.limit(async () => {
+    return this.calls.commit(this.limit, call, async () => {
       if (signal.aborted) throw new LlmAbortedError(this.role);
       const engine = await this.ready();
       if (signal.aborted) throw new LlmAbortedError(this.role);
@@ -113,15 +96,8 @@ export class EmbeddedRole implements RoleBackend {
         if (error instanceof LlmAttemptError) throw new LlmRequestError(this.role, 1, error);
         throw error;
       }
-      await this.deps.cache.putSoon(key, generated);
       return generated;
     });
-    usage.add({
-      promptTokens: answer.promptTokens,
-      completionTokens: answer.completionTokens,
-      costUsd: costUsd(this.deps.price, answer.promptTokens, answer.completionTokens),
-    });
-    return answer;
   }
 
   /** The engine, fetching and loading the model on first use; a failure stops every later request. */

@@ -1,0 +1,109 @@
+// The path every request to a role takes, whatever serves it (an OpenAI-compatible endpoint,
+// client.ts, or the embedded model, embedded/role.ts): the response cache first, identical requests
+// in flight joined, and a new answer committed to the cache before its slot is freed and before it
+// is returned and metered. A backend says only how one answer is produced.
+import type { LimitFunction } from "p-limit";
+import type { UsageMeter } from "../usage.js";
+import { type CachedAnswer, type ResponseCache, toChatResult } from "./cache.js";
+import { costUsd, type Price, type Sampling } from "./config.js";
+import { LlmAbortedError } from "./errors.js";
+import { RequestEstimator } from "./estimator.js";
+import { InFlightRequests } from "./in-flight.js";
+import type { HonouredConstraints } from "./structured.js";
+import type { ChatMessage, ChatOptions, ChatResult } from "./types.js";
+
+/** One request the cache could not answer, as its backend gets it. */
+export interface UncachedCall {
+  key: Buffer;
+  messages: readonly ChatMessage[];
+  /** the role's sampling with the call's overrides: what is sent */
+  sampling: Sampling;
+  options: ChatOptions | undefined;
+  /** fires once every caller of this request (identical ones joined) has given up */
+  signal: AbortSignal;
+  usage: UsageMeter;
+}
+
+export interface CachedCallsOptions {
+  role: string;
+  model: string;
+  sampling: Sampling;
+  cache: ResponseCache;
+  /** `--no-cache`: never answered from the cache (new answers still replace the stored ones) */
+  noCache: boolean;
+  price: Price | undefined;
+  /** which structured-output constraints the backend honours (they are in its cache keys) */
+  honours?: HonouredConstraints;
+}
+
+export class CachedCalls {
+  /** sampling, cache keys and estimates, shared with `run --dry-run` */
+  readonly estimator: RequestEstimator;
+  private readonly options: CachedCallsOptions;
+  /** identical requests in flight at once are sent once */
+  private readonly inFlight = new InFlightRequests<CachedAnswer>();
+
+  constructor(options: CachedCallsOptions) {
+    this.options = options;
+    this.estimator = new RequestEstimator({
+      role: options.role,
+      model: options.model,
+      sampling: options.sampling,
+      price: options.price,
+      cache: () => options.cache,
+      noCache: options.noCache,
+      ...(options.honours ? { honours: options.honours } : {}),
+    });
+  }
+
+  /** The cached answer, the one an identical request in flight gets, or a new one from `send`. */
+  async chat(
+    messages: readonly ChatMessage[],
+    options: ChatOptions | undefined,
+    usage: UsageMeter,
+    send: (call: UncachedCall) => Promise<CachedAnswer>,
+  ): Promise<ChatResult> {
+    const sampling = this.estimator.sampling(options);
+    const key = this.estimator.keyOf(messages, sampling, options);
+    if (!this.options.noCache && !options?.noCache) {
+      const hit = this.options.cache.get(key);
+      if (hit) {
+        usage.add({ cachedRequests: 1 });
+        return toChatResult(hit, true);
+      }
+    }
+    const { value, shared } = await this.inFlight.join(
+      key.toString("base64"),
+      options?.signal,
+      (signal) => send({ key, messages, sampling, options, signal, usage }),
+      () => new LlmAbortedError(this.options.role),
+    );
+    // Answered by an identical request someone else sent: nothing was sent for this call.
+    if (shared) usage.add({ cachedRequests: 1 });
+    return toChatResult(value, shared);
+  }
+
+  /**
+   * Produces one answer under `limit` and keeps the slot until the answer is on disk, so at most the
+   * limit's requests are ever paid for and unanswered, and the answer is committed before the
+   * caller (then the stage's record) sees it: a kill -9 at any instant costs at most those requests.
+   * Its tokens and cost are metered once it is committed.
+   */
+  async commit(
+    limit: LimitFunction,
+    call: UncachedCall,
+    produce: () => Promise<CachedAnswer>,
+  ): Promise<CachedAnswer> {
+    const answer = await limit(async () => {
+      const produced = await produce();
+      await this.options.cache.putSoon(call.key, produced);
+      return produced;
+    });
+    call.usage.add({
+      promptTokens: answer.promptTokens,
+      completionTokens: answer.completionTokens,
+      costUsd: costUsd(this.options.price, answer.promptTokens, answer.completionTokens),
+    });
+    return answer;
+  }
+}
