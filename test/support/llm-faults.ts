@@ -1,6 +1,7 @@
 // Faults the test LLM server injects on demand, and the usual ways to choose them: what a real
 // provider or proxy does on a bad day, in the shape the client asked for (JSON or server-sent events).
 import type { ServerResponse } from "node:http";
+import { seededRandom } from "../../pipeline/random.js";
 
 /** Decides a fault for a request, or none; `attempt` counts requests with the same messages, from 1. */
 export type FaultRule = (request: { n: number; key: string }, attempt: number) => Fault | undefined;
@@ -117,15 +118,8 @@ export function failFirst(times: number, fault: Fault): FaultRule {
   return (_request, attempt) => (attempt <= times ? fault : undefined);
 }
 
-/** A seeded share of requests get one of `faults` (mulberry32, so runs are reproducible). */
+/** A seeded share of requests get one of `faults` (seeded, so runs are reproducible). */
 export function faultRate(rate: number, faults: Fault[], seed = 1): FaultRule {
-  let s = seed >>> 0;
-  const random = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   return () => (random() < rate ? faults[Math.floor(random() * faults.length)] : undefined);
 }

@@ -7,6 +7,7 @@
 // `SMALL_LLAMA` is wider, for benchmarks where the model's own work must dominate the overhead.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { seededRandom } from "../../pipeline/random.js";
 
 export interface LlamaShape {
   embedding: number;
@@ -96,18 +97,6 @@ export function llamaVocabulary(): Vocabulary {
   return { tokens, scores, types, bos: 1, eos: tokens.indexOf("<|im_end|>") };
 }
 
-/** A tiny deterministic generator (mulberry32): the same shape always gives the same bytes. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Tensor {
   name: string;
   /** ggml order: the fastest-varying dimension first */
@@ -116,7 +105,8 @@ interface Tensor {
 }
 
 function tensors(shape: LlamaShape, vocabSize: number, quiet: readonly number[]): Tensor[] {
-  const next = random(shape.seed);
+  // seeded: the same shape always gives the same bytes
+  const next = seededRandom(shape.seed);
   const headDim = shape.embedding / shape.heads;
   const kvWidth = headDim * shape.kvHeads;
   const filled = (name: string, dims: number[], scale: number): Tensor => {
