@@ -200,6 +200,7 @@ function refuseGiveAway(text: string, what: string, mistake = false): void {
 export const correctStage = dialogueStage<CorrectConfig>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
+  methods: ["code-correction"],
   configSchema: correctConfigSchema,
   leadRole: (config) => config.role,
   fingerprint: ({ config, root }) => ({
@@ -210,15 +211,11 @@ export const correctStage = dialogueStage<CorrectConfig>({
   // the mistake, its correction, the analysis of the corrected run (a check adds one for clean code)
   plan: (config) => ({
     firstRole: config.role,
-    first: (record) => [
-      { role: "system", content: loadPrompt(config.error_prompt).render({}) },
-      { role: "user", content: String(record.query ?? "") },
-    ],
+    systemPrompt: config.error_prompt,
     later: [
       { role: config.role, grownBy: 2 },
       { role: config.role, grownBy: 4 },
     ],
-    completionTokens: 400,
     what: "3 requests each (a logical error adds a check request)",
   }),
   summarize: summarizeCorrect,

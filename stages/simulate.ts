@@ -114,6 +114,7 @@ export async function simulateInteraction(
 export const simulateStage = dialogueStage<SimulateConfig>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
+  methods: ["interaction-simulation"],
   configSchema: simulateConfigSchema,
   leadRole: (config) => config.strong_role,
   fingerprint: ({ config, root }) => {
@@ -127,17 +128,13 @@ export const simulateStage = dialogueStage<SimulateConfig>({
   // the usual course: an answer, its run answered, feedback, a refinement, its run answered
   plan: (config) => ({
     firstRole: config.weak_role,
-    first: (record) => [
-      { role: "system", content: loadPrompt(config.system_prompt).render({}) },
-      { role: "user", content: String(record.query ?? "") },
-    ],
+    systemPrompt: config.system_prompt,
     later: [
       { role: config.strong_role, grownBy: 2 },
       { role: config.reviewer_role, grownBy: 3 },
       { role: config.strong_role, grownBy: 4 },
       { role: config.strong_role, grownBy: 6 },
     ],
-    completionTokens: 400,
     what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
   }),
   summarize: summarizeSimulate,

@@ -57,13 +57,10 @@ export async function runBlock(
   return options.expected ? withExpectedOutput(result, options.expected) : result;
 }
 
-export interface ExecuteOptions {
-  previous?: readonly string[];
-  stdin?: string;
-  expected?: { input?: string; expected: string };
-  signal?: AbortSignal;
+/** What a block needs besides the stage's settings; `gate` holds it until a program may start. */
+export type ExecuteOptions = Pick<RunBlockOptions, "previous" | "stdin" | "expected" | "signal"> & {
   gate?: SandboxGate;
-}
+};
 
 /**
  * A block under the stage's settings and the outage policy: the result of the first try the sandbox

@@ -4,8 +4,10 @@
 // role's requests in flight plus the programs the sandbox runs at once, rejects a record without a
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
+import type { DialogueMethod } from "../../pipeline/dialogue.js";
 import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
+import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
@@ -24,14 +26,23 @@ export interface DialogueStageConfig extends Selection {
 export interface DialogueStageSpec<C extends DialogueStageConfig> {
   name: string;
   description: string;
+  /** the dialogue methods it makes (pipeline/registry.ts) */
+  methods: readonly DialogueMethod[];
   configSchema: z.ZodType<C>;
   /** the role most requests go to: its endpoint's concurrency sets the records in flight */
   leadRole(config: C): string;
   fingerprint: NonNullable<Stage<C>["fingerprint"]>;
   /** one record to its dialogue or its reject; called only for a record with a query */
   process(record: PipelineRecord & { query: string }, ctx: StageContext<C>): Promise<RecordOutcome>;
-  /** the dry run's requests per dialogue (estimate.ts) */
-  plan(config: C): DialoguePlan;
+  /**
+   * The dry run's requests per dialogue (estimate.ts); the first is `firstRole` asked the query under
+   * the `systemPrompt` (a name in prompts/).
+   */
+  plan(config: C): Omit<DialoguePlan, "first" | "completionTokens"> & {
+    systemPrompt: string;
+    /** the assumed length of an answer; default 400 */
+    completionTokens?: number;
+  };
   summarize: NonNullable<Stage<C>["summarize"]>;
 }
 
@@ -42,6 +53,7 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
     kind: "record",
     name: spec.name,
     description: spec.description,
+    methods: spec.methods,
     upstream: ["filter"],
     switchable: true,
     configSchema: spec.configSchema,
@@ -61,7 +73,18 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
       }
       return spec.process(record as PipelineRecord & { query: string }, ctx);
     },
-    estimate: (ctx) => estimateDialogues(ctx as StageContext<unknown>, selected(ctx), spec.plan(ctx.config)),
+    estimate: (ctx) => {
+      const { systemPrompt, ...plan } = spec.plan(ctx.config);
+      const system = loadPrompt(systemPrompt).render({});
+      return estimateDialogues(ctx as StageContext<unknown>, selected(ctx), {
+        completionTokens: 400,
+        ...plan,
+        first: (record) => [
+          { role: "system", content: system },
+          { role: "user", content: String(record.query ?? "") },
+        ],
+      });
+    },
     summarize: spec.summarize,
   }) as RecordStage<C>;
 }

@@ -2,26 +2,17 @@
 // mistake counts only if it really fails (compile or runtime error, time-out, or a failed check for a
 // logical error), the fix only if it runs cleanly (and passes the check); the published dialogue
 // carries the ordinary prompt and never mentions the deliberate mistake.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor } from "./kit.js";
-import { caseOf, partOf, scriptedReply } from "./script.js";
+import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
+import { caseOf, partOf } from "./script.js";
 
-const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
-let server: LlmServer;
-beforeAll(async () => {
-  server = await startLlmServer({ fallback: scriptedReply });
-});
-afterAll(async () => {
-  await server.close();
-  await sandbox.close();
-});
+const world = scriptedWorld();
+const { sandbox } = world;
 
 const RECORDS = [
   filterRecord("c:syntax", "corr-syntax", "python", "Mean of a list."),
@@ -46,7 +37,11 @@ describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   beforeAll(async () => {
     const dir = tempDir("cf-correct-");
-    const { runner, close } = runnerFor(dir, () => RECORDS, { url: server.url, sandbox, stages: STAGE });
+    const { runner, close } = runnerFor(dir, () => RECORDS, {
+      url: world.server.url,
+      sandbox,
+      stages: STAGE,
+    });
     await runner.run(["correct"]);
     await close();
     const status = runner.status("correct");
@@ -87,7 +82,7 @@ describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       finish_reasons: { "2": "stop", "4": "stop", "6": "stop" },
     });
     // the error-inducing prompt was used to write the mistake, and appears nowhere in the dialogue
-    const prompts = server.requests.filter((r) => caseOf(r) === "corr-syntax").map(partOf);
+    const prompts = world.server.requests.filter((r) => caseOf(r) === "corr-syntax").map(partOf);
     // the mistake under the error-inducing prompt, then the correction and the analysis under the ordinary one
     expect(prompts).toEqual(["broken", "strong", "strong"]);
     for (const dialogue of dialogues.values()) {
@@ -106,7 +101,7 @@ describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     });
     expect(d.messages[3]!.content).toMatch(/assert mean\(\[2, 4\]\) == 3[\s\S]*AssertionError/);
     expect(d.messages[5]!.content).toBe("Execution result: \n3.0");
-    const check = server.requests.find((r) => caseOf(r) === "corr-logical" && partOf(r) === "check")!;
+    const check = world.server.requests.find((r) => caseOf(r) === "corr-logical" && partOf(r) === "check")!;
     // written in its own conversation, without the error-inducing prompt
     expect(check.body.messages).toHaveLength(1);
     expect(check.body.messages[0]!.content).toContain("return sum(xs)");

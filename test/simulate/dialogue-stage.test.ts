@@ -2,28 +2,17 @@
 // both: a record without a query is an `empty-query` reject before any model is asked, only the
 // selected languages are read, both are dialogue methods after filter, and the records in flight
 // default to twice the lead role's concurrency plus the programs the sandbox runs at once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../pipeline/config/load.js";
 import type { RootConfig } from "../../pipeline/config/schema.js";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
-import { testConfig } from "../sandbox/helpers.js";
-import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor } from "./kit.js";
-import { scriptedReply } from "./script.js";
+import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
 
-const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
-let server: LlmServer;
-beforeAll(async () => {
-  server = await startLlmServer({ fallback: scriptedReply });
-});
-afterAll(async () => {
-  await server.close();
-  await sandbox.close();
-});
+const world = scriptedWorld();
+const { sandbox } = world;
 
 const RECORDS = [
   { ...filterRecord("f:blank", "py-works", "python"), query: "   " },
@@ -36,7 +25,11 @@ const STAGES = "  simulate: {languages: [python]}\n  correct: {languages: [pytho
 describe("dialogueStage(), as simulate and correct use it", () => {
   it("rejects a record without a query in both stages without a model request", async () => {
     const dir = tempDir("cf-dialogue-stage-");
-    const { runner, close } = runnerFor(dir, () => RECORDS, { url: server.url, sandbox, stages: STAGES });
+    const { runner, close } = runnerFor(dir, () => RECORDS, {
+      url: world.server.url,
+      sandbox,
+      stages: STAGES,
+    });
     try {
       await runner.run(["simulate", "correct"]);
       for (const stage of ["simulate", "correct"]) {
@@ -47,7 +40,7 @@ describe("dialogueStage(), as simulate and correct use it", () => {
         ]);
         expect(await collect(runner.store(stage).read())).toEqual([]);
       }
-      expect(server.requests).toHaveLength(0);
+      expect(world.server.requests).toHaveLength(0);
     } finally {
       await close();
     }

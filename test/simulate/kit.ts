@@ -3,17 +3,21 @@
 // with services built from the YAML the way `pnpm pipeline` builds them.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { Runner } from "../../pipeline/runner.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { createServices } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
-import { STRONG_MODEL, WEAK_MODEL } from "./script.js";
+import { testConfig } from "../sandbox/helpers.js";
+import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
+import { STRONG_MODEL, scriptedReply, WEAK_MODEL } from "./script.js";
 
 export function filterRecord(
   id: string,
@@ -68,4 +72,23 @@ export function runnerFor(
     },
   );
   return { runner, close: () => services.close() };
+}
+
+/** A test file's embedded sandbox and LLM server (scripted by default), started before its tests and closed after. */
+export function scriptedWorld(fallback: LlmServerOptions["fallback"] = scriptedReply): {
+  sandbox: EmbeddedSandbox;
+  server: LlmServer;
+} {
+  const world = {
+    sandbox: new EmbeddedSandbox(testConfig({ workers: 2 })),
+    server: undefined as unknown as LlmServer,
+  };
+  beforeAll(async () => {
+    world.server = await startLlmServer({ fallback });
+  });
+  afterAll(async () => {
+    await world.server?.close();
+    await world.sandbox.close();
+  });
+  return world;
 }

@@ -1,28 +1,19 @@
 // The simulate stage through the runner, against the scripted LLM server and the real sandbox, in
 // python, javascript, cpp and go: dialogue structure, execution results as their own turns, the
 // feedback texts (never the JSON), the iteration cap, rejects with reasons, the summary.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Dialogue } from "../../pipeline/dialogue.js";
 import { parseDialogue } from "../../pipeline/dialogue.js";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor } from "./kit.js";
-import { caseOf, partOf, REMINDER_MARK, scriptedReply } from "./script.js";
+import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
+import { caseOf, partOf, REMINDER_MARK } from "./script.js";
 
-const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
-let server: LlmServer;
-beforeAll(async () => {
-  server = await startLlmServer({ fallback: scriptedReply });
-});
-afterAll(async () => {
-  await server.close();
-  await sandbox.close();
-});
+const world = scriptedWorld();
+const { sandbox } = world;
 
 const RECORDS = [
   filterRecord("t:works", "py-works", "python", "Sum a list."),
@@ -50,7 +41,11 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   beforeAll(async () => {
     const dir = tempDir("cf-simulate-");
-    const { runner, close } = runnerFor(dir, () => RECORDS, { url: server.url, sandbox, stages: STAGE });
+    const { runner, close } = runnerFor(dir, () => RECORDS, {
+      url: world.server.url,
+      sandbox,
+      stages: STAGE,
+    });
     await runner.run(["simulate"]);
     await close();
     const status = runner.status("simulate");
@@ -134,7 +129,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     const partial = (reject.record as { dialogue: { messages: { content: string }[] } }).dialogue.messages;
     expect(partial).toHaveLength(8);
     expect(partial.at(-1)!.content).toMatch(/^Execution result: \n[\s\S]*value2. was not declared/);
-    const asked = server.requests.filter((r) => caseOf(r) === "cpp-never");
+    const asked = world.server.requests.filter((r) => caseOf(r) === "cpp-never");
     // the weak answer, then the strong model after the first and the second result only
     expect(asked.filter((r) => partOf(r) === "strong").map((r) => r.body.messages.length)).toEqual([4, 6]);
     expect(asked.some((r) => partOf(r) === "reviewer")).toBe(false);
@@ -145,7 +140,9 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(d.messages).toHaveLength(9);
     expect(d.messages.at(-1)!.content).toContain("version 3");
     expect(d.meta).toMatchObject({ passed: false, capped: true, ends_unrun: true, feedback_rounds: 0 });
-    expect(server.requests.some((r) => caseOf(r) === "py-restless" && partOf(r) === "reviewer")).toBe(false);
+    expect(world.server.requests.some((r) => caseOf(r) === "py-restless" && partOf(r) === "reviewer")).toBe(
+      false,
+    );
     // every other answer ran and was shown: only the last one is left to validate
     const results = d.messages.filter((m) => m.content.startsWith("Execution result"));
     expect(results.map((m) => m.content)).toEqual([0, 1, 2].map((n) => `Execution result: \nversion ${n}`));
@@ -180,7 +177,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(reject.reason).toBe("unparseable-feedback");
     expect(reject.detail).toContain("I think the code is fine overall.");
     expect(reject.detail).toContain("Still fine, nothing to add.");
-    const asked = server.requests.filter((r) => caseOf(r) === "py-badjson" && partOf(r) === "reviewer");
+    const asked = world.server.requests.filter((r) => caseOf(r) === "py-badjson" && partOf(r) === "reviewer");
     expect(asked).toHaveLength(2);
     expect(asked[1]!.body.messages.at(-1)!.content.startsWith(REMINDER_MARK)).toBe(true);
   });
@@ -226,7 +223,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       "t:timeout",
       "t:works",
     ]);
-    expect(server.requests.some((r) => JSON.stringify(r.body).includes("Make a page."))).toBe(false);
+    expect(world.server.requests.some((r) => JSON.stringify(r.body).includes("Make a page."))).toBe(false);
     expect(stats["interaction-simulation"]).toMatchObject({
       dialogues: 8,
       paper: { dialogues: 51_000, turns_per_dialogue: 3 },

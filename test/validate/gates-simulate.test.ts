@@ -3,20 +3,19 @@
 // the server cut at max_tokens, used to be exported unnoticed; now validate names both and drops them.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { Runner } from "../../pipeline/runner.js";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { createServices } from "../../pipeline/services.js";
 import type { Stage } from "../../pipeline/stage.js";
 import { simulateStage } from "../../stages/simulate.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { filterRecord, filterSource, llmYaml } from "../simulate/kit.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../simulate/kit.js";
 import { caseOf, partOf, scriptedReply } from "../simulate/script.js";
-import { type LlmServer, type ReceivedRequest, type Reply, startLlmServer } from "../support/llm-server.js";
+import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 import { collect, tempDir } from "../support/runner-kit.js";
 
 const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
@@ -52,15 +51,8 @@ const RECORDS = [
   filterRecord("t:fine", "fine", "python", "Print the product of 6 and 7 in Python."),
 ];
 
-const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
-let server: LlmServer;
-beforeAll(async () => {
-  server = await startLlmServer({ fallback: reply });
-});
-afterAll(async () => {
-  await server.close();
-  await sandbox.close();
-});
+const world = scriptedWorld(reply);
+const { sandbox } = world;
 
 describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   let kept: PipelineRecord[];
@@ -72,7 +64,7 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
     const file = join(dir, "config.yaml");
     writeFileSync(
       file,
-      `data_dir: ${join(dir, "data")}\n${llmYaml(server.url)}stages:\n  simulate:\n    feedback_rounds: 0\n    execution: {run_timeout_s: 5}\n`,
+      `data_dir: ${join(dir, "data")}\n${llmYaml(world.server.url)}stages:\n  simulate:\n    feedback_rounds: 0\n    execution: {run_timeout_s: 5}\n`,
     );
     const loaded = loadConfig({ file, sets: [] });
     const services = createServices(loaded.config, { dataDir: join(dir, "data"), log: silentLogger });
