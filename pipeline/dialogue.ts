@@ -1,7 +1,8 @@
-// The dialogue record every dialogue stage emits (pack, simulate, correct, leetcode) and every later
-// stage reads (validate, export, report). `messages` is exactly what m-a-p/Code-Feedback publishes
-// (roles `user` and `assistant`, plus `system` only where a method has one); the rest says how the
-// dialogue was made. Export keeps `{id, messages}` only.
+// The dialogue record every dialogue stage emits (a stage that declares the `methods` it makes, see
+// pipeline/registry.ts) and every later stage reads (validation, the release, the report). `messages`
+// is exactly what m-a-p/Code-Feedback publishes (roles `user` and `assistant`, plus `system` only
+// where a method has one); the rest says how the dialogue was made. The release keeps
+// `{id, messages}` only.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { PipelineRecord } from "./record.js";
@@ -24,25 +25,6 @@ export const PAPER_DIALOGUE_STATS: Record<DialogueMethod, { dialogues: number; t
   "leetcode-similar-problem": { dialogues: 303, turnsPerDialogue: 2.2 },
   "leetcode-follow-up": { dialogues: 200, turnsPerDialogue: 3.8 },
 };
-
-/** The stages that make dialogues and the methods each makes, in the order their dialogues reach validation. */
-export const DIALOGUE_STAGE_METHODS = {
-  pack: ["single-turn-packing"],
-  simulate: ["interaction-simulation"],
-  correct: ["code-correction"],
-  leetcode: ["leetcode-similar-problem", "leetcode-follow-up"],
-} as const satisfies Record<string, readonly DialogueMethod[]>;
-export type DialogueStage = keyof typeof DIALOGUE_STAGE_METHODS;
-export const DIALOGUE_STAGES = Object.keys(DIALOGUE_STAGE_METHODS) as DialogueStage[];
-
-/** The stage that makes dialogues of `method`. */
-export function stageOfMethod(method: DialogueMethod): DialogueStage {
-  const stage = DIALOGUE_STAGES.find((s) =>
-    (DIALOGUE_STAGE_METHODS[s] as readonly string[]).includes(method),
-  );
-  if (!stage) throw new Error(`no dialogue stage makes ${method}; add it to DIALOGUE_STAGE_METHODS`);
-  return stage;
-}
 
 export const messageSchema = z
   .object({
@@ -263,12 +245,12 @@ export interface MethodShape {
  */
 export function paperShape(
   byMethod: Readonly<Record<string, { dialogues: number; turns: number } | undefined>>,
-  disabledStages: readonly string[] = [],
+  disabledMethods: readonly DialogueMethod[] = [],
 ): { reproduces: boolean; verdict: string; methods: MethodShape[] } {
   const methods = DIALOGUE_METHODS.map((method): MethodShape => {
     const paper = PAPER_DIALOGUE_STATS[method].turnsPerDialogue;
     const t = byMethod[method];
-    const disabled = disabledStages.includes(stageOfMethod(method));
+    const disabled = disabledMethods.includes(method);
     if (disabled || !t || t.dialogues === 0) {
       const state = disabled ? "disabled" : "none";
       return {
@@ -315,18 +297,6 @@ export function paperShape(
 export function signedPercent(deviation: number): string {
   const p = Math.round(deviation * 100);
   return `${p > 0 ? "+" : ""}${p}%`;
-}
-
-/** The dialogue stages a config switches off (`stages.<stage>.enabled: false`). */
-export function disabledDialogueStages(
-  stages: Readonly<Record<string, unknown>> | undefined,
-): DialogueStage[] {
-  return DIALOGUE_STAGES.filter((name) => {
-    const section = stages?.[name];
-    return (
-      typeof section === "object" && section !== null && (section as { enabled?: unknown }).enabled === false
-    );
-  });
 }
 
 function round2(x: number): number {

@@ -12,6 +12,7 @@ import { ConfigError, clause, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
+import { StageRegistry } from "./registry.js";
 import { costText, watchPrices } from "./runner/estimate-cost.js";
 import {
   type ExecutionResult,
@@ -75,6 +76,8 @@ export class Runner {
   private readonly configs = new Map<string, unknown>();
   /** stages switched off by `stages.<name>.enabled: false` */
   private readonly switchedOff = new Set<string>();
+  /** the stage names and the dialogue methods each declares, handed to every stage as `ctx.registry` */
+  readonly registry: StageRegistry;
 
   constructor(
     readonly stages: readonly Stage<unknown>[],
@@ -82,6 +85,7 @@ export class Runner {
     private readonly options: RunnerOptions,
   ) {
     this.byName = new Map(stages.map((s) => [s.name, s]));
+    this.registry = new StageRegistry(stages);
     this.dataDir = resolve(loaded.config.data_dir);
     this.log = options.log ?? createLogger();
     for (const name of Object.keys(loaded.config.stages)) {
@@ -521,6 +525,7 @@ export class Runner {
       },
       countOf: (name) =>
         name === stage.name ? store.manifest()?.counts.out : this.status(name).manifest?.counts.out,
+      registry: this.registry,
     };
   }
 

@@ -11,24 +11,12 @@
 
 import type { z } from "zod";
 import type { RootConfig } from "./config/schema.js";
+import type { DialogueMethod } from "./dialogue.js";
 import type { Logger } from "./log.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
+import type { StageRegistry } from "./registry.js";
 import type { Services } from "./services.js";
 import type { UsageMeter } from "./usage.js";
-
-export const STAGE_NAMES = [
-  "download",
-  "normalize",
-  "dedup",
-  "filter",
-  "pack",
-  "simulate",
-  "correct",
-  "leetcode",
-  "validate",
-  "export",
-] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
 
 export interface ReadOptions {
   /** read the stage's rejects instead of its outputs */
@@ -56,12 +44,19 @@ export interface StageContext<C> {
   read(stage: string, options?: ReadOptions): AsyncIterable<PipelineRecord>;
   /** number of output records of a completed stage, from its manifest (for progress totals) */
   countOf(stage: string): number | undefined;
+  /** the stages of this run and the dialogue methods they declare (the list the CLI hands down) */
+  registry: StageRegistry;
 }
 
 interface StageBase<C> {
-  name: StageName | string;
+  name: string;
   /** one line for `pnpm pipeline stages` */
   description: string;
+  /**
+   * The dialogue methods this stage makes (pipeline/dialogue.ts): declaring them makes it a dialogue
+   * stage, which validate reads, and export and the report count per method.
+   */
+  methods?: readonly DialogueMethod[];
   upstream: readonly string[];
   /** schema of `stages.<name>` in the config; `{}` must parse (every key has a default) */
   configSchema: z.ZodType<C>;

@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { SchemaElement } from "hyparquet";
-import { DIALOGUE_STAGES, disabledDialogueStages, paperShape } from "../pipeline/dialogue.js";
+import { paperShape } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
 import { compareLanguages } from "../pipeline/report/paper.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
@@ -73,12 +73,12 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<void> 
   const models: Record<string, string> = {};
   for (const role of ROLE_NAMES) models[`${role} (${ROLE_PURPOSE[role]})`] = ctx.root.llm[role].model;
   const methods = read.tally.result();
-  const disabled = disabledDialogueStages(ctx.root.stages);
+  const disabled = ctx.registry.disabledDialogueStages(ctx.root.stages);
   const card: CardFacts = {
     dialogues: rows.public.length,
     instructions: pairs.length,
     methods,
-    shape: paperShape(methods, disabled),
+    shape: paperShape(methods, ctx.registry.methodsOfStages(disabled)),
     instructionLangs: instructions.langs,
     sources,
     models,
@@ -114,7 +114,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<void> 
     },
     shape: card.shape,
     dialogue_stages: Object.fromEntries(
-      DIALOGUE_STAGES.map((s) => [s, disabled.includes(s) ? "not run (disabled)" : "ran"]),
+      ctx.registry.dialogueStages.map((s) => [s, disabled.includes(s) ? "not run (disabled)" : "ran"]),
     ),
     filtered_instruction: {
       rows: pairs.length,

@@ -1,4 +1,6 @@
-// The paper's steps, in pipeline order (every stage comes after its upstream stages).
+// The paper's steps, in pipeline order (every stage comes after its upstream stages). This list is the
+// one place stage names come from: the CLI hands it down, the runner and the report read names and the
+// dialogue methods each stage declares from it (pipeline/registry.ts).
 import type { Stage } from "../pipeline/stage.js";
 import { correctStage } from "./correct.js";
 import { dedupStage } from "./dedup.js";
@@ -9,9 +11,9 @@ import { leetcodeStage } from "./leetcode.js";
 import { normalizeStage } from "./normalize.js";
 import { packStage } from "./pack.js";
 import { simulateStage } from "./simulate.js";
-import { validateStage } from "./validate.js";
+import { defineValidateStage } from "./validate.js";
 
-export const STAGES: readonly Stage<unknown>[] = [
+const BEFORE_VALIDATION = [
   downloadStage,
   normalizeStage,
   dedupStage,
@@ -20,6 +22,15 @@ export const STAGES: readonly Stage<unknown>[] = [
   simulateStage,
   correctStage,
   leetcodeStage,
+] as Stage<unknown>[];
+
+/** Validation reads every stage before it that makes dialogues, in this order. */
+export const validateStage = defineValidateStage(
+  BEFORE_VALIDATION.filter((s) => s.methods?.length).map((s) => s.name),
+);
+
+export const STAGES: readonly Stage<unknown>[] = [
+  ...BEFORE_VALIDATION,
   validateStage,
   exportStage,
 ] as Stage<unknown>[];

@@ -269,6 +269,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
 export const leetcodeStage = defineStage<LeetcodeConfig>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
+  methods: ["leetcode-similar-problem", "leetcode-follow-up"],
   upstream: ["download"],
   // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
   switchable: true,

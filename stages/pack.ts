@@ -201,6 +201,7 @@ export const packStage = defineStage<PackConfig>({
   name: "pack",
   description:
     "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
+  methods: ["single-turn-packing"],
   upstream: ["filter"],
   // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
   switchable: true,

@@ -8,7 +8,7 @@
 import { getMaxListeners, setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
-import { DIALOGUE_STAGES, parseDialogue } from "../pipeline/dialogue.js";
+import { parseDialogue } from "../pipeline/dialogue.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { executeBlock } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
@@ -19,8 +19,6 @@ import { type ValidateConfig, validateConfigSchema } from "./validate/config.js"
 import { type BlockRun, checkGates } from "./validate/gates.js";
 import { describeValidation, summarizeValidation } from "./validate/summary.js";
 import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.js";
-
-export { DIALOGUE_STAGES } from "../pipeline/dialogue.js";
 
 type ValidateContext = StageContext<ValidateConfig>;
 
@@ -111,10 +109,8 @@ function describeOutcome(v: { outcome: string; error?: string; reason?: string }
   }
 }
 
-/** Validate over the given dialogue stages; `validateStage` reads all four. */
-export function defineValidateStage(
-  upstream: readonly string[] = DIALOGUE_STAGES,
-): RecordStage<ValidateConfig> {
+/** Validate over the given dialogue stages (stages/index.ts passes those that declare `methods`). */
+export function defineValidateStage(upstream: readonly string[]): RecordStage<ValidateConfig> {
   return defineStage<ValidateConfig>({
     name: "validate",
     description:
@@ -141,4 +137,3 @@ export function defineValidateStage(
   }) as RecordStage<ValidateConfig>;
 }
 
-export const validateStage = defineValidateStage();

@@ -1,12 +1,12 @@
 // `pnpm pipeline report`: rebuilds <data_dir>/export/report.html from whatever stages have run; and
 // the same report at the end of a `run` that reaches export, built once every manifest is final.
 import type { CommandModule } from "yargs";
-import { disabledDialogueStages } from "../dialogue.js";
 import { createLogger } from "../log.js";
 import { viewInBrowser } from "../report/browser.js";
 import { DISABLED } from "../report/collect.js";
 import { writeReport } from "../report/index.js";
 import { Runner } from "../runner.js";
+import { StageRegistry } from "../registry.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
@@ -34,7 +34,7 @@ export function judgedStates(
  * every one of them final by now, export's own included. Returns the report's path, if it wrote one.
  */
 export async function reportAfterRun(
-  runner: Pick<Runner, "status" | "stages" | "loaded">,
+  runner: Pick<Runner, "status" | "stages" | "loaded" | "registry">,
   reports: readonly { stage: string; action: string }[],
 ): Promise<string | undefined> {
   if (!reports.some((r) => r.stage === "export" && r.action !== "estimated")) return undefined;
@@ -44,8 +44,9 @@ export async function reportAfterRun(
     if (status.state !== "not started") states[stage.name] = { state: status.state, reason: status.reason };
   }
   const { file } = await writeReport(runner.loaded.config.data_dir, {
+    registry: runner.registry,
     states,
-    disabled: disabledDialogueStages(runner.loaded.config.stages),
+    disabled: runner.registry.disabledDialogueStages(runner.loaded.config.stages),
   });
   return file;
 }
@@ -66,9 +67,11 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
         }),
     handler: async (args) => {
       const loaded = loadFromArgs(args);
+      const registry = new StageRegistry(stages);
       const { file, data } = await writeReport(loaded.config.data_dir, {
+        registry,
         states: judgedStates(stages, loaded),
-        disabled: disabledDialogueStages(loaded.config.stages),
+        disabled: registry.disabledDialogueStages(loaded.config.stages),
         ...(args.out ? { file: args.out } : {}),
       });
       const ran = data.stages.filter((s) => s.state !== "not run" && s.state !== DISABLED).map((s) => s.name);

@@ -3,16 +3,8 @@
 // reading a record. A stage without a manifest is "not run"; a summary whose shape is not what this
 // file expects leaves its section empty rather than failing the report.
 import path from "node:path";
-import {
-  DIALOGUE_METHODS,
-  DIALOGUE_STAGES,
-  type DialogueMethod,
-  type DialogueStage,
-  PAPER_DIALOGUE_STATS,
-  paperShape,
-  stageOfMethod,
-} from "../dialogue.js";
-import { STAGE_NAMES } from "../stage.js";
+import { DIALOGUE_METHODS, type DialogueMethod, PAPER_DIALOGUE_STATS, paperShape } from "../dialogue.js";
+import type { StageRegistry } from "../registry.js";
 import { type Manifest, readManifest, type StageCounts } from "../store/manifest.js";
 import type { UsageTotals } from "../usage.js";
 import { compareLanguages, type LanguageShare } from "./paper.js";
@@ -50,8 +42,8 @@ export type LanguageRow = LanguageShare;
 
 export interface MethodRow {
   method: DialogueMethod;
-  /** the stage that makes this method's dialogues */
-  stage: DialogueStage;
+  /** the stage that makes this method's dialogues (none when no registered stage declares it) */
+  stage: string;
   /** as the dialogue stages made them; undefined when the stage has not run */
   generated?: { dialogues: number; turns: number } | undefined;
   /** what validation kept (what export releases) */
@@ -78,7 +70,7 @@ export interface ReportData {
   languages?: { total: number; rows: LanguageRow[]; other: Record<string, number> } | undefined;
   methods: MethodRow[];
   /** dialogue stages switched off in the config */
-  disabled: DialogueStage[];
+  disabled: string[];
   /** every method's turns per dialogue (kept, else made) beside the paper's; undefined before any ran */
   shape?: ReturnType<typeof paperShape> | undefined;
   validation?: ValidationData | undefined;
@@ -86,6 +78,8 @@ export interface ReportData {
 }
 
 export interface CollectOptions {
+  /** the stages and the dialogue methods each makes (the list the CLI hands down) */
+  registry: StageRegistry;
   /** the state of each stage as the runner judges it (stale, running); default: each manifest's own */
   states?: Record<string, { state: string; reason?: string | undefined }>;
   /**
@@ -106,12 +100,16 @@ type Json = Record<string, unknown>;
 /** The state of a stage the config switches off. */
 export const DISABLED = "not run (disabled)";
 
+/** The stage of a method no registered stage declares (so it never ran). */
+const NO_STAGE = "no stage";
+
 const isObject = (x: unknown): x is Json => typeof x === "object" && x !== null && !Array.isArray(x);
 const num = (x: unknown): number | undefined => (typeof x === "number" && Number.isFinite(x) ? x : undefined);
 
-export function collectReport(dataDir: string, options: CollectOptions = {}): ReportData {
+export function collectReport(dataDir: string, options: CollectOptions): ReportData {
+  const { registry } = options;
   const manifests = new Map<string, Manifest | undefined>();
-  for (const name of STAGE_NAMES) manifests.set(name, readManifest(path.join(dataDir, name)));
+  for (const name of registry.names) manifests.set(name, readManifest(path.join(dataDir, name)));
   const stats = (name: string): Json | undefined => {
     const s = options.pending?.[name]?.stats ?? manifests.get(name)?.stats;
     return isObject(s) ? s : undefined;
@@ -127,7 +125,7 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
         .map(([name]) => name),
     ]),
   ];
-  const stages: StageRow[] = STAGE_NAMES.map((name) => {
+  const stages: StageRow[] = registry.names.map((name) => {
     const m = manifests.get(name);
     const pending = options.pending?.[name];
     const judged = options.states?.[name];
@@ -159,7 +157,7 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
           records: r.passed,
         }))
       : [{ label: "filter kept", stage: "filter", records: counts("filter")?.out }]),
-    ...DIALOGUE_STAGES.map((name) => ({
+    ...registry.dialogueStages.map((name) => ({
       label: `${name} dialogues`,
       stage: name,
       records: counts(name)?.out,
@@ -173,7 +171,8 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
   ].map((step) => (ran(step.stage) ? step : { ...step, records: undefined }));
 
   const methods = readMethods(
-    DIALOGUE_STAGES.filter(ran).map((name) => ({ name, stats: stats(name) })),
+    registry,
+    registry.dialogueStages.filter(ran).map((name) => ({ name, stats: stats(name) })),
     stats("validate"),
     exportStats,
   );
@@ -186,8 +185,10 @@ export function collectReport(dataDir: string, options: CollectOptions = {}): Re
     funnel,
     languages: readLanguages(stats("filter"), exportStats),
     methods,
-    disabled: DIALOGUE_STAGES.filter((s) => disabled.includes(s)),
-    shape: methods.some((m) => m.generated || m.kept) ? paperShape(shown, disabled) : undefined,
+    disabled: registry.dialogueStages.filter((s) => disabled.includes(s)),
+    shape: methods.some((m) => m.generated || m.kept)
+      ? paperShape(shown, registry.methodsOfStages(disabled))
+      : undefined,
     validation: readValidation(stats("validate")),
     exportFiles: Array.isArray(exportStats?.files)
       ? exportStats.files
@@ -253,14 +254,15 @@ function tallies(stats: Json | undefined): Map<string, { dialogues: number; turn
 }
 
 function readMethods(
-  ranStages: { name: DialogueStage; stats: Json | undefined }[],
+  registry: StageRegistry,
+  ranStages: { name: string; stats: Json | undefined }[],
   validate: Json | undefined,
   exported: Json | undefined,
 ) {
   const generated = new Map<string, { dialogues: number; turns: number }>();
   // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
   for (const method of DIALOGUE_METHODS) {
-    if (ranStages.some((s) => s.name === stageOfMethod(method)))
+    if (ranStages.some((s) => s.name === registry.stageOfMethod(method)))
       generated.set(method, { dialogues: 0, turns: 0 });
   }
   for (const { stats } of ranStages) {
@@ -278,7 +280,7 @@ function readMethods(
   return DIALOGUE_METHODS.map(
     (method): MethodRow => ({
       method,
-      stage: stageOfMethod(method),
+      stage: registry.stageOfMethod(method) ?? NO_STAGE,
       generated: generated.get(method),
       kept:
         kept.get(method) ?? (keptSource && generated.has(method) ? { dialogues: 0, turns: 0 } : undefined),

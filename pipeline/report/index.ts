@@ -2,9 +2,10 @@
 // `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches export has ended (so
 // every manifest it reads is final, export's own included).
 //
-//   await writeReport(dataDir)                                       // from whatever has run
-//   await writeReport(dataDir, { states })                           // with the runner's view (stale, running)
-//   await writeReport(dataDir, { disabled: ["leetcode"] })           // stages switched off: "not run (disabled)"
+//   const registry = new StageRegistry(STAGES);                      // the stages, as the CLI hands them down
+//   await writeReport(dataDir, { registry })                         // from whatever has run
+//   await writeReport(dataDir, { registry, states })                 // with the runner's view (stale, running)
+//   await writeReport(dataDir, { registry, disabled: ["leetcode"] }) // stages switched off: "not run (disabled)"
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type CollectOptions, collectReport, type ReportData } from "./collect.js";
@@ -25,7 +26,7 @@ export interface WriteReportOptions extends CollectOptions {
 /** Writes the report (whole or not at all) and returns its path and what it shows. */
 export async function writeReport(
   dataDir: string,
-  options: WriteReportOptions = {},
+  options: WriteReportOptions,
 ): Promise<{ file: string; data: ReportData }> {
   const file = options.file ?? path.join(dataDir, "export", REPORT_FILE);
   const data = collectReport(dataDir, options);

@@ -1,7 +1,7 @@
 // The report's section on the dialogue methods: which ran, dialogues and turns per method beside the
 // paper's table with each deviation over 20% marked, and whether the run has the released dataset's
 // per-method shape.
-import { DIALOGUE_METHODS, DIALOGUE_STAGES } from "../dialogue.js";
+import { DIALOGUE_METHODS } from "../dialogue.js";
 import { DISABLED, type ReportData } from "./collect.js";
 import { deviationText, figure, missing, n, notRun, OURS, PAPER, table } from "./html.js";
 import { escapeXml as esc } from "./svg.js";
@@ -62,7 +62,10 @@ export function methodSection(data: ReportData): string {
       rows,
     );
   if (shown.length === 0) {
-    return `${head}${missing("methods", notRun(data.stages, ...DIALOGUE_STAGES))}${tableHtml}</section>`;
+    const makers = [...new Set(data.methods.map((m) => m.stage))].filter((s) =>
+      data.stages.some((x) => x.name === s),
+    );
+    return `${head}${missing("methods", notRun(data.stages, ...makers))}${tableHtml}</section>`;
   }
   const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
   const paperTotal = DIALOGUE_METHODS.reduce(

@@ -5,6 +5,7 @@
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
 import type { DialogueMethod } from "../../pipeline/dialogue.js";
+import type { DialogueMethod } from "../../pipeline/dialogue.js";
 import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
@@ -26,6 +27,8 @@ export interface DialogueStageConfig extends Selection {
 export interface DialogueStageSpec<C extends DialogueStageConfig> {
   name: string;
   description: string;
+  /** the dialogue methods it makes (pipeline/registry.ts) */
+  methods: readonly DialogueMethod[];
   /** the dialogue methods it makes (pipeline/registry.ts) */
   methods: readonly DialogueMethod[];
   configSchema: z.ZodType<C>;
@@ -53,6 +56,7 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
     kind: "record",
     name: spec.name,
     description: spec.description,
+    methods: spec.methods,
     methods: spec.methods,
     upstream: ["filter"],
     switchable: true,

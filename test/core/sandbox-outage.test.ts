@@ -1,5 +1,6 @@
 // A sandbox outage mid-run, as a user sees it: no MaxListenersExceededWarning however many runs back
 // off at once, and advice without a doubled full stop.
+import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -7,9 +8,12 @@ import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/feedback.js";
 import { HttpSandboxClient } from "../../pipeline/sandbox/client.js";
 import { sandboxConfigSchema } from "../../pipeline/sandbox/config.js";
+import { sandboxErrorResponse } from "../../pipeline/sandbox/request.js";
+import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { Executor } from "../../stages/dialogue-kit/executor.js";
 import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
+import { DialogueRejected } from "../../stages/dialogue-kit/outcome.js";
 import { makeRunner, tempDir } from "../support/runner-kit.js";
 import { numbersStage } from "../support/toy-stages.js";
 
@@ -109,4 +113,26 @@ describe("a sandbox outage", () => {
     );
     expect(message).not.toMatch(/\.\)|\.\./);
   }, 60_000);
+});
+
+describe("a sandbox without the language", () => {
+  it("the dialogue stages reject the record as language-unavailable and journal nothing", async () => {
+    const noGo: CodeRunner = {
+      run: async () => sandboxErrorResponse("go is missing on this server", "toolchain_missing"),
+      close: async () => {},
+    };
+    const settings = { run_timeout_s: 2, compile_timeout_s: 2, sandbox_attempts: 3, backoff_ms: 1 };
+    const executor = new Executor(noGo, 2, settings, DEFAULT_FEEDBACK_TEMPLATE);
+    const dir = tempDir();
+    const journal = await new ExecutionJournal(dir).open("r1");
+    const error = await executor
+      .run(journal, { code: "package main", lang: "go", context: [] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DialogueRejected);
+    expect(error).toMatchObject({
+      reason: "language-unavailable",
+      detail: "go: go is missing on this server",
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });

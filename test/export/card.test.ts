@@ -2,7 +2,9 @@
 // (`stages.<stage>.enabled: false`) reads "not run (disabled)", never 0 or a missing row, and the
 // verdict says whether every method has the paper's turns per dialogue.
 import { describe, expect, it } from "vitest";
-import { DialogueTally, disabledDialogueStages, paperShape } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, DialogueTally, paperShape } from "../../pipeline/dialogue.js";
+import { StageRegistry } from "../../pipeline/registry.js";
+import { STAGES } from "../../stages/index.js";
 import { type CardFacts, datasetCard } from "../../stages/export/card.js";
 import { exportConfigSchema } from "../../stages/export/config.js";
 
@@ -20,7 +22,9 @@ function tallyOf(rows: [string, number, number][]): ReturnType<DialogueTally["re
   return tally.result();
 }
 
-function facts(methods: ReturnType<DialogueTally["result"]>, disabled: string[]): CardFacts {
+const registry = new StageRegistry(STAGES);
+
+function facts(methods: ReturnType<DialogueTally["result"]>, disabled: DialogueMethod[]): CardFacts {
   return {
     dialogues: 10,
     instructions: 10,
@@ -61,8 +65,9 @@ describe("the per-method shape beside the paper", () => {
       ["interaction-simulation", 3, 3],
       ["code-correction", 2, 2],
     ]);
-    const disabled = disabledDialogueStages({ leetcode: { enabled: false }, pack: { enabled: true } });
-    expect(disabled).toEqual(["leetcode"]);
+    const off = registry.disabledDialogueStages({ leetcode: { enabled: false }, pack: { enabled: true } });
+    expect(off).toEqual(["leetcode"]);
+    const disabled = registry.methodsOfStages(off);
     const shape = paperShape(methods, disabled);
     expect(shape.reproduces).toBe(false);
     expect(shape.verdict).toContain("single-turn-packing has 3 turns per dialogue (paper: 2, +50%)");

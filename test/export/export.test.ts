@@ -122,7 +122,8 @@ function makeSystemDialogue(): PipelineRecord {
 
 /** A stand-in for leetcode that may be switched off, as the real one may. */
 function leetcodeSource(): Stage<unknown> {
-  return { ...dialogueSource("leetcode", () => [leetcodeDialogue()]), switchable: true } as Stage<unknown>;
+  const methods = ["leetcode-similar-problem", "leetcode-follow-up"] as const;
+  return { ...dialogueSource("leetcode", () => [leetcodeDialogue()], methods), switchable: true } as Stage<unknown>;
 }
 
 function exportRunner(dir: string, yaml = "") {
@@ -134,7 +135,7 @@ function exportRunner(dir: string, yaml = "") {
   const stages = [
     downloadSource(),
     filterSource(),
-    dialogueSource("pack", releasedDialogues),
+    dialogueSource("pack", releasedDialogues, ["single-turn-packing"]),
     leetcodeSource(),
     defineValidateStage(["pack", "leetcode"]),
     exportStage,

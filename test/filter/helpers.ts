@@ -3,6 +3,7 @@
 import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../../pipeline/record.js";
+import { StageRegistry } from "../../pipeline/registry.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
@@ -93,6 +94,7 @@ export function fakeRun(options: {
       }
     },
     countOf: (stage) => (stage === "dedup" ? options.input.length : undefined),
+    registry: new StageRegistry([]),
   };
   return {
     ctx,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rootConfigSchema } from "../../pipeline/config/schema.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
+import { StageRegistry } from "../../pipeline/registry.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import type { DownloadedFileRecord } from "../../stages/download.js";
@@ -162,6 +163,7 @@ function contextFor(files: DownloadedFileRecord[], config: Partial<NormalizeConf
       if (stage === "download") yield* files;
     },
     countOf: () => undefined,
+    registry: new StageRegistry([]),
   };
   return ctx;
 }

@@ -9,7 +9,7 @@ import { reportAfterRun } from "../../pipeline/cli/report.js";
 import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { makeRunner, tempDir } from "../support/runner-kit.js";
-import { FULL_RUN, writeManifests } from "./fixtures.js";
+import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -62,13 +62,13 @@ it("says a switched-off dialogue stage was not run (disabled), never 0, and whet
   const dir = tempDir("cf-after-run-");
   dirs.push(dir);
   await writeManifests(dir, FULL_RUN);
-  const data = collectReport(dir, { disabled: ["leetcode", "correct"] });
+  const data = collectReport(dir, { registry: REGISTRY, disabled: ["leetcode", "correct"] });
   expect(data.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");
   expect(data.flow.find((s) => s.stage === "leetcode")?.records).toBeUndefined();
   expect(data.shape?.reproduces).toBe(false);
   expect(data.shape?.verdict).toContain("leetcode-follow-up not run (disabled)");
   // the runner's own judgement (state "disabled") reads the same
-  const judged = collectReport(dir, { states: { leetcode: { state: "disabled" } } });
+  const judged = collectReport(dir, { registry: REGISTRY, states: { leetcode: { state: "disabled" } } });
   expect(judged.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");
   expect(judged.disabled).toEqual(["leetcode"]);
   const html = renderReport(data);

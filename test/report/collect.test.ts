@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { collectReport } from "../../pipeline/report/index.js";
 import { renderReport } from "../../pipeline/report/render.js";
-import { FULL_RUN, writeManifests } from "./fixtures.js";
+import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
 let dataDir: string;
 
@@ -22,6 +22,7 @@ it("takes the runner's view of a stage over its manifest, and a finishing stage'
   await writeManifests(dataDir, FULL_RUN.slice(0, 7));
   const exportStats = FULL_RUN.find((m) => m.stage === "export")!.stats!;
   const data = collectReport(dataDir, {
+    registry: REGISTRY,
     states: { filter: { state: "stale", reason: "its configuration changed" } },
     pending: { export: { counts: { in: 2102, out: 5, rejected: 0, failed: 0 }, stats: exportStats } },
   });
@@ -34,7 +35,7 @@ it("takes the runner's view of a stage over its manifest, and a finishing stage'
 
 it("infers each round's passing score from its histogram, and folds other languages together", async () => {
   await writeManifests(dataDir, FULL_RUN);
-  const data = collectReport(dataDir);
+  const data = collectReport(dataDir, { registry: REGISTRY });
   expect(data.funnel?.rounds.map((r) => r.threshold)).toEqual([4, 4]);
   expect(data.languages?.other).toEqual({ rust: 60, go: 41, unknown: 20 });
   expect(data.languages?.rows.reduce((a, r) => a + r.percent, 0)).toBeCloseTo(100, 9);
@@ -47,7 +48,7 @@ it("infers each round's passing score from its histogram, and folds other langua
 
 it("counts each quality gate per method, as validate's summary gives it, in a row per rule", async () => {
   await writeManifests(dataDir, FULL_RUN);
-  const data = collectReport(dataDir);
+  const data = collectReport(dataDir, { registry: REGISTRY });
   expect(data.validation?.gates).toEqual({
     "silent-failure": { "single-turn-packing": 3 },
     "wrong-language": { "interaction-simulation": 2, "single-turn-packing": 1 },
@@ -64,7 +65,7 @@ it("leaves a section empty, not the report broken, when a summary has another sh
     stats: { rounds: "two", by_lang: [1, 2], dialogues: 3, kept: null },
   }));
   await writeManifests(dataDir, odd as never);
-  const data = collectReport(dataDir);
+  const data = collectReport(dataDir, { registry: REGISTRY });
   expect(data.funnel).toBeUndefined();
   expect(data.languages).toBeUndefined();
   expect(data.validation).toBeUndefined();
@@ -86,7 +87,7 @@ it("counts 0 for a method whose stage ran and made none of it, and names the sta
     ...FULL_RUN.filter((m) => m.stage !== "validate" && m.stage !== "export"),
     leetcode,
   ]);
-  const data = collectReport(dataDir);
+  const data = collectReport(dataDir, { registry: REGISTRY });
   const row = (method: string) => data.methods.find((m) => m.method === method)!;
   expect(row("leetcode-similar-problem")).toMatchObject({
     stage: "leetcode",

@@ -3,8 +3,13 @@
 // validate's summary, export's file list). `correct` and `leetcode` have not run.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { StageRegistry } from "../../pipeline/registry.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import type { UsageTotals } from "../../pipeline/usage.js";
+import { STAGES } from "../../stages/index.js";
+
+/** The stages as the CLI hands them to the report. */
+export const REGISTRY = new StageRegistry(STAGES);
 
 const usage = (requests: number, prompt: number, completion: number, cost: number): UsageTotals => ({
   requests,

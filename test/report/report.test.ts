@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChromium, viewInBrowser } from "../../pipeline/report/browser.js";
 import { writeReport } from "../../pipeline/report/index.js";
-import { FULL_RUN, writeManifests } from "./fixtures.js";
+import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
 interface Chart {
   id: string;
@@ -65,7 +65,7 @@ describe("report of a full run, in Chromium", () => {
   beforeAll(async () => {
     const dataDir = path.join(scratch, "full");
     await writeManifests(dataDir, FULL_RUN);
-    file = (await writeReport(dataDir)).file;
+    file = (await writeReport(dataDir, { registry: REGISTRY })).file;
     expect(file).toBe(path.join(dataDir, "export", "report.html"));
     dom = (await viewInBrowser(file, { screenshot: png() })).dom;
     charts = chartsOf(dom);
@@ -163,7 +163,7 @@ describe("report of a run that stopped after dedup", () => {
   it("draws what ran and says, section by section, what has not", async () => {
     const dataDir = path.join(scratch, "early");
     await writeManifests(dataDir, FULL_RUN.slice(0, 3));
-    const { file, data } = await writeReport(dataDir);
+    const { file, data } = await writeReport(dataDir, { registry: REGISTRY });
     const { dom } = await viewInBrowser(file);
     const charts = chartsOf(dom);
 

@@ -3,8 +3,10 @@
 // and Python blocks of one dialogue running notebook-style across turns.
 import { afterAll, describe, expect, it } from "vitest";
 import type { LanguageName } from "../../pipeline/code/index.js";
-import { runBlock } from "../../pipeline/execution/index.js";
+import { executeBlock, runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import { sandboxErrorResponse } from "../../pipeline/sandbox/request.js";
+import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { type RunProgram, validateDialogue } from "../../stages/validate/validate-dialogue.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { fence, turns } from "./fixtures.js";
@@ -212,5 +214,26 @@ describe("validate: a dialogue", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     expect(worst).toMatchObject({ outcome: "failed", error: "ValueError: bad" });
     const none = await validateDialogue({ messages: turns(["Explain.", "It depends."]) }, run);
     expect(none).toEqual({ outcome: "no-code", blocks: [] });
+  });
+
+  it("a sandbox that says it has no toolchain tags the block not runnable, by the answer's type", async () => {
+    // a server without a JDK, answering as ours do: the refusal carries its `problem`
+    const noJava: CodeRunner = {
+      run: (request, options) =>
+        request.language === "java"
+          ? Promise.resolve(sandboxErrorResponse("the JDK is missing on this server", "toolchain_missing"))
+          : sandbox.run(request, options),
+      close: async () => {},
+    };
+    const settings = { run_timeout_s: 2, compile_timeout_s: 120, backoff_ms: 1 };
+    const there: RunProgram = (code, lang, previous) =>
+      executeBlock(noJava, code, lang, settings, { previous });
+    const java = fence(
+      "java",
+      'class Main { public static void main(String[] a) { System.out.println("hi"); } }',
+    );
+    const v = await validateDialogue({ messages: turns(["Write it.", `Here:\n${java}`]) }, there);
+    expect(v).toMatchObject({ outcome: "not-runnable", reason: "language-unavailable" });
+    expect(v.blocks[0]).toMatchObject({ error: "the JDK is missing on this server" });
   });
 });

@@ -63,10 +63,16 @@ export function sampleDialogues(): PipelineRecord[] {
 }
 
 /** A stand-in for a dialogue stage (pack by default) that emits the given dialogues. */
-export function dialogueSource(name: string, records: () => PipelineRecord[]): Stage<unknown> {
+export function dialogueSource(
+  name: string,
+  records: () => PipelineRecord[],
+  /** the dialogue methods the stage it stands in for declares */
+  methods?: readonly DialogueMethod[],
+): Stage<unknown> {
   return defineStage({
     name,
     description: `test dialogues standing in for ${name}`,
+    ...(methods ? { methods } : {}),
     upstream: [],
     kind: "global",
     configSchema: z.object({}).strict(),

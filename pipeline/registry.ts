@@ -1,0 +1,70 @@
+// What the framework may know of the stages: only what the stage list it is handed says of itself.
+// The CLI hands down stages/index.ts's list (tests their own); the runner gives it to every stage as
+// `ctx.registry`, and the report takes it as an option. Nothing under pipeline/ names a stage, so a
+// new stage or dialogue method is one declaration in stages/, never an edit here.
+//
+//   const registry = new StageRegistry(STAGES);
+//   registry.names;                                   // every stage, in pipeline order
+//   registry.dialogueStages;                          // stages that declare `methods`, in that order
+//   registry.stageOfMethod("code-correction");        // "correct"
+//   registry.disabledDialogueStages(config.stages);   // dialogue stages with `enabled: false`
+import type { DialogueMethod } from "./dialogue.js";
+
+/** The part of a stage definition the registry reads (pipeline/stage.ts). */
+export interface RegisteredStage {
+  name: string;
+  /** the dialogue methods the stage makes; a stage that declares them is a dialogue stage */
+  methods?: readonly DialogueMethod[] | undefined;
+}
+
+export class StageRegistry {
+  /** every stage, in pipeline order */
+  readonly names: readonly string[];
+  /** the stages that make dialogues, in pipeline order (the order their dialogues reach validation) */
+  readonly dialogueStages: readonly string[];
+  private readonly makers = new Map<DialogueMethod, string>();
+  private readonly methodsByStage = new Map<string, readonly DialogueMethod[]>();
+
+  constructor(stages: readonly RegisteredStage[]) {
+    this.names = stages.map((s) => s.name);
+    for (const stage of stages) {
+      if (!stage.methods?.length) continue;
+      this.methodsByStage.set(stage.name, stage.methods);
+      for (const method of stage.methods) {
+        const other = this.makers.get(method);
+        if (other !== undefined && other !== stage.name) {
+          throw new Error(
+            `stages ${other} and ${stage.name} both declare the dialogue method ${method}; each method has one stage that makes it`,
+          );
+        }
+        this.makers.set(method, stage.name);
+      }
+    }
+    this.dialogueStages = [...this.methodsByStage.keys()];
+  }
+
+  /** The methods a stage makes; none for a stage that makes no dialogue (or is not registered). */
+  methodsOf(stage: string): readonly DialogueMethod[] {
+    return this.methodsByStage.get(stage) ?? [];
+  }
+
+  /** The stage that makes `method`'s dialogues, if any registered stage declares it. */
+  stageOfMethod(method: DialogueMethod): string | undefined {
+    return this.makers.get(method);
+  }
+
+  /** The methods of the given stages, in the order given. */
+  methodsOfStages(stages: readonly string[]): DialogueMethod[] {
+    return stages.flatMap((s) => this.methodsOf(s));
+  }
+
+  /** The dialogue stages a config switches off (`stages.<stage>.enabled: false`). */
+  disabledDialogueStages(stagesConfig: Readonly<Record<string, unknown>> | undefined): string[] {
+    return this.dialogueStages.filter((name) => {
+      const section = stagesConfig?.[name];
+      return (
+        typeof section === "object" && section !== null && (section as { enabled?: unknown }).enabled === false
+      );
+    });
+  }
+}

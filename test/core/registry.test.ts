@@ -1,0 +1,55 @@
+// Stage names and dialogue methods come from one place, the stage list the CLI hands down: each
+// dialogue stage declares the methods it makes, and everything else (validate's upstream, the
+// report's rows, export's "not run (disabled)") is derived from those declarations.
+import { describe, expect, it } from "vitest";
+import { DIALOGUE_METHODS } from "../../pipeline/dialogue.js";
+import { StageRegistry } from "../../pipeline/registry.js";
+import { STAGES, validateStage } from "../../stages/index.js";
+
+describe("the stage registry", () => {
+  const registry = new StageRegistry(STAGES);
+
+  it("lists the stages in pipeline order and the dialogue stages as they declare themselves", () => {
+    expect(registry.names).toEqual(STAGES.map((s) => s.name));
+    expect(registry.dialogueStages).toEqual(["pack", "simulate", "correct", "leetcode"]);
+    expect(registry.methodsOf("leetcode")).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
+    expect(registry.methodsOf("filter")).toEqual([]);
+  });
+
+  it("has a stage for every paper method, and validate reads exactly the dialogue stages", () => {
+    for (const method of DIALOGUE_METHODS) expect(registry.stageOfMethod(method)).toBeDefined();
+    expect(registry.stageOfMethod("code-correction")).toBe("correct");
+    expect(validateStage.upstream).toEqual(registry.dialogueStages);
+  });
+
+  it("derives a new dialogue stage and its method from its declaration alone", () => {
+    const withNew = new StageRegistry([
+      { name: "filter" },
+      { name: "pack", methods: ["single-turn-packing"] },
+      { name: "translate", methods: ["interaction-simulation"] },
+    ]);
+    expect(withNew.dialogueStages).toEqual(["pack", "translate"]);
+    expect(withNew.stageOfMethod("interaction-simulation")).toBe("translate");
+    expect(withNew.stageOfMethod("code-correction")).toBeUndefined();
+  });
+
+  it("names the dialogue stages a config switches off, and their methods", () => {
+    const off = registry.disabledDialogueStages({
+      leetcode: { enabled: false },
+      pack: { enabled: true },
+      filter: { enabled: false },
+    });
+    expect(off).toEqual(["leetcode"]);
+    expect(registry.methodsOfStages(off)).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
+  });
+
+  it("refuses two stages that declare the same method", () => {
+    expect(
+      () =>
+        new StageRegistry([
+          { name: "pack", methods: ["single-turn-packing"] },
+          { name: "repack", methods: ["single-turn-packing"] },
+        ]),
+    ).toThrow(/stages pack and repack both declare the dialogue method single-turn-packing/);
+  });
+});
