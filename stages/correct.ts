@@ -201,7 +201,6 @@ export const correctStage = dialogueStage<CorrectConfig>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
   methods: ["code-correction"],
-  methods: ["code-correction"],
   configSchema: correctConfigSchema,
   leadRole: (config) => config.role,
   fingerprint: ({ config, root }) => ({

@@ -115,7 +115,6 @@ export const simulateStage = dialogueStage<SimulateConfig>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
   methods: ["interaction-simulation"],
-  methods: ["interaction-simulation"],
   configSchema: simulateConfigSchema,
   leadRole: (config) => config.strong_role,
   fingerprint: ({ config, root }) => {

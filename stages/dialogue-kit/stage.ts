@@ -5,7 +5,6 @@
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
 import type { DialogueMethod } from "../../pipeline/dialogue.js";
-import type { DialogueMethod } from "../../pipeline/dialogue.js";
 import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
@@ -27,8 +26,6 @@ export interface DialogueStageConfig extends Selection {
 export interface DialogueStageSpec<C extends DialogueStageConfig> {
   name: string;
   description: string;
-  /** the dialogue methods it makes (pipeline/registry.ts) */
-  methods: readonly DialogueMethod[];
   /** the dialogue methods it makes (pipeline/registry.ts) */
   methods: readonly DialogueMethod[];
   configSchema: z.ZodType<C>;
@@ -56,7 +53,6 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
     kind: "record",
     name: spec.name,
     description: spec.description,
-    methods: spec.methods,
     methods: spec.methods,
     upstream: ["filter"],
     switchable: true,
