@@ -20,6 +20,7 @@ import { defaultWorkers } from "../../pipeline/sandbox/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import { STAGES as REGISTRY } from "../../stages/index.js";
 import { generateCorpus } from "../ingest/corpus.js";
+import { pipelineNodeFlags } from "../run.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
 import { configYaml } from "./config.js";
 import { type Ideal, idealOf, sandboxRunsOf } from "./ideal.js";
@@ -187,7 +188,15 @@ async function main(): Promise<void> {
           servers.hub,
         ),
       );
-      await compareShards(results, shards, { dir, config: sharded, env, log, usageFile, stages });
+      await compareShards(results, shards, {
+        dir,
+        config: sharded,
+        single: config,
+        env,
+        log,
+        usageFile,
+        stages,
+      });
     }
   } finally {
     servers.stop();
@@ -253,6 +262,8 @@ async function compareShards(
   o: {
     dir: string;
     config: string;
+    /** the one-process run's config */
+    single: string;
     env: Record<string, string>;
     log: string;
     usageFile: string;
@@ -262,7 +273,6 @@ async function compareShards(
   process.stdout.write(
     `\nthe job again, fresh data dir, record-wise stages as \`launch --executor local --shards ${shards}\`:\n`,
   );
-  const dataDir = path.join(o.dir, "data-shards");
   let one = 0;
   let many = 0;
   for (const stage of o.stages) {
@@ -274,24 +284,52 @@ async function compareShards(
     if (run.code !== 0) throw new Error(`${args[0]} ${stage} exited with ${run.code}:\n${tail(o.log)}`);
     if (!sharded) continue;
     const single = results.find((r) => r.stage === stage)!;
-    const counts = readManifest(dataDir, stage)?.counts;
-    const same =
-      counts === undefined
-        ? ""
-        : counts.out === single.manifest?.counts.out
-          ? "  same output count"
-          : `  outputs ${counts.out} vs ${single.manifest?.counts.out}`;
     one += single.run.wallS;
     many += run.wallS;
     process.stdout.write(
       `  ${stage.padEnd(9)} ${f(run.wallS, 1).padStart(7)} s vs ${f(single.run.wallS, 1)} s in one process: ${f(single.run.wallS / run.wallS, 2)}x   ` +
-        `peak RSS of any process ${f(run.peakRssMiB)} MiB, CPU ${f(run.cpuS, 1)} s in ${run.processes.length} processes${same}\n`,
+        `peak RSS of any process ${f(run.peakRssMiB)} MiB, CPU ${f(run.cpuS, 1)} s in ${run.processes.length} processes\n`,
     );
   }
   const speedUp = one / many;
   process.stdout.write(
     `  record-wise stages together: ${f(one, 1)} s -> ${f(many, 1)} s, ${f(speedUp, 2)}x one shard   target >= 3.2x with 4 shards (here ${shards})   ${verdict(speedUp >= 3.2)}\n`,
   );
+  process.stdout.write("the two runs' outputs, stage by stage (status --json):\n");
+  const before = stageStates(o.single, o.env);
+  const after = stageStates(o.config, o.env);
+  for (const stage of o.stages) {
+    const a = before.get(stage);
+    const b = after.get(stage);
+    const counts = (x: typeof a) => `${x?.counts.out} out, ${x?.counts.rejected} rejected`;
+    const verdict =
+      a?.outputHash !== undefined && a.outputHash === b?.outputHash
+        ? "identical outputs"
+        : JSON.stringify(a?.counts) === JSON.stringify(b?.counts)
+          ? `same counts, other contents (${counts(a)})`
+          : `DIFFERENT: ${counts(a)} in one process, ${counts(b)} sharded`;
+    process.stdout.write(`  ${stage.padEnd(9)} ${verdict}\n`);
+  }
+}
+
+/** `pipeline status --json` for a config: each stage's counts and output hash (sharded or not). */
+function stageStates(
+  config: string,
+  env: Record<string, string>,
+): Map<string, { counts: Manifest["counts"]; outputHash?: string }> {
+  const flags = pipelineNodeFlags(readFileSync(path.join(ROOT, "package.json"), "utf8"));
+  const child = spawnSync(
+    process.execPath,
+    [...flags, "--import", "tsx", "pipeline/main.ts", "status", "--json", "--config", config],
+    { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 << 20 },
+  );
+  if (child.status !== 0) throw new Error(`status --json exited with ${child.status}: ${child.stderr}`);
+  const rows = JSON.parse(child.stdout) as {
+    stage: string;
+    counts: Manifest["counts"];
+    outputHash?: string;
+  }[];
+  return new Map(rows.map((r) => [r.stage, r]));
 }
 
 await main();
