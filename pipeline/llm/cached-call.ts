@@ -107,3 +107,31 @@ export class CachedCalls {
     return answer;
   }
 }
+
+/**
+ * A role's backend on the shared path: it says how one answer is produced (`answer`, which commits
+ * it through `calls.commit`) and, once it can answer nothing more, why (`unusable`).
+ */
+export abstract class CachedRoleBackend<Refusal extends Error> {
+  abstract readonly role: string;
+  abstract readonly model: string;
+  protected abstract readonly calls: CachedCalls;
+  /** why nothing more can be answered (a refused key, a missing model): every later request fails so */
+  protected unusable: Refusal | undefined;
+
+  /** sampling, cache keys and estimates, shared with `run --dry-run` */
+  get estimator(): RequestEstimator {
+    return this.calls.estimator;
+  }
+
+  async chat(
+    messages: readonly ChatMessage[],
+    options: ChatOptions | undefined,
+    usage: UsageMeter,
+  ): Promise<ChatResult> {
+    if (this.unusable) throw this.unusable;
+    return this.calls.chat(messages, options, usage, (call) => this.answer(call));
+  }
+
+  protected abstract answer(call: UncachedCall): Promise<CachedAnswer>;
+}

@@ -12,7 +12,7 @@ import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } fr
 import { backoffMs, MAX_SERVER_WAIT_MS, sleep } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
 import type { CachedAnswer, ResponseCache } from "./cache.js";
-import { CachedCalls, type UncachedCall } from "./cached-call.js";
+import { CachedCalls, CachedRoleBackend, type UncachedCall } from "./cached-call.js";
 import type { Price, Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
@@ -48,28 +48,28 @@ export interface RoleBackend {
 }
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
-export class RoleEndpoint implements RoleBackend {
+export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundError> implements RoleBackend {
   readonly role: string;
   readonly endpoint: Endpoint;
   readonly price: Price | undefined;
   readonly log: Logger;
-  /** the cache, identical requests joined, answers committed then metered */
-  private readonly calls: CachedCalls;
+  protected readonly calls: CachedCalls;
   /** the role's servers, one SDK client each */
   private readonly pool: EndpointPool<OpenAI>;
   private readonly http: ReturnType<typeof createHttpFetch>;
   private readonly limit: LimitFunction;
   private readonly requestBudget: MinuteBudget | undefined;
   private readonly tokenBudget: MinuteBudget | undefined;
-  /** a 401/403/404: the endpoint is unusable as configured, so nothing more is sent */
-  private unusable: LlmAuthError | LlmNotFoundError | undefined;
   private readonly digest: FailureDigest;
   private warnedNoPrice = false;
+  // `unusable` (from CachedRoleBackend) is set by a 401/403/404: the endpoint cannot work as
+  // configured, so nothing more is sent.
 
   constructor(
     endpoint: Endpoint,
     deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; log: Logger },
   ) {
+    super();
     this.endpoint = endpoint;
     this.role = endpoint.role;
     this.price = deps.price;
@@ -107,21 +107,7 @@ export class RoleEndpoint implements RoleBackend {
     return this.endpoint.config.model;
   }
 
-  /** sampling, cache keys and estimates: the same for a dry-run without an endpoint */
-  get estimator(): RequestEstimator {
-    return this.calls.estimator;
-  }
-
-  async chat(
-    messages: readonly ChatMessage[],
-    options: ChatOptions | undefined,
-    usage: UsageMeter,
-  ): Promise<ChatResult> {
-    if (this.unusable) throw this.unusable;
-    return this.calls.chat(messages, options, usage, (call) => this.send(call));
-  }
-
-  private async send(call: UncachedCall): Promise<CachedAnswer> {
+  protected async answer(call: UncachedCall): Promise<CachedAnswer> {
     const { messages, sampling, signal, usage } = call;
     const jsonSchema = call.options?.json_schema;
     const rc = this.endpoint.config;

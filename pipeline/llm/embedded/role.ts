@@ -7,15 +7,12 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { UserError } from "../../errors.js";
 import type { HubConfig } from "../../hub/config.js";
 import type { Logger } from "../../log.js";
-import type { UsageMeter } from "../../usage.js";
 import type { CachedAnswer, ResponseCache } from "../cache.js";
-import { CachedCalls, type UncachedCall } from "../cached-call.js";
+import { CachedCalls, CachedRoleBackend, type UncachedCall } from "../cached-call.js";
 import type { RoleBackend } from "../client.js";
 import type { Price, RoleConfig } from "../config.js";
 import { LlmAbortedError, LlmAttemptError, LlmRequestError } from "../errors.js";
-import type { RequestEstimator } from "../estimator.js";
 import { EMBEDDED_HONOURS } from "../structured.js";
-import type { ChatMessage, ChatOptions, ChatResult } from "../types.js";
 import { type Constraint, EmbeddedEngine } from "./engine.js";
 import { ensureModelFile } from "./model-file.js";
 import type { EmbeddedModels } from "./runtime.js";
@@ -33,19 +30,18 @@ export interface EmbeddedRoleDeps {
   forced: boolean;
 }
 
-export class EmbeddedRole implements RoleBackend {
+export class EmbeddedRole extends CachedRoleBackend<UserError> implements RoleBackend {
   readonly role: string;
   readonly model: string;
   private readonly config: RoleConfig;
   private readonly deps: EmbeddedRoleDeps;
   private readonly limit: LimitFunction;
-  /** the cache, identical requests joined, answers committed then metered */
-  private readonly calls: CachedCalls;
+  protected readonly calls: CachedCalls;
   private engine: Promise<EmbeddedEngine> | undefined;
-  /** why the model cannot be used (missing, unloadable): every later request fails the same way */
-  private unusable: UserError | undefined;
+  // `unusable` (from CachedRoleBackend) is set when the model is missing or cannot be loaded.
 
   constructor(role: string, model: string, config: RoleConfig, deps: EmbeddedRoleDeps) {
+    super();
     this.role = role;
     this.model = model;
     this.config = config;
@@ -62,21 +58,7 @@ export class EmbeddedRole implements RoleBackend {
     });
   }
 
-  /** sampling, cache keys and estimates, shared with `run --dry-run` */
-  get estimator(): RequestEstimator {
-    return this.calls.estimator;
-  }
-
-  async chat(
-    messages: readonly ChatMessage[],
-    options: ChatOptions | undefined,
-    usage: UsageMeter,
-  ): Promise<ChatResult> {
-    if (this.unusable) throw this.unusable;
-    return this.calls.chat(messages, options, usage, (call) => this.generate(call));
-  }
-
-  private generate(call: UncachedCall): Promise<CachedAnswer> {
+  protected answer(call: UncachedCall): Promise<CachedAnswer> {
     const { messages, sampling, signal, usage } = call;
     const constraint: Constraint = { jsonSchema: call.options?.json_schema, grammar: call.options?.grammar };
     // The sequence is held until the answer is on disk, as an HTTP role holds its slot.
