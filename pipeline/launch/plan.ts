@@ -1,7 +1,17 @@
 // What a launch runs: the stages to run, in pipeline order, each with its shard count and the
 // stages of the same launch it must wait for. Record-wise stages split into shards; a global stage
 // reads everything at once, so it is always one process.
-import type { Runner } from "../runner.js";
+import type { Stage } from "../stage.js";
+
+/**
+ * What planning reads of the runner (the CLI passes the runner itself): a service takes a small
+ * interface rather than importing the runner above it.
+ */
+export interface StagePlanner {
+  plan(targets: string[], options: { only?: boolean }): readonly Pick<Stage, "name" | "kind">[];
+  status(name: string): { state: string };
+  stage(name: string): Pick<Stage, "upstream">;
+}
 
 export interface LaunchStep {
   stage: string;
@@ -22,7 +32,7 @@ export interface PlanOptions {
  * The named stages and, unless `only`, every upstream stage that is not complete for the current
  * configuration (as `run` would do). Complete stages are left out: on a cluster each costs a job.
  */
-export function planLaunch(runner: Runner, targets: string[], options: PlanOptions): LaunchStep[] {
+export function planLaunch(runner: StagePlanner, targets: string[], options: PlanOptions): LaunchStep[] {
   const named = new Set(targets);
   const stages = runner
     .plan(targets, { only: options.only })
