@@ -63,7 +63,9 @@ export class StageRegistry {
     return this.dialogueStages.filter((name) => {
       const section = stagesConfig?.[name];
       return (
-        typeof section === "object" && section !== null && (section as { enabled?: unknown }).enabled === false
+        typeof section === "object" &&
+        section !== null &&
+        (section as { enabled?: unknown }).enabled === false
       );
     });
   }

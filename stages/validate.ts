@@ -136,4 +136,3 @@ export function defineValidateStage(upstream: readonly string[]): RecordStage<Va
     },
   }) as RecordStage<ValidateConfig>;
 }
-

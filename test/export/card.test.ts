@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { type DialogueMethod, DialogueTally, paperShape } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
-import { STAGES } from "../../stages/index.js";
 import { type CardFacts, datasetCard } from "../../stages/export/card.js";
 import { exportConfigSchema } from "../../stages/export/config.js";
+import { STAGES } from "../../stages/index.js";
 
 const pair = [
   { role: "user" as const, content: "q" },

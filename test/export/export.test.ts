@@ -123,7 +123,10 @@ function makeSystemDialogue(): PipelineRecord {
 /** A stand-in for leetcode that may be switched off, as the real one may. */
 function leetcodeSource(): Stage<unknown> {
   const methods = ["leetcode-similar-problem", "leetcode-follow-up"] as const;
-  return { ...dialogueSource("leetcode", () => [leetcodeDialogue()], methods), switchable: true } as Stage<unknown>;
+  return {
+    ...dialogueSource("leetcode", () => [leetcodeDialogue()], methods),
+    switchable: true,
+  } as Stage<unknown>;
 }
 
 function exportRunner(dir: string, yaml = "") {
