@@ -10,7 +10,7 @@ import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
 import { ConfigError, clause, InterruptedError, UserError } from "./errors.js";
 import { hashOf } from "./hash.js";
-import { createLogger, type Logger } from "./log.js";
+import { createLogger, type Logger, silentLogger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
 import { StageRegistry } from "./registry.js";
 import { costText, watchPrices } from "./runner/estimate-cost.js";
@@ -26,7 +26,15 @@ import { aggregateManifest, aggregateState, type ShardStatus } from "./runner/sh
 import { readSwitch, SWITCHED_OFF, switchedOffReason } from "./runner/switch.js";
 import { type Services, stageServices } from "./services.js";
 import type { CostEstimate, ReadOptions, Stage, StageContext } from "./stage.js";
-import { isRunning, listShards, type Manifest, OutputDigest, StageStore, StoreError } from "./store/index.js";
+import {
+  isRunning,
+  listShards,
+  type Manifest,
+  OutputDigest,
+  StageStore,
+  StoreError,
+  Tally,
+} from "./store/index.js";
 import { describeEndpoints, UsageMeter } from "./usage.js";
 
 export type StageState = "not started" | "running" | "partial" | "complete" | "stale" | "disabled";
@@ -126,6 +134,32 @@ export class Runner {
       return;
     }
     yield* mergeShards(status.shards.map((shard) => this.store(name, shard).readOrdered(options)));
+  }
+
+  /**
+   * A stage's manifest as one: a one-process stage's own; a sharded stage's shards summed (counts,
+   * usage, counters, reject reasons) with, once every shard is done, the summary of the whole stage
+   * made by its `summarize` over the union (a shard's summary covers only its own records). What the
+   * report and push read, never `<stage>/manifest.json` directly.
+   */
+  async manifestOf(name: string): Promise<Manifest | undefined> {
+    const status = this.status(name);
+    if (!status.shards || status.state !== "complete" || !status.manifest) return status.manifest;
+    const stage = this.stage(name);
+    if (!stage.summarize) return status.manifest;
+    const whole = this.context(stage, new AbortController().signal, new UsageMeter(status.manifest.usage));
+    const ctx: StageContext<unknown> = {
+      ...whole,
+      log: silentLogger,
+      read: (from, options) => this.read(from, options),
+      countOf: (from) => this.status(from).manifest?.counts.out,
+    };
+    const state = await stage.open?.(ctx);
+    try {
+      return { ...status.manifest, stats: await stage.summarize(ctx, state) };
+    } finally {
+      await stage.close?.(state, ctx);
+    }
   }
 
   configOf(stage: Stage<unknown>): unknown {
@@ -500,6 +534,7 @@ export class Runner {
     signal: AbortSignal,
     usage: UsageMeter,
     shard?: ShardSpec,
+    tally = new Tally(),
   ): StageContext<unknown> {
     const store = this.store(stage.name, shard);
     // Every stage may keep private files; having the dir there is part of the contract.
@@ -525,6 +560,8 @@ export class Runner {
       },
       countOf: (name) =>
         name === stage.name ? store.manifest()?.counts.out : this.status(name).manifest?.counts.out,
+      // outside a record (record-wise stages count each record's with it: execute.ts)
+      stat: (name, value = 1) => tally.add(tally.counters, name, value),
       registry: this.registry,
     };
   }
@@ -561,7 +598,8 @@ export class Runner {
       ...(previous?.inputCheck ? { inputCheck: previous.inputCheck } : {}),
     };
     store.saveManifest(manifest);
-    const ctx = this.context(stage, signal, usage, shard);
+    const tally = new Tally();
+    const ctx = this.context(stage, signal, usage, shard, tally);
     const elapsed = () => manifest.elapsedMs + (Date.now() - started);
     let counts = manifest.counts;
     const partial = (lastError?: string) =>
@@ -576,7 +614,11 @@ export class Runner {
       });
     const again = forced ? "Run the same command again without --force" : "Run the same command again";
     let result: ExecutionResult;
+    let state: unknown;
+    let opened = false;
     try {
+      state = await stage.open?.(ctx);
+      opened = true;
       const progress = createProgress(label, {
         total: shard ? undefined : this.progressTotal(stage, ctx),
         ...(this.options.progressStream ? { stream: this.options.progressStream } : {}),
@@ -584,6 +626,7 @@ export class Runner {
       if (stage.kind === "record" && stage.inputSize && !shard) progress.setTotal(await stage.inputSize(ctx));
       const hooks = {
         progress,
+        tally,
         checkpoint: (now: Manifest["counts"], input?: InputCheck) => {
           counts = now;
           if (input) manifest.inputCheck = input;
@@ -599,12 +642,17 @@ export class Runner {
       };
       result =
         stage.kind === "record"
-          ? await executeRecordStage(stage, ctx, store, hooks)
-          : await executeGlobalStage(stage, ctx, store, hooks, new OutputDigest());
+          ? await executeRecordStage(stage, ctx, state, store, hooks)
+          : await executeGlobalStage(stage, ctx, state, store, hooks, new OutputDigest());
       counts = result.counts;
+      if (!result.interrupted && result.counts.failed === 0) {
+        result.stats ??= await stage.summarize?.(ctx, state);
+      }
     } catch (error) {
       partial((error as Error)?.message ?? String(error));
       throw error;
+    } finally {
+      if (opened) await stage.close?.(state, ctx);
     }
     if (result.interrupted) {
       partial();
@@ -632,8 +680,9 @@ export class Runner {
       pid: undefined,
       outputHash: result.outputHash,
       finishedAt: new Date().toISOString(),
+      ...(result.stats ? { stats: result.stats } : {}),
+      ...tally.saved(),
     };
-    if (stage.summarize) complete.stats = await stage.summarize(ctx);
     store.saveManifest(complete);
     this.log.info(
       `${label}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,

@@ -8,6 +8,10 @@
 // - global: `run` sees all of its input at once (packing, dedup, export) and emits its outputs; they
 //   are committed together when `run` returns, so an interrupted global stage simply starts over
 //   (its expensive calls go through persistent caches).
+//
+// Per-run state (a client, a tally) lives in the object `open` returns, handed to process/run,
+// summarize and close; counters go through `ctx.stat` and reject reasons are counted by the runner,
+// both saved in the manifest (summed over shards), so no stage keeps side files or module-level maps.
 
 import type { z } from "zod";
 import type { RootConfig } from "./config/schema.js";
@@ -46,9 +50,15 @@ export interface StageContext<C> {
   countOf(stage: string): number | undefined;
   /** the stages of this run and the dialogue methods they declare (the list the CLI hands down) */
   registry: StageRegistry;
+  /**
+   * Adds `value` (default 1) to the counter `name`. The runner sums them into the manifest's
+   * `counters`; a record-wise stage's are committed with the record they were counted for, so they
+   * survive a kill -9 exactly, and add up over resumed runs and over shards.
+   */
+  stat(name: string, value?: number): void;
 }
 
-interface StageBase<C> {
+interface StageBase<C, S> {
   name: string;
   /** one line for `pnpm pipeline stages` */
   description: string;
@@ -75,11 +85,18 @@ interface StageBase<C> {
    * in the response cache are not counted.
    */
   estimate?(ctx: StageContext<C>): Promise<CostEstimate>;
+  /**
+   * The per-run state (clients, tallies) handed to process/run, summarize and close: made once per
+   * run of the stage (or of one shard), after the stage's lock is taken.
+   */
+  open?(ctx: StageContext<C>): S | Promise<S>;
+  /** releases what `open` made; called once the run ends, however it ends */
+  close?(state: S, ctx: StageContext<C>): void | Promise<void>;
   /** statistics to keep in the manifest and print at the end, computed after the stage completes */
-  summarize?(ctx: StageContext<C>): Promise<Record<string, unknown>>;
+  summarize?(ctx: StageContext<C>, state: S): Promise<Record<string, unknown>>;
 }
 
-export interface RecordStage<C = unknown> extends StageBase<C> {
+export interface RecordStage<C = unknown, S = unknown> extends StageBase<C, S> {
   kind: "record";
   /** records in flight at once; default 1 */
   concurrency?(ctx: StageContext<C>): number;
@@ -90,7 +107,7 @@ export interface RecordStage<C = unknown> extends StageBase<C> {
   input?(ctx: StageContext<C>): AsyncIterable<PipelineRecord>;
   /** how many input records to expect, for progress (optional) */
   inputSize?(ctx: StageContext<C>): Promise<number | undefined>;
-  process(record: PipelineRecord, ctx: StageContext<C>): Promise<RecordOutcome>;
+  process(record: PipelineRecord, ctx: StageContext<C>, state: S): Promise<RecordOutcome>;
 }
 
 export interface CostEstimate {
@@ -107,14 +124,16 @@ export interface Emitter {
   reject(reject: Reject): Promise<void>;
 }
 
-export interface GlobalStage<C = unknown> extends StageBase<C> {
+export interface GlobalStage<C = unknown, S = unknown> extends StageBase<C, S> {
   kind: "global";
-  run(ctx: StageContext<C>, emit: Emitter): Promise<void>;
+  /** may return the stage's statistics: the runner keeps them in the manifest (else `summarize`'s) */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a stage with nothing to report returns nothing
+  run(ctx: StageContext<C>, emit: Emitter, state: S): Promise<Record<string, unknown> | undefined | void>;
 }
 
-export type Stage<C = unknown> = RecordStage<C> | GlobalStage<C>;
+export type Stage<C = unknown, S = unknown> = RecordStage<C, S> | GlobalStage<C, S>;
 
-/** Identity helper that keeps the config type of a stage definition. */
-export function defineStage<C>(stage: Stage<C>): Stage<C> {
+/** Identity helper that keeps the config (and per-run state) type of a stage definition. */
+export function defineStage<C, S = unknown>(stage: Stage<C, S>): Stage<C, S> {
   return stage;
 }

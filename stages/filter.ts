@@ -10,7 +10,6 @@ import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { LlmClient } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
-import type { UsageMeter } from "../pipeline/usage.js";
 import {
   complexityMessages,
   type RoundScore,
@@ -24,33 +23,32 @@ import { FunnelCounter } from "./filter/funnel.js";
 
 type FilterContext = StageContext<FilterConfig>;
 
-// One client per run (per usage meter), not one per record.
-const clients = new WeakMap<UsageMeter, LlmClient>();
-
-function scorerOf(ctx: FilterContext): LlmClient {
-  let client = clients.get(ctx.usage);
-  if (!client) {
-    client = ctx.services.llm(ctx.config.role, ctx.usage);
-    clients.set(ctx.usage, client);
-  }
-  return client;
+/** What one run of filter holds: one scorer client for all its records, and the rounds' prompts. */
+export interface FilterRun {
+  /** made at the first record, so a run with nothing to score never sets up a model */
+  scorer(): LlmClient;
+  templates: PromptTemplate[];
 }
 
-const templatesByConfig = new WeakMap<FilterConfig, PromptTemplate[]>();
-
-function templatesOf(config: FilterConfig): PromptTemplate[] {
-  let templates = templatesByConfig.get(config);
-  if (!templates) {
-    templates = config.rounds.map((name) => loadPrompt(name));
-    templatesByConfig.set(config, templates);
-  }
-  return templates;
+export function openFilter(ctx: FilterContext): FilterRun {
+  let client: LlmClient | undefined;
+  return {
+    scorer: () => {
+      client ??= ctx.services.llm(ctx.config.role, ctx.usage);
+      return client;
+    },
+    templates: ctx.config.rounds.map((name) => loadPrompt(name)),
+  };
 }
 
 // Providers word it differently; all of them mean the prompt does not fit the model's context.
 const TOO_LONG = /context|too long|too many tokens|maximum.{0,40}length|max_tokens/i;
 
-export async function filterRecord(record: PipelineRecord, ctx: FilterContext): Promise<RecordOutcome> {
+export async function filterRecord(
+  record: PipelineRecord,
+  ctx: FilterContext,
+  run: FilterRun,
+): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
   if (typeof query !== "string" || query.trim() === "") {
@@ -58,8 +56,8 @@ export async function filterRecord(record: PipelineRecord, ctx: FilterContext): 
       rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
     };
   }
-  const client = scorerOf(ctx);
-  const templates = templatesOf(config);
+  const client = run.scorer();
+  const { templates } = run;
   const options = { reminder: config.reminder, signal: ctx.signal };
   const scores: RoundScore[] = [];
   try {
@@ -179,7 +177,7 @@ async function summarizeFilter(ctx: FilterContext): Promise<Record<string, unkno
   return { ...counter.result() };
 }
 
-export const filterStage = defineStage<FilterConfig>({
+export const filterStage = defineStage<FilterConfig, FilterRun>({
   kind: "record",
   name: "filter",
   description: "rates each query's complexity (1-5) with the scorer LLM, twice, and keeps 4-5",
@@ -205,6 +203,7 @@ export const filterStage = defineStage<FilterConfig>({
     // answers from the cache need no slot at all.
     return ctx.config.concurrency ?? 2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16);
   },
+  open: openFilter,
   process: filterRecord,
   estimate: estimateFilter,
   summarize: summarizeFilter,

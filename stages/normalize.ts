@@ -164,19 +164,7 @@ class SeedTally {
   }
 }
 
-/** The outputs counted as they are made, per run (the runner hands the same context to every call). */
-const tallies = new WeakMap<StageContext<NormalizeConfig>, SeedTally>();
-
-function tallyOf(ctx: StageContext<NormalizeConfig>): SeedTally {
-  let tally = tallies.get(ctx);
-  if (!tally) {
-    tally = new SeedTally();
-    tallies.set(ctx, tally);
-  }
-  return tally;
-}
-
-export const normalizeStage = defineStage<NormalizeConfig>({
+export const normalizeStage = defineStage<NormalizeConfig, SeedTally>({
   name: "normalize",
   description: "one adapter per source: {id, query, answer, resource, lang}; bad rows rejected with a reason",
   upstream: ["download"],
@@ -188,15 +176,16 @@ export const normalizeStage = defineStage<NormalizeConfig>({
   // the order dedup's "first copy survives" rule refers to
   concurrency: () => 1,
   input: (ctx) => rawRows(ctx),
-  async process(record, ctx) {
+  // the outputs counted as this run makes them
+  open: () => new SeedTally(),
+  async process(record, _ctx, tally) {
     const outcome = normalizeRow(record as RawRowRecord);
-    for (const seed of outcome.out ?? []) tallyOf(ctx).add(seed as SeedRecord);
+    for (const seed of outcome.out ?? []) tally.add(seed as SeedRecord);
     return outcome;
   },
-  async summarize(ctx) {
+  async summarize(ctx, tally) {
     // a run that produced every output has counted them already; a resumed one reads them all back
-    const tally = tallies.get(ctx);
-    if (tally && tally.outputs === ctx.countOf("normalize")) return tally.summary();
+    if (tally.outputs === ctx.countOf("normalize")) return tally.summary();
     const reread = new SeedTally();
     for await (const r of ctx.read("normalize")) reread.add(r as SeedRecord);
     return reread.summary();

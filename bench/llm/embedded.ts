@@ -28,7 +28,7 @@ import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { complexityMessages, SCORE_GRAMMAR } from "../../stages/filter/complexity.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
-import { filterRecord } from "../../stages/filter.js";
+import { filterRecord, openFilter } from "../../stages/filter.js";
 import { SMALL_LLAMA, TINY_LLAMA, writeLlamaGguf } from "../../test/support/tiny-gguf.js";
 
 const arg = (name: string, fallback: number) => {
@@ -107,12 +107,14 @@ async function pipeline(modelFile: string, input: PipelineRecord[], warm: Pipeli
     services: { llm: (role: string, meter: UsageMeter) => service.client(role, meter) },
     usage,
   } as unknown as StageContext<FilterConfig>;
-  await filterRecord(warm, { ...ctx, usage: new UsageMeter() });
+  const warmCtx = { ...ctx, usage: new UsageMeter() };
+  await filterRecord(warm, warmCtx, openFilter(warmCtx));
+  const run = openFilter(ctx);
   const started = performance.now();
   // the runner's loop: at most twice the sequences in flight (the stage's default over its limit)
   let next = 0;
   const worker = async () => {
-    while (next < input.length) await filterRecord(input[next++]!, ctx);
+    while (next < input.length) await filterRecord(input[next++]!, ctx, run);
   };
   await Promise.all(Array.from({ length: 2 * SEQUENCES }, worker));
   const seconds = (performance.now() - started) / 1000;

@@ -22,7 +22,7 @@ import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
-import { filterRecord } from "../../stages/filter.js";
+import { filterRecord, openFilter } from "../../stages/filter.js";
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -181,7 +181,8 @@ async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<
     const outcomes: RecordOutcome[] = [];
     let cpu = process.cpuUsage();
     let started = performance.now();
-    await drive(input, 2 * CONCURRENCY, async (r) => outcomes.push(await filterRecord(r, cold.ctx)));
+    const coldRun = openFilter(cold.ctx);
+    await drive(input, 2 * CONCURRENCY, async (r) => outcomes.push(await filterRecord(r, cold.ctx, coldRun)));
     const coldSeconds = (performance.now() - started) / 1000;
     const coldCpu = process.cpuUsage(cpu);
     const afterCold = await server.count();
@@ -191,7 +192,8 @@ async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<
     const warm = filterContext(dataDir, server.url, false);
     cpu = process.cpuUsage();
     started = performance.now();
-    await drive(input, 2 * CONCURRENCY, (r) => filterRecord(r, warm.ctx));
+    const warmRun = openFilter(warm.ctx);
+    await drive(input, 2 * CONCURRENCY, (r) => filterRecord(r, warm.ctx, warmRun));
     const warmSeconds = (performance.now() - started) / 1000;
     const warmCpu = process.cpuUsage(cpu);
     const resent = (await server.count()).requests - afterCold.requests;

@@ -9,7 +9,7 @@ import { REPORT_FILE } from "../report/index.js";
 import type { Stage } from "../stage.js";
 import { readManifest } from "../store/manifest.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
-import { judgedStates } from "./report.js";
+import { judgedStates, runnerFor } from "./report.js";
 
 type PushArgs = DataOptions & { repo: string; private: boolean; revision: string };
 
@@ -49,15 +49,15 @@ export function pushCommand(stages: readonly Stage<unknown>[]): CommandModule {
     handler: async (args) => {
       const loaded = loadFromArgs(args);
       const dir = path.join(loaded.config.data_dir, "export");
-      const manifest = readManifest(dir);
+      // the runner's reading of export's manifest and state, when the CLI has the export stage
+      const runner = stages.some((s) => s.name === "export") ? runnerFor(stages, loaded) : undefined;
+      const manifest = runner ? await runner.manifestOf("export") : readManifest(dir);
       if (!manifest) {
         throw new UserError(
           `nothing to push: ${dir} holds no export; run \`pnpm pipeline run export\` first`,
         );
       }
-      const judged = stages.some((s) => s.name === "export")
-        ? judgedStates(stages, loaded).export
-        : undefined;
+      const judged = runner ? judgedStates(runner).export : undefined;
       const state = judged?.state ?? manifest.state;
       if (state !== "complete") {
         throw new UserError(

@@ -2,31 +2,48 @@
 // the same report at the end of a `run` that reaches export, built once every manifest is final.
 import type { CommandModule } from "yargs";
 import { createLogger } from "../log.js";
+import { StageRegistry } from "../registry.js";
 import { viewInBrowser } from "../report/browser.js";
 import { DISABLED } from "../report/collect.js";
 import { writeReport } from "../report/index.js";
 import { Runner } from "../runner.js";
-import { StageRegistry } from "../registry.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
+import type { Manifest } from "../store/index.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 
 type ReportArgs = DataOptions & { out?: string; screenshot?: string };
 
-/** Each stage's state as the runner judges it (stale, running elsewhere), for stages that have run. */
-export function judgedStates(
+type Judged = Record<string, { state: string; reason?: string | undefined }>;
+type RunnerView = Pick<Runner, "status" | "stages" | "manifestOf">;
+
+/** A runner over the data dir, to judge its stages as `run` would (no stage is run). */
+export function runnerFor(
   stages: readonly Stage<unknown>[],
   loaded: ReturnType<typeof loadFromArgs>,
-): Record<string, { state: string; reason?: string | undefined }> {
+): Runner {
   const log = createLogger();
   const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log });
-  const runner = new Runner(stages, loaded, { services, log });
-  const states: Record<string, { state: string; reason?: string | undefined }> = {};
-  for (const stage of stages) {
+  return new Runner(stages, loaded, { services, log });
+}
+
+/** Each stage's state as the runner judges it (stale, running elsewhere), for stages that have run. */
+export function judgedStates(runner: Pick<Runner, "status" | "stages">): Judged {
+  const states: Judged = {};
+  for (const stage of runner.stages) {
     const status = runner.status(stage.name);
     if (status.state !== "not started") states[stage.name] = { state: status.state, reason: status.reason };
   }
   return states;
+}
+
+/** What the report reads: the runner's judgement and its one reading of each manifest (shards summed). */
+async function runnerView(
+  runner: RunnerView,
+): Promise<{ states: Judged; manifests: Map<string, Manifest | undefined> }> {
+  const manifests = new Map<string, Manifest | undefined>();
+  for (const stage of runner.stages) manifests.set(stage.name, await runner.manifestOf(stage.name));
+  return { states: judgedStates(runner), manifests };
 }
 
 /**
@@ -34,18 +51,13 @@ export function judgedStates(
  * every one of them final by now, export's own included. Returns the report's path, if it wrote one.
  */
 export async function reportAfterRun(
-  runner: Pick<Runner, "status" | "stages" | "loaded" | "registry">,
+  runner: RunnerView & Pick<Runner, "loaded" | "registry">,
   reports: readonly { stage: string; action: string }[],
 ): Promise<string | undefined> {
   if (!reports.some((r) => r.stage === "export" && r.action !== "estimated")) return undefined;
-  const states: Record<string, { state: string; reason?: string | undefined }> = {};
-  for (const stage of runner.stages) {
-    const status = runner.status(stage.name);
-    if (status.state !== "not started") states[stage.name] = { state: status.state, reason: status.reason };
-  }
   const { file } = await writeReport(runner.loaded.config.data_dir, {
     registry: runner.registry,
-    states,
+    ...(await runnerView(runner)),
     disabled: runner.registry.disabledDialogueStages(runner.loaded.config.stages),
   });
   return file;
@@ -70,7 +82,7 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
       const registry = new StageRegistry(stages);
       const { file, data } = await writeReport(loaded.config.data_dir, {
         registry,
-        states: judgedStates(stages, loaded),
+        ...(await runnerView(runnerFor(stages, loaded))),
         disabled: registry.disabledDialogueStages(loaded.config.stages),
         ...(args.out ? { file: args.out } : {}),
       });

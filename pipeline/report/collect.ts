@@ -93,6 +93,11 @@ export interface CollectOptions {
   now?: Date;
   /** dialogue stages the config switches off: shown as "not run (disabled)", never as 0 or missing */
   disabled?: readonly string[];
+  /**
+   * each stage's manifest as the runner reads it (Runner.manifestOf: a sharded stage's shards summed,
+   * with the whole stage's summary); default: `<stage>/manifest.json`, which a sharded stage has not
+   */
+  manifests?: ReadonlyMap<string, Manifest | undefined>;
 }
 
 type Json = Record<string, unknown>;
@@ -109,7 +114,12 @@ const num = (x: unknown): number | undefined => (typeof x === "number" && Number
 export function collectReport(dataDir: string, options: CollectOptions): ReportData {
   const { registry } = options;
   const manifests = new Map<string, Manifest | undefined>();
-  for (const name of registry.names) manifests.set(name, readManifest(path.join(dataDir, name)));
+  for (const name of registry.names) {
+    manifests.set(
+      name,
+      options.manifests ? options.manifests.get(name) : readManifest(path.join(dataDir, name)),
+    );
+  }
   const stats = (name: string): Json | undefined => {
     const s = options.pending?.[name]?.stats ?? manifests.get(name)?.stats;
     return isObject(s) ? s : undefined;

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
-import type { OutputDigest, StageStore } from "../store/index.js";
+import type { OutputDigest, StageStore, Tally } from "../store/index.js";
 import type { StageCounts } from "../store/manifest.js";
 import type { Progress } from "./progress.js";
 
@@ -15,6 +15,8 @@ export interface ExecutionResult {
   /** failure reason -> inputs that failed with it in this run (retried on the next run), with one detail */
   failures: Map<string, FailureSummary>;
   interrupted: boolean;
+  /** what a global stage's `run` returned: its statistics */
+  stats?: Record<string, unknown>;
 }
 
 export interface FailureSummary {
@@ -38,11 +40,14 @@ export interface ExecutionHooks {
   keep?(record: PipelineRecord): boolean;
   /** the command that recomputes this stage (or shard) from scratch, for advice */
   forceCommand?: string;
+  /** the run's counters and reject reasons (`ctx.stat` outside a record adds to it too) */
+  tally: Tally;
 }
 
-export async function executeRecordStage<C>(
-  stage: RecordStage<C>,
+export async function executeRecordStage<C, S>(
+  stage: RecordStage<C, S>,
   ctx: StageContext<C>,
+  state: S,
   store: StageStore,
   hooks: ExecutionHooks,
 ): Promise<ExecutionResult> {
@@ -50,6 +55,7 @@ export async function executeRecordStage<C>(
   const counts: StageCounts = { ...scan.counts, failed: 0 };
   const failures = new Map<string, FailureSummary>();
   const digest = scan.digest;
+  hooks.tally.addTally(scan.tally);
   const writer = store.newPart();
   const concurrency = Math.max(1, stage.concurrency?.(ctx) ?? 1);
   const inflight = new Set<Promise<void>>();
@@ -71,8 +77,17 @@ export async function executeRecordStage<C>(
     const at = global === undefined ? { s: position } : { s: position, g: global };
     try {
       let outcome: RecordOutcome;
+      // a record's counters are committed with its outcome: a failed or lost one counts nothing
+      let stats: Record<string, number> | undefined;
+      const recordCtx: StageContext<C> = {
+        ...ctx,
+        stat: (name, value = 1) => {
+          stats ??= {};
+          stats[name] = (stats[name] ?? 0) + value;
+        },
+      };
       try {
-        outcome = await stage.process(record, ctx);
+        outcome = await stage.process(record, recordCtx, state);
       } catch (error) {
         if (error instanceof UserError) throw error;
         outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
@@ -93,9 +108,11 @@ export async function executeRecordStage<C>(
             ...at,
             ...(out.length ? { o: out } : {}),
             ...(rejects.length ? { r: rejects } : {}),
+            ...(stats ? { t: stats } : {}),
           },
           digest.addJson,
         );
+        hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}) });
         counts.in++;
         counts.out += out.length;
         counts.rejected += rejects.length;
@@ -148,9 +165,10 @@ export async function executeRecordStage<C>(
   return { counts, outputHash: digest.value, failures, interrupted: ctx.signal.aborted };
 }
 
-export async function executeGlobalStage<C>(
-  stage: GlobalStage<C>,
+export async function executeGlobalStage<C, S>(
+  stage: GlobalStage<C, S>,
   ctx: StageContext<C>,
+  state: S,
   store: StageStore,
   hooks: ExecutionHooks,
   digest: OutputDigest,
@@ -167,10 +185,12 @@ export async function executeGlobalStage<C>(
     reject: async (reject: Reject) => {
       staging.writer.append({ s: -1, r: [reject] });
       counts.rejected++;
+      hooks.tally.addEntry({ r: [reject] });
     },
   };
+  let stats: Record<string, unknown> | undefined;
   try {
-    await stage.run(ctx, emit);
+    stats = (await stage.run(ctx, emit, state)) ?? undefined;
     // a stage that returns early on abort has not seen all of its input: its outputs must not count
     if (ctx.signal.aborted) {
       staging.writer.close();
@@ -188,7 +208,13 @@ export async function executeGlobalStage<C>(
   staging.commit();
   hooks.progress.done();
   for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
-  return { counts, outputHash: digest.value, failures: new Map(), interrupted: false };
+  return {
+    counts,
+    outputHash: digest.value,
+    failures: new Map(),
+    interrupted: false,
+    ...(stats ? { stats } : {}),
+  };
 }
 
 function checkIds(stage: string, records: PipelineRecord[], input?: PipelineRecord): void {

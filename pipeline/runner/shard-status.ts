@@ -1,7 +1,7 @@
 // How a sharded stage stands, from its shards' manifests: complete when all N shards are complete
 // for the current configuration, and then it hashes (and counts) as the union of its shards.
 import type { Manifest } from "../store/index.js";
-import { combineDigests } from "../store/index.js";
+import { combineDigests, sumCounters } from "../store/index.js";
 import { emptyUsage, sumUsage, type UsageTotals } from "../usage.js";
 
 export type ShardState = "not started" | "running" | "done" | "failed" | "stale";
@@ -78,8 +78,8 @@ function addUsage(a: UsageTotals, b: UsageTotals | undefined): UsageTotals {
 /**
  * One manifest for the whole stage: counts and usage summed over the shards, elapsed time the longest
  * shard's (they run side by side), and, once every shard is done, the combined output digest, which
- * equals the digest of a one-process run over the same records. No `stats`: a stage's statistics are
- * per shard (in each shard's manifest).
+ * equals the digest of a one-process run over the same records. Counters and reject reasons are
+ * summed too; `stats` (a summary of the whole stage) is not: Runner.manifestOf makes it from the union.
  */
 export function aggregateManifest(
   stage: string,
@@ -119,5 +119,11 @@ export function aggregateManifest(
     elapsedMs: Math.max(...manifests.map((m) => m.elapsedMs)),
     ...(complete ? { outputHash: combineDigests(manifests.map((m) => m.outputHash ?? "")) } : {}),
     ...(complete && finished.length ? { finishedAt: finished.at(-1)! } : {}),
+    ...summed("counters", sumCounters(manifests.map((m) => m.counters))),
+    ...summed("rejectReasons", sumCounters(manifests.map((m) => m.rejectReasons))),
   };
+}
+
+function summed<K extends string>(key: K, counters: Record<string, number> | undefined) {
+  return counters ? ({ [key]: counters } as { [k in K]: Record<string, number> }) : {};
 }

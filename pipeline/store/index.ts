@@ -11,3 +11,4 @@ export {
   type ScanResult,
   StageStore,
 } from "./stage-store.js";
+export { type Counters, sumCounters, Tally } from "./tally.js";

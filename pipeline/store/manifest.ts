@@ -42,6 +42,10 @@ export interface Manifest {
   /** wall time spent running, summed over resumed runs */
   elapsedMs: number;
   stats?: Record<string, unknown>;
+  /** the stage's `ctx.stat` counters, summed over its committed records (and over shards) */
+  counters?: Record<string, number>;
+  /** reject reason -> rejects the stage committed with it */
+  rejectReasons?: Record<string, number>;
   /** record-wise stages: digest of the input ids seen so far, checked when a later run resumes */
   inputCheck?: { position: number; digest: string };
   /** why the last run stopped early (an error, or failed records), for `status` */

@@ -29,6 +29,8 @@ export interface Entry {
   o?: PipelineRecord[];
   r?: Reject[];
   f?: { reason: string; detail?: string };
+  /** the counters the stage added (`ctx.stat`) while handling this input, committed with its outcome */
+  t?: Record<string, number>;
 }
 
 /**
@@ -49,6 +51,7 @@ export function entryLine(entry: Entry, onOutput?: (json: string) => void): stri
   line += "]";
   if (entry.r !== undefined) line += `,"r":${JSON.stringify(entry.r)}`;
   if (entry.f !== undefined) line += `,"f":${JSON.stringify(entry.f)}`;
+  if (entry.t !== undefined) line += `,"t":${JSON.stringify(entry.t)}`;
   return `${line}}\n`;
 }
 

@@ -16,6 +16,7 @@ import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest }
 import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
 import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
+import { Tally } from "./tally.js";
 
 export interface ScanResult {
   done: DoneSet;
@@ -25,6 +26,8 @@ export interface ScanResult {
   digest: OutputDigest;
   /** failure reasons of inputs not (yet) done, with how many hit each */
   failures: Map<string, number>;
+  /** the committed entries' counters and reject reasons, to continue counting in this run */
+  tally: Tally;
 }
 
 /** Order-independent digest of a set of records: resumed and uninterrupted runs hash the same. */
@@ -108,6 +111,7 @@ export class StageStore {
     const failedAt = new Map<number, string>();
     const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
     const digest = new OutputDigest();
+    const tally = new Tally();
     for (const part of this.parts()) {
       repairTail(part);
       for await (const entry of readEntries(part)) {
@@ -124,12 +128,13 @@ export class StageStore {
         for (const record of entry.o ?? []) digest.add(record);
         counts.out += entry.o?.length ?? 0;
         counts.rejected += entry.r?.length ?? 0;
+        tally.addEntry(entry);
       }
     }
     const failures = new Map<string, number>();
     for (const reason of failedAt.values()) failures.set(reason, (failures.get(reason) ?? 0) + 1);
     counts.failed = failedAt.size;
-    return { done, counts, outputHash: digest.value, digest, failures };
+    return { done, counts, outputHash: digest.value, digest, failures, tally };
   }
 
   /** A new part file for this run; earlier parts are never written again. */

@@ -52,6 +52,7 @@ describe("store", () => {
       { s: 3, r: [{ id: "e", reason: "short", detail: "ünïcode 🙂" }] },
       { s: 4, f: { reason: "llm-error", detail: "x" } },
       { s: -1, o: [] },
+      { s: 5, g: 9, o: [{ id: "f" }], r: [{ id: "g", reason: "r" }], t: { seen: 1, "a.b": 2.5 } },
     ];
     for (const entry of entries) {
       const seen: string[] = [];

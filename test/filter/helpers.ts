@@ -7,7 +7,7 @@ import { StageRegistry } from "../../pipeline/registry.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
-import { filterRecord } from "../../stages/filter.js";
+import { filterRecord, openFilter } from "../../stages/filter.js";
 import { recordingLogger } from "../llm/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 
@@ -95,7 +95,10 @@ export function fakeRun(options: {
     },
     countOf: (stage) => (stage === "dedup" ? options.input.length : undefined),
     registry: new StageRegistry([]),
+    // filter counts nothing through ctx.stat: its figures come from its outcomes (summarize)
+    stat: () => undefined,
   };
+  const run = openFilter(ctx);
   return {
     ctx,
     service,
@@ -106,7 +109,7 @@ export function fakeRun(options: {
       const queue = [...records];
       const worker = async () => {
         for (let next = queue.shift(); next; next = queue.shift()) {
-          outcomes.set(next.id, await filterRecord(next, ctx));
+          outcomes.set(next.id, await filterRecord(next, ctx, run));
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { filterConfigSchema } from "../../stages/filter/config.js";
-import { filterStage } from "../../stages/filter.js";
+import { filterStage, openFilter } from "../../stages/filter.js";
 import { serverPerTest } from "../llm/helpers.js";
 import { fakeRun, llmConfig, record, scripted } from "./helpers.js";
 
@@ -110,7 +110,7 @@ describe("filter: dry-run, fingerprint, funnel", () => {
     ];
     const run = fakeRun({ dataDir: t.dir, llm: llmConfig(t.server.url), input });
     await run.processAll();
-    const stats = (await filterStage.summarize!(run.ctx as never)) as Record<string, unknown>;
+    const stats = (await filterStage.summarize!(run.ctx, openFilter(run.ctx))) as Record<string, unknown>;
     expect(stats).toMatchObject({
       in: 4,
       kept: 1,

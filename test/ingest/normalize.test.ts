@@ -164,6 +164,7 @@ function contextFor(files: DownloadedFileRecord[], config: Partial<NormalizeConf
     },
     countOf: () => undefined,
     registry: new StageRegistry([]),
+    stat: () => undefined,
   };
   return ctx;
 }
