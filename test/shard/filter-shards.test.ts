@@ -1,7 +1,7 @@
 // The real filter stage in shards, through the CLI, against the test LLM server: a shard killed with
 // -9 and rerun alone pays for nothing twice, the union is the one-process run, and the response
 // caches of shards and of one-process runs answer each other.
-import { copyFileSync, existsSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
@@ -95,6 +95,21 @@ describe("filter in shards", () => {
     }
     expect(ref.server.count).toBe(0);
     expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+
+    // the report reads the sharded filter as one stage: its funnel is the one-process run's
+    const funnel = await funnelOf(dir.path);
+    expect(funnel).not.toContain('data-missing="funnel"');
+    expect(funnel).toBe(await funnelOf(ref.dir));
     dir.remove();
   }, 240_000);
 });
+
+/** The report's filter funnel (figure and table), as `pnpm pipeline report` writes it for `dir`. */
+async function funnelOf(dir: string): Promise<string> {
+  const report = await cli(dir, ["report"], {});
+  expect(report.code, report.stderr).toBe(0);
+  const html = readFileSync(join(dir, "export", "report.html"), "utf8");
+  const start = html.indexOf("Complexity filtering");
+  const missing = html.indexOf('data-missing="funnel"');
+  return start >= 0 ? html.slice(start, html.indexOf("</section>", start)) : html.slice(missing, missing + 80);
+}
