@@ -11,7 +11,7 @@
 // rule runs in a seeded random order. Each dialogue is the packed records' query/answer pairs in
 // order, as m-a-p/Code-Feedback has them.
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { makeDialogue } from "../pipeline/dialogue.js";
 import type { CachedEmbedding } from "../pipeline/embed/cache.js";
@@ -20,7 +20,7 @@ import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.
 import { type PackConfig, packConfigSchema } from "./pack/config.js";
 import { type PackResult, packSimilarQueries } from "./pack/packing.js";
 import { type Single, validateSingles } from "./pack/singles.js";
-import { type PackStats, readPackStats, STATS_FILE, summarizePack } from "./pack/summary.js";
+import { type PackStats, summarizePack } from "./pack/summary.js";
 
 type PackContext = StageContext<PackConfig>;
 
@@ -153,16 +153,20 @@ function round6(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
-  const { config } = ctx;
-  const stats: PackStats = {
+/** Counted while packing (the run's state), for the summary. */
+function newPackStats(ctx: PackContext): PackStats {
+  return {
     input: 0,
     selected: 0,
     other_languages: {},
     groups: {},
     embedding: undefined,
-    join: [...config.join],
+    join: [...ctx.config.join],
   };
+}
+
+async function packSingleTurns(ctx: PackContext, emit: Emitter, stats: PackStats): Promise<void> {
+  const { config } = ctx;
   const singles = await validateSingles(ctx.read("filter"), config, emit, stats);
   if (ctx.signal.aborted) return;
   // Nothing to embed (no input, or every record rejected): no model is loaded, so none need exist.
@@ -193,11 +197,10 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter): Promise<void> {
     };
   }
   await mkdir(ctx.workDir, { recursive: true }); // no index was saved when there was nothing to pack
-  await writeFile(path.join(ctx.workDir, STATS_FILE), JSON.stringify(stats));
   await KnnIndex.prune(ctx.workDir, indexFiles);
 }
 
-export const packStage = defineStage<PackConfig>({
+export const packStage = defineStage<PackConfig, PackStats>({
   name: "pack",
   description:
     "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
@@ -207,10 +210,11 @@ export const packStage = defineStage<PackConfig>({
   switchable: true,
   kind: "global",
   configSchema: packConfigSchema,
-  async run(ctx, emit) {
-    await packSingleTurns(ctx, emit);
+  open: newPackStats,
+  async run(ctx, emit, stats) {
+    await packSingleTurns(ctx, emit, stats);
   },
-  async summarize(ctx) {
-    return summarizePack(ctx.read(ctx.name), await readPackStats(ctx.workDir), ctx.log);
+  async summarize(ctx, stats) {
+    return summarizePack(ctx.read(ctx.name), stats, ctx.log);
   },
 });

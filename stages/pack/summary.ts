@@ -1,16 +1,12 @@
 // What pack says at the end, next to the paper's figures (105K single turns -> 16.6K dialogues,
 // 33.5K turns): dialogues, turns, turns per dialogue by way of DialogueTally; and what the dialogues
 // alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { DialogueTally } from "../../pipeline/dialogue.js";
 import type { EmbedStats } from "../../pipeline/embed/index.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 
-export const STATS_FILE = "pack-stats.json";
-
-/** Counted while packing; kept in the work dir for the summary. */
+/** Counted while packing (the stage's per-run state), for the summary. */
 export interface PackStats {
   /** filter's records read */
   input: number;
@@ -49,14 +45,6 @@ const READINGS = {
 };
 
 export const PAPER_PACKING = { single_turns: 105_000, dialogues: 16_600, turns: 33_500 };
-
-export async function readPackStats(workDir: string): Promise<PackStats | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(workDir, STATS_FILE), "utf8")) as PackStats;
-  } catch {
-    return undefined;
-  }
-}
 
 export async function summarizePack(
   dialogues: AsyncIterable<PipelineRecord>,
