@@ -151,14 +151,15 @@ export async function readInstructions(ctx: ExportContext, emit: Emitter) {
 /**
  * The sources the release was made from: every source name a filtered row or a released dialogue's
  * sources start with, with the repo, revision and commit download fetched it at (else what the
- * filtered rows' origin says), in download's order.
+ * filtered rows' origin says), by name: download commits its files in the order they finish, so its
+ * order differs from run to run and would reorder the card.
  */
 export async function sourcesUsed(
   ctx: ExportContext,
   instructions: Awaited<ReturnType<typeof readInstructions>>["rows"],
   dialogues: readonly Dialogue[],
 ): Promise<SourceUse[]> {
-  const uses = new Map<string, SourceUse & { commitSet: Set<string>; order: number }>();
+  const uses = new Map<string, SourceUse & { commitSet: Set<string> }>();
   const use = (name: string) => {
     let u = uses.get(name);
     if (!u) {
@@ -170,7 +171,6 @@ export async function sourcesUsed(
         rows: 0,
         dialogues: 0,
         commitSet: new Set(),
-        order: 1e9,
       };
       uses.set(name, u);
     }
@@ -183,20 +183,17 @@ export async function sourcesUsed(
     if (origin.commit) u.commitSet.add(origin.commit);
   }
   for (const d of dialogues) for (const name of new Set(d.sources.map(sourceOf))) use(name).dialogues++;
-  let order = 0;
   for await (const file of ctx.read("download")) {
     const name = String(file.source ?? "");
-    order++;
     const u = uses.get(name);
     if (!u) continue;
     u.repo = String(file.repo ?? u.repo);
     u.revision = String(file.revision ?? "");
-    u.order = Math.min(u.order, order);
     // download's commit is the one every file of the source was fetched at
     u.commitSet.clear();
     if (typeof file.commit === "string") u.commitSet.add(file.commit);
   }
   return [...uses.values()]
-    .sort((a, b) => a.order - b.order || (a.name < b.name ? -1 : 1))
-    .map(({ commitSet, order: _, ...u }) => ({ ...u, commits: [...commitSet].sort() }));
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ commitSet, ...u }) => ({ ...u, commits: [...commitSet].sort() }));
 }
