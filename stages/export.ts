@@ -6,7 +6,6 @@
 // stable string id, pairs by their source id), so a rerun over the same records writes the same
 // bytes; every file is written whole or not at all. The stage's own outputs are one record per file
 // written (name, rows, bytes, SHA-256).
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";
@@ -23,13 +22,7 @@ import {
   writeParquetAtomically,
 } from "./export/parquet.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
-import {
-  describeShape,
-  EXPORT_FILES,
-  EXPORT_STATS_FILE,
-  type ExportStats,
-  readExportStats,
-} from "./export/stats.js";
+import { describeShape, EXPORT_FILES, type ExportStats } from "./export/stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
@@ -37,7 +30,7 @@ function* jsonLines(rows: readonly unknown[]): Generator<string> {
   for (const row of rows) yield `${JSON.stringify(row)}\n`;
 }
 
-async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<void> {
+async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<ExportStats | undefined> {
   const { config } = ctx;
   const dir = path.join(ctx.dataDir, "export");
   await removeLeftovers(dir);
@@ -125,8 +118,12 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<void> 
     sources,
     models: { ...models, ...(read.embedders.length ? { embeddings: read.embedders.join(", ") } : {}) },
   };
-  await mkdir(ctx.workDir, { recursive: true });
-  await writeFile(path.join(ctx.workDir, EXPORT_STATS_FILE), JSON.stringify(stats));
+  return stats;
+}
+
+/** One run of export: what it wrote, for the summary (and so the manifest, where push finds it). */
+interface ExportRun {
+  stats?: ExportStats;
 }
 
 const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {
@@ -135,7 +132,7 @@ const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {
   strong: "feedback, fixes and code correction",
 };
 
-export const exportStage = defineStage<ExportConfig>({
+export const exportStage = defineStage<ExportConfig, ExportRun>({
   name: "export",
   description:
     "writes Code-Feedback (public and full configs) and Filtered-Instruction (JSONL + Parquet) and a dataset card to <data_dir>/export/",
@@ -143,11 +140,11 @@ export const exportStage = defineStage<ExportConfig>({
   upstream: ["validate", "filter", "download"],
   kind: "global",
   configSchema: exportConfigSchema,
-  async run(ctx, emit) {
-    await exportDatasets(ctx, emit);
+  open: () => ({}),
+  async run(ctx, emit, run) {
+    run.stats = await exportDatasets(ctx, emit);
   },
-  async summarize(ctx) {
-    const stats = await readExportStats(ctx.workDir);
+  async summarize(ctx, { stats }) {
     if (stats) {
       ctx.log.info(
         `wrote ${stats.code_feedback.dialogues} dialogues and ${stats.filtered_instruction.rows} filtered instructions to ${stats.dir}`,

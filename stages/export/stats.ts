@@ -1,7 +1,5 @@
-// What export wrote, kept in its work dir for the summary (and so in its manifest, where `push` finds
-// the files to upload and the report the counts).
-import { readFile } from "node:fs/promises";
-import path from "node:path";
+// What export wrote: its summary, kept in its manifest, where `push` finds the files to upload and
+// the report the counts.
 import { type DialogueTally, type paperShape, signedPercent } from "../../pipeline/dialogue.js";
 import type { LanguageShare } from "../../pipeline/report/paper.js";
 import type { SourceUse } from "./card.js";
@@ -16,8 +14,6 @@ export const EXPORT_FILES = {
   filteredInstructionParquet: "filtered-instruction.parquet",
   card: "README.md",
 } as const;
-
-export const EXPORT_STATS_FILE = "export-stats.json";
 
 export interface ExportStats {
   /** absolute path of the export directory */
@@ -69,12 +65,4 @@ export function describeShape(stats: Pick<ExportStats, "shape" | "filtered_instr
         .join(", ")}`,
     );
   return lines;
-}
-
-export async function readExportStats(workDir: string): Promise<ExportStats | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(workDir, EXPORT_STATS_FILE), "utf8")) as ExportStats;
-  } catch {
-    return undefined;
-  }
 }

@@ -394,6 +394,8 @@ describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
         .map((f) => [f, readFileSync(join(exportDir(dir), f))]),
     );
     for (const f of stats.files) expect(before[f.name]!.length).toBe(f.bytes);
+    // the manifest is where they are kept: no side file in the work dir
+    expect(readdirSync(join(exportDir(dir), "work"))).not.toContain("export-stats.json");
 
     await runner.run(["export"], { force: true });
     for (const [name, bytes] of Object.entries(before)) {
