@@ -30,7 +30,7 @@ import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
 import { groupSimilarProblems } from "./leetcode/grouping.js";
 import { cannotJudgeIn, limitTests, SolutionJudge } from "./leetcode/judge.js";
 import { readProblems } from "./leetcode/read.js";
-import { type LeetcodeStats, summarizeLeetcode, writeStats } from "./leetcode/summary.js";
+import { type LeetcodeStats, summarizeLeetcode } from "./leetcode/summary.js";
 import { EmptyTextError, TEXT_PROMPT } from "./leetcode/texts.js";
 import { TRANSLATION_REQUEST_VERSION } from "./leetcode/translate.js";
 import { type ValidatedProblem, validateSolutions } from "./leetcode/validate-solutions.js";
@@ -111,7 +111,12 @@ async function attempt(id: string, write: () => Promise<Written>): Promise<Writt
   }
 }
 
-async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Promise<void> {
+/** One run of leetcode: what it counted, for the summary. */
+interface LeetcodeRun {
+  stats?: LeetcodeStats;
+}
+
+async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: LeetcodeRun): Promise<void> {
   const { config } = ctx;
   const { problems, stats: read } = await readProblems(ctx, emit);
   if (ctx.signal.aborted) return;
@@ -225,7 +230,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter): Prom
         { exitCode: 1 },
       );
     }
-    await writeStats(ctx.workDir, stats);
+    run.stats = stats;
   } finally {
     judge.close();
   }
@@ -266,7 +271,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   }
 }
 
-export const leetcodeStage = defineStage<LeetcodeConfig>({
+export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
   methods: ["leetcode-similar-problem", "leetcode-follow-up"],
@@ -283,11 +288,12 @@ export const leetcodeStage = defineStage<LeetcodeConfig>({
       limit,
     };
   },
-  async run(ctx, emit) {
-    await writeLeetcodeDialogues(ctx, emit);
+  open: () => ({}),
+  async run(ctx, emit, run) {
+    await writeLeetcodeDialogues(ctx, emit, run);
   },
   estimate: estimateLeetcode,
-  async summarize(ctx) {
-    return summarizeLeetcode(ctx.read(ctx.name), ctx.workDir, ctx.log);
+  async summarize(ctx, run) {
+    return summarizeLeetcode(ctx.read(ctx.name), run.stats, ctx.log);
   },
 });

@@ -1,15 +1,11 @@
 // What leetcode says at the end: dialogues and turns per dialogue next to the paper's (303 similar-
 // problem dialogues of 2.2 turns, 200 follow-ups of 3.8), and what the dialogues cannot tell: rows
 // read, problems kept, every solution's verdict, groups bypassed, translations dropped.
-import { readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { DialogueTally } from "../../pipeline/dialogue.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { ReadStats } from "./read.js";
 import type { ValidationStats } from "./validate-solutions.js";
-
-export const STATS_FILE = "leetcode-stats.json";
 
 export interface LeetcodeStats {
   read: ReadStats;
@@ -26,26 +22,13 @@ export interface LeetcodeStats {
   };
 }
 
-export async function writeStats(workDir: string, stats: LeetcodeStats): Promise<void> {
-  await writeFile(path.join(workDir, STATS_FILE), JSON.stringify(stats));
-}
-
-async function readStats(workDir: string): Promise<LeetcodeStats | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(workDir, STATS_FILE), "utf8")) as LeetcodeStats;
-  } catch {
-    return undefined;
-  }
-}
-
 export async function summarizeLeetcode(
   dialogues: AsyncIterable<PipelineRecord>,
-  workDir: string,
+  stats: LeetcodeStats | undefined,
   log: Logger,
 ): Promise<Record<string, unknown>> {
   const tally = new DialogueTally();
   for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
-  const stats = await readStats(workDir);
   for (const line of tally.describe()) log.info(line);
   if (stats) {
     const s = stats.validation.solutions;

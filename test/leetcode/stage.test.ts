@@ -1,12 +1,13 @@
 // The leetcode stage through the CLI on a hand-written TACO fixture, with the test LLM server writing
 // the texts and the translations: what is rejected and why, which solutions pass, how problems are
 // grouped, the shape of a follow-up, and a forced rerun that runs nothing and asks nothing again.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractCodeBlocks } from "../../pipeline/code/extract.js";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
+import { StageStore } from "../../pipeline/store/index.js";
 import { type LlmServer, lastUserMessage, startLlmServer } from "../support/llm-server.js";
 import { cli, manifestStats, stored } from "./cli.js";
 import {
@@ -99,6 +100,12 @@ describe("leetcode stage", () => {
     };
     expect(stats.read.other_sources).toEqual({ codeforces: 1 });
     expect(stats.read.kept).toBe(4);
+    // kept in the manifest, with the reject reasons the runner counted: no side file in the work dir
+    expect(new StageStore(dataDir, "leetcode").manifest()!.rejectReasons).toEqual({
+      "bad-tests": 1,
+      "no-solutions": 1,
+    });
+    expect(readdirSync(path.join(dataDir, "leetcode", "work"))).not.toContain("leetcode-stats.json");
   });
 
   it("counts every solution's verdict, and never uses a wrong or never-ending one", () => {
