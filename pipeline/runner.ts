@@ -156,7 +156,8 @@ export class Runner {
     };
     const state = await stage.open?.(ctx);
     try {
-      return { ...status.manifest, stats: await stage.summarize(ctx, state) };
+      const { counters = {}, rejectReasons = {} } = status.manifest;
+      return { ...status.manifest, stats: await stage.summarize(ctx, state, { counters, rejectReasons }) };
     } finally {
       await stage.close?.(state, ctx);
     }
@@ -646,7 +647,7 @@ export class Runner {
           : await executeGlobalStage(stage, ctx, state, store, hooks, new OutputDigest());
       counts = result.counts;
       if (!result.interrupted && result.counts.failed === 0) {
-        result.stats ??= await stage.summarize?.(ctx, state);
+        result.stats ??= await stage.summarize?.(ctx, state, tally);
       }
     } catch (error) {
       partial((error as Error)?.message ?? String(error));

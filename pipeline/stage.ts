@@ -92,8 +92,11 @@ interface StageBase<C, S> {
   open?(ctx: StageContext<C>): S | Promise<S>;
   /** releases what `open` made; called once the run ends, however it ends */
   close?(state: S, ctx: StageContext<C>): void | Promise<void>;
-  /** statistics to keep in the manifest and print at the end, computed after the stage completes */
-  summarize?(ctx: StageContext<C>, state: S): Promise<Record<string, unknown>>;
+  /**
+   * statistics to keep in the manifest and print at the end, computed after the stage completes;
+   * `tally` holds the whole stage's `ctx.stat` counters and reject reasons (all runs, all shards)
+   */
+  summarize?(ctx: StageContext<C>, state: S, tally: StageTally): Promise<Record<string, unknown>>;
 }
 
 export interface RecordStage<C = unknown, S = unknown> extends StageBase<C, S> {
@@ -108,6 +111,12 @@ export interface RecordStage<C = unknown, S = unknown> extends StageBase<C, S> {
   /** how many input records to expect, for progress (optional) */
   inputSize?(ctx: StageContext<C>): Promise<number | undefined>;
   process(record: PipelineRecord, ctx: StageContext<C>, state: S): Promise<RecordOutcome>;
+}
+
+/** What the runner counted for a stage: its `ctx.stat` counters and its rejects by reason. */
+export interface StageTally {
+  counters: Readonly<Record<string, number>>;
+  rejectReasons: Readonly<Record<string, number>>;
 }
 
 export interface CostEstimate {

@@ -187,12 +187,6 @@ export const dedupStage = defineStage<DedupConfig>({
     const benchmarks = useBenchmarks ? await loadBenchmarks(ctx) : undefined;
     await deduplicateSeeds(records, ctx.config, benchmarks, emit, ctx.signal);
   },
-  async summarize(ctx) {
-    const dropped: Record<string, number> = {};
-    for await (const reject of ctx.read("dedup", { rejects: true })) {
-      const reason = String((reject as { reason?: unknown }).reason);
-      dropped[reason] = (dropped[reason] ?? 0) + 1;
-    }
-    return { dropped };
-  },
+  // the runner counted the rejects by reason as they were emitted
+  summarize: async (_ctx, _state, { rejectReasons }) => ({ dropped: { ...rejectReasons } }),
 });

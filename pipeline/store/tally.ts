@@ -25,11 +25,11 @@ export class Tally {
       this.add(this.rejectReasons, name, value);
   }
 
-  /** what the manifest keeps: only the non-empty maps, keys sorted so equal tallies read the same */
+  /** what the manifest keeps: only the non-empty maps, keys in the order they were first counted */
   saved(): { counters?: Counters; rejectReasons?: Counters } {
     return {
-      ...(nonEmpty(this.counters) ? { counters: sorted(this.counters) } : {}),
-      ...(nonEmpty(this.rejectReasons) ? { rejectReasons: sorted(this.rejectReasons) } : {}),
+      ...(nonEmpty(this.counters) ? { counters: { ...this.counters } } : {}),
+      ...(nonEmpty(this.rejectReasons) ? { rejectReasons: { ...this.rejectReasons } } : {}),
     };
   }
 }
@@ -40,11 +40,7 @@ export function sumCounters(all: readonly (Counters | undefined)[]): Counters | 
   for (const counters of all) {
     for (const [name, value] of Object.entries(counters ?? {})) tally.add(tally.counters, name, value);
   }
-  return nonEmpty(tally.counters) ? sorted(tally.counters) : undefined;
+  return nonEmpty(tally.counters) ? tally.counters : undefined;
 }
 
 const nonEmpty = (counters: Counters) => Object.keys(counters).length > 0;
-
-function sorted(counters: Counters): Counters {
-  return Object.fromEntries(Object.entries(counters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}

@@ -110,7 +110,10 @@ describe("filter: dry-run, fingerprint, funnel", () => {
     ];
     const run = fakeRun({ dataDir: t.dir, llm: llmConfig(t.server.url), input });
     await run.processAll();
-    const stats = (await filterStage.summarize!(run.ctx, openFilter(run.ctx))) as Record<string, unknown>;
+    const stats = (await filterStage.summarize!(run.ctx, openFilter(run.ctx), {
+      counters: {},
+      rejectReasons: {},
+    })) as Record<string, unknown>;
     expect(stats).toMatchObject({
       in: 4,
       kept: 1,

@@ -181,6 +181,11 @@ describe("ingest end to end on the samples through the test hub", () => {
     expect(dropped[2]!.detail).toContain("mbpp item 14");
     expect(dropped[3]!.detail).toContain("sharegpt:000002");
     expect(dropped[4]!.detail).toContain("HumanEval/3");
+    // the summary's tally, in the order the reasons came, is the runner's count of the rejects
+    const dedup = new StageStore(dataDir, "dedup").manifest()!;
+    const tally = { "exact-duplicate": 2, "near-duplicate": 1, "benchmark-contamination": 2 };
+    expect(Object.entries(dedup.stats!.dropped as object)).toEqual(Object.entries(tally));
+    expect(dedup.rejectReasons).toEqual(tally);
     const keptIds = new Set(kept.map((r) => r.id));
     for (const survivor of ["magicoder:000007", "wizardcoder:000004", "sharegpt:000002"]) {
       expect(keptIds.has(survivor)).toBe(true);
