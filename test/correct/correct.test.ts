@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
+import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
+import { caseOf, partOf } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
-import { caseOf, partOf } from "./script.js";
 
 const world = scriptedWorld();
 const { sandbox } = world;

@@ -72,7 +72,7 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
   });
 
   it("covers fifteen languages and every outcome", () => {
-    // Every language with a harness (harness.test.ts lists them by name).
+    // Every language with a harness (test/eval/harness.test.ts lists them by name).
     expect(Object.keys(metrics.by_language)).toEqual(harnessLanguages().sort());
     expect(Object.keys(metrics.by_language)).toHaveLength(15);
     expect(metrics.overall.outcomes).toEqual({

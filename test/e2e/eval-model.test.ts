@@ -10,6 +10,8 @@ import yargs from "yargs";
 import { evalCommand } from "../../pipeline/cli/eval.js";
 import type { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/server.js";
+import { HUMANEVAL_TASKS, taskOfPrompt, writeBenchmarkRepos } from "../eval/model/fixtures.js";
+import { closeSandbox, testSandbox } from "../eval/model/sandbox.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import {
   type LlmServer,
@@ -17,8 +19,6 @@ import {
   type ReceivedRequest,
   startLlmServer,
 } from "../support/llm-server.js";
-import { HUMANEVAL_TASKS, taskOfPrompt, writeBenchmarkRepos } from "./fixtures.js";
-import { closeSandbox, testSandbox } from "./sandbox.js";
 
 const GUIDANCE = "Look again at upper-case letters, at every name you use, and at when your loop ends.";
 

@@ -6,9 +6,9 @@ import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
+import { FILE, REPO, useTinyModelHub } from "../llm/embedded/kit.js";
 import { tempDir } from "../llm/helpers.js";
 import { startLlmServer } from "../support/llm-server.js";
-import { FILE, REPO, useTinyModelHub } from "./kit.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;

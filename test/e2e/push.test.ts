@@ -6,9 +6,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LARGE, SMALL, sha256, writeExportFixture } from "../hub/push-fixtures.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { filesBelow } from "../support/hub-writes.js";
-import { LARGE, SMALL, sha256, writeExportFixture } from "./fixtures.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const TOY_CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;

@@ -7,7 +7,7 @@ import yargs from "yargs";
 import { readSandboxConfig, sandboxCommand } from "../../pipeline/cli/sandbox.js";
 import { UserError } from "../../pipeline/errors.js";
 import { EmbeddedSandbox, type RunCodeResponse } from "../../pipeline/sandbox/index.js";
-import { probeIsolationMode, testConfig } from "./helpers.js";
+import { probeIsolationMode, testConfig } from "../sandbox/helpers.js";
 
 const mode = await probeIsolationMode();
 

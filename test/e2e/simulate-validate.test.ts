@@ -12,9 +12,9 @@ import { createServices } from "../../pipeline/services.js";
 import type { Stage } from "../../pipeline/stage.js";
 import { simulateStage } from "../../stages/simulate.js";
 import { defineValidateStage } from "../../stages/validate.js";
+import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../dialogue-kit/kit.js";
+import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
-import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../simulate/kit.js";
-import { caseOf, partOf, scriptedReply } from "../simulate/script.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 import { collect, tempDir } from "../support/runner-kit.js";
 

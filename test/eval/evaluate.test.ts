@@ -1,5 +1,5 @@
 // The evaluator's own decisions, with a stand-in runner: which name it calls, what it sends, what
-// it records. The real sandbox runs in e2e-babelcode.test.ts.
+// it records. The real sandbox runs in test/e2e/eval-babelcode.test.ts.
 import { describe, expect, it } from "vitest";
 import { evaluatePredictions, type TestIndex } from "../../pipeline/eval/evaluate.js";
 import { generateTests } from "../../pipeline/eval/generate.js";

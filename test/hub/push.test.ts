@@ -10,7 +10,7 @@ import { hubConfigSchema } from "../../pipeline/hub/config.js";
 import { pushDirectory } from "../../pipeline/hub/push.js";
 import { PushError, PushTokenError } from "../../pipeline/hub/push-errors.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
-import { type ExportFixture, LARGE, SMALL, sha256, writeExportFixture } from "./fixtures.js";
+import { type ExportFixture, LARGE, SMALL, sha256, writeExportFixture } from "./push-fixtures.js";
 
 const TOKEN = "hf_push_test_token_7c1e";
 const ENV = { HF_TOKEN: TOKEN };

@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LlmConfig } from "../../pipeline/llm/config.js";
 import { UsageMeter } from "../../pipeline/usage.js";
-import { ask, recordingLogger, tempDir, testConfig, testService } from "../llm/helpers.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
+import { ask, recordingLogger, tempDir, testConfig, testService } from "./helpers.js";
 
 const PRICES = { prices: { "test-model": { prompt: 1, completion: 2 } } };
 

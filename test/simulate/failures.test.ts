@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner, RunCodeResponse } from "../../pipeline/sandbox/types.js";
+import { filterRecord, runnerFor } from "../dialogue-kit/kit.js";
+import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor } from "./kit.js";
-import { caseOf, partOf, scriptedReply } from "./script.js";
 
 const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
 let modelDown = true;

@@ -7,10 +7,10 @@ import { parseDialogue } from "../../pipeline/dialogue.js";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
+import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
+import { caseOf, partOf, REMINDER_MARK } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { collect, tempDir } from "../support/runner-kit.js";
-import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
-import { caseOf, partOf, REMINDER_MARK } from "./script.js";
 
 const world = scriptedWorld();
 const { sandbox } = world;

@@ -1,9 +1,9 @@
 // The `eval.model` section: the benchmark sources reuse decontamination's repos and files, a key
 // left out of a source keeps its default, and the EvalPlus sets are pinned to commits.
 import { describe, expect, it } from "vitest";
-import { evalConfigSchema } from "../../pipeline/eval/config.js";
-import { DEFAULT_BENCHMARK_SOURCES } from "../../pipeline/eval/model/config.js";
-import { DEFAULT_BENCHMARKS } from "../../stages/dedup.js";
+import { evalConfigSchema } from "../../../pipeline/eval/config.js";
+import { DEFAULT_BENCHMARK_SOURCES } from "../../../pipeline/eval/model/config.js";
+import { DEFAULT_BENCHMARKS } from "../../../stages/dedup.js";
 
 describe("eval.model config", () => {
   it("fetches HumanEval and MBPP from the repos and files dedup decontaminates against", () => {

@@ -1,9 +1,9 @@
 // The judge against solutions that try to pass without being right, and against sanitising that
 // would cut code a solution needs. Real embedded sandbox, as judge.test.ts.
 import { afterAll, describe, expect, it } from "vitest";
-import { type BenchmarkTask, parseTaskRow } from "../../pipeline/eval/model/benchmarks.js";
-import { judgeSolution } from "../../pipeline/eval/model/judge.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { type BenchmarkTask, parseTaskRow } from "../../../pipeline/eval/model/benchmarks.js";
+import { judgeSolution } from "../../../pipeline/eval/model/judge.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../../sandbox/helpers.js";
 import { closeSandbox, testSandbox } from "./sandbox.js";
 
 const sandbox = testSandbox();

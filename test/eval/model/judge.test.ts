@@ -3,11 +3,11 @@
 // time-out), plus the bad inputs that must end as outcomes: a syntax error, a flood of output, a
 // program that leaves before its tests report.
 import { afterAll, describe, expect, it } from "vitest";
-import type { BenchmarkTask } from "../../pipeline/eval/model/benchmarks.js";
-import { parseTaskRow } from "../../pipeline/eval/model/benchmarks.js";
-import { completeSolution, judgeSolution } from "../../pipeline/eval/model/judge.js";
-import { executionFeedback } from "../../pipeline/execution/index.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import type { BenchmarkTask } from "../../../pipeline/eval/model/benchmarks.js";
+import { parseTaskRow } from "../../../pipeline/eval/model/benchmarks.js";
+import { completeSolution, judgeSolution } from "../../../pipeline/eval/model/judge.js";
+import { executionFeedback } from "../../../pipeline/execution/index.js";
+import { QUEUED_TEST_TIMEOUT_MS } from "../../sandbox/helpers.js";
 import { closeSandbox, testSandbox } from "./sandbox.js";
 
 const sandbox = testSandbox();

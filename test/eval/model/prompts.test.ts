@@ -10,12 +10,15 @@ import {
   PROMPT_NAMES,
   SEED_FENCE,
   taskPrompt,
-} from "../../pipeline/eval/model/prompts.js";
-import { loadPrompt } from "../../pipeline/llm/prompts.js";
+} from "../../../pipeline/eval/model/prompts.js";
+import { loadPrompt } from "../../../pipeline/llm/prompts.js";
 
 const seed = (() => {
   try {
-    return readFileSync(new URL("../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url), "utf8");
+    return readFileSync(
+      new URL("../../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url),
+      "utf8",
+    );
   } catch {
     return undefined;
   }

@@ -2,8 +2,8 @@
 // (about 1 close in 20 here: a sandbox built ahead for the next request is killed and never reported
 // settled; reported to the sandbox's owners), so the clean-up waits a bounded time instead of
 // failing the file on a hook time-out. Nothing a test asserts depends on the close.
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { testConfig } from "../sandbox/helpers.js";
+import { EmbeddedSandbox } from "../../../pipeline/sandbox/index.js";
+import { testConfig } from "../../sandbox/helpers.js";
 
 export function testSandbox(): EmbeddedSandbox {
   return new EmbeddedSandbox(testConfig());

@@ -3,14 +3,14 @@
 // offline), and LLM configs whose scorer runs it.
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { HubClient } from "../../pipeline/hub/client.js";
-import { hubConfigSchema } from "../../pipeline/hub/config.js";
-import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
-import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
-import type { Logger } from "../../pipeline/log.js";
-import { recordingLogger, tempDir } from "../llm/helpers.js";
-import { startTestHub, type TestHub } from "../support/hub-server.js";
-import { writeLlamaGguf } from "../support/tiny-gguf.js";
+import { HubClient } from "../../../pipeline/hub/client.js";
+import { hubConfigSchema } from "../../../pipeline/hub/config.js";
+import { type LlmConfig, llmConfigSchema } from "../../../pipeline/llm/config.js";
+import { createLlmService, type LlmService } from "../../../pipeline/llm/index.js";
+import type { Logger } from "../../../pipeline/log.js";
+import { startTestHub, type TestHub } from "../../support/hub-server.js";
+import { writeLlamaGguf } from "../../support/tiny-gguf.js";
+import { recordingLogger, tempDir } from "../helpers.js";
 
 export const REPO = "test-org/tiny-llama-GGUF";
 export const FILE = "tiny-llama-f32.gguf";

@@ -1,8 +1,8 @@
 // Structured answers on an OpenAI-compatible role: a JSON schema is sent as `response_format` and is
 // part of the cache key; a GBNF grammar has no standard field, so it is neither sent nor in the key.
 import { describe, expect, it } from "vitest";
-import { UsageMeter } from "../../pipeline/usage.js";
-import { ask, serverPerTest, testConfig, testService } from "../llm/helpers.js";
+import { UsageMeter } from "../../../pipeline/usage.js";
+import { ask, serverPerTest, testConfig, testService } from "../helpers.js";
 
 const t = serverPerTest({ keepRequests: true }, "cf-structured-");
 

@@ -3,18 +3,18 @@
 // schemas, with the response cache, usage, estimates, interruption and failures of the HTTP roles.
 import { statSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { UserError } from "../../pipeline/errors.js";
-import { llmConfigSchema } from "../../pipeline/llm/config.js";
+import type { UserError } from "../../../pipeline/errors.js";
+import { llmConfigSchema } from "../../../pipeline/llm/config.js";
 import {
   chooseProvider,
   LlmAbortedError,
   LlmRequestError,
   ModelUnavailableError,
-} from "../../pipeline/llm/index.js";
-import { UsageMeter } from "../../pipeline/usage.js";
-import { SCORE_OPTIONS } from "../../stages/filter/complexity.js";
-import { parseComplexityScore } from "../../stages/filter/score-parser.js";
-import { ask, recordingLogger, tempDir } from "../llm/helpers.js";
+} from "../../../pipeline/llm/index.js";
+import { UsageMeter } from "../../../pipeline/usage.js";
+import { SCORE_OPTIONS } from "../../../stages/filter/complexity.js";
+import { parseComplexityScore } from "../../../stages/filter/score-parser.js";
+import { ask, recordingLogger, tempDir } from "../helpers.js";
 import { embeddedConfig, embeddedService, FILE, fileTransfers, REPO, useTinyModelHub } from "./kit.js";
 
 const model = useTinyModelHub();

@@ -1,0 +1,47 @@
+// What simulate and correct share to read a model's answer and choose their records: the code of an
+// answer, the seeded sample.
+import { describe, expect, it } from "vitest";
+import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
+import { selectRecords } from "../../stages/dialogue-kit/sample.js";
+import { collect } from "../support/runner-kit.js";
+
+describe("the code of an answer", () => {
+  it("runs every Python block in order as one cell, and the main block elsewhere", () => {
+    const py =
+      "Define:\n```python\ndef f():\n    return 1\n```\nUse:\n```python\nprint(f())\n```\nOutput:\n```\n1\n```";
+    expect(codeOfAnswer(py, "python")).toEqual({
+      lang: "python",
+      code: "def f():\n    return 1\n\nprint(f())",
+    });
+    const js =
+      "```javascript\nconsole.log(1);\nconsole.log(2);\n```\nor\n```javascript\nconsole.log(3);\n```";
+    expect(codeOfAnswer(js, "javascript")).toEqual({
+      lang: "javascript",
+      code: "console.log(1);\nconsole.log(2);",
+    });
+    expect(codeOfAnswer("No code here, only words.", "python")).toBeUndefined();
+    expect(codeOfAnswer("```html\n<p>hi</p>\n```", "html")).toBeUndefined();
+  });
+});
+
+describe("the seeded sample", () => {
+  const records = Array.from({ length: 40 }, (_, i) => ({
+    id: `r:${i}`,
+    lang: i % 4 === 0 ? "html" : i % 2 ? "python" : "cpp",
+  }));
+  const read = async function* () {
+    yield* records;
+  };
+  it("takes runnable languages, a seeded count, in upstream order, the same on every call", async () => {
+    const all = await collect(selectRecords(read, { languages: "runnable", seed: 1 }));
+    expect(all).toHaveLength(30);
+    const some = await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 1 }));
+    expect(some).toHaveLength(5);
+    expect(some.every((r) => r.lang === "python")).toBe(true);
+    const ids = some.map((r) => Number(r.id.slice(2)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 1 }))).toEqual(some);
+    const other = await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 2 }));
+    expect(other).not.toEqual(some);
+  });
+});
