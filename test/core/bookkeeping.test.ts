@@ -109,11 +109,14 @@ describe("stage bookkeeping", () => {
   it("counts a failed record only once it succeeds, so a resumed run counts what one run does", async () => {
     const runner = makeRunner(STAGES, { dir: tempDir(), yaml: YAML });
     failOver = 24;
+    const closed = ParityRun.closed;
     try {
       await expect(runner.run(["parity"])).rejects.toThrow(/15 records failed/);
     } finally {
       failOver = -1;
     }
+    // a run that ends in failure still closes its state
+    expect(ParityRun.closed - closed).toBe(1);
     expect(runner.store("parity").manifest()!.state).toBe("partial");
     await runner.run(["parity"]);
     const manifest = runner.store("parity").manifest()!;
