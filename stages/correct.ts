@@ -31,7 +31,7 @@ import type { Program } from "./dialogue-kit/executor.js";
 import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
 import { selectedLanguage } from "./dialogue-kit/sample.js";
-import { dialogueServices } from "./dialogue-kit/services.js";
+import type { DialogueServices } from "./dialogue-kit/services.js";
 import { dialogueStage } from "./dialogue-kit/stage.js";
 
 type CorrectContext = StageContext<CorrectConfig>;
@@ -47,10 +47,10 @@ const summary = (run: JournaledRun) => ({
 export async function correctCode(
   record: PipelineRecord & { query: string },
   ctx: CorrectContext,
+  services: DialogueServices,
 ): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
-  const services = dialogueServices(ctx);
   const strong = services.llm(config.role);
   const signal = ctx.signal;
   const interrupted = () => new LlmAbortedError(config.role);

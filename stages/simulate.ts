@@ -18,7 +18,7 @@ import { roleFingerprint } from "../pipeline/llm/provider.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import type { StageContext } from "../pipeline/stage.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
-import { dialogueServices } from "./dialogue-kit/services.js";
+import type { DialogueServices } from "./dialogue-kit/services.js";
 import { dialogueStage } from "./dialogue-kit/stage.js";
 import { type SimulateConfig, simulateConfigSchema } from "./simulate/config.js";
 import { type SimulatedFeedback, simulateHumanFeedback } from "./simulate/feedback.js";
@@ -31,10 +31,10 @@ type SimulateContext = StageContext<SimulateConfig>;
 export async function simulateInteraction(
   record: PipelineRecord & { query: string },
   ctx: SimulateContext,
+  services: DialogueServices,
 ): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
-  const services = dialogueServices(ctx);
   const hint = typeof record.lang === "string" ? record.lang : undefined;
   const dialogue = new Interaction(
     [

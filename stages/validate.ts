@@ -13,7 +13,6 @@ import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { executeBlock } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defaultWorkers } from "../pipeline/sandbox/index.js";
-import type { Services } from "../pipeline/services.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
 import { type BlockRun, checkGates } from "./validate/gates.js";
@@ -22,32 +21,35 @@ import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.
 
 type ValidateContext = StageContext<ValidateConfig>;
 
-// One sandbox gate per run, shared by every dialogue in flight: the dialogues' concurrency decides how
-// many sessions are open, this one how many programs run at once.
-const gates = new WeakMap<Services, LimitFunction>();
-
-function sandboxGate(ctx: ValidateContext): LimitFunction {
-  let gate = gates.get(ctx.services);
-  if (!gate) {
-    gate = pLimit(ctx.config.sandbox_concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers());
-    gates.set(ctx.services, gate);
-    // every run in flight listens on the run's signal; many at once are expected, not a leak
-    setMaxListeners(
-      Math.max(getMaxListeners(ctx.signal), ctx.config.concurrency + gate.concurrency + 10),
-      ctx.signal,
-    );
-  }
-  return gate;
+/**
+ * What one run of validate shares: one sandbox gate for every dialogue in flight (the dialogues'
+ * concurrency decides how many sessions are open, the gate how many programs run at once).
+ */
+export interface ValidateRun {
+  gate: LimitFunction;
 }
 
-function programRunner(ctx: ValidateContext): RunProgram {
-  const gate = sandboxGate(ctx);
+export function openValidate(ctx: ValidateContext): ValidateRun {
+  const gate = pLimit(ctx.config.sandbox_concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers());
+  // every run in flight listens on the run's signal; many at once are expected, not a leak
+  setMaxListeners(
+    Math.max(getMaxListeners(ctx.signal), ctx.config.concurrency + gate.concurrency + 10),
+    ctx.signal,
+  );
+  return { gate };
+}
+
+function programRunner(ctx: ValidateContext, { gate }: ValidateRun): RunProgram {
   const runner = ctx.services.sandbox();
   return (code: string, language: LanguageName, previous: readonly string[]) =>
     executeBlock(runner, code, language, ctx.config, { previous, gate, signal: ctx.signal });
 }
 
-export async function validateRecord(record: PipelineRecord, ctx: ValidateContext): Promise<RecordOutcome> {
+export async function validateRecord(
+  record: PipelineRecord,
+  ctx: ValidateContext,
+  run: ValidateRun,
+): Promise<RecordOutcome> {
   const parsed = parseDialogue(record);
   if (!parsed.ok) {
     return { rejects: [{ id: record.id, reason: "malformed-dialogue", detail: parsed.error, record }] };
@@ -56,7 +58,7 @@ export async function validateRecord(record: PipelineRecord, ctx: ValidateContex
   let validation: Awaited<ReturnType<typeof validateDialogue>>;
   const runs: BlockRun[] = [];
   try {
-    validation = await validateDialogue(dialogue, programRunner(ctx), (block, result) =>
+    validation = await validateDialogue(dialogue, programRunner(ctx, run), (block, result) =>
       runs.push({ block, stdout: result.stdout }),
     );
   } catch (error) {
@@ -111,7 +113,7 @@ function describeOutcome(v: { outcome: string; error?: string; reason?: string }
 
 /** Validate over the given dialogue stages (stages/index.ts passes those that declare `methods`). */
 export function defineValidateStage(upstream: readonly string[]): RecordStage<ValidateConfig> {
-  return defineStage<ValidateConfig>({
+  return defineStage<ValidateConfig, ValidateRun>({
     name: "validate",
     description:
       "runs every assistant code block of every dialogue in the sandbox; drops dialogues whose final code fails",
@@ -128,6 +130,7 @@ export function defineValidateStage(upstream: readonly string[]): RecordStage<Va
       for (const stage of upstream) total += ctx.countOf(stage) ?? 0;
       return total;
     },
+    open: openValidate,
     process: validateRecord,
     async summarize(ctx) {
       const summary = await summarizeValidation(ctx.read(ctx.name), ctx.read(ctx.name, { rejects: true }));

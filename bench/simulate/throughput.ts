@@ -18,6 +18,7 @@ import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import { defaultWorkers, EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
+import { openDialogueServices } from "../../stages/dialogue-kit/services.js";
 import { type SimulateConfig, simulateConfigSchema } from "../../stages/simulate/config.js";
 import { simulateInteraction } from "../../stages/simulate.js";
 
@@ -137,10 +138,11 @@ async function main() {
     const input = queries(QUERIES);
     const outcomes: RecordOutcome[] = [];
     let next = 0;
+    const services = openDialogueServices(ctx);
     const started = performance.now();
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
-        while (next < input.length) outcomes.push(await simulateInteraction(input[next++]!, ctx));
+        while (next < input.length) outcomes.push(await simulateInteraction(input[next++]!, ctx, services));
       }),
     );
     const seconds = (performance.now() - started) / 1000;

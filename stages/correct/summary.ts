@@ -2,11 +2,15 @@
 // mistake): dialogues and turns by way of DialogueTally, the mix of mistakes actually observed, how
 // many were logical errors caught by a check, and why the other records were dropped.
 import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
-import type { StageContext } from "../../pipeline/stage.js";
+import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import type { CorrectConfig } from "./config.js";
 import { PAPER_ERROR_TYPES } from "./error-type.js";
 
-export async function summarizeCorrect(ctx: StageContext<CorrectConfig>): Promise<Record<string, unknown>> {
+export async function summarizeCorrect(
+  ctx: StageContext<CorrectConfig>,
+  _services: unknown,
+  { rejectReasons }: StageTally,
+): Promise<Record<string, unknown>> {
   const tally = new DialogueTally();
   const errorTypes: Record<string, number> = Object.fromEntries(
     [...PAPER_ERROR_TYPES, "other"].map((t) => [t, 0]),
@@ -20,11 +24,8 @@ export async function summarizeCorrect(ctx: StageContext<CorrectConfig>): Promis
     errorTypes[type] = (errorTypes[type] ?? 0) + 1;
     if (parsed.dialogue.meta.checked === true) checked++;
   }
-  const rejects: Record<string, number> = {};
-  for await (const reject of ctx.read(ctx.name, { rejects: true })) {
-    const reason = String(reject.reason);
-    rejects[reason] = (rejects[reason] ?? 0) + 1;
-  }
+  // the runner counted them as they were committed
+  const rejects = { ...rejectReasons };
   for (const line of tally.describe()) ctx.log.info(line);
   ctx.log.info(
     `mistakes observed: ${Object.entries(errorTypes)

@@ -1,55 +1,56 @@
 // What one run of a dialogue stage shares across its records: one LLM client per role, one sandbox
-// gate, one execution journal. Keyed by the run's usage meter, which the runner makes once per stage
-// run, so two stages run by one command never share a gate or a client's usage.
+// gate, one execution journal. The stage's `open` makes it once per run (dialogueStage()), so two
+// stages run by one command never share a gate or a client's usage.
 import path from "node:path";
 import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
 import type { LlmClient } from "../../pipeline/llm/types.js";
 import { defaultWorkers } from "../../pipeline/sandbox/index.js";
 import type { StageContext } from "../../pipeline/stage.js";
-import type { UsageMeter } from "../../pipeline/usage.js";
 import type { ExecutionConfig } from "./config.js";
 import { Executor } from "./executor.js";
 import { ExecutionJournal } from "./journal.js";
 
 export interface DialogueServices {
   llm(role: string): LlmClient;
-  executor: Executor;
-  journal: ExecutionJournal;
+  readonly executor: Executor;
+  readonly journal: ExecutionJournal;
 }
-
-const perRun = new WeakMap<UsageMeter, DialogueServices>();
 
 /** Programs at once: the stage's setting, else the sandbox's workers, else the number of cores. */
 export function sandboxConcurrency(ctx: StageContext<unknown>, execution: ExecutionConfig): number {
   return execution.concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers();
 }
 
-export function dialogueServices<
+export function openDialogueServices<
   C extends { execution: ExecutionConfig; feedback_template: FeedbackTemplate },
 >(ctx: StageContext<C>): DialogueServices {
-  let services = perRun.get(ctx.usage);
-  if (!services) {
-    const clients = new Map<string, LlmClient>();
-    const { execution, feedback_template } = ctx.config;
-    services = {
-      llm(role) {
-        let client = clients.get(role);
-        if (!client) {
-          client = ctx.services.llm(role, ctx.usage);
-          clients.set(role, client);
-        }
-        return client;
-      },
-      executor: new Executor(
+  const clients = new Map<string, LlmClient>();
+  const { execution, feedback_template } = ctx.config;
+  // made at the first record that needs them, so a run with no records sets up no sandbox
+  let executor: Executor | undefined;
+  let journal: ExecutionJournal | undefined;
+  return {
+    llm(role) {
+      let client = clients.get(role);
+      if (!client) {
+        client = ctx.services.llm(role, ctx.usage);
+        clients.set(role, client);
+      }
+      return client;
+    },
+    get executor() {
+      executor ??= new Executor(
         ctx.services.sandbox(),
         sandboxConcurrency(ctx as StageContext<unknown>, execution),
         execution,
         feedback_template,
         ctx.signal,
-      ),
-      journal: new ExecutionJournal(path.join(ctx.workDir, "executions")),
-    };
-    perRun.set(ctx.usage, services);
-  }
-  return services;
+      );
+      return executor;
+    },
+    get journal() {
+      journal ??= new ExecutionJournal(path.join(ctx.workDir, "executions"));
+      return journal;
+    },
+  };
 }

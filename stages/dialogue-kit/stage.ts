@@ -13,7 +13,7 @@ import { defineStage, type RecordStage, type Stage, type StageContext } from "..
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
 import { countSelected, type Selection, selectRecords } from "./sample.js";
-import { sandboxConcurrency } from "./services.js";
+import { type DialogueServices, openDialogueServices, sandboxConcurrency } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
 export interface DialogueStageConfig extends Selection {
@@ -33,7 +33,11 @@ export interface DialogueStageSpec<C extends DialogueStageConfig> {
   leadRole(config: C): string;
   fingerprint: NonNullable<Stage<C>["fingerprint"]>;
   /** one record to its dialogue or its reject; called only for a record with a query */
-  process(record: PipelineRecord & { query: string }, ctx: StageContext<C>): Promise<RecordOutcome>;
+  process(
+    record: PipelineRecord & { query: string },
+    ctx: StageContext<C>,
+    services: DialogueServices,
+  ): Promise<RecordOutcome>;
   /**
    * The dry run's requests per dialogue (estimate.ts); the first is `firstRole` asked the query under
    * the `systemPrompt` (a name in prompts/).
@@ -49,7 +53,7 @@ export interface DialogueStageSpec<C extends DialogueStageConfig> {
 /** The stage definition of a dialogue method reading the filter's records. */
 export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStageSpec<C>): RecordStage<C> {
   const selected = (ctx: StageContext<C>) => selectRecords(() => ctx.read("filter"), ctx.config);
-  return defineStage<C>({
+  return defineStage<C, DialogueServices>({
     kind: "record",
     name: spec.name,
     description: spec.description,
@@ -64,14 +68,16 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +
         sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
-    process: async (record, ctx) => {
+    // the clients, sandbox gate and journal the records of one run share
+    open: (ctx) => openDialogueServices(ctx),
+    process: async (record, ctx, services) => {
       const query = record.query;
       if (typeof query !== "string" || query.trim() === "") {
         return {
           rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
         };
       }
-      return spec.process(record as PipelineRecord & { query: string }, ctx);
+      return spec.process(record as PipelineRecord & { query: string }, ctx, services);
     },
     estimate: (ctx) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);

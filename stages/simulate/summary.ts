@@ -3,7 +3,7 @@
 // many with code that never ran because the cap held; how the
 // executions went; which feedback categories the reviewer chose; why records were rejected.
 import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
-import type { StageContext } from "../../pipeline/stage.js";
+import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import { FEEDBACK_CATEGORIES } from "./categories.js";
 import type { SimulateConfig } from "./config.js";
 import type { ExecutionEntry } from "./interaction.js";
@@ -12,7 +12,11 @@ const count = (map: Record<string, number>, key: string) => {
   map[key] = (map[key] ?? 0) + 1;
 };
 
-export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Promise<Record<string, unknown>> {
+export async function summarizeSimulate(
+  ctx: StageContext<SimulateConfig>,
+  _services: unknown,
+  { rejectReasons }: StageTally,
+): Promise<Record<string, unknown>> {
   const tally = new DialogueTally();
   let dialogues = 0;
   let passing = 0;
@@ -36,8 +40,8 @@ export async function summarizeSimulate(ctx: StageContext<SimulateConfig>): Prom
     for (const e of (d.meta.executions as ExecutionEntry[] | undefined) ?? []) count(statuses, e.status);
     count(iterations, String(d.meta.iterations ?? 0));
   }
-  const rejects: Record<string, number> = {};
-  for await (const reject of ctx.read(ctx.name, { rejects: true })) count(rejects, String(reject.reason));
+  // the runner counted them as they were committed
+  const rejects = { ...rejectReasons };
   const result = {
     ...tally.result(),
     passing,
