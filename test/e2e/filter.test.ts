@@ -1,11 +1,11 @@
 // `pnpm pipeline run filter` end to end, in a child process, on the bundled samples and against the
 // test LLM server: what is kept and printed, what `status` and `cat` show, what a rerun sends, and
-// that the key is never written anywhere. Resuming after faults and kill -9: e2e-resume.test.ts.
+// that the key is never written anywhere. Resuming after faults and kill -9: filter-resume.test.ts.
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { fileCount, filesContaining, tempDir } from "../llm/helpers.js";
-import { CONCURRENCY, cli, outcomeOf, PRICE, SECRET, useReferenceRun } from "./e2e-kit.js";
+import { CONCURRENCY, cli, outcomeOf, PRICE, SECRET, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-filter-e2e-");
 

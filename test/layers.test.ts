@@ -4,7 +4,7 @@
 // the runner or the CLI; no stage imports the runner or the CLI; the runner does not import the CLI;
 // and no file reaches itself through its imports. Files over ~400 lines are listed, as a warning only.
 import { describe, expect, it } from "vitest";
-import { backArrows, type ImportGraph, importCycles, readGraph } from "../support/import-graph.js";
+import { backArrows, type ImportGraph, importCycles, readGraph } from "./support/import-graph.js";
 
 const LONG_FILE = 400;
 

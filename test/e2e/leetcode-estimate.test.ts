@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SAMPLE_ROOT } from "../ingest/sample-parquet.js";
+import { SAMPLE_ROOT } from "../sources/sample-parquet.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { cli, stored } from "./cli.js";
+import { cli, stored } from "./leetcode-cli.js";
 
 let server: LlmServer;
 let root: string;

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import { SAMPLE_TABLES } from "../ingest/sample-parquet.js";
+import { SAMPLE_TABLES } from "../sources/sample-parquet.js";
 
 type Row = Record<string, string | null>;
 

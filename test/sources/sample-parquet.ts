@@ -1,7 +1,7 @@
 // Builds the bundled Parquet samples (TACO and the benchmark sets) from their hand-written sources in
 // data/sample/.src/*.jsonl, in the column layout of the real hub files. Run after editing a source:
-//   pnpm exec tsx test/ingest/sample-parquet.ts
-// test/ingest/samples.test.ts checks that the committed Parquet files still match their sources.
+//   pnpm exec tsx test/sources/sample-parquet.ts
+// test/sources/samples.test.ts checks that the committed Parquet files still match their sources.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -9,7 +9,7 @@ import { extractCodeBlocks } from "../../pipeline/code/extract.js";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { type LlmServer, lastUserMessage, startLlmServer } from "../support/llm-server.js";
-import { cli, manifestStats, stored } from "./cli.js";
+import { cli, manifestStats, stored } from "./leetcode-cli.js";
 import {
   PAIRS_BRUTE,
   PAIRS_CPP_WRONG,
@@ -24,7 +24,7 @@ import {
   VOWELS,
   VOWELS_WRONG,
   writeTacoFixture,
-} from "./fixture.js";
+} from "./leetcode-fixture.js";
 
 const isTranslation = (text: string, language: string) =>
   text.startsWith("Translate the following Python solution") && text.includes(`into ${language}.`);

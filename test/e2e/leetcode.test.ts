@@ -8,9 +8,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
-import { SAMPLE_ROOT } from "../ingest/sample-parquet.js";
+import { SAMPLE_ROOT } from "../sources/sample-parquet.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { cli, manifestStats } from "./cli.js";
+import { cli, manifestStats } from "./leetcode-cli.js";
 
 let server: LlmServer;
 let root: string;

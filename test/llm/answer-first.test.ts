@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { UsageMeter } from "../../pipeline/usage.js";
-import { ask, serverPerTest, testConfig, testService } from "../llm/helpers.js";
+import { ask, serverPerTest, testConfig, testService } from "./helpers.js";
 
 // answers arrive out of order and several at once
 const t = serverPerTest({ latencyMs: (r) => (r.n % 7) * 5 });

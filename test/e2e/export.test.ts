@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { StageStore } from "../../pipeline/store/index.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
-import { cli, SECRET } from "../filter/e2e-kit.js";
 import { tempDir } from "../llm/helpers.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { cli, SECRET } from "./kit.js";
 
 const RELEASE = [
   "README.md",

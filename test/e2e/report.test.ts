@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { pageSize, viewInBrowser } from "../../pipeline/report/browser.js";
-import { FULL_RUN, writeManifests } from "./fixtures.js";
+import { FULL_RUN, writeManifests } from "../report/fixtures.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;

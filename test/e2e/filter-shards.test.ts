@@ -5,8 +5,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
-import { CONCURRENCY, cli, useReferenceRun } from "../filter/e2e-kit.js";
 import { tempDir } from "../llm/helpers.js";
+import { CONCURRENCY, cli, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-shard-filter-ref-");
 
@@ -111,5 +111,7 @@ async function funnelOf(dir: string): Promise<string> {
   const html = readFileSync(join(dir, "export", "report.html"), "utf8");
   const start = html.indexOf("Complexity filtering");
   const missing = html.indexOf('data-missing="funnel"');
-  return start >= 0 ? html.slice(start, html.indexOf("</section>", start)) : html.slice(missing, missing + 80);
+  return start >= 0
+    ? html.slice(start, html.indexOf("</section>", start))
+    : html.slice(missing, missing + 80);
 }

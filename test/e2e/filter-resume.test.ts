@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
 import { filesContaining, tempDir } from "../llm/helpers.js";
 import { faultRate } from "../support/llm-server.js";
-import { CONCURRENCY, cli, isRound2, outcomeOf, SECRET, useReferenceRun } from "./e2e-kit.js";
+import { CONCURRENCY, cli, isRound2, outcomeOf, SECRET, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-filter-e2e-resume-");
 

@@ -5,10 +5,10 @@
 // flight, with the rerun's dialogues identical to an uninterrupted run's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
-import { cli, SECRET } from "../filter/e2e-kit.js";
 import { tempDir } from "../llm/helpers.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { cli, SECRET } from "./kit.js";
 
 let llm: LlmServer;
 const dirs: { path: string; remove(): void }[] = [];

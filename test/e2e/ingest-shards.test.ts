@@ -2,8 +2,8 @@
 // whose "first copy in source order wins" depends on the order it reads, keeps exactly what it keeps
 // after a one-process run.
 import { describe, expect, it } from "vitest";
-import { cli } from "../filter/e2e-kit.js";
 import { tempDir } from "../llm/helpers.js";
+import { cli } from "./kit.js";
 
 async function statusOf(dir: string, stage: string) {
   const status = await cli(dir, ["status", "--json"], {});
