@@ -1,0 +1,25 @@
+// `run --dry-run` for a stage that sends LLM requests: its own estimate of requests and tokens, priced
+// from the configured endpoints, logged and reported instead of a run.
+import type { Stage } from "../stage.js";
+import { UsageMeter } from "../usage.js";
+import { stageContext } from "./context.js";
+import { costText, watchPrices } from "./estimate-cost.js";
+import type { ShardSpec } from "./shard.js";
+import type { RunnerCore, StageReport } from "./types.js";
+
+export async function estimateStage(
+  r: RunnerCore,
+  stage: Stage<unknown>,
+  signal: AbortSignal,
+  shard?: ShardSpec,
+): Promise<StageReport> {
+  const prices = watchPrices(r.options.services);
+  const ctx = { ...stageContext(r, stage, signal, new UsageMeter(), shard), services: prices.services };
+  const estimate = await stage.estimate!(ctx);
+  const cost = costText(estimate, prices.unpriced);
+  r.log.info(
+    `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
+      `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,
+  );
+  return { stage: stage.name, action: "estimated", estimate };
+}
