@@ -1,126 +1,24 @@
 // The languages the sandbox runs: SandboxFusion's language ids, how each one is compiled (where it is)
 // and run, and which Debian toolchain it needs. Every command is an absolute path under /usr so the
 // sandbox never depends on a PATH lookup, and never sees toolchains installed under /root or /usr/local.
+// The spec's shape is in language-spec.ts, the parts entries share in language-shared.ts.
+import {
+  GO_TOOLCHAIN,
+  JUNIT_CLASSPATH,
+  JUNIT_CONSOLE,
+  JUNIT4,
+  JVM_FLAGS,
+  javac,
+  javaEntryClass,
+  javaMainClass,
+  jvmAddressSpace,
+  PYTHON_ENV,
+  scalaEntryObject,
+  unlimitedAddressSpace,
+} from "./language-shared.js";
+import type { LanguageSpec } from "./language-spec.js";
 
-/** Everything a compile or run command needs to know about one request. */
-export interface LanguageContext {
-  /** the source file name inside the work dir, e.g. `main.py` or `Main.java` */
-  source: string;
-  /** the request's code, for languages whose entry point is named inside it */
-  code: string;
-  /** the per-run memory limit in MiB (used by runtimes that size their own heap) */
-  memoryMb: number;
-  /** where the node binary lives (the one running the pipeline) */
-  nodePath: string;
-  /** where esbuild's native binary is visible inside the sandbox, when it was found */
-  esbuildPath: string | null;
-}
-
-export interface LanguageSpec {
-  /** SandboxFusion's language id */
-  id: string;
-  /** other spellings requests may use (lowercase) */
-  aliases: readonly string[];
-  name: string;
-  /** file the code is written to; may depend on the code (Java's public class) */
-  sourceFile(code: string): string;
-  compile?(ctx: LanguageContext): string[];
-  run(ctx: LanguageContext): string[];
-  /** executables (and jars) that must exist on the host; the first one is the language's main toolchain */
-  requires(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): (string | null)[];
-  /** prints the toolchain version (first non-empty line of stdout or stderr is kept) */
-  version(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): string[];
-  /**
-   * Runtimes that reserve far more address space than they use (JVM, Go, V8, Mono) cannot live
-   * under RLIMIT_AS; they get a larger address-space limit and bound their heap with a flag instead.
-   */
-  addressSpaceMb?(memoryMb: number): number | null;
-  /** extra environment on top of the sandbox's own (PATH, HOME, LANG, TMPDIR) */
-  env?: Readonly<Record<string, string>>;
-  /** how long compile steps of this language typically need, to scale the compile-time memory */
-  compileMemoryMb?: number;
-  /** Debian packages providing the toolchain, for advice when it is missing */
-  debianPackages: readonly string[];
-}
-
-// Serial GC and C1 only: short programs on few cores start faster; deep recursion is common in answers.
-const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss16m"];
-
-function javaMainClass(code: string): string {
-  // javac insists a public class lives in a file of its name; fall back to Main.
-  const publicClass =
-    /\bpublic\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/.exec(code);
-  return publicClass?.[1] ?? "Main";
-}
-
-function javaEntryClass(code: string, fallback: string): string {
-  // The class declaring `static void main` is the one to launch; it may not be the public one.
-  const classes = [...code.matchAll(/\b(?:class|enum|record|interface)\s+([A-Za-z_$][\w$]*)/g)];
-  const mainAt = code.search(/\bstatic\s+(?:public\s+)?void\s+main\s*\(/);
-  if (mainAt < 0) return fallback;
-  let entry = fallback;
-  for (const match of classes) if ((match.index ?? 0) < mainAt) entry = match[1]!;
-  return entry;
-}
-
-function scalaEntryObject(code: string): string {
-  const withMain = /\bobject\s+([A-Za-z_$][\w$]*)\s+extends\s+App\b/.exec(code);
-  if (withMain) return withMain[1]!;
-  const objects = [...code.matchAll(/\bobject\s+([A-Za-z_$][\w$]*)/g)];
-  const mainAt = code.search(/\bdef\s+main\s*\(/);
-  let entry = objects[0]?.[1] ?? "Main";
-  for (const match of objects) if (mainAt >= 0 && (match.index ?? 0) < mainAt) entry = match[1]!;
-  return entry;
-}
-
-/** Big reservations (code cache, class space, GC tables) sit outside the heap the flag bounds. */
-const jvmAddressSpace = (memoryMb: number) => memoryMb + 4096;
-const unlimitedAddressSpace = () => null;
-
-// OpenBLAS sizes its thread pool to the host; one thread keeps the process limit meaningful.
-const PYTHON_ENV = {
-  OPENBLAS_NUM_THREADS: "1",
-  OMP_NUM_THREADS: "1",
-  MPLBACKEND: "Agg",
-  PYTHONDONTWRITEBYTECODE: "1",
-};
-
-/** What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none). */
-const GO_TOOLCHAIN = {
-  requires: () => ["/usr/bin/go"],
-  version: () => ["/usr/bin/go", "version"],
-  addressSpaceMb: unlimitedAddressSpace,
-  env: {
-    GOCACHE: "/tmp/go-cache",
-    GOPATH: "/tmp/go",
-    GOFLAGS: "-mod=mod",
-    GOPROXY: "off",
-    GO111MODULE: "auto",
-  },
-  compileMemoryMb: 2048,
-  debianPackages: ["golang-go"],
-} satisfies Partial<LanguageSpec>;
-
-/** javac for `java` and `junit`: classes into the work dir, with the JVM flags of the run. */
-function javac(source: string, classPath?: string): string[] {
-  const cp = classPath ? ["-cp", classPath] : [];
-  return [
-    "/usr/bin/javac",
-    ...JVM_FLAGS.map((f) => `-J${f}`),
-    "-encoding",
-    "UTF-8",
-    ...cp,
-    "-d",
-    ".",
-    source,
-  ];
-}
-
-// Debian's JUnit 5: the console launcher (with the Jupiter API and engine inside; its manifest adds
-// the vintage engine), and JUnit 4 for tests written against it.
-const JUNIT_CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar";
-const JUNIT4 = "/usr/share/java/junit4.jar";
-const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}`;
+export type { LanguageContext, LanguageSpec } from "./language-spec.js";
 
 export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {

@@ -1,0 +1,83 @@
+// The parts several entries of the language table (languages.ts) share: the JVM's flags, javac and
+// JUnit's jars, how the class or object to launch is found in the code, the Go toolchain, Python's
+// environment, and the address-space limits of runtimes that reserve more than they use.
+import type { LanguageSpec } from "./language-spec.js";
+
+// Serial GC and C1 only: short programs on few cores start faster; deep recursion is common in answers.
+export const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss16m"];
+
+export function javaMainClass(code: string): string {
+  // javac insists a public class lives in a file of its name; fall back to Main.
+  const publicClass =
+    /\bpublic\s+(?:final\s+|abstract\s+)*(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/.exec(code);
+  return publicClass?.[1] ?? "Main";
+}
+
+export function javaEntryClass(code: string, fallback: string): string {
+  // The class declaring `static void main` is the one to launch; it may not be the public one.
+  const classes = [...code.matchAll(/\b(?:class|enum|record|interface)\s+([A-Za-z_$][\w$]*)/g)];
+  const mainAt = code.search(/\bstatic\s+(?:public\s+)?void\s+main\s*\(/);
+  if (mainAt < 0) return fallback;
+  let entry = fallback;
+  for (const match of classes) if ((match.index ?? 0) < mainAt) entry = match[1]!;
+  return entry;
+}
+
+export function scalaEntryObject(code: string): string {
+  const withMain = /\bobject\s+([A-Za-z_$][\w$]*)\s+extends\s+App\b/.exec(code);
+  if (withMain) return withMain[1]!;
+  const objects = [...code.matchAll(/\bobject\s+([A-Za-z_$][\w$]*)/g)];
+  const mainAt = code.search(/\bdef\s+main\s*\(/);
+  let entry = objects[0]?.[1] ?? "Main";
+  for (const match of objects) if (mainAt >= 0 && (match.index ?? 0) < mainAt) entry = match[1]!;
+  return entry;
+}
+
+/** Big reservations (code cache, class space, GC tables) sit outside the heap the flag bounds. */
+export const jvmAddressSpace = (memoryMb: number) => memoryMb + 4096;
+export const unlimitedAddressSpace = () => null;
+
+// OpenBLAS sizes its thread pool to the host; one thread keeps the process limit meaningful.
+export const PYTHON_ENV = {
+  OPENBLAS_NUM_THREADS: "1",
+  OMP_NUM_THREADS: "1",
+  MPLBACKEND: "Agg",
+  PYTHONDONTWRITEBYTECODE: "1",
+};
+
+/** What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none). */
+export const GO_TOOLCHAIN = {
+  requires: () => ["/usr/bin/go"],
+  version: () => ["/usr/bin/go", "version"],
+  addressSpaceMb: unlimitedAddressSpace,
+  env: {
+    GOCACHE: "/tmp/go-cache",
+    GOPATH: "/tmp/go",
+    GOFLAGS: "-mod=mod",
+    GOPROXY: "off",
+    GO111MODULE: "auto",
+  },
+  compileMemoryMb: 2048,
+  debianPackages: ["golang-go"],
+} satisfies Partial<LanguageSpec>;
+
+/** javac for `java` and `junit`: classes into the work dir, with the JVM flags of the run. */
+export function javac(source: string, classPath?: string): string[] {
+  const cp = classPath ? ["-cp", classPath] : [];
+  return [
+    "/usr/bin/javac",
+    ...JVM_FLAGS.map((f) => `-J${f}`),
+    "-encoding",
+    "UTF-8",
+    ...cp,
+    "-d",
+    ".",
+    source,
+  ];
+}
+
+// Debian's JUnit 5: the console launcher (with the Jupiter API and engine inside; its manifest adds
+// the vintage engine), and JUnit 4 for tests written against it.
+export const JUNIT_CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar";
+export const JUNIT4 = "/usr/share/java/junit4.jar";
+export const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}`;
