@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { partOf, STRONG_MODEL, scriptedReply, WEAK_MODEL } from "../dialogue-kit/script.js";
-import { cli } from "./kit.js";
 import { filesContaining, tempDir } from "../llm/helpers.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
+import { cli } from "./kit.js";
 
 const SECRET = "sk-simulate-e2e-7c1d";
 const IN_FLIGHT = 4;
