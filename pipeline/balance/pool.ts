@@ -6,6 +6,8 @@
 //
 // A lone endpoint is never ejected: there is nowhere else to send its requests, and the caller's own
 // backoff already paces them, so one endpoint behaves exactly as before there were lists.
+
+import { onAbort } from "../abort.js";
 import type { BalanceConfig } from "./config.js";
 
 /** What one endpoint did, for the usage in a stage's manifest. */
@@ -96,11 +98,6 @@ export class EndpointPool<T> {
   /** where the next tie-break starts, so equal endpoints take turns */
   private turn = 0;
   private waiters = new Set<() => void>();
-  /**
-   * Hundreds of requests may wait on one stage's signal at once: one listener per signal, fanned
-   * out here, instead of one each (which Node warns about).
-   */
-  private readonly watchers = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(endpoints: readonly { name: string; target: T }[], options: PoolOptions) {
     if (endpoints.length === 0) throw new Error("EndpointPool needs at least one endpoint");
@@ -208,28 +205,8 @@ export class EndpointPool<T> {
       };
       if (Number.isFinite(next)) timer = setTimeout(wake, Math.max(1, next - now));
       this.waiters.add(wake);
-      if (signal) unwatch = this.watch(signal, stop);
+      if (signal) unwatch = onAbort(signal, stop);
     });
-  }
-
-  private watch(signal: AbortSignal, callback: () => void): () => void {
-    let callbacks = this.watchers.get(signal);
-    if (!callbacks) {
-      const created = new Set<() => void>();
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const call of [...created]) call();
-          created.clear();
-        },
-        { once: true },
-      );
-      this.watchers.set(signal, created);
-      callbacks = created;
-    }
-    const registered = callbacks;
-    registered.add(callback);
-    return () => registered.delete(callback);
   }
 
   /** @internal called by Lease.end */

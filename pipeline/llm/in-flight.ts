@@ -1,6 +1,7 @@
 // Identical requests in flight at once are sent once. Every caller waits for the same answer but
 // may give up on its own (its record was interrupted): the request itself is only told to stop
 // waiting when the last caller has gone, so one caller's abort never fails another's call.
+import { onAbort } from "../abort.js";
 
 interface Entry<T> {
   promise: Promise<T>;
@@ -13,30 +14,6 @@ export interface Joined<T> {
   value: T;
   /** false for the caller that started the request, true for those that joined it */
   shared: boolean;
-}
-
-// Hundreds of calls wait on one stage's signal at once: one listener per signal, fanned out here,
-// instead of one each (which Node warns about, and whose removal is linear in their number).
-const watchers = new WeakMap<AbortSignal, Set<() => void>>();
-
-function onAbort(signal: AbortSignal, callback: () => void): () => void {
-  let callbacks = watchers.get(signal);
-  if (!callbacks) {
-    const created = new Set<() => void>();
-    signal.addEventListener(
-      "abort",
-      () => {
-        for (const call of [...created]) call();
-        created.clear();
-      },
-      { once: true },
-    );
-    watchers.set(signal, created);
-    callbacks = created;
-  }
-  const registered = callbacks;
-  registered.add(callback);
-  return () => registered.delete(callback);
 }
 
 export class InFlightRequests<T> {

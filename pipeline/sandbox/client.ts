@@ -5,6 +5,7 @@
 // list several servers: runs are spread over them like an LLM role's replicas (balance/pool.ts), and
 // a run that fails on one goes to another at once.
 import pLimit from "p-limit";
+import { onAbort } from "../abort.js";
 import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
 import { createLogger } from "../log.js";
@@ -34,13 +35,6 @@ function normalizeResult(value: unknown): CommandRunResult | null {
   return value as CommandRunResult;
 }
 
-/**
- * Those waiting on each signal, behind one listener: during an outage every request in flight backs
- * off on the run's signal at once, and a listener each (never removed when the wait ended) tripped
- * Node's MaxListenersExceededWarning.
- */
-const backingOff = new WeakMap<AbortSignal, Set<() => void>>();
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (!signal) {
@@ -51,30 +45,16 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal.reason);
       return;
     }
-    let waiters = backingOff.get(signal);
-    if (!waiters) {
-      const all = new Set<() => void>();
-      waiters = all;
-      backingOff.set(signal, all);
-      signal.addEventListener(
-        "abort",
-        () => {
-          backingOff.delete(signal);
-          for (const stop of all) stop();
-        },
-        { once: true },
-      );
-    }
-    const set = waiters;
-    const stop = () => {
+    // one listener per signal (pipeline/abort.ts): during an outage every request in flight backs
+    // off on the run's signal at once, and a listener each tripped MaxListenersExceededWarning
+    const stopWatching = onAbort(signal, () => {
       clearTimeout(timer);
       reject(signal.reason);
-    };
+    });
     const timer = setTimeout(() => {
-      set.delete(stop);
+      stopWatching();
       resolve();
     }, ms);
-    set.add(stop);
   });
 }
 
