@@ -7,47 +7,24 @@
 //
 //   node --import tsx bench/e2e/baselines.ts copy --dir DIR --scale S
 //   node --import tsx bench/e2e/baselines.ts sandbox --workers W --runs N
-import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
 import { runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import { corpusLayout } from "../ingest/corpus.js";
+import { streamingCopy } from "../ingest/streaming-copy.js";
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
 
-async function write(stream: WriteStream, text: string): Promise<void> {
-  if (!stream.write(text)) await new Promise<void>((resolve) => stream.once("drain", () => resolve()));
-}
-
-async function* lines(file: string): AsyncGenerator<string> {
-  let carry = "";
-  for await (const chunk of createReadStream(file, { encoding: "utf8", highWaterMark: 1 << 20 })) {
-    const text = carry + (chunk as string);
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-      if (nl > start) yield text.slice(start, nl);
-      start = nl + 1;
-    }
-    carry = text.slice(start);
-  }
-  if (carry !== "") yield carry;
-}
-
 async function copy(dir: string, scale: number) {
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const out = createWriteStream(path.join(dir, "copy.jsonl"));
-  let rows = 0;
-  for (const source of corpusLayout(dir, scale)) {
-    for await (const line of lines(source.plain)) {
-      await write(out, `${JSON.stringify(JSON.parse(line))}\n`);
-      rows++;
-    }
-  }
-  await new Promise<void>((resolve) => out.end(() => resolve()));
+  const rows = await streamingCopy(
+    corpusLayout(dir, scale).map((s) => s.plain),
+    path.join(dir, "copy.jsonl"),
+  );
   const used = process.cpuUsage(cpu);
   return { rows, wallS: (performance.now() - started) / 1000, cpuS: (used.user + used.system) / 1e6 };
 }
