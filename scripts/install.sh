@@ -15,26 +15,9 @@ if ! node -e "const [a,b]=process.versions.node.split('.').map(Number); process.
   exit 1
 fi
 
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null 2>&1; then
-    echo "install: not root and no sudo: run this script as root to install the Debian packages" >&2
-    exit 1
-  fi
-  sudo_cmd=(sudo)
-fi
-
+source scripts/lib/apt.sh
 mapfile -t packages < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' scripts/apt-packages.txt | grep -v '^$')
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "install: Debian packages: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+apt_install_missing install "${packages[@]}"
 
 pnpm_version=$(node -p "require('./package.json').packageManager.split('@')[1]")
 if [ "$(pnpm --version 2>/dev/null || true)" != "$pnpm_version" ]; then
