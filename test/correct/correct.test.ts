@@ -2,17 +2,12 @@
 // mistake counts only if it really fails (compile or runtime error, time-out, or a failed check for a
 // logical error), the fix only if it runs cleanly (and passes the check); the published dialogue
 // carries the ordinary prompt and never mentions the deliberate mistake.
-import { beforeAll, describe, expect, it } from "vitest";
-import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
-import { loadPrompt } from "../../pipeline/llm/prompts.js";
-import type { PipelineRecord } from "../../pipeline/record.js";
-import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
+import { describe, expect, it } from "vitest";
+import { dialogueStageRun, filterRecord, INTERPRETER, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
-import { collect, tempDir } from "../support/runner-kit.js";
 
 const world = scriptedWorld();
-const { sandbox } = world;
 
 const RECORDS = [
   filterRecord("c:syntax", "corr-syntax", "python", "Mean of a list."),
@@ -28,46 +23,16 @@ const RECORDS = [
 ];
 
 const STAGE = "  correct:\n    count: 20\n    execution: {run_timeout_s: 2}\n";
-const INTERPRETER = loadPrompt("simulate-interpreter").text;
 
 describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
-  let dialogues: Map<string, Dialogue>;
-  let rejects: Map<string, PipelineRecord>;
-  let stats: Record<string, unknown>;
-
-  beforeAll(async () => {
-    const dir = tempDir("cf-correct-");
-    const { runner, close } = runnerFor(dir, () => RECORDS, {
-      url: world.server.url,
-      sandbox,
-      stages: STAGE,
-    });
-    await runner.run(["correct"]);
-    await close();
-    const status = runner.status("correct");
-    expect(status.state).toBe("complete");
-    stats = status.manifest!.stats!;
-    dialogues = new Map();
-    for (const r of await collect(runner.store("correct").read())) {
-      const parsed = parseDialogue(r);
-      expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
-      if (parsed.ok) dialogues.set(parsed.dialogue.sources[0]!, parsed.dialogue);
-    }
-    rejects = new Map((await collect(runner.store("correct").read({ rejects: true }))).map((r) => [r.id, r]));
-  }, QUEUED_TEST_TIMEOUT_MS);
+  const { dialogues, rejects, stats } = dialogueStageRun(world, "correct", RECORDS, STAGE);
 
   it("keeps a syntax error and its fix, published under the ordinary prompt", () => {
     const d = dialogues.get("c:syntax")!;
     expect(d.method).toBe("code-correction");
-    expect(d.messages.map((m) => m.role)).toEqual([
-      "system",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-    ]);
+    expect(d.messages.map((m) => m.role).join(" ")).toBe(
+      "system user assistant user assistant user assistant",
+    );
     expect(d.messages[0]!.content).toBe(INTERPRETER);
     expect(d.messages[1]!.content).toBe("Mean of a list. [case:corr-syntax]");
     expect(d.messages[3]!.content).toMatch(/^Execution result: \n[\s\S]*SyntaxError/);

@@ -1,11 +1,14 @@
 // What the simulate and correct stage tests share: the scripted LLM server, one embedded sandbox, and
 // a Runner over a stand-in for the filter stage (hand-written records) and the two dialogue stages,
-// with services built from the YAML the way `pnpm pipeline` builds them.
+// with services built from the YAML the way `pnpm pipeline` builds them, and one run of a dialogue stage
+// read back as its dialogues, rejects and statistics.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../pipeline/config/load.js";
+import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
+import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { Runner } from "../../pipeline/runner.js";
@@ -15,8 +18,9 @@ import { createServices } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
-import { testConfig } from "../sandbox/helpers.js";
+import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
+import { collect, tempDir } from "../support/runner-kit.js";
 import { STRONG_MODEL, scriptedReply, WEAK_MODEL } from "./script.js";
 
 export function filterRecord(
@@ -91,4 +95,48 @@ export function scriptedWorld(fallback: LlmServerOptions["fallback"] = scriptedR
     await world.sandbox.close();
   });
   return world;
+}
+
+/** The system prompt both dialogue stages publish each dialogue under. */
+export const INTERPRETER = loadPrompt("simulate-interpreter").text;
+
+/** What one run of a dialogue stage left: its dialogues and its rejects by the filter record they came from, its statistics. */
+export interface DialogueRun {
+  dialogues: Map<string, Dialogue>;
+  rejects: Map<string, PipelineRecord>;
+  stats: Record<string, unknown>;
+}
+
+/**
+ * Runs `stage` (simulate or correct) to completion before the test file's tests, in a fresh directory
+ * over `records`, configured by `stages` (the YAML under `stages:`), against the world's LLM server and
+ * sandbox. Every record it publishes must parse as a dialogue. The maps and the statistics returned are
+ * empty until then, and filled in place.
+ */
+export function dialogueStageRun(
+  world: { sandbox: CodeRunner; server: LlmServer },
+  stage: "simulate" | "correct",
+  records: PipelineRecord[],
+  stages: string,
+): DialogueRun {
+  const run: DialogueRun = { dialogues: new Map(), rejects: new Map(), stats: {} };
+  beforeAll(async () => {
+    const { runner, close } = runnerFor(tempDir(`cf-${stage}-`), () => records, {
+      url: world.server.url,
+      sandbox: world.sandbox,
+      stages,
+    });
+    await runner.run([stage]);
+    await close();
+    const status = runner.status(stage);
+    expect(status.state).toBe("complete");
+    Object.assign(run.stats, status.manifest!.stats!);
+    for (const r of await collect(runner.store(stage).read())) {
+      const parsed = parseDialogue(r);
+      expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
+      if (parsed.ok) run.dialogues.set(parsed.dialogue.sources[0]!, parsed.dialogue);
+    }
+    for (const r of await collect(runner.store(stage).read({ rejects: true }))) run.rejects.set(r.id, r);
+  }, QUEUED_TEST_TIMEOUT_MS);
+  return run;
 }

@@ -1,19 +1,13 @@
 // The simulate stage through the runner, against the scripted LLM server and the real sandbox, in
 // python, javascript, cpp and go: dialogue structure, execution results as their own turns, the
 // feedback texts (never the JSON), the iteration cap, rejects with reasons, the summary.
-import { beforeAll, describe, expect, it } from "vitest";
-import type { Dialogue } from "../../pipeline/dialogue.js";
-import { parseDialogue } from "../../pipeline/dialogue.js";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
-import { loadPrompt } from "../../pipeline/llm/prompts.js";
-import type { PipelineRecord } from "../../pipeline/record.js";
-import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
+import { dialogueStageRun, filterRecord, INTERPRETER, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, REMINDER_MARK } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
-import { collect, tempDir } from "../support/runner-kit.js";
 
 const world = scriptedWorld();
-const { sandbox } = world;
 
 const RECORDS = [
   filterRecord("t:works", "py-works", "python", "Sum a list."),
@@ -32,49 +26,17 @@ const RECORDS = [
 ];
 
 const STAGE = "  simulate:\n    execution: {run_timeout_s: 2}\n";
-const INTERPRETER = loadPrompt("simulate-interpreter").text;
 
 describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
-  let dialogues: Map<string, Dialogue>;
-  let rejects: PipelineRecord[];
-  let stats: Record<string, unknown>;
-
-  beforeAll(async () => {
-    const dir = tempDir("cf-simulate-");
-    const { runner, close } = runnerFor(dir, () => RECORDS, {
-      url: world.server.url,
-      sandbox,
-      stages: STAGE,
-    });
-    await runner.run(["simulate"]);
-    await close();
-    const status = runner.status("simulate");
-    expect(status.state).toBe("complete");
-    stats = status.manifest!.stats!;
-    dialogues = new Map();
-    for (const r of await collect(runner.store("simulate").read())) {
-      const parsed = parseDialogue(r);
-      expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
-      if (parsed.ok) dialogues.set(parsed.dialogue.sources[0]!, parsed.dialogue);
-    }
-    rejects = await collect(runner.store("simulate").read({ rejects: true }));
-  }, QUEUED_TEST_TIMEOUT_MS);
+  const { dialogues, rejects, stats } = dialogueStageRun(world, "simulate", RECORDS, STAGE);
 
   it("runs working code, shows its output as its own turn, then the feedback text and the refinement", () => {
     const d = dialogues.get("t:works")!;
     expect(d.method).toBe("interaction-simulation");
     expect(d.lang).toBe("python");
-    expect(d.messages.map((m) => m.role)).toEqual([
-      "system",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-      "user",
-      "assistant",
-    ]);
+    expect(d.messages.map((m) => m.role).join(" ")).toBe(
+      "system user assistant user assistant user assistant user assistant",
+    );
     expect(d.messages[0]!.content).toBe(INTERPRETER);
     expect(d.messages[3]!.content).toBe("Execution result: \n6");
     // only the feedback text is the user's turn, never the JSON around it
@@ -120,7 +82,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   it("ends a C++ bug that is never fixed at the cap without paying for an answer nobody would run", () => {
     expect(dialogues.has("t:cpp")).toBe(false);
-    const reject = rejects.find((r) => r.id === "t:cpp")!;
+    const reject = rejects.get("t:cpp")!;
     expect(reject.reason).toBe("capped-failing");
     expect(reject.detail).toMatch(
       /still failed \(compile-error\) after 3 runs in the execution-feedback phase/,
@@ -150,7 +112,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   it("rejects a dialogue whose model answered with nothing, instead of failing the record for ever", () => {
     expect(dialogues.has("t:empty")).toBe(false);
-    const reject = rejects.find((r) => r.id === "t:empty")!;
+    const reject = rejects.get("t:empty")!;
     expect(reject.reason).toBe("empty-answer");
     expect(reject.detail).toBe("the strong model answered with nothing (finish_reason: stop)");
   });
@@ -173,7 +135,7 @@ describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
 
   it("asks once more on invalid JSON, then rejects the record with both answers", () => {
     expect(dialogues.has("t:badjson")).toBe(false);
-    const reject = rejects.find((r) => r.id === "t:badjson")!;
+    const reject = rejects.get("t:badjson")!;
     expect(reject.reason).toBe("unparseable-feedback");
     expect(reject.detail).toContain("I think the code is fine overall.");
     expect(reject.detail).toContain("Still fine, nothing to add.");
