@@ -1,28 +1,12 @@
 // Exit codes a script can act on: 2 is a usage or configuration error (fix the command), 4 a service
 // the run needs could not be reached (rerun later, nothing to fix in the command).
-import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/runner-kit.js";
 
-const repoRoot = new URL("../..", import.meta.url).pathname;
-
-function pipeline(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "pipeline/main.ts", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, HF_ENDPOINT: "" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
-}
+const pipeline = (args: string[]) => runCli(args, { env: { HF_ENDPOINT: "" } });
 
 /** A port nothing listens on: bound, then let go. */
 function deadPort(): Promise<number> {

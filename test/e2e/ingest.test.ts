@@ -2,7 +2,6 @@
 // the expected records come out, bad rows and duplicates are rejected with their reasons, a dropped
 // connection is survived, a rerun is a no-op, and a forced rerun fetches nothing twice. Outputs are
 // read from the data directory, and through `cat` once, to keep the number of CLI starts low.
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
+import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -45,44 +45,10 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI without blocking: the test hub answers from this very process. */
-function cli(args: string[], token: string): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "pipeline/main.ts", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, HF_TOKEN: token, HF_ENDPOINT: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** The CLI on the samples through the test hub, with the token the hub expects unless told otherwise. */
-function pipeline(args: string[], token = "hf_e2e_token"): Promise<Result> {
-  const common = [
-    "--config",
-    "configs/sample.yaml",
-    "--data-dir",
-    dataDir,
-    "--set",
-    `hub.endpoint=${hub.url}`,
-  ];
-  return cli([...args, ...common, "--set", "hub.retry_backoff_s=0.01"], token);
+function pipeline(args: string[], token = "hf_e2e_token"): Promise<CliResult> {
+  const argv = [...args, ...onSamples(dataDir, [`hub.endpoint=${hub.url}`, "hub.retry_backoff_s=0.01"])];
+  return runCli(argv, { env: { HF_TOKEN: token, HF_ENDPOINT: "" } });
 }
 
 async function stored(stage: string, rejects = false): Promise<Array<Record<string, unknown>>> {

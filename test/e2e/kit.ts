@@ -1,29 +1,20 @@
 // What the end-to-end filter tests share: the pipeline CLI in a child process, on the bundled
 // samples, against the test LLM server, and one uninterrupted reference run per test file that
 // every other run must end up agreeing with.
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect } from "vitest";
-import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { tempDir } from "../llm/helpers.js";
+import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
+import { collect } from "../support/runner-kit.js";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
 export const CONCURRENCY = 6;
 // Every run sends this key and the server wants it; no file or line may ever show it.
 export const SECRET = "sk-e2e-secret-5f3a9c";
 // USD per million tokens for the sample config's scorer, so that `status` has a cost to show.
 export const PRICE = { prompt: 1000, completion: 2000 };
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the pipeline CLI; `killWhen` is polled and, once true, the child gets SIGKILL. */
+/** Runs the pipeline CLI on the samples against the test LLM server; `killWhen` is polled and, once true, the child gets SIGKILL. */
 export function cli(
   dataDir: string,
   args: string[],
@@ -31,60 +22,17 @@ export function cli(
   killWhen?: () => boolean,
 ): Promise<CliResult> {
   const argv = [
-    "--import",
-    "tsx",
-    MAIN,
     ...args,
-    "--config",
-    "configs/sample.yaml",
-    "--data-dir",
-    dataDir,
-    "--set",
-    "hub.endpoint=file:data/sample",
-    "--set",
-    `llm.scorer.concurrency=${CONCURRENCY}`,
-    // these runs are about the OpenAI-compatible path: without OPENAI_BASE_URL the scorer is an
-    // unconfigured server, not the embedded model (test/llm-embedded runs that one)
-    "--set",
-    "llm.scorer.provider=openai",
-    "--set",
-    `llm.prices.Qwen/Qwen-72B-Chat={prompt: ${PRICE.prompt}, completion: ${PRICE.completion}}`,
+    ...onSamples(dataDir, [
+      "hub.endpoint=file:data/sample",
+      `llm.scorer.concurrency=${CONCURRENCY}`,
+      // these runs are about the OpenAI-compatible path: without OPENAI_BASE_URL the scorer is an
+      // unconfigured server, not the embedded model (test/llm-embedded runs that one)
+      "llm.scorer.provider=openai",
+      `llm.prices.Qwen/Qwen-72B-Chat={prompt: ${PRICE.prompt}, completion: ${PRICE.completion}}`,
+    ]),
   ];
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    OPENAI_API_KEY: undefined,
-    OPENAI_BASE_URL: undefined,
-  };
-  for (const [k, v] of Object.entries(env)) childEnv[k] = v;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    let stdout = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.stdout.on("data", (d) => (stdout += d));
-    const poll = killWhen
-      ? setInterval(() => {
-          if (killWhen()) {
-            clearInterval(poll);
-            child.kill("SIGKILL");
-          }
-        }, 1)
-      : undefined;
-    child.on("exit", (code, signal) => {
-      clearInterval(poll);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-async function collect(iterable: AsyncIterable<PipelineRecord>): Promise<PipelineRecord[]> {
-  const out: PipelineRecord[] = [];
-  for await (const r of iterable) out.push(r);
-  return out;
+  return runCli(argv, { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, ...env }, killWhen });
 }
 
 export const isRound2 = (r: ReceivedRequest) =>

@@ -2,24 +2,16 @@
 // runs the scorer on the embedded model (here the tiny random GGUF from the test hub), every score
 // parses, a rerun costs nothing, `status` and `--dry-run` name the provider, OPENAI_BASE_URL switches
 // to a server, and offline without the model file the run stops before the first LLM call (exit 2).
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { FILE, REPO, useTinyModelHub } from "../llm/embedded/kit.js";
 import { tempDir } from "../llm/helpers.js";
+import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { startLlmServer } from "../support/llm-server.js";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
+import { collect } from "../support/runner-kit.js";
 
 const model = useTinyModelHub();
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The pipeline CLI on the sample config, the scorer's embedded model pointed at the test hub. */
 function cli(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
@@ -32,44 +24,14 @@ function cli(dataDir: string, args: string[], env: Record<string, string> = {}):
   const command = split < 0 ? args : args.slice(0, split);
   const options = split < 0 ? [] : args.slice(split);
   const argv = [
-    "--import",
-    "tsx",
-    MAIN,
     ...command,
-    "--config",
-    "configs/sample.yaml",
-    "--data-dir",
-    dataDir,
-    "--set",
-    `llm.scorer.embedded=${embedded}`,
-    "--set",
-    "llm.scorer.sampling={temperature: 0, max_tokens: 24}",
+    ...onSamples(dataDir, [
+      `llm.scorer.embedded=${embedded}`,
+      "llm.scorer.sampling={temperature: 0, max_tokens: 24}",
+    ]),
     ...options,
   ];
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    OPENAI_BASE_URL: undefined,
-    OPENAI_API_KEY: undefined,
-  };
-  Object.assign(childEnv, env);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, argv, {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function all(iterable: AsyncIterable<PipelineRecord>): Promise<PipelineRecord[]> {
-  const out: PipelineRecord[] = [];
-  for await (const r of iterable) out.push(r);
-  return out;
+  return runCli(argv, { env: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, ...env } });
 }
 
 describe("pnpm pipeline run filter on the sample config with no server", () => {
@@ -85,8 +47,8 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/embedded model .* on cpu/);
     const store = new StageStore(dir.path, "filter");
-    const kept = await all(store.read());
-    const rejected = await all(store.read({ rejects: true }));
+    const kept = await collect(store.read());
+    const rejected = await collect(store.read({ rejects: true }));
     expect(kept.length + rejected.length).toBeGreaterThan(5);
     // The grammar makes every answer start with its score: nothing is unscored or reminded.
     for (const reject of rejected) expect(reject.reason).not.toBe("unscored");
@@ -114,7 +76,7 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     const again = store.manifest()!.usage!;
     expect(again.requests).toBe(0);
     expect(again.cachedRequests).toBe(rounds.length);
-    expect((await all(store.read())).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
+    expect((await collect(store.read())).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
     dir.remove();
   }, 240_000);
 

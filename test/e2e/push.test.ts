@@ -1,52 +1,29 @@
 // `pnpm pipeline push` as a user runs it, in a child process against the local test hub: the files
 // export listed (and the report) are pushed, the stage's bookkeeping is not, the token never shows,
 // a rerun sends nothing; and the real CLI refuses an export that is missing or out of date.
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LARGE, SMALL, sha256, writeExportFixture } from "../hub/push-fixtures.js";
+import { MAIN, onSamples, runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { filesBelow } from "../support/hub-writes.js";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const TOY_CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
 const TOKEN = "hf_cli_push_secret_93b1";
 
 let scratch: string;
 let hub: TestHub;
 
+/** The CLI at `entry`, without this process's hub token and endpoint unless `env` sets them. */
 function cli(
   entry: string,
   args: string[],
   env: Record<string, string | undefined>,
   killWhen?: () => boolean,
 ) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, HF_TOKEN: undefined, HF_ENDPOINT: undefined, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const poll = killWhen
-      ? setInterval(() => {
-          if (killWhen()) {
-            clearInterval(poll);
-            child.kill("SIGKILL");
-          }
-        }, 2)
-      : undefined;
-    child.on("exit", (code) => {
-      clearInterval(poll);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { entry, env: { HF_TOKEN: undefined, HF_ENDPOINT: undefined, ...env }, killWhen });
 }
 
 beforeEach(async () => {
@@ -143,7 +120,7 @@ describe("pnpm pipeline push", () => {
 
   it("the real CLI refuses an export that is missing, or out of date with the config", async () => {
     const dataDir = path.join(scratch, "data");
-    const base = ["push", "--config", "configs/sample.yaml", "--data-dir", dataDir, "--repo", "acme/cf"];
+    const base = ["push", ...onSamples(dataDir), "--repo", "acme/cf"];
     const env = { HF_TOKEN: TOKEN, HF_ENDPOINT: hub.url };
 
     const none = await cli(MAIN, base, env);

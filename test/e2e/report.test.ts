@@ -1,30 +1,14 @@
 // `pnpm pipeline report` as a user runs it: rebuilds report.html from the manifests there are, with
 // each stage's state as `status` judges it, and renders a screenshot of the whole page on request.
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { pageSize, viewInBrowser } from "../../pipeline/report/browser.js";
 import { FULL_RUN, writeManifests } from "../report/fixtures.js";
+import { onSamples, runCli } from "../support/cli.js";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = new URL("../../pipeline/main.ts", import.meta.url).pathname;
 let scratch: string;
-
-function cli(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), "cf-report-cli-"));
@@ -39,15 +23,7 @@ it("rebuilds the report from the stages that ran, and screenshots it", async () 
   await writeManifests(dataDir, FULL_RUN.slice(0, 4));
   const png = path.join(scratch, "report.png");
 
-  const run = await cli([
-    "report",
-    "--config",
-    "configs/sample.yaml",
-    "--data-dir",
-    dataDir,
-    "--screenshot",
-    png,
-  ]);
+  const run = await runCli(["report", ...onSamples(dataDir), "--screenshot", png]);
 
   expect(run.code).toBe(0);
   const file = path.join(dataDir, "export", "report.html");
@@ -72,15 +48,7 @@ it("rebuilds the report from the stages that ran, and screenshots it", async () 
 it("names the dialogue stages switched off, and the report says not run (disabled)", async () => {
   const dataDir = path.join(scratch, "data-off");
   await writeManifests(dataDir, FULL_RUN);
-  const run = await cli([
-    "report",
-    "--config",
-    "configs/sample.yaml",
-    "--data-dir",
-    dataDir,
-    "--set",
-    "stages.leetcode.enabled=false",
-  ]);
+  const run = await runCli(["report", ...onSamples(dataDir, ["stages.leetcode.enabled=false"])]);
   expect(run.code, run.stderr).toBe(0);
   expect(run.stderr).toContain("(switched off: leetcode)");
   const html = await readFile(path.join(dataDir, "export", "report.html"), "utf8");
