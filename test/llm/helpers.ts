@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
+import type { HubConfig } from "../../pipeline/hub/config.js";
 import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { ChatMessage } from "../../pipeline/llm/types.js";
@@ -99,15 +100,26 @@ export function testConfig(
   });
 }
 
+export interface TestServiceOptions {
+  noCache?: boolean;
+  /** a recording logger by default */
+  log?: Logger;
+  /** none by default: nothing from this process's environment */
+  env?: Record<string, string | undefined>;
+  /** where an embedded role fetches its model from */
+  hub?: HubConfig;
+}
+
 export function testService(
   config: LlmConfig,
   dataDir: string,
-  options: { noCache?: boolean; log?: Logger; env?: Record<string, string | undefined> } = {},
+  options: TestServiceOptions = {},
 ): LlmService {
   return createLlmService(config, {
     dataDir,
     noCache: options.noCache ?? false,
     log: options.log ?? recordingLogger(),
     env: options.env ?? {},
+    hub: options.hub,
   });
 }

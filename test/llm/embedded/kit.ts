@@ -6,11 +6,10 @@ import { afterAll, beforeAll } from "vitest";
 import { HubClient } from "../../../pipeline/hub/client.js";
 import { hubConfigSchema } from "../../../pipeline/hub/config.js";
 import { type LlmConfig, llmConfigSchema } from "../../../pipeline/llm/config.js";
-import { createLlmService, type LlmService } from "../../../pipeline/llm/index.js";
-import type { Logger } from "../../../pipeline/log.js";
+import type { LlmService } from "../../../pipeline/llm/index.js";
 import { startTestHub, type TestHub } from "../../support/hub-server.js";
 import { writeLlamaGguf } from "../../support/tiny-gguf.js";
-import { recordingLogger, tempDir } from "../helpers.js";
+import { type TestServiceOptions, tempDir, testService } from "../helpers.js";
 
 export const REPO = "test-org/tiny-llama-GGUF";
 export const FILE = "tiny-llama-f32.gguf";
@@ -77,17 +76,15 @@ export function embeddedConfig(
   });
 }
 
+/** A service whose embedded roles fetch from the hub with no retries (the test hub is local). */
 export function embeddedService(
   config: LlmConfig,
   dataDir: string,
-  options: { noCache?: boolean; log?: Logger; env?: Record<string, string | undefined> } = {},
+  options: TestServiceOptions = {},
 ): LlmService {
-  return createLlmService(config, {
-    dataDir,
-    noCache: options.noCache ?? false,
-    log: options.log ?? recordingLogger(),
-    env: options.env ?? {},
+  return testService(config, dataDir, {
     hub: hubConfigSchema.parse({ retries: 0, retry_backoff_s: 0 }),
+    ...options,
   });
 }
 
