@@ -2,18 +2,15 @@
 // HashSet<T>, Dictionary<K, V>, and `decimal` for double, as BabelCode writes it); the entry point is a
 // method of a class (default `Solution`), called on a new instance.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
 import {
-  floatText,
   indentRest,
   type LiteralDialect,
-  plainBoolean,
+  managedScalars,
   quote,
   renderLiteral,
   renderType,
-  requireCharWidth,
   type TypeNames,
 } from "./literals.js";
 
@@ -33,16 +30,7 @@ const CSHARP_TYPES: TypeNames = {
 export const csharpType = (type: SchemaType): string => renderType(type, CSHARP_TYPES);
 
 const CSHARP_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  integer: String,
-  long: (n) => `${n}L`,
-  float: (x) => `${floatText(x)}f`,
-  double: (x) => `${floatText(x)}m`,
-  character(c) {
-    requireCharWidth(c, 16, "C#");
-    return quote(c, "csharp", "'");
-  },
-  string: (s) => quote(s, "csharp"),
+  ...managedScalars("C#"),
   list: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   set: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   map: (entries, type) => `new ${csharpType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,
@@ -116,10 +104,10 @@ export const csharpHarness: Harness = {
   requiresClass: true,
   naming: "pascal",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, csharpLiteral).map(
-      (tc) =>
-        `BcCheck(${quote(tc.prefix, "csharp")}, () => ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+    const calls = renderChecks(
+      question,
+      csharpLiteral,
+      (tc, tol) => `BcCheck(${quote(tc.prefix, "csharp")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
     );
     return [
       HEADER,

@@ -2,15 +2,13 @@
 // map[T]bool for sets, map[K]V) and BabelCode's header imports (fmt, math, reflect, sort) plus
 // strings. A prediction's own `package main` and repeated imports are dropped: Go rejects both.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
 import {
-  CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
   type Harness,
   PRELUDE_PLACEHOLDER,
   type PreparedCode,
-  renderCases,
+  renderChecks,
 } from "./harness.js";
 import {
   floatText,
@@ -166,10 +164,11 @@ export const goHarness: Harness = {
   requiresClass: false,
   naming: "camel",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, goLiteral).map(
-      (tc) =>
-        `bcCheck(${quote(tc.prefix, "go")}, func() interface{} { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) }, ${tc.expected}, ${tol})`,
+    const calls = renderChecks(
+      question,
+      goLiteral,
+      (tc, tol) =>
+        `bcCheck(${quote(tc.prefix, "go")}, func() interface{} { return ${tc.call} }, ${tc.expected}, ${tol})`,
     );
     return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nfunc main() {\n\t${calls.join("\n\t")}\n}\n`;
   },

@@ -2,7 +2,7 @@
 // language that calls the prediction once per test case and prints `TEST-{idx}...{RESULT}`; the
 // prediction itself is only known at evaluation time, so the program keeps placeholders for it.
 import type { LanguageName } from "../../code/languages.js";
-import type { SchemaType } from "../schema-type.js";
+import { type SchemaType, tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
 import type { NamingConvention } from "./naming.js";
 
@@ -68,4 +68,25 @@ export function renderCases(question: Question, render: LiteralRenderer): Render
     args: question.params.map((p) => render(tc.inputs[p.name], p.type)),
     expected: render(tc.outputs, question.returnType),
   }));
+}
+
+/** A test case as the driver checks it: its literals, and the call of the entry point on its arguments. */
+export interface CheckedCase extends RenderedCase {
+  /** `CALLEE(arg, ...)`, the callee still a placeholder */
+  call: string;
+}
+
+/**
+ * The driver's line for each test case, `line(tc, tol)`: the case with its call written, and the
+ * tolerance results of the return type compare with.
+ */
+export function renderChecks(
+  question: Question,
+  render: LiteralRenderer,
+  line: (tc: CheckedCase, tol: number) => string,
+): string[] {
+  const tol = tolerance(question.returnType);
+  return renderCases(question, render).map((tc) =>
+    line({ ...tc, call: `${CALLEE_PLACEHOLDER}(${tc.args.join(", ")})` }, tol),
+  );
 }

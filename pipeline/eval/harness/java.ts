@@ -3,18 +3,15 @@
 // `Solution`). Harness classes are not public, so a prediction's `public class Solution` keeps
 // naming the file, and the launcher finds `main` in QuestionEvaluator.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
 import {
-  floatText,
   indentRest,
   type LiteralDialect,
-  plainBoolean,
+  managedScalars,
   quote,
   renderLiteral,
   renderType,
-  requireCharWidth,
   type TypeNames,
 } from "./literals.js";
 
@@ -39,16 +36,7 @@ function javaCollection(concrete: string, element: SchemaType, items: string[]):
 }
 
 const JAVA_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  integer: String,
-  long: (n) => `${n}L`,
-  float: (x) => `${floatText(x)}f`,
-  double: floatText,
-  character(c) {
-    requireCharWidth(c, 16, "Java");
-    return quote(c, "java", "'");
-  },
-  string: (s) => quote(s, "java"),
+  ...managedScalars("Java"),
   list: (items, type) => javaCollection("ArrayList", type.element, items),
   set: (items, type) => javaCollection("HashSet", type.element, items),
   map(entries, type) {
@@ -130,10 +118,10 @@ export const javaHarness: Harness = {
   requiresClass: true,
   naming: "camel",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, javaLiteral).map(
-      (tc) =>
-        `bcCheck(${quote(tc.prefix, "java")}, () -> ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+    const calls = renderChecks(
+      question,
+      javaLiteral,
+      (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () -> ${tc.call}, ${tc.expected}, ${tol});`,
     );
     return [
       HEADER,

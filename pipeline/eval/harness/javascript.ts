@@ -2,12 +2,11 @@
 // literals for maps). TypeScript is transpiled without a type check, so one driver serves both.
 import type { LanguageName } from "../../code/languages.js";
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
 import {
-  floatText,
   type LiteralDialect,
+  PLAIN_NUMBERS,
   plainBoolean,
   quote,
   renderLiteral,
@@ -36,10 +35,7 @@ const objectKey = (key: string): string => (key.startsWith('"') ? key : quote(ke
 
 const JAVASCRIPT_LITERALS: LiteralDialect = {
   boolean: plainBoolean,
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: (c) => quote(c, "js"),
   string: (s) => quote(s, "js"),
   list: (items) => `[${items.join(", ")}]`,
@@ -118,10 +114,10 @@ function makeHarness(language: LanguageName, sandboxId: string, typed: boolean):
     requiresClass: false,
     naming: "camel",
     generate(question: Question): string {
-      const tol = tolerance(question.returnType);
-      const calls = renderCases(question, typed ? typescriptLiteral : javascriptLiteral).map(
-        (tc) =>
-          `__bcCheck(${quote(tc.prefix, "js")}, () => ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol});`,
+      const calls = renderChecks(
+        question,
+        typed ? typescriptLiteral : javascriptLiteral,
+        (tc, tol) => `__bcCheck(${quote(tc.prefix, "js")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
       );
       return `${CODE_PLACEHOLDER}\n${typed ? TS_DRIVER : DRIVER}\n${calls.join("\n")}\n`;
     },

@@ -80,6 +80,38 @@ export function renderLiteral(value: unknown, type: SchemaType, dialect: Literal
 /** `true`/`false`, as most languages spell them. */
 export const plainBoolean = (value: boolean): string => (value ? "true" : "false");
 
+/** Numbers written as they are, floating-point ones as such ("2.0"): how languages without suffixes read them. */
+export const PLAIN_NUMBERS: Pick<LiteralDialect, "integer" | "long" | "float" | "double"> = {
+  integer: String,
+  long: String,
+  float: floatText,
+  double: floatText,
+};
+
+/** The suffixes and escaping of the managed C-like languages; their char is one UTF-16 unit. */
+const MANAGED = {
+  Java: { style: "java", float: "f", double: "" },
+  Scala: { style: "java", float: "F", double: "" },
+  "C#": { style: "csharp", float: "f", double: "m" },
+} as const;
+
+/** How Java, Scala and C# write the scalar kinds: `5L`, `2.0f` (`2.0F`), `2.0` (C#'s decimal `2.0m`), `'c'`. */
+export function managedScalars(language: keyof typeof MANAGED): Omit<LiteralDialect, "list" | "set" | "map"> {
+  const { style, float, double } = MANAGED[language];
+  return {
+    boolean: plainBoolean,
+    integer: String,
+    long: (n) => `${n}L`,
+    float: (x) => `${floatText(x)}${float}`,
+    double: (x) => `${floatText(x)}${double}`,
+    character(c) {
+      requireCharWidth(c, 16, language);
+      return quote(c, style, "'");
+    },
+    string: (s) => quote(s, style),
+  };
+}
+
 /** How a language writes a character that cannot appear raw between quotes. */
 export type EscapeStyle = "c" | "java" | "go" | "rust" | "csharp" | "js";
 

@@ -2,10 +2,9 @@
 // (`{["k"]=true}`). A table alone cannot say which of the three it is, so the comparison walks the
 // schema type, written out as a table too.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
-import { floatText, type LiteralDialect, plainBoolean, renderLiteral } from "./literals.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
+import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral } from "./literals.js";
 
 /** Lua's decimal escapes take up to three digits, so they are always written with three. */
 export function luaString(text: string): string {
@@ -21,10 +20,7 @@ export function luaString(text: string): string {
 
 const LUA_LITERALS: LiteralDialect = {
   boolean: plainBoolean,
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: luaString,
   string: luaString,
   list: (items) => `{${items.join(", ")}}`,
@@ -101,10 +97,11 @@ export const luaHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, luaLiteral).map(
-      (tc) =>
-        `__bc_check(${luaString(tc.prefix)}, function() return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) end, ${tc.expected}, __bc_type, ${tol})`,
+    const calls = renderChecks(
+      question,
+      luaLiteral,
+      (tc, tol) =>
+        `__bc_check(${luaString(tc.prefix)}, function() return ${tc.call} end, ${tc.expected}, __bc_type, ${tol})`,
     );
     // Unbuffered, so the tests already reported survive a run killed for time.
     return `io.stdout:setvbuf("no")\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nlocal __bc_type = ${luaType(question.returnType)}\n${calls.join("\n")}\n`;

@@ -3,17 +3,13 @@
 // whose keys are the elements (an array ref of distinct elements is accepted back too). A scalar
 // cannot say what it holds, so the comparison walks the schema type, written out as a hash ref.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
-import { floatText, type LiteralDialect, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
+import { type LiteralDialect, PLAIN_NUMBERS, renderLiteral, singleQuoted } from "./literals.js";
 
 const PERL_LITERALS: LiteralDialect = {
   boolean: (b) => (b ? "1" : "0"),
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: singleQuoted,
   string: singleQuoted,
   list: (items) => `[${items.join(", ")}]`,
@@ -99,10 +95,11 @@ export const perlHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, perlLiteral).map(
-      (tc) =>
-        `__bc_check(${singleQuoted(tc.prefix)}, sub { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}); }, ${tc.expected}, $__bc_type, ${tol});`,
+    const calls = renderChecks(
+      question,
+      perlLiteral,
+      (tc, tol) =>
+        `__bc_check(${singleQuoted(tc.prefix)}, sub { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
     );
     // utf8: string literals are characters, as the question's are; $|: reported tests survive a kill.
     return `use utf8;\n$| = 1;\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nmy $__bc_type = ${perlType(question.returnType)};\n${calls.join("\n")}\n`;

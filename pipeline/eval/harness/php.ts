@@ -1,23 +1,13 @@
 // PHP harness with BabelCode's literals: lists and maps are arrays, a set is `array(v => true)`.
 // PHP arrays cannot tell a list from a map, so the comparison walks the schema type, passed as JSON.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import {
-  CALLEE_PLACEHOLDER,
-  CODE_PLACEHOLDER,
-  type Harness,
-  type PreparedCode,
-  renderCases,
-} from "./harness.js";
-import { floatText, type LiteralDialect, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, type Harness, type PreparedCode, renderChecks } from "./harness.js";
+import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
 
 const PHP_LITERALS: LiteralDialect = {
   boolean: plainBoolean,
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: singleQuoted,
   string: singleQuoted,
   list: (items) => `array(${items.join(", ")})`,
@@ -80,11 +70,12 @@ export const phpHarness: Harness = {
   requiresClass: false,
   naming: "camel",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
     const type = `json_decode(${singleQuoted(JSON.stringify(question.returnType))}, true)`;
-    const calls = renderCases(question, phpLiteral).map(
-      (tc) =>
-        `__bc_check(${singleQuoted(tc.prefix)}, function () { return ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}); }, ${tc.expected}, $__bc_type, ${tol});`,
+    const calls = renderChecks(
+      question,
+      phpLiteral,
+      (tc, tol) =>
+        `__bc_check(${singleQuoted(tc.prefix)}, function () { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
     );
     return `<?php\n${CODE_PLACEHOLDER}\n${DRIVER}\n$__bc_type = ${type};\n${calls.join("\n")}\n`;
   },

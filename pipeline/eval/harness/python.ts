@@ -1,23 +1,13 @@
 // Python harness: the prediction, then one guarded call per test case. Values compare structurally:
 // lists also match tuples, floats within the return type's tolerance, bools only bools.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import {
-  CALLEE_PLACEHOLDER,
-  CODE_PLACEHOLDER,
-  type Harness,
-  PRELUDE_PLACEHOLDER,
-  renderCases,
-} from "./harness.js";
-import { floatText, type LiteralDialect, quote, renderLiteral } from "./literals.js";
+import { CODE_PLACEHOLDER, type Harness, PRELUDE_PLACEHOLDER, renderChecks } from "./harness.js";
+import { type LiteralDialect, PLAIN_NUMBERS, quote, renderLiteral } from "./literals.js";
 
 const PYTHON_LITERALS: LiteralDialect = {
   boolean: (b) => (b ? "True" : "False"),
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: (c) => quote(c, "js"),
   string: (s) => quote(s, "js"),
   list: (items) => `[${items.join(", ")}]`,
@@ -92,10 +82,10 @@ export const pythonHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, pythonLiteral).map(
-      (tc) =>
-        `__bc_check(${quote(tc.prefix, "js")}, lambda: ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol})`,
+    const calls = renderChecks(
+      question,
+      pythonLiteral,
+      (tc, tol) => `__bc_check(${quote(tc.prefix, "js")}, lambda: ${tc.call}, ${tc.expected}, ${tol})`,
     );
     return `${PRELUDE_PLACEHOLDER}\n${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${calls.join("\n")}\n`;
   },

@@ -2,15 +2,8 @@
 // for integers. R names are strings, so a map with integer keys cannot be written (BabelCode refuses
 // it too), and R integers are 32-bit, so a long outside that range is written as a double.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import {
-  CALLEE_PLACEHOLDER,
-  CODE_PLACEHOLDER,
-  type Harness,
-  renderCases,
-  UnsupportedTypeError,
-} from "./harness.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks, UnsupportedTypeError } from "./harness.js";
 import { floatText, type LiteralDialect, quote, renderLiteral } from "./literals.js";
 
 const INT32 = 2 ** 31;
@@ -98,10 +91,11 @@ export const rHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, rLiteral).map(
-      (tc) =>
-        `.bc_check(${quote(tc.prefix, "go")}, function() ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, .bc_type, ${tol})`,
+    const calls = renderChecks(
+      question,
+      rLiteral,
+      (tc, tol) =>
+        `.bc_check(${quote(tc.prefix, "go")}, function() ${tc.call}, ${tc.expected}, .bc_type, ${tol})`,
     );
     return `${CODE_PLACEHOLDER}\n${DRIVER}\n.bc_type <- ${rType(question.returnType)}\n${calls.join("\n")}\n`;
   },

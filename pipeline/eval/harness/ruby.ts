@@ -1,17 +1,13 @@
 // Ruby harness (BabelCode has none; the mapping follows Ruby's own types): Integer, Float, true/false,
 // one-character String, String, Array, Set, Hash.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
-import { floatText, type LiteralDialect, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
+import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
 
 const RUBY_LITERALS: LiteralDialect = {
   boolean: plainBoolean,
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: singleQuoted,
   string: singleQuoted,
   list: (items) => `[${items.join(", ")}]`,
@@ -61,10 +57,10 @@ export const rubyHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, rubyLiteral).map(
-      (tc) =>
-        `__bc_check(${singleQuoted(tc.prefix)}, ${tc.expected}, ${tol}) { ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}) }`,
+    const calls = renderChecks(
+      question,
+      rubyLiteral,
+      (tc, tol) => `__bc_check(${singleQuoted(tc.prefix)}, ${tc.expected}, ${tol}) { ${tc.call} }`,
     );
     return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\n${calls.join("\n")}\n`;
   },

@@ -4,17 +4,16 @@
 import type { SchemaType } from "../schema-type.js";
 import type { Question } from "../types.js";
 import {
-  CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
   type Harness,
   PRELUDE_PLACEHOLDER,
   type PreparedCode,
-  renderCases,
+  renderChecks,
 } from "./harness.js";
 import {
-  floatText,
   indentRest,
   type LiteralDialect,
+  PLAIN_NUMBERS,
   plainBoolean,
   quote,
   renderLiteral,
@@ -39,10 +38,7 @@ export const rustType = (type: SchemaType): string => renderType(type, RUST_TYPE
 
 const RUST_LITERALS: LiteralDialect = {
   boolean: plainBoolean,
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
+  ...PLAIN_NUMBERS,
   character: (c) => quote(c, "rust", "'"),
   string: (s) => `String::from(${quote(s, "rust")})`,
   list: (items) => `vec![${items.join(", ")}]`,
@@ -104,9 +100,10 @@ export const rustHarness: Harness = {
   requiresClass: false,
   naming: "snake",
   generate(question: Question): string {
-    const calls = renderCases(question, rustLiteral).map(
-      (tc) =>
-        `bc_check(${quote(tc.prefix, "rust")}, || ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected});`,
+    const calls = renderChecks(
+      question,
+      rustLiteral,
+      (tc) => `bc_check(${quote(tc.prefix, "rust")}, || ${tc.call}, ${tc.expected});`,
     );
     return [
       PRELUDE_PLACEHOLDER,

@@ -3,18 +3,15 @@
 // allows no top-level `def`, so the prediction lives inside an object the driver imports from; the
 // driver object comes first in the file because the sandbox launches the first `extends App`.
 import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
 import {
-  floatText,
   indentRest,
   type LiteralDialect,
-  plainBoolean,
+  managedScalars,
   quote,
   renderLiteral,
   renderType,
-  requireCharWidth,
   type TypeNames,
 } from "./literals.js";
 
@@ -35,16 +32,7 @@ export const scalaType = (type: SchemaType): string => renderType(type, SCALA_TY
 
 // Element types are spelled out so an empty collection is not a collection of Nothing.
 const SCALA_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  integer: String,
-  long: (n) => `${n}L`,
-  float: (x) => `${floatText(x)}F`,
-  double: floatText,
-  character(c) {
-    requireCharWidth(c, 16, "Scala");
-    return quote(c, "java", "'");
-  },
-  string: (s) => quote(s, "java"),
+  ...managedScalars("Scala"),
   list: (items, type) => `List[${scalaType(type.element)}](${items.join(", ")})`,
   set: (items, type) => `HashSet[${scalaType(type.element)}](${items.join(", ")})`,
   map: (entries, type) =>
@@ -88,10 +76,10 @@ export const scalaHarness: Harness = {
   requiresClass: false,
   naming: "camel",
   generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const calls = renderCases(question, scalaLiteral).map(
-      (tc) =>
-        `bcCheck(${quote(tc.prefix, "java")}, () => ${CALLEE_PLACEHOLDER}(${tc.args.join(", ")}), ${tc.expected}, ${tol})`,
+    const calls = renderChecks(
+      question,
+      scalaLiteral,
+      (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () => ${tc.call}, ${tc.expected}, ${tol})`,
     );
     return [
       "import scala.collection.mutable.HashMap",
