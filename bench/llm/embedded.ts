@@ -24,12 +24,12 @@ import { createLlmService } from "../../pipeline/llm/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { complexityMessages, SCORE_GRAMMAR } from "../../stages/filter/complexity.js";
-import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
+import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
 import { SMALL_LLAMA, TINY_LLAMA, writeLlamaGguf } from "../../test/support/tiny-gguf.js";
+import { filterContext } from "./filter-context.js";
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -94,19 +94,8 @@ async function pipeline(modelFile: string, input: PipelineRecord[], warm: Pipeli
     hub: hubConfigSchema.parse({}),
   });
   const config = filterConfigSchema.parse({ rounds: ROUNDS, rule: "every" });
-  const usage = new UsageMeter();
-  const ctx = {
-    name: "filter",
-    config,
-    root: { llm } as unknown as StageContext<FilterConfig>["root"],
-    dataDir,
-    workDir: dataDir,
-    limit: undefined,
-    signal: new AbortController().signal,
-    log: silentLogger,
-    services: { llm: (role: string, meter: UsageMeter) => service.client(role, meter) },
-    usage,
-  } as unknown as StageContext<FilterConfig>;
+  const ctx = filterContext(llm, service, config, dataDir);
+  const { usage } = ctx;
   const warmCtx = { ...ctx, usage: new UsageMeter() };
   await filterRecord(warm, warmCtx, openFilter(warmCtx));
   const run = openFilter(ctx);

@@ -19,10 +19,9 @@ import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
-import type { StageContext } from "../../pipeline/stage.js";
-import { UsageMeter } from "../../pipeline/usage.js";
-import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
+import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
+import { filterContext } from "./filter-context.js";
 
 const arg = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -127,26 +126,13 @@ async function bareHttp(url: string, n: number): Promise<number> {
   return n / ((performance.now() - started) / 1000);
 }
 
-function filterContext(dataDir: string, url: string, noCache: boolean) {
+function scorerContext(dataDir: string, url: string, noCache: boolean) {
   const llm = llmConfigSchema.parse({
     scorer: { base_url: url, model: "bench-scorer", concurrency: CONCURRENCY, timeout_s: 30 },
   });
   const service = createLlmService(llm, { dataDir, noCache, log: silentLogger, env: {} });
-  const usage = new UsageMeter();
-  const config = filterConfigSchema.parse({});
-  const ctx = {
-    name: "filter",
-    config,
-    root: { llm } as unknown as StageContext<FilterConfig>["root"],
-    dataDir,
-    workDir: dataDir,
-    limit: undefined,
-    signal: new AbortController().signal,
-    log: silentLogger,
-    services: { llm: (role: string, meter: UsageMeter) => service.client(role, meter) },
-    usage,
-  } as unknown as StageContext<FilterConfig>;
-  return { ctx, service, usage };
+  const ctx = filterContext(llm, service, filterConfigSchema.parse({}), dataDir);
+  return { ctx, service };
 }
 
 interface RunFigures {
@@ -177,7 +163,7 @@ async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<
   const dataDir = mkdtempSync(join(tmpdir(), "cf-bench-llm-"));
   try {
     const before = await server.count();
-    const cold = filterContext(dataDir, server.url, false);
+    const cold = scorerContext(dataDir, server.url, false);
     const outcomes: RecordOutcome[] = [];
     let cpu = process.cpuUsage();
     let started = performance.now();
@@ -189,7 +175,7 @@ async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<
     const sent = afterCold.requests - before.requests;
     await cold.service.close();
 
-    const warm = filterContext(dataDir, server.url, false);
+    const warm = scorerContext(dataDir, server.url, false);
     cpu = process.cpuUsage();
     started = performance.now();
     const warmRun = openFilter(warm.ctx);
