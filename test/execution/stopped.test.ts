@@ -5,7 +5,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { classifyResponse, runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { RunCodeResponse } from "../../pipeline/sandbox/types.js";
-import { probeIsolationReport, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import {
+  FORK_TO_THE_CAP,
+  probeIsolationReport,
+  QUEUED_TEST_TIMEOUT_MS,
+  testConfig,
+} from "../sandbox/helpers.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
@@ -48,21 +53,7 @@ describe("stopped", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   it.skipIf(!withCgroups)(
     "a fork refused at the process cap is reported even when the program hides it",
     async () => {
-      const code = `import os, time
-children = []
-try:
-    while True:
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(3)
-            os._exit(0)
-        children.append(pid)
-except OSError:
-    pass
-for pid in children:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-print("fine")`;
+      const code = `import os, time\n${FORK_TO_THE_CAP}\nprint("fine")`;
       const result = await runBlock(sandbox, code, "python", { runTimeoutS: 10 });
       expect(result).toMatchObject({ status: "success", stdout: "fine\n", stopped: "processes" });
       const plain = await runBlock(sandbox, "import os\nprint(len(os.environ) >= 0)", "python");

@@ -21,6 +21,24 @@ export function testConfig(overrides: Record<string, unknown> = {}): SandboxConf
   });
 }
 
+/**
+ * Python lines (`os` and `time` imported) that fork until the process cap refuses, up to 1000 children,
+ * hide the refusal, then kill and reap the children: a program the sandbox must report as stopped.
+ */
+export const FORK_TO_THE_CAP = `children = []
+try:
+    for _ in range(1000):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(3)
+            os._exit(0)
+        children.append(pid)
+except OSError:
+    pass
+for pid in children:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)`;
+
 /** What isolation the embedded sandbox gets on this machine. */
 export async function probeIsolationReport(): Promise<IsolationReport> {
   const sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));

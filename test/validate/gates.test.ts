@@ -13,7 +13,7 @@ import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { FORK_TO_THE_CAP, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { collect, noServices, tempDir } from "../support/runner-kit.js";
 import { dialogueSource, fence } from "./fixtures.js";
 
@@ -36,19 +36,7 @@ function make(
 // A program that reads the environment, forks to the limit and tries the network, hiding every error.
 const PROBE = `import os, socket, time
 env = dict(os.environ)
-children = []
-try:
-    for _ in range(1000):
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(3)
-            os._exit(0)
-        children.append(pid)
-except OSError:
-    pass
-for pid in children:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
+${FORK_TO_THE_CAP}
 try:
     socket.create_connection(("203.0.113.1", 80), timeout=2)
 except OSError:
