@@ -1,27 +1,16 @@
 // Exit codes a script can act on: 2 is a usage or configuration error (fix the command), 4 a service
 // the run needs could not be reached (rerun later, nothing to fix in the command).
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
+import { freePort } from "../support/ports.js";
 import { tempDir } from "../support/runner-kit.js";
 
 const pipeline = (args: string[]) => runCli(args, { env: { HF_ENDPOINT: "" } });
 
-/** A port nothing listens on: bound, then let go. */
-function deadPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe("exit codes", () => {
   it("an unreachable hub exits with 4, not the usage code 2", async () => {
-    const port = await deadPort();
+    const port = await freePort();
     const result = await pipeline([
       "run",
       "download",

@@ -1,7 +1,6 @@
 // A sandbox outage mid-run, as a user sees it: no MaxListenersExceededWarning however many runs back
 // off at once, and advice without a doubled full stop.
 import { readdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
@@ -14,18 +13,9 @@ import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { Executor } from "../../stages/dialogue-kit/executor.js";
 import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
 import { DialogueRejected } from "../../stages/dialogue-kit/outcome.js";
+import { freePort } from "../support/ports.js";
 import { makeRunner, tempDir } from "../support/runner-kit.js";
 import { numbersStage } from "../support/toy-stages.js";
-
-function deadPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const warnings: string[] = [];
 const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
@@ -38,7 +28,7 @@ afterEach(() => {
 });
 
 async function downClient(): Promise<HttpSandboxClient> {
-  const port = await deadPort();
+  const port = await freePort();
   return new HttpSandboxClient(
     sandboxConfigSchema.parse({ url: `http://127.0.0.1:${port}`, client_retries: 2 }),
   );

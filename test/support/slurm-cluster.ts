@@ -5,9 +5,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.js";
 
 export interface SlurmCluster {
   dir: string;
@@ -160,15 +160,4 @@ async function until(check: () => boolean, ms: number, what: string, logs: () =>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${logs()}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
