@@ -2,13 +2,7 @@
 // deliberate mistakes under the error-inducing prompt for a sample of 500 filtered queries, sees the
 // error, corrects it; the published dialogue carries the ordinary code-interpreter prompt instead.
 import { z } from "zod";
-import {
-  executionDefaults,
-  executionSchema,
-  feedbackTemplateSchema,
-  selectionShape,
-  templateDefaults,
-} from "../dialogue-kit/config.js";
+import { dialogueRunShape, selectionShape } from "../dialogue-kit/config.js";
 
 export const DEFAULT_CHECK_REQUEST =
   "Below are a programming task and {language} code written for it. Write a short {language} check of " +
@@ -37,10 +31,7 @@ export const correctConfigSchema = z
     check_request: z.string().includes("{code}").default(DEFAULT_CHECK_REQUEST),
     /** the corrected code's run and the model's analysis of it close the dialogue */
     analyse_fixed_run: z.boolean().default(true),
-    execution: executionSchema.default(executionDefaults()),
-    feedback_template: feedbackTemplateSchema.default(templateDefaults()),
-    /** records in flight; default: twice the role's concurrency plus the programs at once */
-    concurrency: z.number().int().positive().optional(),
+    ...dialogueRunShape,
   })
   .strict();
 

@@ -37,3 +37,12 @@ export const feedbackTemplateSchema = z
 
 export const executionDefaults = () => executionSchema.parse({});
 export const templateDefaults = () => feedbackTemplateSchema.parse({});
+
+/** The keys after a stage's own that dialogueStage() reads (stage.ts's DialogueStageConfig): spread last. */
+export const dialogueRunShape = {
+  execution: executionSchema.default(executionDefaults()),
+  /** the "Execution result:" turn */
+  feedback_template: feedbackTemplateSchema.default(templateDefaults()),
+  /** records in flight; default: twice the lead role's concurrency plus the programs at once */
+  concurrency: z.number().int().positive().optional(),
+};

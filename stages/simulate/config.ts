@@ -2,13 +2,7 @@
 // code-interpreter prompt, GPT-4 (`strong`) answers each execution result, at most 3 times; then GPT-4
 // under the feedback prompt plays the user once and GPT-4 refines.
 import { z } from "zod";
-import {
-  executionDefaults,
-  executionSchema,
-  feedbackTemplateSchema,
-  selectionShape,
-  templateDefaults,
-} from "../dialogue-kit/config.js";
+import { dialogueRunShape, selectionShape } from "../dialogue-kit/config.js";
 
 export const DEFAULT_FEEDBACK_REQUEST =
   "Here is the conversation between the user and the assistant so far:\n\n{conversation}";
@@ -38,11 +32,7 @@ export const simulateConfigSchema = z
     max_iterations: z.number().int().min(1).max(10).default(3),
     /** rounds of simulated human feedback after the execution feedback loop */
     feedback_rounds: z.number().int().min(0).max(5).default(1),
-    execution: executionSchema.default(executionDefaults()),
-    /** the "Execution result:" turn */
-    feedback_template: feedbackTemplateSchema.default(templateDefaults()),
-    /** records in flight; default: twice the strong role's concurrency plus the programs at once */
-    concurrency: z.number().int().positive().optional(),
+    ...dialogueRunShape,
   })
   .strict();
 
