@@ -37,6 +37,15 @@ async function cli(...args: string[]): Promise<string> {
   return printed;
 }
 
+/** `eval autoeval` or `eval oj`: judges the predictions file against the dataset into `out`. */
+const judge = (
+  command: "autoeval" | "oj",
+  dataset: string,
+  predictions: string,
+  out: string,
+  ...options: string[]
+) => cli(command, "--dataset", dataset, "--predictions", predictions, "--out", out, ...options);
+
 const readLines = (path: string) =>
   readFileSync(path, "utf8")
     .split("\n")
@@ -179,17 +188,7 @@ describe("eval autoeval and eval oj through the sandbox", () => {
       { id: "missing", code: "" },
     ]);
     const out = join(dir, "autoeval");
-    await cli(
-      "autoeval",
-      "--dataset",
-      dataset,
-      "--predictions",
-      answers,
-      "--out",
-      out,
-      "--compile-timeout",
-      "60",
-    );
+    await judge("autoeval", dataset, answers, out, "--compile-timeout", "60");
     const results = readLines(join(out, "results.jsonl")) as PredictionResult[];
     expect(results.map((r) => [r.qid, r.id, r.outcome])).toEqual([
       ["add", "0", "Passed"],
@@ -245,19 +244,7 @@ describe("eval autoeval and eval oj through the sandbox", () => {
     };
     const answers = jsonl("oj-answers.jsonl", [...python.slice(0, 4), cpp, python[4]]);
     const out = join(dir, "oj");
-    await cli(
-      "oj",
-      "--dataset",
-      dataset,
-      "--predictions",
-      answers,
-      "--out",
-      out,
-      "--compile-timeout",
-      "60",
-      "--k",
-      "1,5",
-    );
+    await judge("oj", dataset, answers, out, "--compile-timeout", "60", "--k", "1,5");
     const results = readLines(join(out, "results.jsonl")) as PredictionResult[];
     expect(results.map((r) => [r.qid, r.id, r.language, r.outcome, r.test_results])).toEqual([
       ["sum", "0", "python", "Passed", { "0": "PASSED", "1": "PASSED" }],
@@ -270,13 +257,10 @@ describe("eval autoeval and eval oj through the sandbox", () => {
 
     // The same rules made strict; the C++ answer (compiled once per case) adds nothing here.
     const strict = join(dir, "oj-strict");
-    await cli(
+    await judge(
       "oj",
-      "--dataset",
       dataset,
-      "--predictions",
       jsonl("oj-answers-python.jsonl", python),
-      "--out",
       strict,
       "--case-sensitive",
       "--all-cases",
