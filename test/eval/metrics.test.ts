@@ -1,26 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { compareIds, computeMetrics } from "../../pipeline/eval/metrics.js";
 import type { Outcome, PredictionResult } from "../../pipeline/eval/types.js";
+import { predictionResult } from "../fixtures/eval/results.js";
 
 function result(language: string, qid: string, id: string, outcome: Outcome, passed: number, total = 2) {
   const test_results: Record<string, string> = {};
   for (let i = 0; i < total; i++) test_results[String(i)] = i < passed ? "PASSED" : "FAILED";
-  return {
+  return predictionResult({
     qid,
     id,
-    language,
+    language: language as PredictionResult["language"],
     outcome,
     test_results,
     num_tests: total,
     num_passed: passed,
-    sandbox_status: "Success",
-    commands: [],
-    stdout: "",
-    stderr: "",
-    main_removed: false,
-    elapsed_s: 0,
-    code: "",
-  } as PredictionResult;
+  });
 }
 
 describe("computeMetrics", () => {

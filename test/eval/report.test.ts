@@ -2,24 +2,16 @@ import { describe, expect, it } from "vitest";
 import { computeMetrics } from "../../pipeline/eval/metrics.js";
 import { ProgressBar, summaryTable } from "../../pipeline/eval/report.js";
 import type { Outcome, PredictionResult } from "../../pipeline/eval/types.js";
+import { predictionResult } from "../fixtures/eval/results.js";
 
 function result(qid: string, language: string, outcome: Outcome): PredictionResult {
-  return {
+  return predictionResult({
     qid,
     id: `${qid}-${outcome}`,
     language: language as PredictionResult["language"],
     outcome,
-    test_results: {},
-    num_tests: 1,
     num_passed: outcome === "Passed" ? 1 : 0,
-    sandbox_status: "Success",
-    commands: [],
-    stdout: "",
-    stderr: "",
-    main_removed: false,
-    elapsed_s: 0,
-    code: "",
-  };
+  });
 }
 
 /** A stream that keeps what is written, a TTY or not. */
