@@ -9,7 +9,7 @@ import { type ColumnSource, parquetWriteBuffer } from "hyparquet-writer";
 
 export const SAMPLE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../data/sample");
 
-type ColumnKind = "string" | "int32" | "strings";
+export type ColumnKind = "string" | "int32" | "int64" | "strings";
 
 export interface SampleTable {
   /** the file under data/sample/, as on the hub */
@@ -39,31 +39,37 @@ const TACO_COLUMNS: SampleTable["columns"] = [
   "Expected Time Complexity",
 ].map((name) => [name, "string"]);
 
+/** The columns of HumanEval's file on the hub. */
+export const HUMANEVAL_COLUMNS: SampleTable["columns"] = [
+  ["task_id", "string"],
+  ["prompt", "string"],
+  ["canonical_solution", "string"],
+  ["test", "string"],
+  ["entry_point", "string"],
+];
+
+/** The columns of MBPP's full test file on the hub. */
+export const MBPP_COLUMNS: SampleTable["columns"] = [
+  ["task_id", "int32"],
+  ["text", "string"],
+  ["code", "string"],
+  ["test_list", "strings"],
+  ["test_setup_code", "string"],
+  ["challenge_test_list", "strings"],
+];
+
 export const SAMPLE_TABLES: SampleTable[] = [
   { file: "BAAI/TACO/ALL/train-00000-of-00001.parquet", source: "taco-train.jsonl", columns: TACO_COLUMNS },
   { file: "BAAI/TACO/ALL/test-00000-of-00001.parquet", source: "taco-test.jsonl", columns: TACO_COLUMNS },
   {
     file: "openai/openai_humaneval/openai_humaneval/test-00000-of-00001.parquet",
     source: "humaneval.jsonl",
-    columns: [
-      ["task_id", "string"],
-      ["prompt", "string"],
-      ["canonical_solution", "string"],
-      ["test", "string"],
-      ["entry_point", "string"],
-    ],
+    columns: HUMANEVAL_COLUMNS,
   },
   {
     file: "google-research-datasets/mbpp/full/test-00000-of-00001.parquet",
     source: "mbpp.jsonl",
-    columns: [
-      ["task_id", "int32"],
-      ["text", "string"],
-      ["code", "string"],
-      ["test_list", "strings"],
-      ["test_setup_code", "string"],
-      ["challenge_test_list", "strings"],
-    ],
+    columns: MBPP_COLUMNS,
   },
 ];
 
@@ -75,15 +81,20 @@ export function sourceRows(table: SampleTable): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-export function buildTable(table: SampleTable): Buffer {
-  const rows = sourceRows(table);
-  const columnData: ColumnSource[] = table.columns.map(([name, kind]) => {
+/** A Parquet file of `rows` with `columns`; a missing value is null. */
+export function parquetTable(rows: Record<string, unknown>[], columns: SampleTable["columns"]): Buffer {
+  const columnData: ColumnSource[] = columns.map(([name, kind]) => {
     const values = rows.map((row) => row[name] ?? null);
     if (kind === "int32") return { name, data: Int32Array.from(values as number[]), type: "INT32" };
+    if (kind === "int64") return { name, data: BigInt64Array.from(values as bigint[]), type: "INT64" };
     if (kind === "strings") return { name, data: values, nullable: true };
     return { name, data: values, type: "STRING", nullable: true };
   });
   return Buffer.from(parquetWriteBuffer({ columnData }));
+}
+
+export function buildTable(table: SampleTable): Buffer {
+  return parquetTable(sourceRows(table), table.columns);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -5,7 +5,7 @@
 // cases shows up.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { type ColumnSource, parquetWriteBuffer } from "hyparquet-writer";
+import { HUMANEVAL_COLUMNS, MBPP_COLUMNS, parquetTable } from "../../sources/sample-parquet.js";
 
 export interface FixtureTask {
   /** what the tests call */
@@ -228,19 +228,6 @@ const MBPP_PLUS_ROWS = [
   },
 ];
 
-type Kind = "string" | "int32" | "int64" | "strings";
-
-function table(rows: Record<string, unknown>[], columns: Array<[string, Kind]>): Buffer {
-  const columnData: ColumnSource[] = columns.map(([name, kind]) => {
-    const values = rows.map((row) => row[name] ?? null);
-    if (kind === "int32") return { name, data: Int32Array.from(values as number[]), type: "INT32" };
-    if (kind === "int64") return { name, data: BigInt64Array.from(values as bigint[]), type: "INT64" };
-    if (kind === "strings") return { name, data: values, nullable: true };
-    return { name, data: values, type: "STRING", nullable: true };
-  });
-  return Buffer.from(parquetWriteBuffer({ columnData }));
-}
-
 function put(root: string, file: string, bytes: Buffer | string): void {
   const target = path.join(root, file);
   mkdirSync(path.dirname(target), { recursive: true });
@@ -249,22 +236,15 @@ function put(root: string, file: string, bytes: Buffer | string): void {
 
 /** Writes the four benchmark repos (and one whose file is not Parquet) under `root`. */
 export function writeBenchmarkRepos(root: string): void {
-  const humanEvalColumns: Array<[string, Kind]> = [
-    ["task_id", "string"],
-    ["prompt", "string"],
-    ["canonical_solution", "string"],
-    ["test", "string"],
-    ["entry_point", "string"],
-  ];
   put(
     root,
     "openai/openai_humaneval/openai_humaneval/test-00000-of-00001.parquet",
-    table(HUMANEVAL_ROWS, humanEvalColumns),
+    parquetTable(HUMANEVAL_ROWS, HUMANEVAL_COLUMNS),
   );
   put(
     root,
     "evalplus/humanevalplus/data/test-00000-of-00001-fixture.parquet",
-    table(HUMANEVAL_PLUS_ROWS, [
+    parquetTable(HUMANEVAL_PLUS_ROWS, [
       ["task_id", "string"],
       ["prompt", "string"],
       ["canonical_solution", "string"],
@@ -275,19 +255,12 @@ export function writeBenchmarkRepos(root: string): void {
   put(
     root,
     "google-research-datasets/mbpp/full/test-00000-of-00001.parquet",
-    table(MBPP_ROWS, [
-      ["task_id", "int32"],
-      ["text", "string"],
-      ["code", "string"],
-      ["test_list", "strings"],
-      ["test_setup_code", "string"],
-      ["challenge_test_list", "strings"],
-    ]),
+    parquetTable(MBPP_ROWS, MBPP_COLUMNS),
   );
   put(
     root,
     "evalplus/mbppplus/data/test-00000-of-00001-fixture.parquet",
-    table(MBPP_PLUS_ROWS, [
+    parquetTable(MBPP_PLUS_ROWS, [
       ["task_id", "int64"],
       ["code", "string"],
       ["prompt", "string"],
