@@ -95,8 +95,8 @@ const HUMANEVAL_ROWS = [
   },
 ];
 
-// HumanEval+ keeps the prompts and adds inputs, checked through an `assertion` helper.
-const PLUS_CHECK = (inputs: string, results: string) => `import numpy as np
+// EvalPlus checks its inputs' results through this `assertion` helper, in HumanEval+ and MBPP+ alike.
+const EVALPLUS_ASSERTION = `import numpy as np
 
 
 def assertion(out, exp, atol):
@@ -106,7 +106,10 @@ def assertion(out, exp, atol):
         assert np.allclose(out, exp, rtol=1e-07, atol=atol)
     else:
         assert out == exp, f"out: {out}, exp: {exp}"
+`;
 
+// HumanEval+ keeps the prompts and adds inputs, checked through the `assertion` helper.
+const PLUS_CHECK = (inputs: string, results: string) => `${EVALPLUS_ASSERTION}
 
 def check(candidate):
     inputs = ${inputs}
@@ -185,17 +188,7 @@ const MBPP_ROWS = [
 
 // ---- MBPP+: code, prompt (a docstring), test_imports, test_list, test (a script) ----
 
-const MBPP_PLUS_SCRIPT = (entry: string, inputs: string, results: string) => `import numpy as np
-
-
-def assertion(out, exp, atol):
-    if atol == 0 and isinstance(exp, float):
-        atol = 1e-6
-    if out != exp and atol != 0:
-        assert np.allclose(out, exp, rtol=1e-07, atol=atol)
-    else:
-        assert out == exp, f"out: {out}, exp: {exp}"
-
+const MBPP_PLUS_SCRIPT = (entry: string, inputs: string, results: string) => `${EVALPLUS_ASSERTION}
 
 inputs = ${inputs}
 results = ${results}
