@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InterruptedError, UserError } from "../../pipeline/errors.js";
 import { hubConfigSchema } from "../../pipeline/hub/config.js";
-import { pushDirectory } from "../../pipeline/hub/push.js";
+import { type PushOptions, pushDirectory } from "../../pipeline/hub/push.js";
 import { PushError, PushTokenError } from "../../pipeline/hub/push-errors.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { type ExportFixture, LARGE, SMALL, sha256, writeExportFixture } from "./push-fixtures.js";
@@ -26,6 +26,10 @@ const hubConfig = (overrides: Record<string, unknown> = {}) =>
     timeout_s: 20,
     ...overrides,
   });
+
+/** Pushes the fixture to acme/cf on the test hub with the token, `options` on top. */
+const push = (options: Partial<PushOptions> = {}) =>
+  pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV, ...options });
 
 /** Request body bytes the hub received for uploads (PUT), from request index `from` on. */
 function uploadedBytes(from = 0, oid?: string): number {
@@ -54,13 +58,7 @@ afterEach(async () => {
 
 describe("push", () => {
   it("creates the repository private, commits each large file alone and the small ones last, and the hub serves the same bytes", async () => {
-    const result = await pushDirectory({
-      dir: fixture.dir,
-      repo: "acme/cf",
-      private: true,
-      hub: hubConfig(),
-      env: ENV,
-    });
+    const result = await push({ private: true });
 
     expect(result.createdRepo).toBe(true);
     expect(hub.writes!.repos.get("acme/cf")).toMatchObject({ type: "dataset", private: true });
@@ -83,11 +81,11 @@ describe("push", () => {
   });
 
   it("sends nothing and commits nothing when the branch already holds every file", async () => {
-    await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    await push();
     const before = hub.requests.length;
     const commits = hub.writes!.commits.length;
 
-    const again = await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const again = await push();
 
     expect(again.uploaded).toEqual([]);
     expect(again.unchanged).toEqual([...LARGE, ...SMALL].sort());
@@ -100,7 +98,7 @@ describe("push", () => {
     const cutOid = sha256(fixture.files[cutFile]!);
     hub.faults.push({ kind: "cut-upload", afterBytes: 400_000, match: `/lfs-upload/${cutOid}`, times: 1 });
 
-    const failed = pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const failed = push();
     await expect(failed).rejects.toBeInstanceOf(PushError);
     await expect(failed).rejects.toThrow(/rerun the same command/);
     expect(hub.writes!.commits.map((c) => c.files.map((f) => f.path))).toEqual([[first]]);
@@ -109,7 +107,7 @@ describe("push", () => {
     expect(cutSent).toBeLessThan(fixture.files[cutFile]!.length);
 
     const mark = hub.requests.length;
-    const resumed = await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const resumed = await push();
 
     expect(resumed.unchanged).toEqual([first]);
     expect(resumed.uploaded).toEqual([cutFile, third, ...SMALL].sort());
@@ -127,14 +125,12 @@ describe("push", () => {
     const [first, second, third] = LARGE as [string, string, string];
     hub.faults.push({ kind: "status", status: 503, match: "/commit/main", times: 1 });
 
-    await expect(
-      pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV }),
-    ).rejects.toThrow(/HTTP 503.*rerun the same command/);
+    await expect(push()).rejects.toThrow(/HTTP 503.*rerun the same command/);
     expect(hub.writes!.commits).toEqual([]);
     expect(await hub.writes!.hasObject(sha256(fixture.files[first]!))).toBe(true);
 
     const mark = hub.requests.length;
-    const resumed = await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const resumed = await push();
 
     expect(resumed.uploaded).toContain(first);
     // the LFS batch said the hub holds it: the commit names it, no byte of it is sent
@@ -145,12 +141,12 @@ describe("push", () => {
   });
 
   it("a changed file is the only one sent again", async () => {
-    await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    await push();
     const card = Buffer.from("# Code-Feedback (reproduction)\n\nNow with 4,200 dialogues and a report.\n");
     await writeFile(path.join(fixture.dir, "README.md"), card);
     const mark = hub.requests.length;
 
-    const result = await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const result = await push();
 
     expect(result.uploaded).toEqual(["README.md"]);
     expect(uploadedBytes(mark)).toBe(0);
@@ -159,17 +155,11 @@ describe("push", () => {
   });
 
   it("--revision creates the branch from main and commits there, leaving main as it was", async () => {
-    await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    await push();
     const card = Buffer.from("# Code-Feedback, second run\n");
     await writeFile(path.join(fixture.dir, "README.md"), card);
 
-    const result = await pushDirectory({
-      dir: fixture.dir,
-      repo: "acme/cf",
-      revision: "run-2",
-      hub: hubConfig(),
-      env: ENV,
-    });
+    const result = await push({ revision: "run-2" });
 
     expect(result.createdBranch).toBe(true);
     expect(result.uploaded).toEqual(["README.md"]);
@@ -182,17 +172,10 @@ describe("push", () => {
   });
 
   it("an existing repository is reused, and --private does not change it", async () => {
-    await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    await push();
     const warnings: string[] = [];
     const log = { info() {}, debug() {}, warn: (m: string) => warnings.push(m) };
-    const result = await pushDirectory({
-      dir: fixture.dir,
-      repo: "acme/cf",
-      private: true,
-      hub: hubConfig(),
-      env: ENV,
-      log,
-    });
+    const result = await push({ private: true, log });
     expect(result.createdRepo).toBe(false);
     expect(hub.writes!.repos.get("acme/cf")?.private).toBe(false);
     expect(warnings.join("\n")).toMatch(/already exists; --private applies only when creating it/);
@@ -207,30 +190,19 @@ describe("push", () => {
       warn() {},
       debug() {},
     };
-    await expect(
-      pushDirectory({
-        dir: fixture.dir,
-        repo: "acme/cf",
-        hub: hubConfig(),
-        env: ENV,
-        log,
-        signal: controller.signal,
-      }),
-    ).rejects.toBeInstanceOf(InterruptedError);
+    await expect(push({ log, signal: controller.signal })).rejects.toBeInstanceOf(InterruptedError);
     expect(hub.writes!.commits).toHaveLength(1);
-    const result = await pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV });
+    const result = await push();
     expect(result.unchanged).toEqual([LARGE[0]]);
   });
 });
 
 describe("push refuses with advice", () => {
   it("without a token, before any request", async () => {
-    await expect(
-      pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: {} }),
-    ).rejects.toThrow(PushTokenError);
-    await expect(
-      pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: {} }),
-    ).rejects.toThrow(/no token in \$HF_TOKEN; a push needs one with write access to acme/);
+    await expect(push({ env: {} })).rejects.toThrow(PushTokenError);
+    await expect(push({ env: {} })).rejects.toThrow(
+      /no token in \$HF_TOKEN; a push needs one with write access to acme/,
+    );
     expect(hub.requests).toEqual([]);
   });
 
@@ -241,12 +213,7 @@ describe("push refuses with advice", () => {
       writable: path.join(scratch, "hub-storage"),
       token: "hf_the_right_one",
     });
-    const error = await pushDirectory({
-      dir: fixture.dir,
-      repo: "acme/cf",
-      hub: hubConfig(),
-      env: ENV,
-    }).catch((e) => e);
+    const error = await push().catch((e) => e);
     expect(error).toBeInstanceOf(PushError);
     expect(error.message).toMatch(/HTTP 401.*set \$HF_TOKEN to a token with write access to acme/);
     expect(error.message).not.toContain(TOKEN);
@@ -254,20 +221,14 @@ describe("push refuses with advice", () => {
 
   it("for a file: endpoint, a bad repository name, an empty directory, or a file export did not write", async () => {
     const file = hubConfigSchema.parse({ endpoint: "file:data/sample" });
-    await expect(pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: file, env: ENV })).rejects.toThrow(
-      /read-only local directory/,
-    );
-    await expect(pushDirectory({ dir: fixture.dir, repo: "cf", hub: hubConfig(), env: ENV })).rejects.toThrow(
-      /pass --repo OWNER\/NAME/,
-    );
+    await expect(push({ hub: file })).rejects.toThrow(/read-only local directory/);
+    await expect(push({ repo: "cf" })).rejects.toThrow(/pass --repo OWNER\/NAME/);
     const empty = await mkdtemp(path.join(scratch, "empty-"));
-    await expect(pushDirectory({ dir: empty, repo: "acme/cf", hub: hubConfig(), env: ENV })).rejects.toThrow(
+    await expect(push({ dir: empty })).rejects.toThrow(
       /no files to push; run `pnpm pipeline run export` first/,
     );
     const expect2 = new Map([["README.md", sha256(Buffer.from("something else"))]]);
-    await expect(
-      pushDirectory({ dir: fixture.dir, repo: "acme/cf", hub: hubConfig(), env: ENV, expect: expect2 }),
-    ).rejects.toThrow(UserError);
+    await expect(push({ expect: expect2 })).rejects.toThrow(UserError);
     expect(hub.requests).toEqual([]);
     expect((await readFile(path.join(fixture.dir, "README.md"))).equals(fixture.files["README.md"]!)).toBe(
       true,
