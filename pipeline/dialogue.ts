@@ -157,6 +157,26 @@ export function codeFeedbackLine(
   return { id, messages: messages.map((m) => ({ role: m.role, content: m.content })) };
 }
 
+/** One method's dialogues as DialogueTally counts them, as a stage summary keeps them. */
+export const methodTallySchema = z.object({
+  dialogues: z.number(),
+  turns: z.number(),
+  turns_per_dialogue: z.number(),
+  by_lang: z.record(z.string(), z.number()),
+  paper: z.object({ dialogues: z.number(), turns_per_dialogue: z.number() }),
+});
+export type MethodTally = z.infer<typeof methodTallySchema>;
+
+/** DialogueTally's result: method -> its tally (only methods with dialogues). */
+export const dialogueTallySchema = z.record(z.string(), methodTallySchema);
+
+/** The keys of a summary that spreads a DialogueTally of the given methods, for its schema. */
+export function methodTallyKeys<M extends DialogueMethod>(
+  methods: readonly M[],
+): { [K in M]: z.ZodOptional<typeof methodTallySchema> } {
+  return Object.fromEntries(methods.map((m) => [m, methodTallySchema.optional()])) as never;
+}
+
 /** Per-method counts of a set of dialogues next to the paper's, for stage summaries and the report. */
 export class DialogueTally {
   private readonly byMethod = new Map<
@@ -175,16 +195,7 @@ export class DialogueTally {
     entry.byLang.set(dialogue.lang, (entry.byLang.get(dialogue.lang) ?? 0) + 1);
   }
 
-  result(): Record<
-    string,
-    {
-      dialogues: number;
-      turns: number;
-      turns_per_dialogue: number;
-      by_lang: Record<string, number>;
-      paper: { dialogues: number; turns_per_dialogue: number };
-    }
-  > {
+  result(): Record<string, MethodTally> {
     const out: ReturnType<DialogueTally["result"]> = {};
     for (const method of DIALOGUE_METHODS) {
       const entry = this.byMethod.get(method);
@@ -237,6 +248,23 @@ export interface MethodShape {
   /** over PAPER_DEVIATION_LIMIT */
   deviates: boolean;
 }
+
+/** paperShape's result, as export's summary keeps it. */
+export const paperShapeSchema = z.object({
+  reproduces: z.boolean(),
+  verdict: z.string(),
+  methods: z.array(
+    z.object({
+      method: z.enum(DIALOGUE_METHODS),
+      state: z.enum(["ran", "disabled", "none"]),
+      dialogues: z.number(),
+      turns_per_dialogue: z.number(),
+      paper_turns_per_dialogue: z.number(),
+      deviation: z.number(),
+      deviates: z.boolean(),
+    }),
+  ),
+});
 
 /**
  * Whether a run has the released dataset's per-method shape: every paper method made dialogues, each

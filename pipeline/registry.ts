@@ -8,6 +8,7 @@
 //   registry.dialogueStages;                          // stages that declare `methods`, in that order
 //   registry.stageOfMethod("code-correction");        // "correct"
 //   registry.disabledDialogueStages(config.stages);   // dialogue stages with `enabled: false`
+//   registry.releaseStage();                          // the stage that declares `release` (export)
 import type { DialogueMethod } from "./dialogue.js";
 
 /** The part of a stage definition the registry reads (pipeline/stage.ts). */
@@ -15,9 +16,13 @@ export interface RegisteredStage {
   name: string;
   /** the dialogue methods the stage makes; a stage that declares them is a dialogue stage */
   methods?: readonly DialogueMethod[] | undefined;
+  /** declared by the one stage whose directory holds the release (and the report) */
+  release?: object | undefined;
 }
 
-export class StageRegistry {
+export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
+  /** every stage definition, in pipeline order */
+  readonly stages: readonly T[];
   /** every stage, in pipeline order */
   readonly names: readonly string[];
   /** the stages that make dialogues, in pipeline order (the order their dialogues reach validation) */
@@ -25,8 +30,15 @@ export class StageRegistry {
   private readonly makers = new Map<DialogueMethod, string>();
   private readonly methodsByStage = new Map<string, readonly DialogueMethod[]>();
 
-  constructor(stages: readonly RegisteredStage[]) {
+  constructor(stages: readonly T[]) {
+    this.stages = stages;
     this.names = stages.map((s) => s.name);
+    const releases = stages.filter((s) => s.release);
+    if (releases.length > 1) {
+      throw new Error(
+        `stages ${releases.map((s) => s.name).join(" and ")} both declare a release; one stage makes it`,
+      );
+    }
     for (const stage of stages) {
       if (!stage.methods?.length) continue;
       this.methodsByStage.set(stage.name, stage.methods);
@@ -41,6 +53,16 @@ export class StageRegistry {
       }
     }
     this.dialogueStages = [...this.methodsByStage.keys()];
+  }
+
+  /** The definition of the stage named `name`, if registered. */
+  stage(name: string): T | undefined {
+    return this.stages.find((s) => s.name === name);
+  }
+
+  /** The stage whose directory holds the release (`push` uploads it, the report is written there). */
+  releaseStage(): T | undefined {
+    return this.stages.find((s) => s.release);
   }
 
   /** The methods a stage makes; none for a stage that makes no dialogue (or is not registered). */

@@ -12,6 +12,10 @@
 // Per-run state (a client, a tally) lives in the object `open` returns, handed to process/run,
 // summarize and close; counters go through `ctx.stat` and reject reasons are counted by the runner,
 // both saved in the manifest (summed over shards), so no stage keeps side files or module-level maps.
+//
+// A stage with statistics declares their type `Sum` with a `summarySchema`: its manifest's `stats`
+// are read back (by the report, by `push`) only through it. Its `report` contributes the stage's own
+// steps and sections to the run report; the stage that makes the release declares `release`.
 
 import type { z } from "zod";
 import type { RootConfig } from "./config/schema.js";
@@ -19,6 +23,7 @@ import type { DialogueMethod } from "./dialogue.js";
 import type { Logger } from "./log.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
 import type { StageRegistry } from "./registry.js";
+import type { StageRelease, StageReport } from "./report/contract.js";
 import type { Services } from "./services.js";
 import type { UsageMeter } from "./usage.js";
 
@@ -58,7 +63,7 @@ export interface StageContext<C> {
   stat(name: string, value?: number): void;
 }
 
-interface StageBase<C, S> {
+interface StageBase<C, S, Sum> {
   name: string;
   /** one line for `pnpm pipeline stages` */
   description: string;
@@ -94,12 +99,29 @@ interface StageBase<C, S> {
   close?(state: S, ctx: StageContext<C>): void | Promise<void>;
   /**
    * statistics to keep in the manifest and print at the end, computed after the stage completes;
-   * `tally` holds the whole stage's `ctx.stat` counters and reject reasons (all runs, all shards)
+   * `tally` holds the whole stage's `ctx.stat` counters and reject reasons (all runs, all shards);
+   * undefined: nothing to keep
    */
-  summarize?(ctx: StageContext<C>, state: S, tally: StageTally): Promise<Record<string, unknown>>;
+  summarize?(ctx: StageContext<C>, state: S, tally: StageTally): Promise<Sum | undefined>;
+  /**
+   * The shape of the summary: a manifest's `stats` are read back through it, so a summary written
+   * in another shape shows in the report as unreadable instead of as an empty section.
+   */
+  summarySchema?: z.ZodType<Sum>;
+  /** the stage's steps in the report's flow chart and its own report sections (pipeline/report/contract.ts) */
+  report?: StageReport<Sum>;
+  /**
+   * Declared by the stage that makes the release: its directory (`<data_dir>/<name>/`) holds the files
+   * `push` uploads, which `files` lists from its summary, and the report.
+   */
+  release?: StageRelease<Sum>;
 }
 
-export interface RecordStage<C = unknown, S = unknown> extends StageBase<C, S> {
+/** The summary of a stage that does not declare its type. */
+export type AnySummary = Record<string, unknown>;
+
+export interface RecordStage<C = unknown, S = unknown, Sum extends object = AnySummary>
+  extends StageBase<C, S, Sum> {
   kind: "record";
   /** records in flight at once; default 1 */
   concurrency?(ctx: StageContext<C>): number;
@@ -133,16 +155,21 @@ export interface Emitter {
   reject(reject: Reject): Promise<void>;
 }
 
-export interface GlobalStage<C = unknown, S = unknown> extends StageBase<C, S> {
+export interface GlobalStage<C = unknown, S = unknown, Sum extends object = AnySummary>
+  extends StageBase<C, S, Sum> {
   kind: "global";
   /** may return the stage's statistics: the runner keeps them in the manifest (else `summarize`'s) */
   // biome-ignore lint/suspicious/noConfusingVoidType: a stage with nothing to report returns nothing
-  run(ctx: StageContext<C>, emit: Emitter, state: S): Promise<Record<string, unknown> | undefined | void>;
+  run(ctx: StageContext<C>, emit: Emitter, state: S): Promise<Sum | undefined | void>;
 }
 
-export type Stage<C = unknown, S = unknown> = RecordStage<C, S> | GlobalStage<C, S>;
+export type Stage<C = unknown, S = unknown, Sum extends object = AnySummary> =
+  | RecordStage<C, S, Sum>
+  | GlobalStage<C, S, Sum>;
 
-/** Identity helper that keeps the config (and per-run state) type of a stage definition. */
-export function defineStage<C, S = unknown>(stage: Stage<C, S>): Stage<C, S> {
+/** Identity helper that keeps the config, per-run state and summary types of a stage definition. */
+export function defineStage<C, S = unknown, Sum extends object = AnySummary>(
+  stage: Stage<C, S, Sum>,
+): Stage<C, S, Sum> {
   return stage;
 }

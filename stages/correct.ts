@@ -25,7 +25,7 @@ import { checkable, checkMessages, withCheck, writeCheck } from "./correct/check
 import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
 import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
 import { givesAway } from "./correct/gives-away.js";
-import { summarizeCorrect } from "./correct/summary.js";
+import { type CorrectSummary, correctSummarySchema, summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
 import type { Program } from "./dialogue-kit/executor.js";
 import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
@@ -197,7 +197,7 @@ function refuseGiveAway(text: string, what: string, mistake = false): void {
     );
 }
 
-export const correctStage = dialogueStage<CorrectConfig>({
+export const correctStage = dialogueStage<CorrectConfig, CorrectSummary>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
   methods: ["code-correction"],
@@ -219,4 +219,5 @@ export const correctStage = dialogueStage<CorrectConfig>({
     what: "3 requests each (a logical error adds a check request)",
   }),
   summarize: summarizeCorrect,
+  summarySchema: correctSummarySchema,
 });

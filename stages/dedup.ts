@@ -12,6 +12,7 @@ import { InterruptedError } from "../pipeline/errors.js";
 import { HubClient } from "../pipeline/hub/client.js";
 import { readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord } from "../pipeline/record.js";
+import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { fetchHubFiles } from "./sources/fetch.js";
 import { hubFilesSchema } from "./sources/spec.js";
@@ -171,7 +172,11 @@ export async function deduplicateSeeds(
   }
 }
 
-export const dedupStage = defineStage<DedupConfig>({
+/** Dedup's summary: the records it dropped, by reason. */
+export const dedupSummarySchema = z.object({ dropped: z.record(z.string(), z.number()) });
+export type DedupSummary = z.infer<typeof dedupSummarySchema>;
+
+export const dedupStage = defineStage<DedupConfig, unknown, DedupSummary>({
   name: "dedup",
   description: "drop benchmark-contaminated, exact-duplicate and near-duplicate queries (not in the paper)",
   upstream: ["normalize"],
@@ -189,4 +194,6 @@ export const dedupStage = defineStage<DedupConfig>({
   },
   // the runner counted the rejects by reason as they were emitted
   summarize: async (_ctx, _state, { rejectReasons }) => ({ dropped: { ...rejectReasons } }),
+  summarySchema: dedupSummarySchema,
+  report: { flow: outputsStep("after dedup") },
 });

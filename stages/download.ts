@@ -97,7 +97,17 @@ export interface DownloadedFileRecord extends PipelineRecord {
   file_index: number;
 }
 
-export const downloadStage = defineStage<DownloadConfig>({
+/** Download's summary: each source's repository, revision, commit and files, and the bytes fetched. */
+export const downloadSummarySchema = z.object({
+  sources: z.record(
+    z.string(),
+    z.object({ repo: z.string(), revision: z.string(), commit: z.string(), files: z.number() }),
+  ),
+  bytes: z.number(),
+});
+export type DownloadSummary = z.infer<typeof downloadSummarySchema>;
+
+export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummary>({
   name: "download",
   description: "fetch the source datasets from the hub (resumable, verified, never twice)",
   upstream: [],
@@ -127,6 +137,7 @@ export const downloadStage = defineStage<DownloadConfig>({
     }
     return { sources, bytes };
   },
+  summarySchema: downloadSummarySchema,
 });
 
 async function downloadSource(

@@ -21,8 +21,15 @@ import {
   FILTERED_INSTRUCTION_SCHEMA,
   writeParquetAtomically,
 } from "./export/parquet.js";
+import { exportReport } from "./export/report.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
-import { describeShape, EXPORT_FILES, type ExportStats } from "./export/stats.js";
+import {
+  describeShape,
+  EXPORT_FILES,
+  type ExportStats,
+  type ExportSummary,
+  exportSummarySchema,
+} from "./export/stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
@@ -132,7 +139,7 @@ const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {
   strong: "feedback, fixes and code correction",
 };
 
-export const exportStage = defineStage<ExportConfig, ExportRun>({
+export const exportStage = defineStage<ExportConfig, ExportRun, ExportSummary>({
   name: "export",
   description:
     "writes Code-Feedback (public and full configs) and Filtered-Instruction (JSONL + Parquet) and a dataset card to <data_dir>/export/",
@@ -152,6 +159,10 @@ export const exportStage = defineStage<ExportConfig, ExportRun>({
       for (const line of describeShape(stats)) ctx.log.info(line);
     }
     // the report is not written here: the CLI builds it after the run, once this manifest is final
-    return { ...(stats ?? {}) };
+    return stats;
   },
+  summarySchema: exportSummarySchema,
+  report: exportReport,
+  // its directory holds the release: `push` uploads the files it lists, and the report is written there
+  release: { files: (summary) => summary.files },
 });

@@ -19,7 +19,8 @@ import {
   scoreOfAnswer,
 } from "./filter/complexity.js";
 import { type FilterConfig, filterConfigSchema } from "./filter/config.js";
-import { FunnelCounter } from "./filter/funnel.js";
+import { type FilterSummary, FunnelCounter, filterSummarySchema } from "./filter/funnel.js";
+import { filterReport } from "./filter/report.js";
 
 type FilterContext = StageContext<FilterConfig>;
 
@@ -168,16 +169,16 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
   };
 }
 
-async function summarizeFilter(ctx: FilterContext): Promise<Record<string, unknown>> {
+async function summarizeFilter(ctx: FilterContext): Promise<FilterSummary> {
   const counter = new FunnelCounter(ctx.config.rounds, ctx.config.threshold);
   for await (const record of ctx.read(ctx.name)) counter.kept(record);
   for await (const reject of ctx.read(ctx.name, { rejects: true }))
     counter.rejected(reject as unknown as Reject);
   for (const line of counter.describe()) ctx.log.info(line);
-  return { ...counter.result() };
+  return counter.result();
 }
 
-export const filterStage = defineStage<FilterConfig, FilterRun>({
+export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
   kind: "record",
   name: "filter",
   description: "rates each query's complexity (1-5) with the scorer LLM, twice, and keeps 4-5",
@@ -207,4 +208,6 @@ export const filterStage = defineStage<FilterConfig, FilterRun>({
   process: filterRecord,
   estimate: estimateFilter,
   summarize: summarizeFilter,
+  summarySchema: filterSummarySchema,
+  report: filterReport,
 });

@@ -22,6 +22,7 @@ import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
 import { seededRandom, shuffleInPlace } from "../pipeline/random.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
+import { outputsStep } from "../pipeline/report/flow.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
@@ -30,7 +31,12 @@ import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
 import { groupSimilarProblems } from "./leetcode/grouping.js";
 import { cannotJudgeIn, limitTests, SolutionJudge } from "./leetcode/judge.js";
 import { readProblems } from "./leetcode/read.js";
-import { type LeetcodeStats, summarizeLeetcode } from "./leetcode/summary.js";
+import {
+  type LeetcodeStats,
+  type LeetcodeSummary,
+  leetcodeSummarySchema,
+  summarizeLeetcode,
+} from "./leetcode/summary.js";
 import { EmptyTextError, TEXT_PROMPT } from "./leetcode/texts.js";
 import { TRANSLATION_REQUEST_VERSION } from "./leetcode/translate.js";
 import { type ValidatedProblem, validateSolutions } from "./leetcode/validate-solutions.js";
@@ -271,7 +277,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   }
 }
 
-export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun>({
+export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSummary>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
   methods: ["leetcode-similar-problem", "leetcode-follow-up"],
@@ -296,4 +302,6 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun>({
   async summarize(ctx, run) {
     return summarizeLeetcode(ctx.read(ctx.name), run.stats, ctx.log);
   },
+  summarySchema: leetcodeSummarySchema,
+  report: { flow: outputsStep("leetcode dialogues"), made: (summary) => summary },
 });

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
+import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import type { DownloadedFileRecord } from "./download.js";
 import { ADAPTERS, type AdapterName } from "./sources/index.js";
@@ -147,6 +148,13 @@ function truncated(value: unknown): unknown {
   return text.length <= 2000 ? value : `${text.slice(0, 2000)}...`;
 }
 
+/** Normalize's summary: how many seed pairs each resource and each language has. */
+export const normalizeSummarySchema = z.object({
+  by_resource: z.record(z.string(), z.number()),
+  by_lang: z.record(z.string(), z.number()),
+});
+export type NormalizeSummary = z.infer<typeof normalizeSummarySchema>;
+
 /** How many seed pairs each resource and each language has: the stage's summary. */
 class SeedTally {
   outputs = 0;
@@ -159,12 +167,12 @@ class SeedTally {
     this.byLang[seed.lang] = (this.byLang[seed.lang] ?? 0) + 1;
   }
 
-  summary(): Record<string, unknown> {
+  summary(): NormalizeSummary {
     return { by_resource: this.byResource, by_lang: this.byLang };
   }
 }
 
-export const normalizeStage = defineStage<NormalizeConfig, SeedTally>({
+export const normalizeStage = defineStage<NormalizeConfig, SeedTally, NormalizeSummary>({
   name: "normalize",
   description: "one adapter per source: {id, query, answer, resource, lang}; bad rows rejected with a reason",
   upstream: ["download"],
@@ -190,4 +198,6 @@ export const normalizeStage = defineStage<NormalizeConfig, SeedTally>({
     for await (const r of ctx.read("normalize")) reread.add(r as SeedRecord);
     return reread.summary();
   },
+  summarySchema: normalizeSummarySchema,
+  report: { flow: outputsStep("seed pool (normalize)") },
 });

@@ -16,11 +16,12 @@ import path from "node:path";
 import { makeDialogue } from "../pipeline/dialogue.js";
 import type { CachedEmbedding } from "../pipeline/embed/cache.js";
 import { createEmbedder, EmbeddingCache, embedTexts, KnnIndex } from "../pipeline/embed/index.js";
+import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type PackConfig, packConfigSchema } from "./pack/config.js";
 import { type PackResult, packSimilarQueries } from "./pack/packing.js";
 import { type Single, validateSingles } from "./pack/singles.js";
-import { type PackStats, summarizePack } from "./pack/summary.js";
+import { type PackStats, type PackSummary, packSummarySchema, summarizePack } from "./pack/summary.js";
 
 type PackContext = StageContext<PackConfig>;
 
@@ -200,7 +201,7 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter, stats: PackStats
   await KnnIndex.prune(ctx.workDir, indexFiles);
 }
 
-export const packStage = defineStage<PackConfig, PackStats>({
+export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
   name: "pack",
   description:
     "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
@@ -217,4 +218,6 @@ export const packStage = defineStage<PackConfig, PackStats>({
   async summarize(ctx, stats) {
     return summarizePack(ctx.read(ctx.name), stats, ctx.log);
   },
+  summarySchema: packSummarySchema,
+  report: { flow: outputsStep("pack dialogues"), made: (summary) => summary },
 });

@@ -23,7 +23,7 @@ import { dialogueStage } from "./dialogue-kit/stage.js";
 import { type SimulateConfig, simulateConfigSchema } from "./simulate/config.js";
 import { type SimulatedFeedback, simulateHumanFeedback } from "./simulate/feedback.js";
 import { Interaction, type LoopEnv } from "./simulate/interaction.js";
-import { summarizeSimulate } from "./simulate/summary.js";
+import { type SimulateSummary, simulateSummarySchema, summarizeSimulate } from "./simulate/summary.js";
 
 type SimulateContext = StageContext<SimulateConfig>;
 
@@ -111,7 +111,7 @@ export async function simulateInteraction(
   };
 }
 
-export const simulateStage = dialogueStage<SimulateConfig>({
+export const simulateStage = dialogueStage<SimulateConfig, SimulateSummary>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
   methods: ["interaction-simulation"],
@@ -138,4 +138,5 @@ export const simulateStage = dialogueStage<SimulateConfig>({
     what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
   }),
   summarize: summarizeSimulate,
+  summarySchema: simulateSummarySchema,
 });

@@ -16,7 +16,13 @@ import { defaultWorkers } from "../pipeline/sandbox/index.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
 import { type BlockRun, checkGates } from "./validate/gates.js";
-import { describeValidation, summarizeValidation } from "./validate/summary.js";
+import { validateReport } from "./validate/report.js";
+import {
+  describeValidation,
+  summarizeValidation,
+  type ValidateSummary,
+  validateSummarySchema,
+} from "./validate/summary.js";
 import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.js";
 
 type ValidateContext = StageContext<ValidateConfig>;
@@ -112,8 +118,10 @@ function describeOutcome(v: { outcome: string; error?: string; reason?: string }
 }
 
 /** Validate over the given dialogue stages (stages/index.ts passes those that declare `methods`). */
-export function defineValidateStage(upstream: readonly string[]): RecordStage<ValidateConfig> {
-  return defineStage<ValidateConfig, ValidateRun>({
+export function defineValidateStage(
+  upstream: readonly string[],
+): RecordStage<ValidateConfig, unknown, ValidateSummary> {
+  return defineStage<ValidateConfig, ValidateRun, ValidateSummary>({
     name: "validate",
     description:
       "runs every assistant code block of every dialogue in the sandbox; drops dialogues whose final code fails",
@@ -135,7 +143,9 @@ export function defineValidateStage(upstream: readonly string[]): RecordStage<Va
     async summarize(ctx) {
       const summary = await summarizeValidation(ctx.read(ctx.name), ctx.read(ctx.name, { rejects: true }));
       for (const line of describeValidation(summary)) ctx.log.info(line);
-      return { ...summary };
+      return summary;
     },
-  }) as RecordStage<ValidateConfig>;
+    summarySchema: validateSummarySchema,
+    report: validateReport,
+  }) as RecordStage<ValidateConfig, unknown, ValidateSummary>;
 }

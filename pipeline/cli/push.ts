@@ -1,34 +1,40 @@
-// `pnpm pipeline push --repo OWNER/NAME [--private] [--revision BRANCH]`: uploads the export to a
-// dataset repository on the hub (hub.endpoint / HF_ENDPOINT, token in $HF_TOKEN or hub.token_env).
+// `pnpm pipeline push --repo OWNER/NAME [--private] [--revision BRANCH]`: uploads the release (the
+// directory of the stage that declares `release`: export's) to a dataset repository on the hub
+// (hub.endpoint / HF_ENDPOINT, token in $HF_TOKEN or hub.token_env).
 import path from "node:path";
 import type { CommandModule } from "yargs";
 import { UserError } from "../errors.js";
 import { pushDirectory } from "../hub/push.js";
 import { createLogger } from "../log.js";
+import { StageRegistry } from "../registry.js";
+import type { ReportingStage } from "../report/contract.js";
 import { REPORT_FILE } from "../report/index.js";
+import { readSummary } from "../report/view.js";
 import type { Stage } from "../stage.js";
-import { readManifest } from "../store/manifest.js";
+import type { Manifest } from "../store/manifest.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { judgedStates, runnerFor } from "./report.js";
 
 type PushArgs = DataOptions & { repo: string; private: boolean; revision: string };
 
-/** The files export says it wrote (name and sha256), from its manifest's summary. */
-function exportedFiles(stats: Record<string, unknown> | undefined): Map<string, string> | undefined {
-  const files = stats?.files;
-  if (!Array.isArray(files)) return undefined;
-  const out = new Map<string, string>();
-  for (const f of files as { name?: unknown; sha256?: unknown }[]) {
-    if (typeof f.name === "string") out.set(f.name, typeof f.sha256 === "string" ? f.sha256 : "");
+/** The files the release stage says it wrote (name -> sha256), read through its summary's schema. */
+function releaseFiles(stage: ReportingStage, manifest: Manifest, dir: string): Map<string, string> {
+  const read = readSummary(stage, manifest.stats);
+  if (!read?.ok) {
+    throw new UserError(
+      `the ${stage.name} in ${dir} does not say which files it wrote (${read ? `summary unreadable: ${read.reason}` : "no summary"}); ` +
+        `write it again with \`pnpm pipeline run ${stage.name} --force\`, then push`,
+    );
   }
-  return out;
+  return new Map(stage.release!.files(read.summary).map((f) => [f.name, f.sha256]));
 }
 
 export function pushCommand(stages: readonly Stage<unknown>[]): CommandModule {
+  const release = new StageRegistry<ReportingStage>(stages).releaseStage();
+  const what = release ? `the ${release.name} (<data_dir>/${release.name})` : "the release";
   const command: CommandModule<object, PushArgs> = {
     command: "push",
-    describe:
-      "upload the export (<data_dir>/export) to a dataset repository on the hub; a rerun sends only what is missing",
+    describe: `upload ${what} to a dataset repository on the hub; a rerun sends only what is missing`,
     builder: (y) =>
       withDataOptions(y)
         .option("repo", {
@@ -48,24 +54,26 @@ export function pushCommand(stages: readonly Stage<unknown>[]): CommandModule {
         }),
     handler: async (args) => {
       const loaded = loadFromArgs(args);
-      const dir = path.join(loaded.config.data_dir, "export");
-      // the runner's reading of export's manifest and state, when the CLI has the export stage
-      const runner = stages.some((s) => s.name === "export") ? runnerFor(stages, loaded) : undefined;
-      const manifest = runner ? await runner.manifestOf("export") : readManifest(dir);
+      if (!release) throw new UserError("nothing to push: no stage of this pipeline declares a release");
+      const name = release.name;
+      const dir = path.join(loaded.config.data_dir, name);
+      // the runner's reading of the release stage's manifest and state
+      const runner = runnerFor(stages, loaded);
+      const manifest = await runner.manifestOf(name);
       if (!manifest) {
         throw new UserError(
-          `nothing to push: ${dir} holds no export; run \`pnpm pipeline run export\` first`,
+          `nothing to push: ${dir} holds no ${name}; run \`pnpm pipeline run ${name}\` first`,
         );
       }
-      const judged = runner ? judgedStates(runner).export : undefined;
+      const judged = judgedStates(runner)[name];
       const state = judged?.state ?? manifest.state;
       if (state !== "complete") {
         throw new UserError(
-          `the export in ${dir} is ${state}${judged?.reason ? ` (${judged.reason})` : ""}; ` +
-            "bring it up to date with `pnpm pipeline run export`, then push",
+          `the ${name} in ${dir} is ${state}${judged?.reason ? ` (${judged.reason})` : ""}; ` +
+            `bring it up to date with \`pnpm pipeline run ${name}\`, then push`,
         );
       }
-      const listed = exportedFiles(manifest.stats);
+      const listed = releaseFiles(release, manifest, dir);
       const log = createLogger("push");
       const controller = new AbortController();
       const onSignal = () => {
@@ -83,10 +91,9 @@ export function pushCommand(stages: readonly Stage<unknown>[]): CommandModule {
           hub: loaded.config.hub,
           log,
           signal: controller.signal,
-          // what export wrote (and the report), nothing else of the stage directory
-          ...(listed
-            ? { include: (name: string) => listed.has(name) || name === REPORT_FILE, expect: listed }
-            : {}),
+          // what the release stage wrote (and the report), nothing else of its directory
+          include: (file: string) => listed.has(file) || file === REPORT_FILE,
+          expect: listed,
         });
         process.stdout.write(
           `${result.repo}@${result.revision}: ${result.uploaded.length} file(s) sent in ${result.commits.length} commit(s), ` +

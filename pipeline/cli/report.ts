@@ -1,11 +1,13 @@
-// `pnpm pipeline report`: rebuilds <data_dir>/export/report.html from whatever stages have run; and
-// the same report at the end of a `run` that reaches export, built once every manifest is final.
+// `pnpm pipeline report`: rebuilds <data_dir>/<release stage>/report.html (export's directory) from
+// whatever stages have run; and the same report at the end of a `run` that reaches the release stage,
+// built once every manifest is final.
 import type { CommandModule } from "yargs";
 import { createLogger } from "../log.js";
 import { StageRegistry } from "../registry.js";
 import { viewInBrowser } from "../report/browser.js";
 import { DISABLED } from "../report/collect.js";
-import { writeReport } from "../report/index.js";
+import type { ReportingStage } from "../report/contract.js";
+import { REPORT_FILE, writeReport } from "../report/index.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
@@ -46,32 +48,43 @@ async function runnerView(
   return { states: judgedStates(runner), manifests };
 }
 
+/** Where the report of these stages is written, for the help texts: in the release stage's directory. */
+export function reportPlace(registry: StageRegistry<ReportingStage>): string {
+  const release = registry.releaseStage();
+  return `<data_dir>/${release ? `${release.name}/` : ""}${REPORT_FILE}`;
+}
+
 /**
- * After `run`: when export ran (or was found up to date), the report is rebuilt from the manifests,
- * every one of them final by now, export's own included. Returns the report's path, if it wrote one.
+ * After `run`: when the release stage ran (or was found up to date), the report is rebuilt from the
+ * manifests, every one of them final by now, the release stage's own included. Returns the report's
+ * path, if it wrote one.
  */
 export async function reportAfterRun(
-  runner: RunnerView & Pick<Runner, "loaded" | "registry">,
+  runner: RunnerView & Pick<Runner, "loaded">,
   reports: readonly { stage: string; action: string }[],
 ): Promise<string | undefined> {
-  if (!reports.some((r) => r.stage === "export" && r.action !== "estimated")) return undefined;
+  const registry = new StageRegistry<ReportingStage>(runner.stages);
+  const release = registry.releaseStage();
+  if (!release || !reports.some((r) => r.stage === release.name && r.action !== "estimated"))
+    return undefined;
   const { file } = await writeReport(runner.loaded.config.data_dir, {
-    registry: runner.registry,
+    registry,
     ...(await runnerView(runner)),
-    disabled: runner.registry.disabledDialogueStages(runner.loaded.config.stages),
+    disabled: registry.disabledDialogueStages(runner.loaded.config.stages),
   });
   return file;
 }
 
 export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule {
+  const registry = new StageRegistry<ReportingStage>(stages);
   const command: CommandModule<object, ReportArgs> = {
     command: "report",
-    describe: "rebuild the run report (<data_dir>/export/report.html) from whatever stages have run",
+    describe: `rebuild the run report (${reportPlace(registry)}) from whatever stages have run`,
     builder: (y) =>
       withDataOptions(y)
         .option("out", {
           type: "string",
-          describe: "write the report here instead of <data_dir>/export/report.html",
+          describe: `write the report here instead of ${reportPlace(registry)}`,
         })
         .option("screenshot", {
           type: "string",
@@ -79,7 +92,6 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
         }),
     handler: async (args) => {
       const loaded = loadFromArgs(args);
-      const registry = new StageRegistry(stages);
       const { file, data } = await writeReport(loaded.config.data_dir, {
         registry,
         ...(await runnerView(runnerFor(stages, loaded))),

@@ -1,19 +1,12 @@
 // The pieces every section of the report is made of: the palette, number formats, a table, a chart
 // with its caption, and the notes a section shows when its stage has not run.
 import { PAPER_DEVIATION_LIMIT, signedPercent } from "../dialogue.js";
-import type { StageRow } from "./collect.js";
+import type { StageRow } from "./contract.js";
 import { type BarChartSpec, barChart, escapeXml as esc } from "./svg.js";
 
 export const OURS = "#2f6fb0";
 export const PAPER = "#e08a2c";
 export const MUTED = "#b9c3cf";
-export const OUTCOME_COLORS: Record<string, string> = {
-  passed: "#3a9d5d",
-  failed: "#d1495b",
-  timeout: "#edae49",
-  "not-runnable": "#8d99ae",
-  "no-code": "#c9ced6",
-};
 
 export const n = (x: number | undefined) => (x === undefined ? "" : x.toLocaleString("en-US"));
 export const pct = (x: number) => `${x.toFixed(x >= 10 ? 1 : 2)}%`;
@@ -42,7 +35,7 @@ export function missing(id: string, text: string): string {
   return `<p class="missing" data-missing="${esc(id)}">${esc(text)}</p>`;
 }
 
-export function notRun(stages: StageRow[], ...names: string[]): string {
+export function notRun(stages: readonly StageRow[], ...names: string[]): string {
   const states = names.map((name) => {
     const s = stages.find((x) => x.name === name);
     return `${name}: ${s?.state ?? "not run"}`;

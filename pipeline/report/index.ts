@@ -1,6 +1,6 @@
-// The run report: `<data_dir>/export/report.html`, rebuilt from the stage manifests by
-// `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches export has ended (so
-// every manifest it reads is final, export's own included).
+// The run report: `<data_dir>/<release stage>/report.html` (export's directory), rebuilt from the stage
+// manifests by `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches the release
+// stage has ended (so every manifest it reads is final, the release stage's own included).
 //
 //   const registry = new StageRegistry(STAGES);                      // the stages, as the CLI hands them down
 //   await writeReport(dataDir, { registry })                         // from whatever has run
@@ -8,19 +8,26 @@
 //   await writeReport(dataDir, { registry, disabled: ["leetcode"] }) // stages switched off: "not run (disabled)"
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { StageRegistry } from "../registry.js";
 import { type CollectOptions, collectReport, type ReportData } from "./collect.js";
+import type { ReportingStage } from "./contract.js";
 import { renderReport } from "./render.js";
 
 export type { CollectOptions, ReportData } from "./collect.js";
 export { collectReport } from "./collect.js";
-export { PAPER_FILTER, PAPER_LANGUAGES } from "./paper.js";
+export { PAPER_LANGUAGES } from "./paper.js";
 export { renderReport } from "./render.js";
 
 export const REPORT_FILE = "report.html";
 
 export interface WriteReportOptions extends CollectOptions {
-  /** where to write; default `<dataDir>/export/report.html` */
+  /** where to write; default `<dataDir>/<release stage>/report.html` */
   file?: string;
+}
+
+/** Where the report lives: the release stage's directory (the data dir, if no stage makes a release). */
+export function reportFile(dataDir: string, registry: StageRegistry<ReportingStage>): string {
+  return path.join(dataDir, registry.releaseStage()?.name ?? "", REPORT_FILE);
 }
 
 /** Writes the report (whole or not at all) and returns its path and what it shows. */
@@ -28,10 +35,10 @@ export async function writeReport(
   dataDir: string,
   options: WriteReportOptions,
 ): Promise<{ file: string; data: ReportData }> {
-  const file = options.file ?? path.join(dataDir, "export", REPORT_FILE);
+  const file = options.file ?? reportFile(dataDir, options.registry);
   const data = collectReport(dataDir, options);
   await mkdir(path.dirname(file), { recursive: true });
-  // named as export names its temporaries, so the export stage clears one a kill left behind
+  // named as the release stage names its temporaries, so that stage clears one a kill left behind
   const temp = `${file}.tmp-${process.pid}`;
   await writeFile(temp, renderReport(data));
   await rename(temp, file);

@@ -1,24 +1,16 @@
 // The report page: one self-contained HTML file (styles, charts and a few lines of script inline;
 // nothing fetched), each section a chart beside the paper's figure and a table with the numbers.
 // A section whose stage has not run says so instead of drawing an empty chart.
-import { PAPER_DEVIATION_LIMIT } from "../dialogue.js";
+//
+// The page: the stages table, the flow chart (flow.ts), then every stage's own sections in registry
+// order (contract.ts), the LLM usage of all of them, and last the sections of the stage that makes
+// the release (its files close the page).
 import type { ReportData, StageRow } from "./collect.js";
-import {
-  deviationText,
-  figure,
-  MUTED,
-  missing,
-  n,
-  notRun,
-  OURS,
-  OUTCOME_COLORS,
-  PAPER,
-  pct,
-  table,
-} from "./html.js";
-import { methodSection } from "./methods.js";
-import { PAPER_FILTER } from "./paper.js";
+import type { ReportingStage } from "./contract.js";
+import { flowSection } from "./flow.js";
+import { figure, missing, OURS, PAPER, table } from "./html.js";
 import { escapeXml as esc } from "./svg.js";
+import { withUnreadableNote } from "./view.js";
 
 function formatMs(ms: number | undefined): string {
   if (ms === undefined) return "";
@@ -41,202 +33,6 @@ function stagesSection(data: ReportData): string {
     formatMs(s.elapsedMs),
   ]);
   return `<section id="stages"><h2>Stages</h2>${table(["stage", "state", "in", "out", "rejected", "failed", "elapsed"], rows, 2)}</section>`;
-}
-
-function flowSection(data: ReportData): string {
-  const parts = ['<section id="flow"><h2>Records through every stage</h2>'];
-  if (data.flow.every((s) => s.records === undefined)) {
-    parts.push(missing("flow", notRun(data.stages, "normalize")));
-  } else {
-    parts.push(
-      figure(
-        {
-          id: "flow",
-          title: "Records after each step of this run",
-          horizontal: true,
-          categories: data.flow.map((s) => (s.records === undefined ? `${s.label} (not run)` : s.label)),
-          series: [{ name: "this run", values: data.flow.map((s) => s.records), color: OURS }],
-        },
-        "Records (dialogues, from packing on) after each step of this run.",
-      ),
-    );
-  }
-  const f = data.funnel;
-  if (!f) {
-    parts.push(missing("funnel", notRun(data.stages, "filter")));
-  } else {
-    const pool = f.in;
-    const ours = [pool, ...f.rounds.map((r) => r.passed)];
-    const paper = [PAPER_FILTER.pool, PAPER_FILTER.round1, PAPER_FILTER.kept];
-    const labels = ["pool", ...f.rounds.map((r) => `round ${r.round} passed`)];
-    const share = (x: number, of: number) => (of === 0 ? 0 : (100 * x) / of);
-    parts.push(
-      figure(
-        {
-          id: "funnel",
-          title: "Complexity filtering: share of the pool kept, this run and the paper",
-          categories: labels,
-          series: [
-            { name: "this run", values: ours.map((x) => share(x, pool)), color: OURS },
-            {
-              name: "paper",
-              values: labels.map((_, i) =>
-                paper[i] === undefined ? undefined : share(paper[i]!, PAPER_FILTER.pool),
-              ),
-              color: PAPER,
-            },
-          ],
-          format: (v) => `${v.toFixed(0)}%`,
-        },
-        `The paper's filtering figure: ${n(PAPER_FILTER.pool)} -> ${n(PAPER_FILTER.round1)} -> ${n(PAPER_FILTER.kept)}.`,
-      ),
-      table(
-        ["step", "this run", "share", "paper", "share"],
-        labels.map((label, i) => [
-          label,
-          ours[i],
-          pct(share(ours[i]!, pool)),
-          paper[i],
-          paper[i] === undefined ? "" : pct(share(paper[i]!, PAPER_FILTER.pool)),
-        ]),
-      ),
-    );
-  }
-  parts.push("</section>");
-  return parts.join("");
-}
-
-function languageSection(data: ReportData): string {
-  const l = data.languages;
-  const head = '<section id="languages"><h2>Languages of the filtered set</h2>';
-  if (!l) return `${head}${missing("languages", notRun(data.stages, "filter"))}</section>`;
-  const others = Object.entries(l.other)
-    .sort((a, b) => b[1] - a[1])
-    .map(([lang, count]) => `${lang} ${n(count)}`)
-    .join(", ");
-  return (
-    head +
-    figure(
-      {
-        id: "languages",
-        title: "Languages of the filtered set, percent of its queries, this run and the paper",
-        categories: l.rows.map((r) => r.lang),
-        series: [
-          { name: "this run", values: l.rows.map((r) => r.percent), color: OURS },
-          { name: "paper", values: l.rows.map((r) => r.paper), color: PAPER },
-        ],
-        format: (v) => `${v.toFixed(v >= 10 ? 0 : 1)}%`,
-      },
-      `${n(l.total)} filtered queries.${others ? ` Other: ${others}.` : ""}`,
-    ) +
-    table(
-      ["language", "queries", "this run", "paper", "deviation"],
-      l.rows.map((r) => [
-        r.lang,
-        r.count,
-        pct(r.percent),
-        pct(r.paper),
-        deviationText(r.deviation, r.deviates),
-      ]),
-    ) +
-    `<p class="meta">A deviation over ${PAPER_DEVIATION_LIMIT * 100}% of the paper's share is marked.</p>` +
-    "</section>"
-  );
-}
-
-function scoreSection(data: ReportData): string {
-  const head = '<section id="scores"><h2>Complexity scores</h2>';
-  const f = data.funnel;
-  if (!f || f.rounds.length === 0)
-    return `${head}${missing("scores", notRun(data.stages, "filter"))}</section>`;
-  const bins = ["1", "2", "3", "4", "5", "unscored"];
-  const charts = f.rounds.map((r) => {
-    const passes = (bin: string) =>
-      r.threshold !== undefined && bin !== "unscored" && Number(bin) >= r.threshold;
-    return figure(
-      {
-        id: `scores-round-${r.round}`,
-        title: `Round ${r.round} (${r.prompt}): records per score`,
-        categories: bins,
-        stacked: true,
-        width: 420,
-        series: [
-          {
-            name: "passed",
-            values: bins.map((b) => (passes(b) ? (r.histogram[b] ?? 0) : undefined)),
-            color: OURS,
-          },
-          {
-            name: "dropped",
-            values: bins.map((b) => (passes(b) ? undefined : (r.histogram[b] ?? 0))),
-            color: MUTED,
-          },
-        ],
-      },
-      `Round ${r.round} (${r.prompt}): ${n(r.scored)} scored, ${n(r.passed)} passed` +
-        (r.threshold !== undefined ? ` (score ${r.threshold} or more)` : ""),
-    );
-  });
-  return `${head}<div class="row">${charts.join("")}</div></section>`;
-}
-
-function gatesTable(gates: Record<string, Record<string, number>>): string {
-  const rules = Object.keys(gates);
-  if (rules.length === 0) return "";
-  const methods = [...new Set(rules.flatMap((r) => Object.keys(gates[r]!)))].sort();
-  return `<h3>Quality gates: dialogues tagged, per method</h3>${table(
-    ["rule", ...methods],
-    rules.map((r) => [r, ...methods.map((m) => gates[r]![m] ?? 0)]),
-  )}`;
-}
-
-function validationSection(data: ReportData): string {
-  const head = '<section id="validation"><h2>Validation outcomes</h2>';
-  const v = data.validation;
-  if (!v) return `${head}${missing("validation", notRun(data.stages, "validate"))}</section>`;
-  const outcomes = [
-    ...new Set([...Object.keys(OUTCOME_COLORS), ...v.byMethod.flatMap((m) => Object.keys(m.outcomes))]),
-  ].filter((o) => v.byMethod.some((m) => (m.outcomes[o] ?? 0) > 0));
-  const d = v.dialogues;
-  const blocks = Object.entries(v.blocksByLanguage).sort(
-    (a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0),
-  );
-  const blockOutcomes = [...new Set(blocks.flatMap(([, row]) => Object.keys(row)))];
-  return (
-    head +
-    `<p>${n(d.validated)} dialogues validated: ${n(d.kept)} kept, ${n(d.dropped)} dropped${d.malformed ? `, ${n(d.malformed)} malformed` : ""}.</p>` +
-    (v.byMethod.length && outcomes.length
-      ? figure(
-          {
-            id: "validation",
-            title: "Outcome of each dialogue's final code, per method",
-            categories: v.byMethod.map((m) => m.method),
-            stacked: true,
-            horizontal: true,
-            series: outcomes.map((o) => ({
-              name: o,
-              values: v.byMethod.map((m) => m.outcomes[o] ?? 0),
-              color: OUTCOME_COLORS[o] ?? "#6c757d",
-            })),
-          },
-          "Dialogues by the outcome of their final code (kept and dropped).",
-        )
-      : missing("validation", "validation ran but recorded no dialogue outcomes")) +
-    (blocks.length
-      ? `<h3>Code blocks per language</h3>${table(
-          ["language", ...blockOutcomes],
-          blocks.map(([lang, row]) => [lang, ...blockOutcomes.map((o) => row[o] ?? 0)]),
-        )}`
-      : "") +
-    (Object.keys(v.notRunnable).length
-      ? `<h3>Why blocks could not run</h3>${table(
-          ["reason", "blocks"],
-          Object.entries(v.notRunnable).sort((a, b) => b[1] - a[1]),
-        )}`
-      : "") +
-    gatesTable(v.gates) +
-    "</section>"
-  );
 }
 
 function usageSection(data: ReportData): string {
@@ -291,12 +87,12 @@ function usageSection(data: ReportData): string {
   );
 }
 
-function exportSection(data: ReportData): string {
-  if (data.exportFiles.length === 0) return "";
-  return `<section id="export"><h2>Exported files</h2>${table(
-    ["file", "rows", "bytes"],
-    data.exportFiles.map((f) => [f.name, f.rows, f.bytes]),
-  )}</section>`;
+/** A stage's own sections, each with the note of any unreadable summary it read. */
+function stageSections(data: ReportData, stage: ReportingStage): string[] {
+  return (stage.report?.sections ?? []).map((section) => {
+    const { value, unnoted } = data.view.scope(() => section.render(data.view.forStage(stage)));
+    return withUnreadableNote(section.id, value, unnoted);
+  });
 }
 
 // Counts, in the browser, the bars that really have a size; a chart that drew fewer than it should
@@ -354,12 +150,15 @@ export function renderReport(data: ReportData): string {
 <p class="meta">Data directory ${esc(data.dataDir)}; built ${esc(data.generatedAt)} from the stage manifests. Paper: OpenCodeInterpreter (arXiv 2402.14658).</p>
 ${stagesSection(data)}
 ${flowSection(data)}
-${languageSection(data)}
-${scoreSection(data)}
-${methodSection(data)}
-${validationSection(data)}
+${data.view.registry.stages
+  .filter((stage) => !stage.release)
+  .flatMap((stage) => stageSections(data, stage))
+  .join("\n")}
 ${usageSection(data)}
-${exportSection(data)}
+${data.view.registry.stages
+  .filter((stage) => stage.release)
+  .flatMap((stage) => stageSections(data, stage))
+  .join("\n")}
 </main>
 <script>${SELF_CHECK}</script>
 </body>

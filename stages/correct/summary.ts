@@ -1,16 +1,27 @@
 // What correct says at the end, next to the paper (500 dialogues, 2.4 turns each, five kinds of
 // mistake): dialogues and turns by way of DialogueTally, the mix of mistakes actually observed, how
 // many were logical errors caught by a check, and why the other records were dropped.
-import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
+import { z } from "zod";
+import { DialogueTally, methodTallyKeys, parseDialogue } from "../../pipeline/dialogue.js";
 import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import type { CorrectConfig } from "./config.js";
 import { PAPER_ERROR_TYPES } from "./error-type.js";
+
+/** Correct's summary, as its manifest keeps it. */
+export const correctSummarySchema = z.object({
+  ...methodTallyKeys(["code-correction"]),
+  error_types: z.record(z.string(), z.number()),
+  paper_error_types: z.array(z.string()),
+  checked: z.number(),
+  rejects: z.record(z.string(), z.number()),
+});
+export type CorrectSummary = z.infer<typeof correctSummarySchema>;
 
 export async function summarizeCorrect(
   ctx: StageContext<CorrectConfig>,
   _services: unknown,
   { rejectReasons }: StageTally,
-): Promise<Record<string, unknown>> {
+): Promise<CorrectSummary> {
   const tally = new DialogueTally();
   const errorTypes: Record<string, number> = Object.fromEntries(
     [...PAPER_ERROR_TYPES, "other"].map((t) => [t, 0]),

@@ -9,6 +9,8 @@ import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
+import type { MethodCounts } from "../../pipeline/report/contract.js";
+import { outputsStep } from "../../pipeline/report/flow.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
@@ -23,7 +25,7 @@ export interface DialogueStageConfig extends Selection {
   concurrency?: number | undefined;
 }
 
-export interface DialogueStageSpec<C extends DialogueStageConfig> {
+export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends MethodCounts> {
   name: string;
   description: string;
   /** the dialogue methods it makes (pipeline/registry.ts) */
@@ -47,13 +49,17 @@ export interface DialogueStageSpec<C extends DialogueStageConfig> {
     /** the assumed length of an answer; default 400 */
     completionTokens?: number;
   };
-  summarize: NonNullable<Stage<C>["summarize"]>;
+  summarize: NonNullable<Stage<C, DialogueServices, Sum>["summarize"]>;
+  /** the shape of its summary, which spreads a DialogueTally of its methods */
+  summarySchema: z.ZodType<Sum>;
 }
 
 /** The stage definition of a dialogue method reading the filter's records. */
-export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStageSpec<C>): RecordStage<C> {
+export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodCounts>(
+  spec: DialogueStageSpec<C, Sum>,
+): RecordStage<C, unknown, Sum> {
   const selected = (ctx: StageContext<C>) => selectRecords(() => ctx.read("filter"), ctx.config);
-  return defineStage<C, DialogueServices>({
+  return defineStage<C, DialogueServices, Sum>({
     kind: "record",
     name: spec.name,
     description: spec.description,
@@ -92,5 +98,8 @@ export function dialogueStage<C extends DialogueStageConfig>(spec: DialogueStage
       });
     },
     summarize: spec.summarize,
-  }) as RecordStage<C>;
+    summarySchema: spec.summarySchema,
+    // its dialogues in the report's flow chart, and per method in validate's methods section
+    report: { flow: outputsStep(`${spec.name} dialogues`), made: (summary) => summary },
+  }) as RecordStage<C, unknown, Sum>;
 }

@@ -1,6 +1,13 @@
 // What export wrote: its summary, kept in its manifest, where `push` finds the files to upload and
-// the report the counts.
-import { type DialogueTally, type paperShape, signedPercent } from "../../pipeline/dialogue.js";
+// the report the counts; read back only through `exportSummarySchema`.
+import { z } from "zod";
+import {
+  type DialogueTally,
+  dialogueTallySchema,
+  type paperShape,
+  paperShapeSchema,
+  signedPercent,
+} from "../../pipeline/dialogue.js";
 import type { LanguageShare } from "../../pipeline/report/paper.js";
 import type { SourceUse } from "./card.js";
 
@@ -15,7 +22,7 @@ export const EXPORT_FILES = {
   card: "README.md",
 } as const;
 
-export interface ExportStats {
+export type ExportStats = {
   /** absolute path of the export directory */
   dir: string;
   files: { name: string; rows: number; bytes: number; sha256: string }[];
@@ -42,7 +49,51 @@ export interface ExportStats {
   sources: SourceUse[];
   /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
   models: Record<string, string>;
-}
+};
+
+/** Export's summary, as its manifest keeps it. */
+export type ExportSummary = ExportStats;
+
+const countsSchema = z.record(z.string(), z.number());
+
+export const exportSummarySchema: z.ZodType<ExportSummary> = z.object({
+  dir: z.string(),
+  files: z.array(z.object({ name: z.string(), rows: z.number(), bytes: z.number(), sha256: z.string() })),
+  code_feedback: z.object({
+    dialogues: z.number(),
+    by_method: dialogueTallySchema,
+    validation: countsSchema,
+    keep_system: z.boolean(),
+  }),
+  shape: paperShapeSchema,
+  dialogue_stages: z.record(z.string(), z.string()),
+  filtered_instruction: z.object({
+    rows: z.number(),
+    by_lang: countsSchema,
+    by_source: countsSchema,
+    languages: z.array(
+      z.object({
+        lang: z.string(),
+        count: z.number(),
+        percent: z.number(),
+        paper: z.number(),
+        deviation: z.number(),
+        deviates: z.boolean(),
+      }),
+    ),
+  }),
+  sources: z.array(
+    z.object({
+      name: z.string(),
+      repo: z.string(),
+      revision: z.string(),
+      commits: z.array(z.string()),
+      rows: z.number(),
+      dialogues: z.number(),
+    }),
+  ),
+  models: z.record(z.string(), z.string()),
+});
 
 /** The summary's lines: the shape verdict, then each figure over 20% off the paper's. */
 export function describeShape(stats: Pick<ExportStats, "shape" | "filtered_instruction">): string[] {

@@ -1,6 +1,7 @@
 // The filter's funnel, as the paper reports it (287,252 -> 191,122 -> 156,526): records in, each
 // round's score histogram and survivors, records kept, and the same split by source and language.
 // Computed from the stage's committed outputs and rejects, so a resumed run reports the same.
+import { z } from "zod";
 import type { PipelineRecord, Reject } from "../../pipeline/record.js";
 import type { RoundScore } from "./complexity.js";
 
@@ -16,14 +17,37 @@ export interface RoundFunnel {
   passed: number;
 }
 
-export interface FilterFunnel {
+export type FilterFunnel = {
   in: number;
   kept: number;
   rejected: Record<string, number>;
   rounds: RoundFunnel[];
   by_resource: Record<string, { in: number; kept: number }>;
   by_lang: Record<string, { in: number; kept: number }>;
-}
+};
+
+/** Filter's summary, as its manifest keeps it: the funnel. */
+export type FilterSummary = FilterFunnel;
+
+const inKept = z.record(z.string(), z.object({ in: z.number(), kept: z.number() }));
+
+export const filterSummarySchema: z.ZodType<FilterSummary> = z.object({
+  in: z.number(),
+  kept: z.number(),
+  rejected: z.record(z.string(), z.number()),
+  rounds: z.array(
+    z.object({
+      round: z.number(),
+      prompt: z.string(),
+      scored: z.number(),
+      histogram: z.record(z.string(), z.number()),
+      reminded: z.number(),
+      passed: z.number(),
+    }),
+  ),
+  by_resource: inKept,
+  by_lang: inKept,
+});
 
 export class FunnelCounter {
   private readonly funnel: FilterFunnel = {

@@ -1,7 +1,8 @@
 // What leetcode says at the end: dialogues and turns per dialogue next to the paper's (303 similar-
 // problem dialogues of 2.2 turns, 200 follow-ups of 3.8), and what the dialogues cannot tell: rows
 // read, problems kept, every solution's verdict, groups bypassed, translations dropped.
-import { DialogueTally } from "../../pipeline/dialogue.js";
+import { z } from "zod";
+import { DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { ReadStats } from "./read.js";
@@ -22,11 +23,51 @@ export interface LeetcodeStats {
   };
 }
 
+const counts = z.record(z.string(), z.number());
+
+/** Leetcode's summary, as its manifest keeps it: the dialogues, and LeetcodeStats once it has run. */
+export const leetcodeSummarySchema = z.object({
+  ...methodTallyKeys(["leetcode-similar-problem", "leetcode-follow-up"]),
+  read: z
+    .object({
+      files: z.number(),
+      rows: z.number(),
+      kept: z.number(),
+      rejected: counts,
+      other_sources: counts,
+    })
+    .optional(),
+  validation: z
+    .object({
+      problems: z.number(),
+      usable: z.number(),
+      solutions: counts,
+      verdicts_computed: z.number(),
+      verdicts_reused: z.number(),
+    })
+    .optional(),
+  similar: z
+    .object({ groups: z.number(), bypassed: z.number(), untagged: z.number(), rejected: z.number() })
+    .optional(),
+  follow_up: z
+    .object({
+      candidates: z.number(),
+      planned: z.number(),
+      written: z.number(),
+      translations: z.number(),
+      translations_dropped: counts,
+      all_dropped: z.number(),
+      rejected: z.number(),
+    })
+    .optional(),
+});
+export type LeetcodeSummary = z.infer<typeof leetcodeSummarySchema>;
+
 export async function summarizeLeetcode(
   dialogues: AsyncIterable<PipelineRecord>,
   stats: LeetcodeStats | undefined,
   log: Logger,
-): Promise<Record<string, unknown>> {
+): Promise<LeetcodeSummary> {
   const tally = new DialogueTally();
   for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
   for (const line of tally.describe()) log.info(line);

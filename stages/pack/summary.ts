@@ -1,7 +1,8 @@
 // What pack says at the end, next to the paper's figures (105K single turns -> 16.6K dialogues,
 // 33.5K turns): dialogues, turns, turns per dialogue by way of DialogueTally; and what the dialogues
 // alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
-import { DialogueTally } from "../../pipeline/dialogue.js";
+import { z } from "zod";
+import { DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { EmbedStats } from "../../pipeline/embed/index.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
@@ -46,11 +47,49 @@ const READINGS = {
 
 export const PAPER_PACKING = { single_turns: 105_000, dialogues: 16_600, turns: 33_500 };
 
+/** Pack's summary, as its manifest keeps it. */
+export const packSummarySchema = z.object({
+  ...methodTallyKeys(["single-turn-packing"]),
+  single_turns: z.number(),
+  packed: z.number(),
+  bypassed: z.number(),
+  left_single: z.number(),
+  by_language: z
+    .record(
+      z.string(),
+      z.object({
+        queries: z.number(),
+        dialogues: z.number(),
+        packed: z.number(),
+        bypassed: z.number(),
+        single: z.number(),
+        index: z.enum(["built", "reused"]),
+      }),
+    )
+    .optional(),
+  other_languages: z.record(z.string(), z.number()).optional(),
+  embedding: z
+    .object({
+      model: z.string(),
+      texts: z.number(),
+      cached: z.number(),
+      computed: z.number(),
+      batches: z.number(),
+      truncated: z.number(),
+      problems: z.number(),
+    })
+    .optional(),
+  join: z.array(z.number()).optional(),
+  reading: z.enum(["table", "text", "custom"]),
+  paper: z.object({ single_turns: z.number(), dialogues: z.number(), turns: z.number() }),
+});
+export type PackSummary = z.infer<typeof packSummarySchema>;
+
 export async function summarizePack(
   dialogues: AsyncIterable<PipelineRecord>,
   stats: PackStats | undefined,
   log: Logger,
-): Promise<Record<string, unknown>> {
+): Promise<PackSummary> {
   const tally = new DialogueTally();
   for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
   const groups = Object.values(stats?.groups ?? {});

@@ -2,11 +2,28 @@
 // and turns per dialogue by way of DialogueTally; how many dialogues end with code that runs, and how
 // many with code that never ran because the cap held; how the
 // executions went; which feedback categories the reviewer chose; why records were rejected.
-import { DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
+import { z } from "zod";
+import { DialogueTally, methodTallyKeys, parseDialogue } from "../../pipeline/dialogue.js";
 import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import { FEEDBACK_CATEGORIES } from "./categories.js";
 import type { SimulateConfig } from "./config.js";
 import type { ExecutionEntry } from "./interaction.js";
+
+const counts = z.record(z.string(), z.number());
+
+/** Simulate's summary, as its manifest keeps it. */
+export const simulateSummarySchema = z.object({
+  ...methodTallyKeys(["interaction-simulation"]),
+  passing: z.number(),
+  passing_share: z.number(),
+  capped: z.number(),
+  ends_unrun: z.number(),
+  feedback_categories: counts,
+  execution_statuses: counts,
+  iterations: counts,
+  rejects: counts,
+});
+export type SimulateSummary = z.infer<typeof simulateSummarySchema>;
 
 const count = (map: Record<string, number>, key: string) => {
   map[key] = (map[key] ?? 0) + 1;
@@ -16,7 +33,7 @@ export async function summarizeSimulate(
   ctx: StageContext<SimulateConfig>,
   _services: unknown,
   { rejectReasons }: StageTally,
-): Promise<Record<string, unknown>> {
+): Promise<SimulateSummary> {
   const tally = new DialogueTally();
   let dialogues = 0;
   let passing = 0;

@@ -1,7 +1,8 @@
 // What validate says at the end, and what the report draws from its manifest: the outcome of every
 // dialogue's final code per method and language, every block's outcome per language, why blocks could
 // not run, and the dialogues kept (per method and language, next to the paper's table).
-import { type Dialogue, DialogueTally } from "../../pipeline/dialogue.js";
+import { z } from "zod";
+import { type Dialogue, DialogueTally, dialogueTallySchema } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES, type DialogueOutcome } from "./config.js";
 import type { GateTag } from "./gates.js";
@@ -9,7 +10,7 @@ import type { DialogueValidation } from "./validate-dialogue.js";
 
 type OutcomeCounts = Record<DialogueOutcome, number>;
 
-export interface ValidateSummary {
+export type ValidateSummary = {
   dialogues: { validated: number; kept: number; dropped: number; malformed: number };
   /** final-code outcome of every validated dialogue, kept or dropped, by method then language */
   by_method: Record<string, Record<string, OutcomeCounts & { kept: number; dropped: number }>>;
@@ -23,7 +24,27 @@ export interface ValidateSummary {
   gates: Record<string, Record<string, number>>;
   /** the kept dialogues: dialogues, turns and languages per method, next to the paper's */
   kept: ReturnType<DialogueTally["result"]>;
+};
+
+/** A number for each of `keys`, in their order (the order the summary writes them). */
+function numbers<const K extends string>(keys: readonly K[]): Record<K, z.ZodNumber> {
+  return Object.fromEntries(keys.map((k) => [k, z.number()])) as Record<K, z.ZodNumber>;
 }
+
+const counts = z.record(z.string(), z.number());
+
+export const validateSummarySchema: z.ZodType<ValidateSummary> = z.object({
+  dialogues: z.object(numbers(["validated", "kept", "dropped", "malformed"])),
+  by_method: z.record(
+    z.string(),
+    z.record(z.string(), z.object({ ...numbers(DIALOGUE_OUTCOMES), ...numbers(["kept", "dropped"]) })),
+  ),
+  blocks_by_language: z.record(z.string(), z.object(numbers(BLOCK_OUTCOMES))),
+  not_runnable_reasons: counts,
+  dropped_by: counts,
+  gates: z.record(z.string(), counts),
+  kept: dialogueTallySchema,
+});
 
 /** The validated dialogue of an output record or of a drop's reject. */
 function validated(

@@ -1,16 +1,18 @@
 // `pnpm pipeline push` as a user runs it, in a child process against the local test hub: the files
-// export listed (and the report) are pushed, the stage's bookkeeping is not, the token never shows,
-// a rerun sends nothing; and the real CLI refuses an export that is missing or out of date.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+// the release stage listed (and the report) are pushed from its directory, the stage's bookkeeping
+// is not, the token never shows, a rerun sends nothing; and the real CLI refuses an export that is
+// missing or out of date. The toy pipeline's release stage is `bundle` (test/support/toy-release.ts):
+// push finds the release where the stage that declares it keeps it.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LARGE, SMALL, sha256, writeExportFixture } from "../hub/push-fixtures.js";
+import { exportFixtureFiles, LARGE, SMALL, sha256, writeExportFixture } from "../hub/push-fixtures.js";
 import { MAIN, onSamples, runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { filesBelow } from "../support/hub-writes.js";
 
-const TOY_CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
+const TOY_CLI = new URL("../support/toy-release-cli.ts", import.meta.url).pathname;
 const TOKEN = "hf_cli_push_secret_93b1";
 
 let scratch: string;
@@ -26,6 +28,15 @@ function cli(
   return runCli(args, { entry, env: { HF_TOKEN: undefined, HF_ENDPOINT: undefined, ...env }, killWhen });
 }
 
+/** Runs the toy release stage into `dataDir` (config at `config`): its files, and its directory. */
+async function release(dataDir: string, config: string, hubRetries?: number) {
+  const retries = hubRetries === undefined ? "" : `, retries: ${hubRetries}`;
+  await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}"${retries}}\n`);
+  const run = await cli(TOY_CLI, ["run", "bundle", "--config", config], {});
+  expect(run.code, run.stderr).toBe(0);
+  return { dir: path.join(dataDir, "bundle"), files: exportFixtureFiles() };
+}
+
 beforeEach(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), "cf-push-cli-"));
   hub = await startTestHub({ root: path.join(scratch, "hub"), writable: path.join(scratch, "storage") });
@@ -37,13 +48,12 @@ afterEach(async () => {
 });
 
 describe("pnpm pipeline push", () => {
-  it("pushes what export wrote and the report, to a private repo on a branch; a rerun sends nothing", async () => {
+  it("pushes what the release stage wrote and the report, to a private repo on a branch; a rerun sends nothing", async () => {
     const dataDir = path.join(scratch, "data");
-    const fixture = await writeExportFixture(dataDir);
-    // a file export did not list is not part of the release
-    await writeFile(path.join(fixture.dir, "notes.txt"), "scratch notes\n");
     const config = path.join(scratch, "c.yaml");
-    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}", retries: 0}\n`);
+    const fixture = await release(dataDir, config, 0);
+    // a file the stage did not list is not part of the release
+    await writeFile(path.join(fixture.dir, "notes.txt"), "scratch notes\n");
     const args = [
       "push",
       "--config",
@@ -76,9 +86,8 @@ describe("pnpm pipeline push", () => {
 
   it("killed with SIGKILL mid-upload, the rerun sends only what the hub does not hold", async () => {
     const dataDir = path.join(scratch, "data");
-    const fixture = await writeExportFixture(dataDir);
     const config = path.join(scratch, "c.yaml");
-    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}", retries: 0}\n`);
+    const fixture = await release(dataDir, config, 0);
     const args = ["push", "--config", config, "--repo", "acme/cf"];
     const [first, second, third] = LARGE as [string, string, string];
     const oid = (name: string) => sha256(fixture.files[name]!);
@@ -109,12 +118,27 @@ describe("pnpm pipeline push", () => {
 
   it("without a token: says where to set one, sends nothing", async () => {
     const dataDir = path.join(scratch, "data");
-    await writeExportFixture(dataDir);
     const config = path.join(scratch, "c.yaml");
-    await writeFile(config, `data_dir: ${dataDir}\nhub: {endpoint: "${hub.url}"}\n`);
+    await release(dataDir, config);
     const run = await cli(TOY_CLI, ["push", "--config", config, "--repo", "acme/cf"], {});
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no token in \$HF_TOKEN/);
+    expect(hub.requests).toEqual([]);
+  }, 60_000);
+
+  it("refuses a release whose summary no longer reads as its stage's, saying why", async () => {
+    const dataDir = path.join(scratch, "data");
+    const config = path.join(scratch, "c.yaml");
+    const { dir } = await release(dataDir, config);
+    const manifestFile = path.join(dir, "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestFile, "utf8"));
+    await writeFile(manifestFile, JSON.stringify({ ...manifest, stats: { files: "all of them" } }));
+    const run = await cli(TOY_CLI, ["push", "--config", config, "--repo", "acme/cf"], { HF_TOKEN: TOKEN });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /the bundle in .* does not say which files it wrote \(summary unreadable: files: /,
+    );
+    expect(run.stderr).toContain("`pnpm pipeline run bundle --force`");
     expect(hub.requests).toEqual([]);
   }, 60_000);
 

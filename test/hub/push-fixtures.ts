@@ -47,13 +47,11 @@ export interface ExportFixture {
   files: Record<string, Buffer>;
 }
 
-/** Writes the fixture under `<dataDir>/export`; `stats.files` lists what "export wrote". */
-export async function writeExportFixture(dataDir: string, variant = ""): Promise<ExportFixture> {
-  const dir = path.join(dataDir, "export");
-  await mkdir(path.join(dir, "parts"), { recursive: true });
+/** The files of the fixture release (the report among them), by name. */
+export function exportFixtureFiles(variant = ""): Record<string, Buffer> {
   const lines = (n: number, f: (i: number) => string) =>
     Buffer.from(`${Array.from({ length: n }, (_, i) => f(i)).join("\n")}\n`);
-  const files: Record<string, Buffer> = {
+  return {
     "code-feedback.jsonl": lines(4200, dialogueLine),
     "code-feedback.parquet": Buffer.concat([
       Buffer.from("PAR1"),
@@ -66,6 +64,13 @@ export async function writeExportFixture(dataDir: string, variant = ""): Promise
     ),
     "report.html": Buffer.from("<!doctype html><title>report</title><p>run report</p>\n"),
   };
+}
+
+/** Writes the fixture under `<dataDir>/export`; `stats.files` lists what "export wrote". */
+export async function writeExportFixture(dataDir: string, variant = ""): Promise<ExportFixture> {
+  const dir = path.join(dataDir, "export");
+  await mkdir(path.join(dir, "parts"), { recursive: true });
+  const files = exportFixtureFiles(variant);
   for (const [name, bytes] of Object.entries(files)) await writeFile(path.join(dir, name), bytes);
   const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
   const manifest = {

@@ -1,6 +1,7 @@
 // Stage names and dialogue methods come from one place, the stage list the CLI hands down: each
 // dialogue stage declares the methods it makes, and everything else (validate's upstream, the
-// report's rows, export's "not run (disabled)") is derived from those declarations.
+// report's rows, export's "not run (disabled)") is derived from those declarations; so is the stage
+// whose directory holds the release.
 import { describe, expect, it } from "vitest";
 import { DIALOGUE_METHODS } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
@@ -51,5 +52,18 @@ describe("the stage registry", () => {
           { name: "repack", methods: ["single-turn-packing"] },
         ]),
     ).toThrow(/stages pack and repack both declare the dialogue method single-turn-packing/);
+  });
+
+  it("finds the stage that makes the release by its declaration, and refuses two", () => {
+    expect(registry.releaseStage()?.name).toBe("export");
+    expect(registry.stage("export")).toBe(STAGES.at(-1));
+    expect(new StageRegistry([{ name: "filter" }]).releaseStage()).toBeUndefined();
+    expect(
+      () =>
+        new StageRegistry([
+          { name: "export", release: {} },
+          { name: "mirror", release: {} },
+        ]),
+    ).toThrow(/stages export and mirror both declare a release/);
   });
 });

@@ -8,6 +8,8 @@ import { z } from "zod";
 import { reportAfterRun } from "../../pipeline/cli/report.js";
 import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { validateStage } from "../../stages/index.js";
+import { methodsOf } from "../../stages/validate/report-methods.js";
 import { makeRunner, tempDir } from "../support/runner-kit.js";
 import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
@@ -16,13 +18,15 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function stage(name: string, upstream: string[], out: number): Stage<unknown> {
+function stage(name: string, upstream: string[], out: number, release = false): Stage<unknown> {
   return defineStage({
     name,
     description: `stand-in for ${name}`,
     upstream,
     kind: "global",
     configSchema: z.object({}).strict(),
+    // the stage whose directory holds the release, and so the report
+    ...(release ? { release: { files: () => [] } } : {}),
     async run(_ctx, emit) {
       for (let i = 0; i < out; i++) await emit.out({ id: `${name}-${i}` });
     },
@@ -32,10 +36,10 @@ function stage(name: string, upstream: string[], out: number): Stage<unknown> {
   }) as Stage<unknown>;
 }
 
-it("is written after a run that reaches export, with export's own counts", async () => {
+it("is written after a run that reaches the release stage, with that stage's own counts", async () => {
   const dir = tempDir("cf-after-run-");
   dirs.push(dir);
-  const runner = makeRunner([stage("validate", [], 3), stage("export", ["validate"], 2)], { dir });
+  const runner = makeRunner([stage("validate", [], 3), stage("export", ["validate"], 2, true)], { dir });
 
   const partial = await runner.run(["validate"]);
   expect(await reportAfterRun(runner, partial)).toBeUndefined();
@@ -65,8 +69,9 @@ it("says a switched-off dialogue stage was not run (disabled), never 0, and whet
   const data = collectReport(dir, { registry: REGISTRY, disabled: ["leetcode", "correct"] });
   expect(data.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");
   expect(data.flow.find((s) => s.stage === "leetcode")?.records).toBeUndefined();
-  expect(data.shape?.reproduces).toBe(false);
-  expect(data.shape?.verdict).toContain("leetcode-follow-up not run (disabled)");
+  const { shape } = methodsOf(data.view.forStage(validateStage));
+  expect(shape?.reproduces).toBe(false);
+  expect(shape?.verdict).toContain("leetcode-follow-up not run (disabled)");
   // the runner's own judgement (state "disabled") reads the same
   const judged = collectReport(dir, { registry: REGISTRY, states: { leetcode: { state: "disabled" } } });
   expect(judged.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");

@@ -1,27 +1,19 @@
 // What the report reads from the manifests: the runner's judgement over a manifest's own state, a
-// stage's figures passed in before its manifest says so, and summaries of an unexpected shape.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { collectReport } from "../../pipeline/report/index.js";
-import { renderReport } from "../../pipeline/report/render.js";
-import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
+// stage's figures passed in before its manifest says so, the stages' own parts in registry order, and
+// a summary whose shape its stage's schema does not read: said in the section, never left empty.
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { StageRegistry } from "../../pipeline/registry.js";
+import type { ReportingStage } from "../../pipeline/report/contract.js";
+import { collectReport, renderReport } from "../../pipeline/report/index.js";
+import { dataDirPerTest, FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
-let dataDir: string;
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), "cf-collect-"));
-});
-
-afterEach(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-});
+const dir = dataDirPerTest("cf-collect-");
 
 it("takes the runner's view of a stage over its manifest, and a finishing stage's own figures", async () => {
-  await writeManifests(dataDir, FULL_RUN.slice(0, 7));
+  await writeManifests(dir.path, FULL_RUN.slice(0, 7));
   const exportStats = FULL_RUN.find((m) => m.stage === "export")!.stats!;
-  const data = collectReport(dataDir, {
+  const data = collectReport(dir.path, {
     registry: REGISTRY,
     states: { filter: { state: "stale", reason: "its configuration changed" } },
     pending: { export: { counts: { in: 2102, out: 5, rejected: 0, failed: 0 }, stats: exportStats } },
@@ -30,76 +22,79 @@ it("takes the runner's view of a stage over its manifest, and a finishing stage'
   expect(state("filter")).toMatchObject({ state: "stale", reason: "its configuration changed" });
   expect(state("export")).toMatchObject({ state: "complete", counts: { out: 5 } });
   expect(data.flow.at(-1)).toEqual({ label: "exported dialogues", stage: "export", records: 590 });
-  expect(data.exportFiles.map((f) => f.name)).toContain("code-feedback.parquet");
-});
-
-it("infers each round's passing score from its histogram, and folds other languages together", async () => {
-  await writeManifests(dataDir, FULL_RUN);
-  const data = collectReport(dataDir, { registry: REGISTRY });
-  expect(data.funnel?.rounds.map((r) => r.threshold)).toEqual([4, 4]);
-  expect(data.languages?.other).toEqual({ rust: 60, go: 41, unknown: 20 });
-  expect(data.languages?.rows.reduce((a, r) => a + r.percent, 0)).toBeCloseTo(100, 9);
-  expect(data.methods.find((m) => m.method === "single-turn-packing")).toMatchObject({
-    generated: { dialogues: 160, turns: 402 },
-    kept: { dialogues: 146, turns: 366 },
-    paper: { dialogues: 16_600, turnsPerDialogue: 2 },
-  });
-});
-
-it("counts each quality gate per method, as validate's summary gives it, in a row per rule", async () => {
-  await writeManifests(dataDir, FULL_RUN);
-  const data = collectReport(dataDir, { registry: REGISTRY });
-  expect(data.validation?.gates).toEqual({
-    "silent-failure": { "single-turn-packing": 3 },
-    "wrong-language": { "interaction-simulation": 2, "single-turn-packing": 1 },
-  });
   const html = renderReport(data);
-  const section = html.slice(html.indexOf("Quality gates"));
-  expect(section).toMatch(/<th[^>]*>interaction-simulation<\/th><th[^>]*>single-turn-packing<\/th>/);
-  expect(section).toMatch(/<td[^>]*>wrong-language<\/td><td[^>]*>2<\/td><td[^>]*>1<\/td>/);
+  expect(html).toContain("<td>code-feedback.parquet</td>");
+  expect(html).not.toMatch(/class="missing"/);
 });
 
-it("leaves a section empty, not the report broken, when a summary has another shape", async () => {
-  const odd = FULL_RUN.map((m) => ({
-    ...m,
-    stats: { rounds: "two", by_lang: [1, 2], dialogues: 3, kept: null },
-  }));
-  await writeManifests(dataDir, odd as never);
-  const data = collectReport(dataDir, { registry: REGISTRY });
-  expect(data.funnel).toBeUndefined();
-  expect(data.languages).toBeUndefined();
-  expect(data.validation).toBeUndefined();
-  const html = renderReport(data);
-  expect(html).toMatch(/data-missing="languages"/);
-  expect(html).toMatch(/data-chart="flow"/);
+it("says, in the section that reads it, that a summary of another shape is unreadable, and why", async () => {
+  const odd = FULL_RUN.map((m) =>
+    m.stage === "filter" ? { ...m, stats: { ...m.stats, rounds: "two" } } : m,
+  );
+  await writeManifests(dir.path, odd);
+  const html = renderReport(collectReport(dir.path, { registry: REGISTRY }));
+  const sections = new Map(
+    [...html.matchAll(/<section id="([^"]+)">[\s\S]*?<\/section>/g)].map((m) => [m[1]!, m[0]] as const),
+  );
+  // filter's own sections and its part of the flow chart: the note with the reason, no chart
+  for (const id of ["flow", "languages", "scores"]) {
+    expect(sections.get(id), id).toContain("summary unreadable (filter: rounds: ");
+    expect(sections.get(id), id).toContain("expected array, received string");
+    expect(sections.get(id), id).toContain("`pnpm pipeline run filter --force`");
+  }
+  expect(sections.get("languages")).not.toMatch(/data-chart="languages"/);
+  expect(sections.get("scores")).not.toMatch(/data-chart="scores-round/);
+  // the flow chart falls back to filter's own count
+  expect(sections.get("flow")).toContain('data-category="filter kept"');
+  // the stages that read well are drawn as before
+  expect(sections.get("validation")).toMatch(/data-chart="validation"/);
+  expect(sections.get("methods")).not.toContain("unreadable");
 });
 
-it("counts 0 for a method whose stage ran and made none of it, and names the stage of one that has not run", async () => {
-  const pack = FULL_RUN.find((m) => m.stage === "pack")!;
-  // leetcode ran and made similar problems only; correct has not run
-  const leetcode = {
-    ...pack,
-    stage: "leetcode",
-    counts: { in: 12, out: 3, rejected: 0, failed: 0 },
-    stats: { "leetcode-similar-problem": { dialogues: 3, turns: 6, turns_per_dialogue: 2, by_lang: {} } },
+it("adds the note to a section that read an unreadable summary without saying so", async () => {
+  // a stage whose section reads the other's summary and draws nothing when it gets none
+  const source: ReportingStage<{ made: number }> = {
+    name: "source",
+    summarySchema: z.object({ made: z.number() }),
   };
-  await writeManifests(dataDir, [
-    ...FULL_RUN.filter((m) => m.stage !== "validate" && m.stage !== "export"),
-    leetcode,
+  const reader: ReportingStage = {
+    name: "reader",
+    report: {
+      sections: [
+        {
+          id: "reader",
+          render: (view) =>
+            `<section id="reader"><h2>Made</h2>${view.summaryOf(source)?.made ?? ""}</section>`,
+        },
+      ],
+    },
+  };
+  const registry = new StageRegistry<ReportingStage>([source, reader]);
+  await writeManifests(dir.path, [
+    { ...FULL_RUN[0]!, stage: "source", stats: { made: "many" } },
+    { ...FULL_RUN[0]!, stage: "reader" },
   ]);
-  const data = collectReport(dataDir, { registry: REGISTRY });
-  const row = (method: string) => data.methods.find((m) => m.method === method)!;
-  expect(row("leetcode-similar-problem")).toMatchObject({
-    stage: "leetcode",
-    generated: { dialogues: 3, turns: 6 },
-  });
-  expect(row("leetcode-follow-up")).toMatchObject({
-    stage: "leetcode",
-    generated: { dialogues: 0, turns: 0 },
-  });
-  expect(row("code-correction")).toMatchObject({ stage: "correct" });
-  expect(row("code-correction").generated).toBeUndefined();
-  const html = renderReport(data);
-  expect(html).toContain('<td>leetcode-follow-up</td><td class="num">0</td>');
-  expect(html).toContain('<td>code-correction</td><td class="num">correct not run</td>');
+  const html = renderReport(collectReport(dir.path, { registry }));
+  expect(html).toContain(
+    '<section id="reader"><h2>Made</h2><p class="missing" data-missing="summary-reader">summary unreadable (source: made: ',
+  );
+
+  await writeManifests(dir.path, [{ ...FULL_RUN[0]!, stage: "source", stats: { made: 7 } }]);
+  expect(renderReport(collectReport(dir.path, { registry }))).toContain(
+    '<section id="reader"><h2>Made</h2>7</section>',
+  );
+});
+
+it("puts the stages' sections in registry order, the usage next, and the release's sections last", async () => {
+  const section = (id: string) => ({ id, render: () => `<section id="${id}"></section>` });
+  const registry = new StageRegistry<ReportingStage>([
+    { name: "first", report: { sections: [section("a"), section("b")] } },
+    { name: "made", release: { files: () => [] }, report: { sections: [section("files")] } },
+    { name: "last", report: { flow: () => [{ label: "last out", records: 3 }], sections: [section("c")] } },
+  ]);
+  await writeManifests(dir.path, [{ ...FULL_RUN[0]!, stage: "last" }]);
+  const data = collectReport(dir.path, { registry });
+  expect(data.flow).toEqual([{ label: "last out", stage: "last", records: 3 }]);
+  const ids = [...renderReport(data).matchAll(/<section id="([^"]+)"/g)].map((m) => m[1]);
+  expect(ids).toEqual(["stages", "flow", "a", "b", "c", "usage", "files"]);
 });

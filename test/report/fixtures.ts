@@ -1,9 +1,15 @@
 // Hand-made stage manifests for the report tests: the counts, usage and summaries a small run of
-// every stage would leave, in the shapes the stages write (filter's funnel, pack's DialogueTally,
-// validate's summary, export's file list). `correct` and `leetcode` have not run.
-import { mkdir, writeFile } from "node:fs/promises";
+// every stage would leave, in the shapes the stages write and their schemas read (filter's funnel,
+// pack's and simulate's DialogueTally and figures, validate's summary, export's files and counts).
+// `correct` and `leetcode` have not run.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
+import { paperShape } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
+import type { ReportingStage, StageView } from "../../pipeline/report/contract.js";
+import { collectReport } from "../../pipeline/report/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import type { UsageTotals } from "../../pipeline/usage.js";
 import { STAGES } from "../../stages/index.js";
@@ -89,6 +95,12 @@ export const FULL_RUN: Manifest[] = [
       },
       single_turns: 1001,
       packed: 402,
+      bypassed: 12,
+      left_single: 587,
+      other_languages: { rust: 60 },
+      join: [1],
+      reading: "table",
+      paper: { single_turns: 105_000, dialogues: 16_600, turns: 33_500 },
     },
   }),
   manifest("simulate", [1512, 480, 20], {
@@ -101,6 +113,14 @@ export const FULL_RUN: Manifest[] = [
         by_lang: { python: 400, javascript: 80 },
         paper: { dialogues: 51000, turns_per_dialogue: 3 },
       },
+      passing: 430,
+      passing_share: 0.896,
+      capped: 31,
+      ends_unrun: 9,
+      feedback_categories: { "Simple Golden Feedback": 120, "Detailed Code Feedback": 200 },
+      execution_statuses: { success: 900, "runtime-error": 210 },
+      iterations: { "1": 300, "2": 180 },
+      rejects: { "no-code": 20 },
     },
   }),
   manifest("validate", [640, 590, 50], {
@@ -177,8 +197,19 @@ export const FULL_RUN: Manifest[] = [
         { name: "filtered-instruction.parquet", rows: 1512, bytes: 1_200_000, sha256: "d".repeat(64) },
         { name: "README.md", rows: 0, bytes: 4_000, sha256: "e".repeat(64) },
       ],
-      code_feedback: { dialogues: 590, by_method: {}, validation: { passed: 420, "not-runnable": 108 } },
-      filtered_instruction: { rows: 1512, by_lang: {}, by_source: {} },
+      code_feedback: {
+        dialogues: 590,
+        by_method: {},
+        validation: { passed: 420, "not-runnable": 108 },
+        keep_system: false,
+      },
+      shape: paperShape({
+        "single-turn-packing": { dialogues: 146, turns: 366 },
+        "interaction-simulation": { dialogues: 444, turns: 1321 },
+      }),
+      dialogue_stages: { pack: "ran", simulate: "ran", correct: "ran", leetcode: "ran" },
+      filtered_instruction: { rows: 1512, by_lang: {}, by_source: {}, languages: [] },
+      sources: [],
       models: {},
     },
   }),
@@ -189,4 +220,21 @@ export async function writeManifests(dataDir: string, manifests: readonly Manife
     await mkdir(path.join(dataDir, m.stage), { recursive: true });
     await writeFile(path.join(dataDir, m.stage, "manifest.json"), JSON.stringify(m, null, 2));
   }
+}
+
+/** A data directory of its own for each test of the calling file, removed after it. */
+export function dataDirPerTest(prefix: string): { readonly path: string } {
+  const dir = { path: "" };
+  beforeEach(async () => {
+    dir.path = await mkdtemp(path.join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await rm(dir.path, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** What `stage`'s report parts are handed for the manifests in `dataDir`. */
+export function stageView<S>(dataDir: string, stage: ReportingStage<S>): StageView<S> {
+  return collectReport(dataDir, { registry: REGISTRY }).view.forStage(stage);
 }

@@ -1,14 +1,87 @@
-// The report's section on the dialogue methods: which ran, dialogues and turns per method beside the
-// paper's table with each deviation over 20% marked, and whether the run has the released dataset's
-// per-method shape.
-import { DIALOGUE_METHODS } from "../dialogue.js";
-import { DISABLED, type ReportData } from "./collect.js";
-import { deviationText, figure, missing, n, notRun, OURS, PAPER, table } from "./html.js";
-import { escapeXml as esc } from "./svg.js";
+// Validate's section on the dialogue methods, where the dialogues of every method meet: which ran,
+// dialogues and turns per method as their stages made them (each dialogue stage's `report.made`) and
+// as validation kept them (else as export released them), beside the paper's table with each
+// deviation over 20% marked, and whether the run has the released dataset's per-method shape.
+import {
+  DIALOGUE_METHODS,
+  type DialogueMethod,
+  PAPER_DIALOGUE_STATS,
+  paperShape,
+} from "../../pipeline/dialogue.js";
+import type { StageView } from "../../pipeline/report/contract.js";
+import { deviationText, figure, n, OURS, PAPER, table } from "../../pipeline/report/html.js";
+import { escapeXml as esc } from "../../pipeline/report/svg.js";
+import { DISABLED } from "../../pipeline/report/view.js";
+import { exportStage } from "../export.js";
+import type { ValidateSummary } from "./summary.js";
 
-export function methodSection(data: ReportData): string {
+type Counts = { dialogues: number; turns: number };
+
+export interface MethodRow {
+  method: DialogueMethod;
+  /** the stage that makes this method's dialogues (none when no registered stage declares it) */
+  stage: string;
+  /** as the dialogue stages made them; undefined when the stage has not run */
+  generated?: Counts | undefined;
+  /** what validation kept (what export releases) */
+  kept?: Counts | undefined;
+  paper: { dialogues: number; turnsPerDialogue: number };
+}
+
+/** The stage of a method no registered stage declares (so it never ran). */
+const NO_STAGE = "no stage";
+
+/** Every method's row, and its turns per dialogue (kept, else made) beside the paper's. */
+export function methodsOf(view: StageView<ValidateSummary>): {
+  methods: MethodRow[];
+  shape: ReturnType<typeof paperShape> | undefined;
+} {
+  const { registry } = view;
+  const generated = new Map<DialogueMethod, Counts>();
+  const ran = registry.dialogueStages.filter((name) => view.ran(name));
+  // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
+  for (const method of DIALOGUE_METHODS) {
+    const stage = registry.stageOfMethod(method);
+    if (stage !== undefined && ran.includes(stage)) generated.set(method, { dialogues: 0, turns: 0 });
+  }
+  for (const name of ran) {
+    const stage = registry.stage(name);
+    const made = stage && view.madeBy(stage);
+    for (const method of DIALOGUE_METHODS) {
+      const t = made?.[method];
+      if (!t) continue;
+      const sum = generated.get(method) ?? { dialogues: 0, turns: 0 };
+      generated.set(method, { dialogues: sum.dialogues + t.dialogues, turns: sum.turns + t.turns });
+    }
+  }
+  const keptSource = view.summary?.kept ?? view.summaryOf(exportStage)?.code_feedback.by_method;
+  const methods = DIALOGUE_METHODS.map((method): MethodRow => {
+    const kept = keptSource?.[method];
+    return {
+      method,
+      stage: registry.stageOfMethod(method) ?? NO_STAGE,
+      generated: generated.get(method),
+      kept: kept
+        ? { dialogues: kept.dialogues, turns: kept.turns }
+        : keptSource && generated.has(method)
+          ? { dialogues: 0, turns: 0 }
+          : undefined,
+      paper: PAPER_DIALOGUE_STATS[method],
+    };
+  });
+  const shown = Object.fromEntries(methods.map((m) => [m.method, m.kept ?? m.generated]));
+  return {
+    methods,
+    shape: methods.some((m) => m.generated || m.kept)
+      ? paperShape(shown, registry.methodsOfStages(view.disabled))
+      : undefined,
+  };
+}
+
+export function methodSection(view: StageView<ValidateSummary>): string {
   const head = '<section id="methods"><h2>Dialogues and turns per method</h2>';
-  const ours = (m: ReportData["methods"][number]) => m.kept ?? m.generated;
+  const data = { ...methodsOf(view), disabled: view.disabled, stages: view.stages };
+  const ours = (m: MethodRow) => m.kept ?? m.generated;
   // a method with no dialogue (yet) has no bar to draw
   const shown = data.methods.filter((m) => (ours(m)?.dialogues ?? 0) > 0);
   const rows = data.methods.map((m) => {
@@ -30,8 +103,7 @@ export function methodSection(data: ReportData): string {
     ? `<p class="${data.shape.reproduces ? "meta" : "deviates"}" data-shape="${data.shape.reproduces ? "reproduces" : "differs"}">This run ${esc(data.shape.verdict)}.</p>`
     : "";
   const stageState = (stage: string) => data.stages.find((x) => x.name === stage)?.state ?? "not run";
-  const methodsBy = (pick: (m: ReportData["methods"][number]) => boolean) =>
-    data.methods.filter(pick).map((m) => m.method);
+  const methodsBy = (pick: (m: MethodRow) => boolean) => data.methods.filter(pick).map((m) => m.method);
   const ranMethods = methodsBy((m) => !data.disabled.includes(m.stage) && stageState(m.stage) !== "not run");
   const disabledMethods = methodsBy((m) => data.disabled.includes(m.stage));
   const pendingMethods = methodsBy(
@@ -65,7 +137,7 @@ export function methodSection(data: ReportData): string {
     const makers = [...new Set(data.methods.map((m) => m.stage))].filter((s) =>
       data.stages.some((x) => x.name === s),
     );
-    return `${head}${missing("methods", notRun(data.stages, ...makers))}${tableHtml}</section>`;
+    return `${head}${view.missing("methods", ...makers)}${tableHtml}</section>`;
   }
   const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
   const paperTotal = DIALOGUE_METHODS.reduce(
@@ -128,5 +200,3 @@ export function methodSection(data: ReportData): string {
     "</section>"
   );
 }
-
-/** Dialogues each quality gate tagged, one row per rule, one column per method. */

@@ -1,0 +1,111 @@
+// What a stage declares for the run report, and the view of the run the report hands it. The report
+// (collect.ts, render.ts) knows no stage: it reads a stage's summary only through the stage's own
+// `summarySchema`, asks each stage for its steps in the flow chart and its own sections, and gives
+// them this view, where a section reads another stage's typed summary by that stage's definition.
+//
+//   report: {
+//     flow: (view) => [{ label: "filter kept", records: view.counts(view.name)?.out }],
+//     sections: [{ id: "scores", render: (view) => scoreSection(view.summary) }],
+//   }
+import type { z } from "zod";
+import type { DialogueMethod } from "../dialogue.js";
+import type { RegisteredStage, StageRegistry } from "../registry.js";
+import type { StageCounts } from "../store/manifest.js";
+import type { UsageTotals } from "../usage.js";
+
+/** One row of the report's stages table. */
+export interface StageRow {
+  name: string;
+  /** complete, partial, running, stale (as the runner judges it), "not run", or "not run (disabled)" */
+  state: string;
+  reason?: string | undefined;
+  counts?: StageCounts | undefined;
+  usage?: UsageTotals | undefined;
+  elapsedMs?: number | undefined;
+  finishedAt?: string | undefined;
+}
+
+/** A step of the flow chart: the records after it (undefined: the stage has not run, or did not say). */
+export interface FlowStep {
+  label: string;
+  stage: string;
+  records?: number | undefined;
+}
+
+/** Dialogues and turns per method. */
+export type MethodCounts = Partial<Record<DialogueMethod, { dialogues: number; turns: number }>>;
+
+/** One section of the page: `render` gives the whole `<section>`, or "" for nothing to show. */
+export interface ReportSection<S> {
+  id: string;
+  render(view: StageView<S>): string;
+}
+
+/** What a stage shows in the report; every part is optional. */
+export interface StageReport<S> {
+  /** its steps in the "Records through every stage" chart */
+  flow?(view: StageView<S>): { label: string; records?: number | undefined }[];
+  /** what it shows under that chart (filter's funnel) */
+  underFlow?(view: StageView<S>): string;
+  /** its own sections, in page order */
+  sections?: readonly ReportSection<S>[];
+  /** a dialogue stage: the dialogues and turns it made per method, from its summary */
+  made?(summary: S): MethodCounts;
+}
+
+/** A file of the release, as the release stage's summary lists it. */
+export interface ReleaseFile {
+  name: string;
+  sha256: string;
+}
+
+/** Declared by the stage that makes the release (the files `push` uploads). */
+export interface StageRelease<S> {
+  /** the files of `<data_dir>/<stage>/` that are the release, from the stage's summary */
+  files(summary: S): readonly ReleaseFile[];
+}
+
+/** The part of a stage definition (pipeline/stage.ts) the report and `push` read. */
+export interface ReportingStage<S = unknown> extends RegisteredStage {
+  summarySchema?: z.ZodType<S> | undefined;
+  report?: StageReport<S> | undefined;
+  release?: StageRelease<S> | undefined;
+}
+
+/** A stage definition, for reading its summary: its name and the schema of its summary. */
+export interface Summarized<S> {
+  name: string;
+  summarySchema?: z.ZodType<S> | undefined;
+}
+
+/** The run as the report sees it, handed to every stage's report parts. */
+export interface ReportView {
+  /** the stages of the run (the list the CLI hands down) */
+  registry: StageRegistry<ReportingStage>;
+  /** each stage's row of the stages table, in registry order */
+  stages: readonly StageRow[];
+  /** the dialogue stages switched off in the config */
+  disabled: readonly string[];
+  /** whether the stage has run (or is running): neither "not run" nor switched off */
+  ran(stage: string): boolean;
+  /** a stage's record counts */
+  counts(stage: string): StageCounts | undefined;
+  /**
+   * A stage's summary read through its schema; undefined when there is none yet or it does not parse
+   * (the report then says so in the section that asked).
+   */
+  summaryOf<S>(stage: Summarized<S>): S | undefined;
+  /** what a dialogue stage that ran made, per method (its `report.made`); undefined otherwise */
+  madeBy(stage: ReportingStage): MethodCounts | undefined;
+  /**
+   * The note a section shows in place of what the given stages have not given it: not run yet, or a
+   * summary that does not read.
+   */
+  missing(id: string, ...stages: string[]): string;
+}
+
+/** The view as one stage's own report parts get it: with its name and its own summary. */
+export interface StageView<S> extends ReportView {
+  name: string;
+  summary: S | undefined;
+}

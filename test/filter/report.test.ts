@@ -1,0 +1,38 @@
+// Filter's part of the report, from its summary as the manifest keeps it: each round's passing score
+// inferred from its histogram, and the filtered set's languages beside the paper's (other languages
+// folded together), taken from what export released when filter's own summary is not there.
+import { expect, it } from "vitest";
+import { funnelOf, languagesOf } from "../../stages/filter/report.js";
+import { filterStage } from "../../stages/filter.js";
+import { dataDirPerTest, FULL_RUN, stageView, writeManifests } from "../report/fixtures.js";
+
+const dir = dataDirPerTest("cf-filter-report-");
+const filterView = () => stageView(dir.path, filterStage);
+
+it("infers each round's passing score from its histogram, and folds other languages together", async () => {
+  await writeManifests(dir.path, FULL_RUN);
+  const view = filterView();
+  expect(funnelOf(view.summary!).rounds.map((r) => r.threshold)).toEqual([4, 4]);
+  const languages = languagesOf(view);
+  expect(languages?.other).toEqual({ rust: 60, go: 41, unknown: 20 });
+  expect(languages?.rows.reduce((a, r) => a + r.percent, 0)).toBeCloseTo(100, 9);
+});
+
+it("reads the languages from export's released pairs when filter has left no summary", async () => {
+  const exported = FULL_RUN.find((m) => m.stage === "export")!;
+  const stats = exported.stats as { filtered_instruction: Record<string, unknown> };
+  await writeManifests(dir.path, [
+    ...FULL_RUN.filter((m) => m.stage !== "filter" && m.stage !== "export"),
+    {
+      ...exported,
+      stats: {
+        ...stats,
+        filtered_instruction: { ...stats.filtered_instruction, by_lang: { python: 30, go: 10 } },
+      },
+    },
+  ]);
+  const languages = languagesOf(filterView());
+  expect(languages?.total).toBe(40);
+  expect(languages?.rows.find((r) => r.lang === "python")?.percent).toBe(75);
+  expect(languages?.other).toEqual({ go: 10 });
+});
