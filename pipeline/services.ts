@@ -8,7 +8,7 @@ import type { Logger } from "./log.js";
 import { createCodeRunner } from "./sandbox/index.js";
 import { meteredRunner } from "./sandbox/metered.js";
 import type { CodeRunner } from "./sandbox/types.js";
-import type { UsageMeter } from "./usage.js";
+import type { SandboxRunSink, UsageMeter } from "./usage.js";
 
 export interface Services {
   /** the client for an LLM role (scorer, weak, strong); throws NotConfiguredError with advice if unset */
@@ -17,11 +17,8 @@ export interface Services {
   llmEstimator?(role: string): LlmEstimator;
   /** `run --dry-run` and `status`: the provider and model each LLM role resolves to, one line each */
   llmRoles?(): string[];
-  /**
-   * the code sandbox (embedded or remote /run_code servers); with `usage`, what each server did is
-   * counted there
-   */
-  sandbox(usage?: UsageMeter): CodeRunner;
+  /** the code sandbox (embedded or remote /run_code servers), shared by every stage of the run */
+  sandbox(): CodeRunner;
   close(): Promise<void>;
 }
 
@@ -55,9 +52,9 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
     llmRoles() {
       return llmService().describeRoles();
     },
-    sandbox(usage) {
-      if (!sandbox) sandbox = createCodeRunner(root.sandbox);
-      return meteredRunner(sandbox, usage);
+    sandbox() {
+      sandbox ??= createCodeRunner(root.sandbox);
+      return sandbox;
     },
     async close() {
       await Promise.all([llm?.close(), sandbox?.close()]);
@@ -66,11 +63,12 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
 }
 
 /**
- * The services as one stage sees them: its sandbox counts per server in the stage's usage, as its
- * LLM clients do (they are given the meter by the stage itself).
+ * The services as one stage (or one record of it) sees them: its sandbox counts per server in the
+ * stage's usage, as its LLM clients do (they are given the meter by the stage itself), and counts
+ * each program it runs in `runs` (the runner's: the record's, committed with it, or the stage's).
  */
-export function stageServices(services: Services, usage: UsageMeter): Services {
+export function stageServices(services: Services, usage: UsageMeter, runs?: SandboxRunSink): Services {
   const metered: Services = Object.create(services);
-  metered.sandbox = () => services.sandbox(usage);
+  metered.sandbox = () => meteredRunner(services.sandbox(), { usage, runs });
   return metered;
 }

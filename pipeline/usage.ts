@@ -1,6 +1,8 @@
 // Per-stage accounting of LLM and sandbox traffic. The LLM layer and the sandbox client add to it;
 // the runner keeps it in the stage's manifest so `status` can show requests, tokens, cost and what
-// each endpoint did, across resumed runs.
+// each endpoint did, across resumed runs. The sandbox's programs and busy time (SandboxUsage) are
+// counted per record and committed with it, like the stage's counters, so they are exact after a
+// kill -9 and add up over shards.
 import type { EndpointStats, EndpointUsageSink } from "./balance/pool.js";
 
 export type { EndpointStats } from "./balance/pool.js";
@@ -88,13 +90,83 @@ export function meanLatencyMs(stats: EndpointStats): number | undefined {
   return stats.answered > 0 ? stats.latencyMs / stats.answered : undefined;
 }
 
-/** One line per endpoint, for `status` and the end of a run: requests, failures, ejections, latency. */
-export function describeEndpoints(usage: UsageTotals | undefined): string[] {
+/**
+ * One line per endpoint, for `status` and the end of a run: requests, failures, ejections, latency,
+ * and for a /run_code server of several, the programs it ran.
+ */
+export function describeEndpoints(usage: UsageTotals | undefined, sandbox?: SandboxUsage): string[] {
   return Object.entries(usage?.endpoints ?? {}).map(([name, s]) => {
     const mean = meanLatencyMs(s);
+    const ran = sandbox?.endpoints?.[name];
     return (
       `${name}: ${s.requests} requests, ${s.failures} failed, ${s.ejections} ejections, ` +
-      `mean latency ${mean === undefined ? "-" : `${Math.round(mean)} ms`}`
+      `mean latency ${mean === undefined ? "-" : `${Math.round(mean)} ms`}` +
+      (ran ? `, ${describeSandbox(ran)}` : "")
     );
   });
+}
+
+/**
+ * Programs a stage ran in the sandbox and the time the sandbox says they took (compile plus run, in
+ * whole milliseconds per program, so sums over records and shards stay exact). A program is counted
+ * when the sandbox ran something of it; a refusal or an outage is not a program.
+ */
+export interface SandboxUsage {
+  runs: number;
+  busyMs: number;
+  /** per /run_code server (shown URL), when `sandbox.url` lists several */
+  endpoints?: Record<string, { runs: number; busyMs: number }>;
+}
+
+/** Where the stage's sandbox face counts each program it ran (metered.ts). */
+export interface SandboxRunSink {
+  ran(busyMs: number, endpoint?: string): void;
+}
+
+export class SandboxMeter implements SandboxRunSink {
+  readonly totals: SandboxUsage = { runs: 0, busyMs: 0 };
+
+  ran(busyMs: number, endpoint?: string): void {
+    this.totals.runs++;
+    this.totals.busyMs += busyMs;
+    if (endpoint !== undefined) this.addEndpoint(endpoint, 1, busyMs);
+  }
+
+  private addEndpoint(name: string, runs: number, busyMs: number): void {
+    this.totals.endpoints ??= {};
+    const at = this.totals.endpoints[name] ?? { runs: 0, busyMs: 0 };
+    at.runs += runs;
+    at.busyMs += busyMs;
+    this.totals.endpoints[name] = at;
+  }
+
+  /** adds what another meter (a committed record, a shard) counted */
+  add(other: SandboxUsage | undefined): void {
+    if (!other) return;
+    this.totals.runs += other.runs;
+    this.totals.busyMs += other.busyMs;
+    for (const [name, at] of Object.entries(other.endpoints ?? {}))
+      this.addEndpoint(name, at.runs, at.busyMs);
+  }
+
+  /** a copy for a manifest or an entry; undefined while nothing ran */
+  saved(): SandboxUsage | undefined {
+    if (this.totals.runs === 0) return undefined;
+    const { endpoints, ...counts } = this.totals;
+    return endpoints
+      ? { ...counts, endpoints: Object.fromEntries(Object.entries(endpoints).map(([n, e]) => [n, { ...e }])) }
+      : counts;
+  }
+}
+
+/** The sum of stages' or shards' sandbox usage; undefined when none ran a program. */
+export function sumSandbox(all: readonly (SandboxUsage | undefined)[]): SandboxUsage | undefined {
+  const meter = new SandboxMeter();
+  for (const usage of all) meter.add(usage);
+  return meter.saved();
+}
+
+/** `12,345 programs, 678.9 s busy`, for `status` and the end of a run. */
+export function describeSandbox(usage: SandboxUsage): string {
+  return `${usage.runs.toLocaleString("en-US")} programs, ${(usage.busyMs / 1000).toFixed(1)} s busy`;
 }

@@ -23,7 +23,7 @@ import { generateCorpus } from "../ingest/corpus.js";
 import { pipelineNodeFlags } from "../run.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
 import { configYaml } from "./config.js";
-import { type Ideal, idealOf, sandboxRunsOf } from "./ideal.js";
+import { type Ideal, idealOf } from "./ideal.js";
 import { startServers } from "./servers-process.js";
 
 /** The stages in the registry's order, which runs each after the ones it reads. */
@@ -63,7 +63,6 @@ interface StageResult {
   manifest: Manifest | undefined;
   diskMiB: number;
   ideal: Ideal;
-  sandboxRuns: number | undefined;
 }
 
 function baseline(args: string[]): Record<string, number> {
@@ -147,14 +146,13 @@ async function main(): Promise<void> {
       });
       const wallS = (manifest?.elapsedMs ?? run.wallS * 1000) / 1000;
       const cpuS = Math.max(0, run.cpuS - noop.cpuS);
-      const sandboxRuns = await sandboxRunsOf(dataDir, stage, manifest?.stats);
       const ideal = idealOf({
         stage,
         wallS,
         requests: manifest?.usage?.requests ?? 0,
         latencyS,
         llmConcurrency,
-        sandboxRuns,
+        sandbox: manifest?.sandbox,
         sandboxRate: sandbox.perSecond!,
         workers,
       });
@@ -167,7 +165,6 @@ async function main(): Promise<void> {
         manifest,
         diskMiB: diskBytes(path.join(dataDir, stage)) / 2 ** 20,
         ideal,
-        sandboxRuns,
       };
       results.push(result);
       process.stdout.write(`${describe(result)}\n`);
@@ -213,7 +210,7 @@ function describe(r: StageResult): string {
     `${r.stage.padEnd(9)} ${f(r.wallS, 1).padStart(7)} s  in ${f(counts?.in ?? 0).padStart(7)} out ${f(counts?.out ?? 0).padStart(7)} ` +
     `rejected ${f(counts?.rejected ?? 0).padStart(6)} failed ${f(counts?.failed ?? 0)}  ${f(rate, 1).padStart(8)} records/s  ` +
     `peak RSS ${f(r.run.peakRssMiB).padStart(5)} MiB  disk ${f(r.diskMiB, 1).padStart(7)} MiB  CPU ${f(r.cpuS, 1)} s (+${f(r.noop.cpuS, 1)} start-up)  ` +
-    `LLM ${f(usage?.requests ?? 0)} req  sandbox ${r.sandboxRuns === undefined ? "-" : f(r.sandboxRuns)} runs  ` +
+    `LLM ${f(usage?.requests ?? 0)} req  sandbox ${f(r.manifest?.sandbox?.runs ?? 0)} runs (${f((r.manifest?.sandbox?.busyMs ?? 0) / 1000, 1)} s busy)  ` +
     `time: LLM ${pct(shares.llm)} sandbox ${pct(shares.sandbox)} pipeline ${pct(shares.pipeline)}` +
     (r.ideal.overhead === undefined
       ? ""

@@ -1,22 +1,27 @@
 // The time a stage could not beat, from the same run's figures: the LLM-bound ideal (the busiest role's
 // requests x latency / requests in flight, plus the calls that must come before its first one), the
-// sandbox-bound ideal (programs run / the sandbox's own throughput, measured alone in this run) and
-// the chain of one record (its calls one after another). The stage's own overhead is how far its wall
-// time is past the largest of the three; the shares say where the time went.
-import { StageStore } from "../../pipeline/store/index.js";
+// sandbox-bound ideal (the programs the stage's manifest says it ran / the sandbox's own throughput,
+// measured alone in this run, or their busy time / its workers, whichever is longer) and the chain of
+// one record (its calls one after another). The stage's own overhead is how far its wall time is
+// past the largest of the three (leetcode judges before it writes: its two add up); the shares say
+// where the time went.
+import type { SandboxUsage } from "../../pipeline/usage.js";
 
 /** Per LLM stage: share of its requests the busiest role answers; calls before that role's first;
  * calls and programs one record makes one after another (with the answers the benchmark's server
- * writes). */
-export const LLM_SHAPE: Record<string, { busiest: number; lead: number; chain: number; runs: number }> = {
+ * writes); `phased`: its sandbox work comes before its LLM work instead of beside it. */
+export const LLM_SHAPE: Record<
+  string,
+  { busiest: number; lead: number; chain: number; runs: number; phased?: boolean }
+> = {
   // one scorer; the second prompt only after the first
   filter: { busiest: 1, lead: 0, chain: 2, runs: 0 },
   // weak answer, run, then strong: analysis, reviewer, refinement, run, analysis
   simulate: { busiest: 4 / 5, lead: 1, chain: 5, runs: 2 },
   // strong only: the mistake, run, the fix, run, the analysis of the fixed run
   correct: { busiest: 1, lead: 0, chain: 3, runs: 2 },
-  // strong only: texts and translations
-  leetcode: { busiest: 1, lead: 0, chain: 1, runs: 0 },
+  // TACO's solutions judged first, then the strong model's texts and translations (each judged)
+  leetcode: { busiest: 1, lead: 0, chain: 1, runs: 0, phased: true },
 };
 
 export interface IdealInput {
@@ -26,8 +31,8 @@ export interface IdealInput {
   requests: number;
   latencyS: number;
   llmConcurrency: number;
-  /** programs the stage ran in the sandbox; undefined: not counted */
-  sandboxRuns: number | undefined;
+  /** the programs the stage ran in the sandbox and their busy time (its manifest's `sandbox`) */
+  sandbox: SandboxUsage | undefined;
   /** the sandbox alone, programs per second, with the stage's workers */
   sandboxRate: number;
   workers: number;
@@ -38,7 +43,7 @@ export interface Ideal {
   sandboxS: number;
   chainS: number;
   idealS: number;
-  bound: "LLM" | "sandbox" | "chain" | "pipeline";
+  bound: "LLM" | "sandbox" | "LLM+sandbox" | "chain" | "pipeline";
   /** wall / ideal - 1; undefined for a stage bound by neither the LLM nor the sandbox */
   overhead: number | undefined;
   share: { llm: number; sandbox: number; pipeline: number };
@@ -52,10 +57,23 @@ export function idealOf(x: IdealInput): Ideal {
   // one program takes workers / rate seconds when every worker is busy
   const chainS =
     shape && x.requests > 0 ? shape.chain * x.latencyS + (shape.runs * x.workers) / x.sandboxRate : 0;
-  const sandboxS = (x.sandboxRuns ?? 0) / x.sandboxRate;
-  const idealS = Math.max(llmS, sandboxS, chainS);
+  // programs at the rate of the benchmark's own, or the time the sandbox says they took over its
+  // workers, whichever is longer (a stage's programs may be heavier than the baseline's)
+  const sandboxS = Math.max(
+    (x.sandbox?.runs ?? 0) / x.sandboxRate,
+    (x.sandbox?.busyMs ?? 0) / 1000 / x.workers,
+  );
+  const idealS = shape?.phased ? Math.max(llmS + sandboxS, chainS) : Math.max(llmS, sandboxS, chainS);
   const bound =
-    idealS === 0 ? "pipeline" : idealS === llmS ? "LLM" : idealS === sandboxS ? "sandbox" : "chain";
+    idealS === 0
+      ? "pipeline"
+      : shape?.phased && idealS === llmS + sandboxS && sandboxS > 0
+        ? "LLM+sandbox"
+        : idealS === llmS
+          ? "LLM"
+          : idealS === sandboxS
+            ? "sandbox"
+            : "chain";
   const part = (s: number) => Math.min(1, s / x.wallS);
   return {
     llmS,
@@ -63,40 +81,11 @@ export function idealOf(x: IdealInput): Ideal {
     chainS,
     idealS,
     bound,
-    // leetcode's programs (TACO's tests, translations) are not counted: no ideal to hold it to
-    overhead: idealS > 0 && x.stage !== "leetcode" ? x.wallS / idealS - 1 : undefined,
+    overhead: idealS > 0 ? x.wallS / idealS - 1 : undefined,
     share: {
       llm: part(Math.max(llmS, chainS)),
       sandbox: part(sandboxS),
       pipeline: 1 - part(idealS),
     },
   };
-}
-
-/** Programs a dialogue stage ran for the dialogues it kept (rejected ones ran some too: not counted,
- * so the sandbox ideal is a little low and the overhead a little high). */
-export async function sandboxRunsOf(
-  dataDir: string,
-  stage: string,
-  stats: Record<string, unknown> | undefined,
-): Promise<number | undefined> {
-  if (stage === "validate") {
-    const byLanguage = (stats?.blocks_by_language ?? {}) as Record<string, Record<string, number>>;
-    let runs = 0;
-    for (const outcomes of Object.values(byLanguage)) for (const n of Object.values(outcomes)) runs += n;
-    return runs;
-  }
-  if (stage !== "simulate" && stage !== "correct") return undefined;
-  let runs = 0;
-  for await (const record of new StageStore(dataDir, stage).read()) {
-    const meta = (record.meta ?? {}) as Record<string, unknown>;
-    if (stage === "simulate") runs += ((meta.executions as unknown[] | undefined) ?? []).length;
-    else {
-      for (const key of ["mistake", "fixed"]) {
-        const run = meta[key] as { check?: unknown } | undefined;
-        if (run) runs += run.check ? 2 : 1;
-      }
-    }
-  }
-  return runs;
 }

@@ -8,6 +8,7 @@ import { parseShardSpec, type ShardSpec, shardFromEnvironment } from "../runner/
 import { Runner, type StageStatus } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
+import { describeSandbox } from "../usage.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { printEndpointUsage } from "./endpoint-usage.js";
 import { reportAfterRun } from "./report.js";
@@ -150,7 +151,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
 
   const status: CommandModule<object, StatusArgs> = {
     command: "status",
-    describe: "state, counts, LLM usage and timings of every stage",
+    describe: "state, counts, LLM usage, sandbox programs and timings of every stage",
     builder: (y) =>
       withDataOptions(y)
         .option("json", { type: "boolean", default: false, describe: "print JSON" })
@@ -186,12 +187,15 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           "cached",
           "tokens",
           "cost $",
+          "programs",
+          "busy",
           "elapsed",
           "config",
         ],
         rows.flatMap(withShardRows).map((r) => {
           const m = r.manifest;
           const u = m?.usage;
+          const x = m?.sandbox;
           return [
             r.stage,
             stateCell(r),
@@ -203,6 +207,8 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
             u ? u.cachedRequests : "",
             u ? u.promptTokens + u.completionTokens : "",
             u?.costUsd ? u.costUsd.toFixed(2) : "",
+            x ? x.runs : "",
+            x ? busyText(x.busyMs) : "",
             m ? formatDuration(m.elapsedMs) : "",
             r.configHash.slice(0, 8),
           ];
@@ -277,6 +283,11 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
   return [run, status, list, cat, reset] as unknown as CommandModule[];
 }
 
+/** The sandbox's busy time: tenths of a second while short, then as elapsed times are shown. */
+function busyText(ms: number): string {
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms);
+}
+
 /** Widest reason the table shows; the rest is one `status --stage X` away. */
 const REASON_WIDTH = 60;
 
@@ -307,6 +318,7 @@ function printStageDetail(s: StageStatus): void {
           `${u.costUsd ? `, $${u.costUsd.toFixed(2)}` : ""}\n`,
       );
     }
+    if (m.sandbox) out.write(`sandbox: ${describeSandbox(m.sandbox)}\n`);
     out.write(`runs:    ${m.runs}, ${formatDuration(m.elapsedMs)} in all\n`);
   }
   out.write(`config:  ${s.configHash}\n`);
@@ -347,6 +359,7 @@ function shardJson(shard: NonNullable<StageStatus["shards"]>[number]) {
     command: shard.command ?? null,
     counts: m?.counts ?? null,
     usage: m?.usage ?? null,
+    sandbox: m?.sandbox ?? null,
     elapsedMs: m?.elapsedMs ?? null,
     pid: m?.pid ?? null,
     host: m?.host ?? null,
@@ -364,6 +377,7 @@ function statusJson(s: StageStatus) {
     configHash: s.configHash,
     counts: m?.counts ?? null,
     usage: m?.usage ?? null,
+    sandbox: m?.sandbox ?? null,
     elapsedMs: m?.elapsedMs ?? null,
     runs: m?.runs ?? 0,
     startedAt: m?.startedAt ?? null,

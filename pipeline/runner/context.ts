@@ -30,7 +30,8 @@ export function stageContext(
     limit: r.options.limit,
     signal,
     log: createLogger(stage.name),
-    services: stageServices(r.options.services, usage),
+    // programs run outside a record (a global stage's) count in the run's tally
+    services: stageServices(r.options.services, usage, tally.sandbox),
     usage,
     read: (name, opts) => {
       // upstream stages are checked complete before a stage starts; anything else would bypass staleness

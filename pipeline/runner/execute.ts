@@ -4,9 +4,11 @@
 import { createHash } from "node:crypto";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
+import type { Services } from "../services.js";
 import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
 import type { OutputDigest, StageStore, Tally } from "../store/index.js";
 import type { StageCounts } from "../store/manifest.js";
+import { SandboxMeter, type SandboxRunSink } from "../usage.js";
 import type { Progress } from "./progress.js";
 
 export interface ExecutionResult {
@@ -42,6 +44,8 @@ export interface ExecutionHooks {
   forceCommand?: string;
   /** the run's counters and reject reasons (`ctx.stat` outside a record adds to it too) */
   tally: Tally;
+  /** the services one record sees: its sandbox counts the programs it runs in `runs` */
+  recordServices?(runs: SandboxRunSink): Services;
 }
 
 export async function executeRecordStage<C, S>(
@@ -77,14 +81,17 @@ export async function executeRecordStage<C, S>(
     const at = global === undefined ? { s: position } : { s: position, g: global };
     try {
       let outcome: RecordOutcome;
-      // a record's counters are committed with its outcome: a failed or lost one counts nothing
+      // a record's counters and sandbox programs are committed with its outcome: a failed or lost one
+      // counts nothing, and a redone one counts only what the run that commits it did
       let stats: Record<string, number> | undefined;
+      const programs = new SandboxMeter();
       const recordCtx: StageContext<C> = {
         ...ctx,
         stat: (name, value = 1) => {
           stats ??= {};
           stats[name] = (stats[name] ?? 0) + value;
         },
+        ...(hooks.recordServices ? { services: hooks.recordServices(programs) } : {}),
       };
       try {
         outcome = await stage.process(record, recordCtx, state);
@@ -103,16 +110,18 @@ export async function executeRecordStage<C, S>(
         const out = outcome.out ?? [];
         checkIds(stage.name, out, record);
         const rejects = outcome.rejects ?? [];
+        const ran = programs.saved();
         writer.append(
           {
             ...at,
             ...(out.length ? { o: out } : {}),
             ...(rejects.length ? { r: rejects } : {}),
             ...(stats ? { t: stats } : {}),
+            ...(ran ? { x: ran } : {}),
           },
           digest.addJson,
         );
-        hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}) });
+        hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}), ...(ran ? { x: ran } : {}) });
         counts.in++;
         counts.out += out.length;
         counts.rejected += rejects.length;

@@ -4,9 +4,10 @@
 import { hostname } from "node:os";
 import { clause, InterruptedError, UserError } from "../errors.js";
 import type { PipelineRecord } from "../record.js";
+import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { type Manifest, OutputDigest, Tally } from "../store/index.js";
-import { describeEndpoints, UsageMeter } from "../usage.js";
+import { describeEndpoints, describeSandbox, type SandboxRunSink, UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
 import { type ExecutionResult, executeGlobalStage, executeRecordStage, type InputCheck } from "./execute.js";
 import { createProgress, formatDuration } from "./progress.js";
@@ -41,6 +42,7 @@ export async function runStage(
     pid: process.pid,
     host: hostname(),
     ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
+    ...(previous?.sandbox ? { sandbox: previous.sandbox } : {}),
     startedAt: previous?.startedAt ?? now,
     updatedAt: now,
     elapsedMs: previous?.elapsedMs ?? 0,
@@ -51,12 +53,18 @@ export async function runStage(
   const ctx = stageContext(r, stage, signal, usage, shard, tally);
   const elapsed = () => manifest.elapsedMs + (Date.now() - started);
   let counts = manifest.counts;
+  // what the committed records (and this run outside them) ran in the sandbox, once the scan is in
+  const programs = () => {
+    const sandbox = tally.sandbox.saved();
+    return sandbox ? { sandbox } : {};
+  };
   const partial = (lastError?: string) =>
     store.saveManifest({
       ...manifest,
       state: "partial",
       counts,
       usage: usage.totals,
+      ...programs(),
       elapsedMs: elapsed(),
       pid: undefined,
       ...(lastError ? { lastError } : {}),
@@ -79,8 +87,9 @@ export async function runStage(
       checkpoint: (now: Manifest["counts"], input?: InputCheck) => {
         counts = now;
         if (input) manifest.inputCheck = input;
-        store.saveManifest({ ...manifest, counts, usage: usage.totals, elapsedMs: elapsed() });
+        store.saveManifest({ ...manifest, counts, usage: usage.totals, ...programs(), elapsedMs: elapsed() });
       },
+      recordServices: (runs: SandboxRunSink) => stageServices(r.options.services, usage, runs),
       ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
       ...(shard
         ? {
@@ -130,13 +139,16 @@ export async function runStage(
     outputHash: result.outputHash,
     finishedAt: new Date().toISOString(),
     ...(result.stats ? { stats: result.stats } : {}),
+    // the tally's, not an earlier run's: a global stage counts only the run that completed it
+    sandbox: undefined,
     ...tally.saved(),
   };
   store.saveManifest(complete);
   r.log.info(
     `${label}: complete: ${result.counts.in} in, ${result.counts.out} out, ${result.counts.rejected} rejected (${formatDuration(Date.now() - started)})`,
   );
-  for (const line of describeEndpoints(usage.totals)) r.log.info(`${label}: ${line}`);
+  if (complete.sandbox) r.log.info(`${label}: sandbox: ${describeSandbox(complete.sandbox)}`);
+  for (const line of describeEndpoints(usage.totals, complete.sandbox)) r.log.info(`${label}: ${line}`);
   return {
     stage: stage.name,
     action: "ran",

@@ -2,7 +2,7 @@
 // for the current configuration, and then it hashes (and counts) as the union of its shards.
 import type { Manifest } from "../store/index.js";
 import { combineDigests, sumCounters } from "../store/index.js";
-import { emptyUsage, sumUsage, type UsageTotals } from "../usage.js";
+import { emptyUsage, type SandboxUsage, sumSandbox, sumUsage, type UsageTotals } from "../usage.js";
 
 export type ShardState = "not started" | "running" | "done" | "failed" | "stale";
 
@@ -76,10 +76,10 @@ function addUsage(a: UsageTotals, b: UsageTotals | undefined): UsageTotals {
 }
 
 /**
- * One manifest for the whole stage: counts and usage summed over the shards, elapsed time the longest
- * shard's (they run side by side), and, once every shard is done, the combined output digest, which
- * equals the digest of a one-process run over the same records. Counters and reject reasons are
- * summed too; `stats` (a summary of the whole stage) is not: Runner.manifestOf makes it from the union.
+ * One manifest for the whole stage: counts, usage and sandbox programs summed over the shards,
+ * elapsed time the longest shard's (they run side by side), and, once every shard is done, the
+ * combined output digest, which equals the digest of a one-process run over the same records.
+ * Counters and reject reasons are summed too; `stats` (a summary of the whole stage) is not: Runner.manifestOf makes it from the union.
  */
 export function aggregateManifest(
   stage: string,
@@ -121,7 +121,12 @@ export function aggregateManifest(
     ...(complete && finished.length ? { finishedAt: finished.at(-1)! } : {}),
     ...summed("counters", sumCounters(manifests.map((m) => m.counters))),
     ...summed("rejectReasons", sumCounters(manifests.map((m) => m.rejectReasons))),
+    ...sandboxOf(sumSandbox(manifests.map((m) => m.sandbox))),
   };
+}
+
+function sandboxOf(sandbox: SandboxUsage | undefined): { sandbox?: SandboxUsage } {
+  return sandbox ? { sandbox } : {};
 }
 
 function summed<K extends string>(key: K, counters: Record<string, number> | undefined) {

@@ -62,6 +62,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export interface RemoteRunOptions {
   signal?: AbortSignal;
   usage?: EndpointUsageSink;
+  /** told the shown URL of the server whose answer is returned */
+  answeredBy?: (server: string) => void;
 }
 
 export class HttpSandboxClient implements CodeRunner {
@@ -90,7 +92,7 @@ export class HttpSandboxClient implements CodeRunner {
 
   run(request: RunCodeRequest, options?: RemoteRunOptions): Promise<RunCodeResponse> {
     if (this.closed) return Promise.reject(new SandboxClosedError());
-    return this.limit(() => this.send(request, options?.signal, options?.usage));
+    return this.limit(() => this.send(request, options?.signal, options?.usage, options?.answeredBy));
   }
 
   /** What each server has done since this client was made, keyed by its shown URL. */
@@ -107,6 +109,7 @@ export class HttpSandboxClient implements CodeRunner {
     request: RunCodeRequest,
     signal: AbortSignal | undefined,
     usage: EndpointUsageSink | undefined,
+    answeredBy: ((server: string) => void) | undefined,
   ): Promise<RunCodeResponse> {
     const body = JSON.stringify(request);
     // The server may queue the request, then compile and run it: wait for both timeouts and slack.
@@ -166,12 +169,14 @@ export class HttpSandboxClient implements CodeRunner {
       }
       if (status >= 400) {
         lease.end("answered");
+        answeredBy?.(lease.name);
         // The server refused this request (SandboxFusion answers 422 for an unknown language).
         return sandboxErrorResponse(`${url} refused the request (HTTP ${status}): ${text.slice(0, 500)}`);
       }
       try {
         const parsed = this.parse(text, url);
         lease.end("answered");
+        answeredBy?.(lease.name);
         return parsed;
       } catch (error) {
         // Not a /run_code server: a wrong URL, not a busy replica; retrying would not help.

@@ -1,25 +1,61 @@
 // A stage's face of the shared sandbox client: the same servers and limits, with what each server did
-// counted in the stage's usage (and so in its manifest), as an LLM client counts in it per role.
+// counted in the stage's usage (and so in its manifest), as an LLM client counts in it per role, and
+// every program the sandbox ran counted with its busy time where the runner says (the record being
+// handled, so the count is committed with it: pipeline/usage.ts, SandboxUsage).
 import type { EndpointUsageSink } from "../balance/pool.js";
+import type { SandboxRunSink } from "../usage.js";
 import { HttpSandboxClient } from "./client.js";
 import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "./types.js";
 
+export interface SandboxMeters {
+  /** per server: requests, failures, ejections, latency (remote servers only) */
+  usage?: EndpointUsageSink | undefined;
+  /** every program run, with its busy time and, when there are several servers, the one that ran it */
+  runs?: SandboxRunSink | undefined;
+}
+
 class MeteredRunner implements CodeRunner {
   constructor(
-    private readonly client: HttpSandboxClient,
-    private readonly usage: EndpointUsageSink,
+    private readonly runner: CodeRunner,
+    private readonly meters: SandboxMeters,
   ) {}
 
-  run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
-    return this.client.run(request, { ...options, usage: this.usage });
+  async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
+    const { runner, meters } = this;
+    let server: string | undefined;
+    const response =
+      runner instanceof HttpSandboxClient
+        ? await runner.run(request, {
+            ...options,
+            ...(meters.usage ? { usage: meters.usage } : {}),
+            answeredBy: (name) => (server = name),
+          })
+        : await runner.run(request, options);
+    const busyMs = programBusyMs(response);
+    if (busyMs !== undefined) {
+      const several = runner instanceof HttpSandboxClient && runner.endpoints.length > 1;
+      meters.runs?.ran(busyMs, several ? server : undefined);
+    }
+    return response;
   }
 
   /** The shared client outlives the stage: the services close it. */
   async close(): Promise<void> {}
 }
 
-/** `runner`, counting per server in `usage` when it is a remote client (the embedded one has none). */
-export function meteredRunner(runner: CodeRunner, usage: EndpointUsageSink | undefined): CodeRunner {
-  if (!usage || !(runner instanceof HttpSandboxClient)) return runner;
-  return new MeteredRunner(runner, usage);
+/**
+ * The compile and run time the sandbox reports for a response, in whole milliseconds, or undefined
+ * when it ran nothing (a refusal, an outage, an unknown language).
+ */
+export function programBusyMs(response: RunCodeResponse): number | undefined {
+  if (response.status === "SandboxError") return undefined;
+  const steps = [response.compile_result, response.run_result].filter((r) => r !== null && r !== undefined);
+  if (steps.length === 0) return undefined;
+  return Math.round(steps.reduce((sum, step) => sum + (step.execution_time ?? 0), 0) * 1000);
+}
+
+/** `runner`, counting what it did in `meters`; the runner itself when there is nothing to count in. */
+export function meteredRunner(runner: CodeRunner, meters: SandboxMeters): CodeRunner {
+  if (!meters.runs && !(meters.usage && runner instanceof HttpSandboxClient)) return runner;
+  return new MeteredRunner(runner, meters);
 }

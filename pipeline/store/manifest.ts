@@ -2,7 +2,7 @@
 // counts, LLM usage and timings. Written atomically (temp file + rename), so it is never torn.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { UsageTotals } from "../usage.js";
+import type { SandboxUsage, UsageTotals } from "../usage.js";
 import { StoreError } from "./parts.js";
 import type { PartSeal } from "./seal.js";
 
@@ -30,6 +30,8 @@ export interface Manifest {
   /** order-independent hash of the outputs; set when complete */
   outputHash?: string;
   usage?: UsageTotals;
+  /** programs the sandbox ran for the committed records (and a global stage's run), and their busy time */
+  sandbox?: SandboxUsage;
   runs: number;
   pid?: number;
   /** the machine `pid` runs on: shards of one stage run on many */

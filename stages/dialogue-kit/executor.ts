@@ -29,14 +29,23 @@ export interface Program {
 export class Executor {
   private readonly gate: LimitFunction;
 
+  /** `concurrency`: programs at once, or the gate of the executor this one is a view of */
   constructor(
     private readonly runner: CodeRunner,
-    concurrency: number,
+    concurrency: number | LimitFunction,
     private readonly settings: SandboxSettings,
     private readonly template: FeedbackTemplate,
     private readonly signal?: AbortSignal,
   ) {
-    this.gate = pLimit(concurrency);
+    this.gate = typeof concurrency === "number" ? pLimit(concurrency) : concurrency;
+  }
+
+  /**
+   * This executor (its gate, its settings) running programs through `runner`: one record's sandbox
+   * face, which counts the programs with that record.
+   */
+  using(runner: CodeRunner): Executor {
+    return new Executor(runner, this.gate, this.settings, this.template, this.signal);
   }
 
   async run(journal: RecordJournal, program: Program): Promise<JournaledRun> {

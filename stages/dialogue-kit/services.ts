@@ -14,6 +14,11 @@ export interface DialogueServices {
   llm(role: string): LlmClient;
   readonly executor: Executor;
   readonly journal: ExecutionJournal;
+  /**
+   * The same services for one record: its executor runs programs through the record's sandbox face
+   * (`ctx.services.sandbox()` of the record's ctx), so the runner commits their count with it.
+   */
+  forRecord(ctx: StageContext<unknown>): DialogueServices;
 }
 
 /** Programs at once: the stage's setting, else the sandbox's workers, else the number of cores. */
@@ -29,7 +34,7 @@ export function openDialogueServices<
   // made at the first record that needs them, so a run with no records sets up no sandbox
   let executor: Executor | undefined;
   let journal: ExecutionJournal | undefined;
-  return {
+  const services: DialogueServices = {
     llm(role) {
       let client = clients.get(role);
       if (!client) {
@@ -52,5 +57,21 @@ export function openDialogueServices<
       journal ??= new ExecutionJournal(path.join(ctx.workDir, "executions"));
       return journal;
     },
+    forRecord(recordCtx) {
+      let own: Executor | undefined;
+      // no spread: it would read the getters, and make the sandbox before a record needs it
+      return {
+        llm: services.llm,
+        get journal() {
+          return services.journal;
+        },
+        get executor() {
+          own ??= services.executor.using(recordCtx.services.sandbox());
+          return own;
+        },
+        forRecord: services.forRecord,
+      };
+    },
   };
+  return services;
 }

@@ -83,7 +83,12 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
           rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
         };
       }
-      return spec.process(record as PipelineRecord & { query: string }, ctx, services);
+      // the record's own sandbox face: its programs are counted with it
+      return spec.process(
+        record as PipelineRecord & { query: string },
+        ctx,
+        services.forRecord(ctx as StageContext<unknown>),
+      );
     },
     estimate: (ctx) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);

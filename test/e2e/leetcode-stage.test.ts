@@ -116,6 +116,10 @@ describe("leetcode stage", () => {
       timeout: 1,
       "runtime-error": 0,
     });
+    // the programs its judging ran (a stdin/stdout solution runs once per test) are in the manifest
+    const sandbox = new StageStore(dataDir, "leetcode").manifest()!.sandbox!;
+    expect(sandbox.runs).toBeGreaterThanOrEqual(9);
+    expect(sandbox.busyMs).toBeGreaterThan(0);
     const allowed = new Set(
       [PAIRS_BRUTE, PAIRS_HASH, RUNNING, UNIQUE_COUNTER, UNIQUE_SCAN, VOWELS, PAIRS_JAVA].map((c) =>
         c.trimEnd(),
@@ -210,6 +214,8 @@ describe("leetcode stage", () => {
     };
     expect(stats.validation.verdicts_computed).toBe(0);
     expect(stats.validation.verdicts_reused).toBe(9);
+    // every verdict read back: the sandbox ran nothing for the run that completed the stage
+    expect(new StageStore(dataDir, "leetcode").manifest()!.sandbox).toBeUndefined();
     const rerun = (await stored(dataDir, "leetcode")) as unknown as Dialogue[];
     expect(rerun.map((d) => JSON.stringify(d)).sort()).toEqual(
       dialogues.map((d) => JSON.stringify(d)).sort(),

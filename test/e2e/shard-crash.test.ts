@@ -1,10 +1,10 @@
 // kill -9 one shard mid-run, again and again: `status` shows it failed with the command that reruns
 // it, and once it is rerun alone the union of the shards is exactly a one-process run.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../pipeline/store/index.js";
+import { runKillableChild } from "../support/killable-child.js";
 import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
@@ -15,32 +15,7 @@ const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 /** Runs shard `spec` of expand in a child; SIGKILLs it `killAfterMs` after its parts appear. */
 function runShardChild(dir: string, spec: string, killAfterMs?: number): Promise<"done" | "killed"> {
   const parts = join(dir, "data", "expand", "shards", spec.replace("/", "-of-"), "parts");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dir, spec], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    let timer: NodeJS.Timeout | undefined;
-    const poll =
-      killAfterMs === undefined
-        ? undefined
-        : setInterval(() => {
-            if (existsSync(parts)) {
-              clearInterval(poll);
-              timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-            }
-          }, 10);
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(poll);
-      if (signal === "SIGKILL") resolve("killed");
-      else if (code === 0 && out.includes("done")) resolve("done");
-      else reject(new Error(`child exited ${code}: ${err}`));
-    });
-  });
+  return runKillableChild(CHILD, [dir, spec], { watch: parts, killAfterMs });
 }
 
 const sorted = (records: unknown[]) => records.map((r) => JSON.stringify(r)).sort();

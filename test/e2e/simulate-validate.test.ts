@@ -10,6 +10,8 @@ import type { PipelineRecord } from "../../pipeline/record.js";
 import { Runner } from "../../pipeline/runner.js";
 import { createServices } from "../../pipeline/services.js";
 import type { Stage } from "../../pipeline/stage.js";
+import { readEntries } from "../../pipeline/store/index.js";
+import type { SandboxUsage } from "../../pipeline/usage.js";
 import { simulateStage } from "../../stages/simulate.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../dialogue-kit/kit.js";
@@ -58,6 +60,9 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
   let kept: PipelineRecord[];
   let rejects: { reason: string; detail: string; record: PipelineRecord }[];
   let made: PipelineRecord[];
+  let programs: Record<string, SandboxUsage | undefined>;
+  /** the programs the committed entries carry, per stage */
+  const committed: Record<string, number> = {};
 
   beforeAll(async () => {
     const dir = tempDir("cf-gates-sim-");
@@ -82,7 +87,36 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
     made = await collect(runner.store("simulate").read());
     kept = await collect(runner.store("validate").read());
     rejects = (await collect(runner.store("validate").read({ rejects: true }))) as never;
+    programs = {
+      simulate: runner.status("simulate").manifest!.sandbox,
+      validate: runner.status("validate").manifest!.sandbox,
+    };
+    for (const stage of ["simulate", "validate"]) {
+      committed[stage] = 0;
+      for (const part of runner.store(stage).parts()) {
+        for await (const entry of readEntries(part)) committed[stage] += entry.x?.runs ?? 0;
+      }
+    }
   }, QUEUED_TEST_TIMEOUT_MS);
+
+  it("counts the programs each stage ran in the sandbox, with the dialogue they ran for", () => {
+    // simulate keeps every execution of a dialogue in it: the count is theirs
+    const executions = made.reduce(
+      (n, r) => n + ((r.meta as { executions: unknown[] }).executions ?? []).length,
+      0,
+    );
+    expect(executions).toBeGreaterThan(0);
+    expect(programs.simulate?.runs).toBe(executions);
+    // validate ran the code blocks of every dialogue again, kept or dropped
+    expect(programs.validate!.runs).toBeGreaterThanOrEqual(made.length);
+    for (const stage of ["simulate", "validate"]) {
+      // counted with each record (so exact after a kill -9), not for the run as a whole
+      expect(committed[stage]).toBe(programs[stage]!.runs);
+      expect(programs[stage]!.busyMs).toBeGreaterThan(0);
+      // one embedded sandbox: no servers to count per
+      expect(programs[stage]!.endpoints).toBeUndefined();
+    }
+  });
 
   it("simulate keeps the finish reason the server gave each answer", () => {
     const cut = made.find((r) => (r.sources as string[])[0] === "t:cut")!;

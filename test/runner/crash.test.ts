@@ -1,8 +1,8 @@
 // Kill -9 at random instants, resume, and compare with an uninterrupted run: same records, no duplicate.
-import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../pipeline/store/index.js";
+import { runKillableChild } from "../support/killable-child.js";
 import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
@@ -11,34 +11,7 @@ const CHILD = new URL("../support/crash-child.ts", import.meta.url).pathname;
 
 /** Runs the child; kills it `killAfterMs` after the stage has started writing (or after spawn if `early`). */
 function runChild(dir: string, killAfterMs?: number, early = false): Promise<"done" | "killed"> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, dir], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => (timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs));
-    const poll =
-      killAfterMs === undefined || early
-        ? undefined
-        : setInterval(() => {
-            if (existsSync(`${dir}/data/expand/parts`)) {
-              clearInterval(poll);
-              arm();
-            }
-          }, 10);
-    if (killAfterMs !== undefined && early) arm();
-    child.on("exit", (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(poll);
-      if (signal === "SIGKILL") resolve("killed");
-      else if (code === 0 && out.includes("done")) resolve("done");
-      else reject(new Error(`child exited ${code}: ${err}`));
-    });
-  });
+  return runKillableChild(CHILD, [dir], { watch: `${dir}/data/expand/parts`, killAfterMs, early });
 }
 
 describe("crash safety", () => {

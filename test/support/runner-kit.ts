@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { silentLogger } from "../../pipeline/log.js";
 import { Runner } from "../../pipeline/runner.js";
-import type { Services } from "../../pipeline/services.js";
+import { createServices, type Services } from "../../pipeline/services.js";
 import type { Stage } from "../../pipeline/stage.js";
 
 export const noServices: Services = {
@@ -22,15 +22,18 @@ export function tempDir(prefix = "cf-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** `services: true`: the real services the config describes (its sandbox), closed by the caller. */
 export function makeRunner(
   stages: readonly Stage<unknown>[],
-  options: { dir: string; yaml?: string; sets?: string[]; limit?: number },
+  options: { dir: string; yaml?: string; sets?: string[]; limit?: number; services?: boolean },
 ): Runner {
   const file = join(options.dir, "config.yaml");
   writeFileSync(file, `data_dir: ${join(options.dir, "data")}\n${options.yaml ?? ""}`);
   const loaded = loadConfig({ file, sets: options.sets ?? [] });
   return new Runner(stages, loaded, {
-    services: noServices,
+    services: options.services
+      ? createServices(loaded.config, { dataDir: loaded.config.data_dir, log: silentLogger })
+      : noServices,
     log: silentLogger,
     progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
     ...(options.limit !== undefined ? { limit: options.limit } : {}),

@@ -1,5 +1,6 @@
-// A stage that asks two LLM replicas and two /run_code servers: what each endpoint did lands in the
-// stage's manifest (so `status` shows it after the run), and the run logs it as the stage ends.
+// A stage that asks two LLM replicas and two /run_code servers: what each endpoint did, and the
+// programs each server ran, land in the stage's manifest (so `status` shows them after the run), and
+// the run logs them as the stage ends.
 // (A resumed run adding to it: usage.test.ts.)
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -109,5 +110,17 @@ describe("usage per endpoint in a stage's manifest", () => {
         first.log.lines.some((l) => l.startsWith(`info: ask: ${url}: `) && l.includes("mean latency")),
       ).toBe(true);
     }
+    // the programs the sandbox servers ran: in all, and each server's, in the manifest and the log
+    expect(first.manifest.sandbox?.runs).toBe(8);
+    const ran = sandboxUrls.map((url) => first.manifest.sandbox?.endpoints?.[url]?.runs ?? 0);
+    expect(ran.reduce((a, b) => a + b, 0)).toBe(8);
+    expect(first.log.lines).toContain("info: ask: sandbox: 8 programs, 0.0 s busy");
+    sandboxUrls.forEach((url, i) => {
+      expect(
+        first.log.lines.some(
+          (l) => l.startsWith(`info: ask: ${url}: `) && l.endsWith(`, ${ran[i]} programs, 0.0 s busy`),
+        ),
+      ).toBe(true);
+    });
   });
 });

@@ -4,7 +4,14 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { printEndpointUsage } from "../../pipeline/cli/endpoint-usage.js";
 import type { StageStatus } from "../../pipeline/runner.js";
-import { describeEndpoints, sumUsage, UsageMeter } from "../../pipeline/usage.js";
+import {
+  describeEndpoints,
+  describeSandbox,
+  SandboxMeter,
+  sumSandbox,
+  sumUsage,
+  UsageMeter,
+} from "../../pipeline/usage.js";
 
 const A = "http://10.0.0.1:8000/v1";
 const B = "http://10.0.0.2:8000/v1";
@@ -70,5 +77,49 @@ describe("usage per endpoint", () => {
     const none = new PassThrough();
     printEndpointUsage([rows[1]!], none);
     expect(none.read()).toBeNull();
+  });
+
+  it("counts sandbox programs per server, sums them over shards, and shows them beside the server", () => {
+    const S1 = "http://10.0.0.3:8080/run_code";
+    const S2 = "http://10.0.0.4:8080/run_code";
+    const one = new SandboxMeter();
+    one.ran(120, S1);
+    one.ran(30, S2);
+    const two = new SandboxMeter();
+    two.ran(50, S1);
+    expect(new SandboxMeter().saved()).toBeUndefined();
+    const sum = sumSandbox([one.saved(), undefined, two.saved()])!;
+    expect(sum).toEqual({
+      runs: 3,
+      busyMs: 200,
+      endpoints: { [S1]: { runs: 2, busyMs: 170 }, [S2]: { runs: 1, busyMs: 30 } },
+    });
+    // the inputs are left as they were
+    expect(one.totals.endpoints![S1]).toEqual({ runs: 1, busyMs: 120 });
+    expect(describeSandbox(sum)).toBe("3 programs, 0.2 s busy");
+
+    const usage = new UsageMeter();
+    usage.endpoint(S1, { requests: 3, answered: 2, failures: 1, latencyMs: 400 });
+    usage.endpoint(A, { requests: 1, answered: 1, latencyMs: 100 });
+    const rows = [
+      {
+        stage: "validate",
+        state: "complete",
+        configHash: "x",
+        manifest: { usage: usage.totals, sandbox: sum },
+      },
+    ] as unknown as StageStatus[];
+    const out = new PassThrough();
+    printEndpointUsage(rows, out);
+    const text = out.read().toString();
+    expect(text).toMatch(/mean latency\s+programs\s+busy/);
+    expect(text).toMatch(new RegExp(`validate\\s+${S1}\\s+3\\s+1\\s+0\\s+200 ms\\s+2\\s+0\\.2 s`));
+    expect(describeEndpoints(usage.totals, sum)[0]).toBe(
+      `${S1}: 3 requests, 1 failed, 0 ejections, mean latency 200 ms, 2 programs, 0.2 s busy`,
+    );
+    // an LLM endpoint ran no program
+    expect(describeEndpoints(usage.totals, sum)[1]).toBe(
+      `${A}: 1 requests, 0 failed, 0 ejections, mean latency 100 ms`,
+    );
   });
 });
