@@ -220,24 +220,25 @@ function writeMeta(w: GgufWriter, key: string, v: MetaValue): void {
       w.string(v.value);
       return;
     case "strings":
-      w.u32(T_ARRAY);
-      w.u32(T_STRING);
-      w.u64(v.value.length);
-      for (const s of v.value) w.string(s);
-      return;
+      return writeArray(w, T_STRING, v.value, (s) => w.string(s));
     case "f32s":
-      w.u32(T_ARRAY);
-      w.u32(T_FLOAT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.f32(x);
-      return;
+      return writeArray(w, T_FLOAT32, v.value, (x) => w.f32(x));
     case "i32s":
-      w.u32(T_ARRAY);
-      w.u32(T_INT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.i32(x);
-      return;
+      return writeArray(w, T_INT32, v.value, (x) => w.i32(x));
   }
+}
+
+/** An array value: its element type, its length, then each element as `write` puts it. */
+function writeArray<T>(
+  w: GgufWriter,
+  elementType: number,
+  values: readonly T[],
+  write: (value: T) => void,
+): void {
+  w.u32(T_ARRAY);
+  w.u32(elementType);
+  w.u64(values.length);
+  for (const value of values) write(value);
 }
 
 /** The whole GGUF file of a random llama model of this shape. */
