@@ -220,11 +220,14 @@ function writeMeta(w: GgufWriter, key: string, v: MetaValue): void {
       w.string(v.value);
       return;
     case "strings":
-      return writeArray(w, T_STRING, v.value, (s) => w.string(s));
+      writeArray(w, T_STRING, v.value, (s) => w.string(s));
+      return;
     case "f32s":
-      return writeArray(w, T_FLOAT32, v.value, (x) => w.f32(x));
+      writeArray(w, T_FLOAT32, v.value, (x) => w.f32(x));
+      return;
     case "i32s":
-      return writeArray(w, T_INT32, v.value, (x) => w.i32(x));
+      writeArray(w, T_INT32, v.value, (x) => w.i32(x));
+      return;
   }
 }
 
