@@ -131,9 +131,9 @@ export class Runner implements RunnerCore {
     return shardCountOf(this, name);
   }
 
-  /** The command that runs one shard, as `status` and refusals print it. */
-  shardCommand(name: string, shard: ShardSpec): string {
-    return shardCommandOf(this, name, shard);
+  /** The command that runs one shard, as `status` and refusals print it (as it was run, given its manifest). */
+  shardCommand(name: string, shard: ShardSpec, manifest?: Manifest): string {
+    return shardCommandOf(this, name, shard, manifest);
   }
 
   /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */

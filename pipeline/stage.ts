@@ -47,12 +47,20 @@ export interface StageContext<C> {
   signal: AbortSignal;
   log: Logger;
   services: Services;
-  /** LLM usage of this stage; persisted in its manifest */
+  /**
+   * LLM usage of this stage; persisted in its manifest. (The programs `services.sandbox()` runs are
+   * counted by the runner: the manifest's `sandbox`.)
+   */
   usage: UsageMeter;
   /** stream a completed stage's outputs (or rejects) */
   read(stage: string, options?: ReadOptions): AsyncIterable<PipelineRecord>;
   /** number of output records of a completed stage, from its manifest (for progress totals) */
   countOf(stage: string): number | undefined;
+  /**
+   * Set when one shard of the stage runs (or is estimated): whether a record of the stage's input is
+   * this shard's. The runner hands a shard only its own records; a dry run's `estimate` counts only those.
+   */
+  inShard?(record: PipelineRecord): boolean;
   /** the stages of this run and the dialogue methods they declare (the list the CLI hands down) */
   registry: StageRegistry;
   /**

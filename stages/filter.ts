@@ -131,6 +131,8 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
   for await (const record of ctx.read("dedup")) {
     const query = record.query;
     if (typeof query !== "string" || query.trim() === "") continue;
+    // one shard's dry run: its own records only
+    if (ctx.inShard && !ctx.inShard(record)) continue;
     records++;
     // The chance that this record reaches the round: known from cached answers, assumed otherwise.
     let reach = 1;

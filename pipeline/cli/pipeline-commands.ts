@@ -167,7 +167,14 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
       const shown = args.stage ? stages.filter((s) => s.name === args.stage) : stages;
       const rows = shown.map((s) => runner.status(s.name));
       if (args.json) {
-        process.stdout.write(`${JSON.stringify(rows.map(statusJson), null, 2)}\n`);
+        // a complete sharded stage's statistics come from the union of its shards, as the report's do
+        const json = [];
+        for (const row of rows) {
+          const whole =
+            row.shards && row.state === "complete" ? await runner.manifestOf(row.stage) : undefined;
+          json.push(statusJson(whole ? { ...row, manifest: whole } : row));
+        }
+        process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
         return;
       }
       if (args.stage) {

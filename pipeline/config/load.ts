@@ -12,6 +12,8 @@ export interface LoadedConfig {
   source: string;
   /** line numbers of keys in the file, by dotted path, for error messages */
   lines: Map<string, number>;
+  /** the `--set` overrides applied, as given: a shard's rerun command repeats them */
+  sets?: readonly string[];
 }
 
 export interface LoadOptions {
@@ -57,7 +59,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   }
   if (options.dataDir) raw.data_dir = options.dataDir;
   const config = validate(rootConfigSchema, raw, [], source, lines);
-  return { config, source, lines };
+  return { config, source, lines, sets };
 }
 
 /** Validates a value found at `path` of the config against `schema`, with errors that name file, key and line. */

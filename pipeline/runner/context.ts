@@ -1,13 +1,13 @@
 // The `ctx` a stage is handed: its config, services metered into its usage, its own work dir, and
 // reads limited to itself and its upstream stages (a shard reads its own outputs and the whole of
-// its upstream stages).
+// its upstream stages, and is told which records of its input are its own).
 import { mkdirSync } from "node:fs";
 import { createLogger } from "../log.js";
 import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { Tally } from "../store/index.js";
 import type { UsageMeter } from "../usage.js";
-import type { ShardSpec } from "./shard.js";
+import { type ShardSpec, shardOfId } from "./shard.js";
 import type { RunnerCore } from "./types.js";
 
 export function stageContext(
@@ -46,5 +46,6 @@ export function stageContext(
     // outside a record (record-wise stages count each record's with it: execute.ts)
     stat: (name, value = 1) => tally.add(tally.counters, name, value),
     registry: r.registry,
+    ...(shard ? { inShard: (record) => shardOfId(record.id, shard.count) === shard.index } : {}),
   };
 }

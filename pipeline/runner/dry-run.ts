@@ -1,5 +1,6 @@
 // `run --dry-run` for a stage that sends LLM requests: its own estimate of requests and tokens, priced
-// from the configured endpoints, logged and reported instead of a run.
+// from the configured endpoints, logged and reported instead of a run. For one shard (`--shard K/N`),
+// the estimate covers the shard's own records (`ctx.inShard`).
 import type { Stage } from "../stage.js";
 import { UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
@@ -18,7 +19,7 @@ export async function estimateStage(
   const estimate = await stage.estimate!(ctx);
   const cost = costText(estimate, prices.unpriced);
   r.log.info(
-    `${stage.name}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
+    `${r.store(stage.name, shard).label}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
       `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,
   );
   return { stage: stage.name, action: "estimated", estimate };

@@ -1,5 +1,7 @@
 // `run --shard K/N`: shard K of each named record-wise stage and nothing else, refused when it would
-// mix with what is there (a one-process run, shards of another N or of another configuration).
+// mix with what is there (a one-process run, shards of another N). A shard whose configuration
+// changed starts over on its own files, as a stale one-process stage does; the stage is complete
+// once all N have run with one configuration.
 import { join } from "node:path";
 import { InterruptedError, UserError } from "../errors.js";
 import type { Stage } from "../stage.js";
@@ -52,7 +54,7 @@ export async function runShard(
     const store = r.store(stage.name, shard);
     const release = store.lock();
     try {
-      checkShardLayout(r, stage, shard);
+      checkShardLayout(r, stage, shard, true);
       const forced = Boolean(options.force && !options.dryRun);
       if (forced) store.reset();
       let status = r.shardStatus(stage, shard);
@@ -92,11 +94,11 @@ export async function runShard(
 }
 
 /**
- * Refuses a shard that would mix with what is there: outputs of a one-process run, shards of
- * another N, or shards run with another configuration. True when a one-process run completed the
- * stage for this configuration already.
+ * Refuses a shard that would mix with what is there: outputs of a one-process run, or shards of
+ * another N; warns (with `log`) of shards run with another configuration. True when a one-process
+ * run completed the stage for this configuration already.
  */
-function checkShardLayout(r: RunnerCore, stage: Stage<unknown>, shard: ShardSpec): boolean {
+function checkShardLayout(r: RunnerCore, stage: Stage<unknown>, shard: ShardSpec, log = false): boolean {
   const name = stage.name;
   const configHash = r.configHash(stage);
   if (r.store(name).manifest()) {
@@ -119,13 +121,16 @@ function checkShardLayout(r: RunnerCore, stage: Stage<unknown>, shard: ShardSpec
         `Run its shards with --shard K/${n} (K from 0 to ${n - 1}), or run \`pnpm pipeline reset ${name}\` to start over in ${shard.count} shards.`,
     );
   }
+  // Shards of another configuration are not refused: each shard's files are its own, so this one
+  // starts over on its own files (when stale) and theirs stay as they are until they are run again.
+  // The stage is complete, and readable by the stages after it, only once all N share one.
   const mixed = others.filter((s) => s.manifest!.configHash !== configHash);
-  if (mixed.length > 0) {
-    const theirs = mixed[0]!.manifest!.configHash;
-    throw new UserError(
-      `--shard ${shardArg(shard)}: shard${mixed.length > 1 ? "s" : ""} ${mixed.map((s) => s.spec.index).join(", ")} of ${name} ran with another ` +
-        `configuration (hash ${theirs.slice(0, 8)}) than this one (${configHash.slice(0, 8)}); all shards of a stage must share one. ` +
-        `Give every machine the same config file, --set and --limit, or run \`pnpm pipeline reset ${name}\` to start over with this configuration.`,
+  if (mixed.length > 0 && log) {
+    const list = mixed.map((s) => s.spec.index).join(", ");
+    r.log.warn(
+      `${name} shard ${shardArg(shard)}: shard${mixed.length > 1 ? "s" : ""} ${list} ran with another configuration ` +
+        `(hash ${mixed[0]!.manifest!.configHash.slice(0, 8)}, this one ${configHash.slice(0, 8)}); ${name} is complete only once ` +
+        "every shard has run with the same one (the same config file, --set and --limit everywhere)",
     );
   }
   return false;

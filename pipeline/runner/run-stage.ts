@@ -3,7 +3,6 @@
 // records failed, each with the advice that goes with it) written before it returns or throws.
 import { hostname } from "node:os";
 import { clause, InterruptedError, UserError } from "../errors.js";
-import type { PipelineRecord } from "../record.js";
 import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { type Manifest, OutputDigest, Tally } from "../store/index.js";
@@ -11,8 +10,8 @@ import { describeEndpoints, describeSandbox, type SandboxRunSink, UsageMeter } f
 import { stageContext } from "./context.js";
 import { type ExecutionResult, executeGlobalStage, executeRecordStage, type InputCheck } from "./execute.js";
 import { createProgress, formatDuration } from "./progress.js";
-import { type ShardSpec, shardOfId } from "./shard.js";
-import { outputHashOf } from "./status.js";
+import type { ShardSpec } from "./shard.js";
+import { invocationOf, outputHashOf } from "./status.js";
 import type { RunnerCore, StageReport, StageStatus } from "./types.js";
 
 /** Runs one stage whose lock the caller holds. */
@@ -41,7 +40,7 @@ export async function runStage(
     runs: (previous?.runs ?? 0) + 1,
     pid: process.pid,
     host: hostname(),
-    ...(shard ? { shard: { index: shard.index, count: shard.count } } : {}),
+    ...(shard ? { shard: { index: shard.index, count: shard.count }, invocation: invocationOf(r) } : {}),
     ...(previous?.sandbox ? { sandbox: previous.sandbox } : {}),
     startedAt: previous?.startedAt ?? now,
     updatedAt: now,
@@ -93,7 +92,7 @@ export async function runStage(
       ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
       ...(shard
         ? {
-            keep: (record: PipelineRecord) => shardOfId(record.id, shard.count) === shard.index,
+            keep: ctx.inShard!,
             forceCommand: `${r.shardCommand(stage.name, shard)} --force`,
           }
         : {}),

@@ -3,7 +3,7 @@
 // Staleness lives here: a stage is stale when its own config (or fingerprint) changed, or an
 // upstream's outputs changed (or it was switched on or off) since it ran.
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Stage } from "../stage.js";
 import { isRunning, listShards, type Manifest } from "../store/index.js";
 import { type ShardSpec, shardArg } from "./shard.js";
@@ -79,12 +79,28 @@ export function shardCountOf(r: RunnerCore, name: string): number | undefined {
   return best?.count;
 }
 
-/** The command that runs one shard, as `status` and refusals print it. */
-export function shardCommandOf(r: RunnerCore, name: string, shard: ShardSpec): string {
+/** What this process was started with, as a shard's manifest records it (`invocation`). */
+export function invocationOf(r: RunnerCore): NonNullable<Manifest["invocation"]> {
+  return {
+    ...(r.loaded.source.startsWith("(") ? {} : { config: resolve(r.loaded.source) }),
+    ...(r.loaded.sets?.length ? { sets: [...r.loaded.sets] } : {}),
+    ...(r.options.limit !== undefined ? { limit: r.options.limit } : {}),
+  };
+}
+
+/**
+ * The command that runs one shard, as `status` and refusals print it. A shard that ran for this
+ * configuration (`manifest`) is rerun as it was run: its config file, `--set`s and `--limit`; any
+ * other with what this process was given, the configuration it judges the shards by.
+ */
+export function shardCommandOf(r: RunnerCore, name: string, shard: ShardSpec, manifest?: Manifest): string {
+  const recorded = manifest?.invocation;
+  const given = recorded && manifest.configHash === r.configHash(r.stage(name)) ? recorded : invocationOf(r);
+  const config = given.config ? ` --config ${shellWord(given.config)}` : "";
+  const sets = (given.sets ?? []).map((set) => ` --set ${shellWord(set)}`).join("");
+  const limit = given.limit !== undefined ? ` --limit ${given.limit}` : "";
   // the data dir too: a shard rerun elsewhere, or with --data-dir, must find the same files
-  const config = r.loaded.source.startsWith("(") ? "" : ` --config ${shellWord(r.loaded.source)}`;
-  const limit = r.options.limit !== undefined ? ` --limit ${r.options.limit}` : "";
-  return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config} --data-dir ${shellWord(r.dataDir)}${limit}`;
+  return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config}${sets} --data-dir ${shellWord(r.dataDir)}${limit}`;
 }
 
 /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */
@@ -97,7 +113,7 @@ export function shardStatusOf(
 ): ShardStatus {
   const manifest = r.store(stage.name, shard).manifest();
   const base = { index: shard.index, count: shard.count };
-  const command = r.shardCommand(stage.name, shard);
+  const command = r.shardCommand(stage.name, shard, manifest);
   if (!manifest) return { ...base, state: "not started", command };
   const where = `process ${manifest.pid}${manifest.host ? ` on ${manifest.host}` : ""}`;
   if (isRunning(manifest)) return { ...base, state: "running", reason: where, manifest };

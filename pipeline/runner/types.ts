@@ -70,7 +70,8 @@ export interface RunnerCore {
   configHash(stage: Stage<unknown>): string;
   status(name: string): StageStatus;
   shardCount(name: string): number | undefined;
-  shardCommand(name: string, shard: ShardSpec): string;
+  /** `manifest`: the shard's, whose recorded invocation reruns it as it was run */
+  shardCommand(name: string, shard: ShardSpec, manifest?: Manifest): string;
   shardStatus(
     stage: Stage<unknown>,
     shard: ShardSpec,

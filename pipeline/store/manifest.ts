@@ -38,6 +38,8 @@ export interface Manifest {
   host?: string;
   /** set in the manifest of shard K of N (`<stage>/shards/K-of-N/manifest.json`) */
   shard?: { index: number; count: number };
+  /** a shard's: the config file (absolute), --set overrides and --limit it was run with, for its rerun command */
+  invocation?: { config?: string; sets?: string[]; limit?: number };
   startedAt: string;
   updatedAt: string;
   finishedAt?: string;

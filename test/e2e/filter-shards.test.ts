@@ -66,6 +66,9 @@ describe("filter in shards", () => {
     const status = await filterStatus(dir.path);
     expect(status.state).toBe("complete");
     expect(status.outputHash).toBe(new StageStore(ref.dir, "filter").manifest()!.outputHash);
+    // its statistics are the union's, as the one-process run's are (a shard's cover only its records)
+    expect(status.stats).not.toBeNull();
+    expect(status.stats).toEqual(new StageStore(ref.dir, "filter").manifest()!.stats);
     // one cache file per shard, and none shared
     expect(
       readdirSync(join(dir.path, "llm-cache.shards"))

@@ -1,11 +1,13 @@
 // `run --shard K/N` over the toy stages: shards partition the records, their union is exactly a
 // one-process run (records, rejects, counts and output hash), a global stage waits for every shard,
-// and what would mix (another N, another configuration, a one-process run) is refused with advice.
+// what would mix (another N, a one-process run) is refused with advice, and shards of two
+// configurations never make a complete stage: a stale shard starts over on its own files.
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
+import { type Logger, silentLogger } from "../../pipeline/log.js";
 import { shardOfId } from "../../pipeline/runner/shard.js";
 import type { Runner } from "../../pipeline/runner.js";
 import { HEARTBEAT_MS } from "../../pipeline/store/index.js";
@@ -96,7 +98,7 @@ describe("shards", () => {
     expect(runner.status("total").state).toBe("complete");
   });
 
-  it("refuses a global stage, another N, mixed configurations and a one-process run's outputs", async () => {
+  it("refuses a global stage, another N and a one-process run's outputs; mixed configurations never complete", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
     await runner.run(["numbers"]);
@@ -109,16 +111,20 @@ describe("shards", () => {
     await expect(otherN).rejects.toThrow(/expand was started in 3 shards, not 2/);
     await expect(otherN).rejects.toThrow("pnpm pipeline reset expand");
 
+    // a shard of another configuration runs (on its own files), warned that the others differ...
     const mixed = makeRunner(TOY_STAGES, { dir, yaml: YAML, sets: ["stages.expand.copies=4"] });
-    await expect(mixed.run(["expand"], { shard: { index: 1, count: 3 } })).rejects.toThrow(
-      /shard 0 of expand ran with another configuration .* all shards of a stage must share one/,
+    const warnings: string[] = [];
+    (mixed as { log: Logger }).log = { ...silentLogger, warn: (m) => warnings.push(m) };
+    await mixed.run(["expand"], { shard: { index: 1, count: 3 } });
+    expect(warnings.join("\n")).toMatch(/expand shard 1\/3: shard 0 ran with another configuration/);
+    // ...and each configuration sees the other's shard as stale: the stage is complete for neither,
+    // so nothing after it reads a mix
+    expect(runner.status("expand").shards!.map((s) => s.state)).toEqual(["done", "stale", "not started"]);
+    expect(mixed.status("expand").shards!.map((s) => s.state)).toEqual(["stale", "done", "not started"]);
+    await runner.run(["expand"], { shard: { index: 2, count: 3 } });
+    await expect(runner.run(["total"], { only: true })).rejects.toThrow(
+      /expand.*3 shards: 2 done, 1 stale \(1\)/,
     );
-    // nothing of the refused runs was written: still one shard of 3, with the first configuration
-    expect(runner.status("expand").shards!.map((s) => s.state)).toEqual([
-      "done",
-      "not started",
-      "not started",
-    ]);
 
     // a one-process run does not take over unfinished shards, nor shards a one-process run's outputs
     await expect(runner.run(["expand"])).rejects.toThrow(/expand is being run in shards and is partial/);
@@ -170,7 +176,9 @@ describe("shards", () => {
     expect((await collect(bigger.read("total")))[0]).toMatchObject({ n: 61 }); // value 61 adds one copy;
   });
 
-  it("a sharded stage whose configuration changed is stale; its shards are rerun after a reset", async () => {
+  it("a shard whose configuration changed starts over on its own files, as a stale stage does", async () => {
+    const reference = makeRunner(TOY_STAGES, { dir: tempDir(), yaml: "stages:\n  numbers: {count: 61}\n" });
+    await reference.run(["total"]);
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
     await runShards(runner, "numbers", 2);
@@ -182,15 +190,20 @@ describe("shards", () => {
       "its configuration changed",
     ]);
     expect(changed.status("expand").state).toBe("stale");
-    // shards of two configurations never make one stage: the new one starts after a reset
-    await expect(changed.run(["numbers"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
-      "run `pnpm pipeline reset numbers` to start over with this configuration",
+    // no reset by hand: shard 0 recomputes its own records; shard 1's files are left as they are
+    const shard1 = runner.store("numbers", { index: 1, count: 2 }).manifest()!;
+    await changed.run(["numbers"], { shard: { index: 0, count: 2 } });
+    expect(changed.status("numbers").shards!.map((s) => s.state)).toEqual(["done", "stale"]);
+    expect(changed.store("numbers", { index: 1, count: 2 }).manifest()).toEqual(shard1);
+    // the stages after it refuse a mix of configurations, naming the shard to rerun
+    await expect(changed.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+      /numbers to be complete, but it is partial \(2 shards: 1 done, 1 stale \(1\); run `pnpm pipeline run numbers --only --shard 1\/2/,
     );
-    changed.reset("numbers");
-    expect(changed.status("expand").shards!.map((s) => s.state)).toEqual(["stale", "stale"]);
-    await runShards(changed, "numbers", 2);
+    await changed.run(["numbers"], { shard: { index: 1, count: 2 } });
     await runShards(changed, "expand", 2);
+    await changed.run(["total"]);
     expect(changed.status("expand").manifest!.counts.in).toBe(61);
+    expect(changed.status("total").manifest!.outputHash).toBe(reference.status("total").manifest!.outputHash);
   });
 
   it("a shard running on another machine is believed while its heartbeat is fresh, then shown failed", async () => {
@@ -233,6 +246,58 @@ describe("shards", () => {
     });
     await runner.run(["expand"], { shard: { index: 1, count: 2 } });
     expect(runner.status("expand").state).toBe("complete");
+  });
+
+  it("a dry run of one shard estimates that shard's records only", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runner.run(["numbers"]);
+    const [whole] = await runner.run(["expand"], { only: true, dryRun: true });
+    expect(whole!.estimate!.requests).toBe(60);
+    const requests: number[] = [];
+    for (let index = 0; index < 3; index++) {
+      const [shard] = await runner.run(["expand"], { dryRun: true, shard: { index, count: 3 } });
+      const own = Array.from({ length: 60 }, (_, i) => `n:${i}`).filter((id) => shardOfId(id, 3) === index);
+      expect(shard).toMatchObject({ action: "estimated", estimate: { requests: own.length } });
+      requests.push(shard!.estimate!.requests);
+    }
+    expect(requests.reduce((a, b) => a + b, 0)).toBe(60);
+    // nothing was run
+    expect(runner.status("expand").state).toBe("not started");
+  });
+
+  it("the command that reruns a shard repeats the --config and --set it ran with", async () => {
+    const dir = tempDir();
+    const config = join(dir, "config.yaml");
+    const data = join(dir, "data");
+    const sets = ["stages.expand.fail_every=7"];
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML, sets });
+    await runner.run(["numbers"]);
+    process.env.TOY_FAILING = "1";
+    try {
+      await expect(runner.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
+        /records failed/,
+      );
+    } finally {
+      delete process.env.TOY_FAILING;
+    }
+    expect(runner.store("expand", { index: 0, count: 2 }).manifest()!.invocation).toEqual({ config, sets });
+    // judged by a process given the same configuration another way (in the file, no --set): the
+    // failed shard is rerun as it ran; the one that never ran, with what this process was given
+    const other = makeRunner(TOY_STAGES, { dir, yaml: `${YAML}  expand: {fail_every: 7}\n` });
+    const rerun = `pnpm pipeline run expand --only --shard 0/2 --config ${config} --set stages.expand.fail_every=7 --data-dir ${data}`;
+    const [failed, missing] = other.status("expand").shards!;
+    expect(failed).toMatchObject({ state: "failed", command: rerun });
+    expect(missing).toMatchObject({
+      state: "not started",
+      command: `pnpm pipeline run expand --only --shard 1/2 --config ${config} --data-dir ${data}`,
+    });
+    // the global stage's refusal names the same command
+    await expect(other.run(["total"], { only: true })).rejects.toThrow(rerun);
+    // a process given the --set gives it to a shard that never ran too
+    expect(runner.status("expand").shards![1]!.command).toBe(
+      `pnpm pipeline run expand --only --shard 1/2 --config ${config} --set stages.expand.fail_every=7 --data-dir ${data}`,
+    );
   });
 
   it("a stage switched off is not run as a shard either", async () => {

@@ -35,9 +35,10 @@ export const expandStage = defineStage({
     })
     .strict(),
   concurrency: (ctx) => ctx.config.concurrency,
-  // stands in for an LLM stage in `run --dry-run`: one "request" per input record
+  // stands in for an LLM stage in `run --dry-run`: one "request" per input record (the shard's own)
   estimate: async (ctx) => {
-    const n = ctx.countOf("numbers") ?? 0;
+    let n = 0;
+    for await (const record of ctx.read("numbers")) if (!ctx.inShard || ctx.inShard(record)) n++;
     return { requests: n, promptTokens: 10 * n, completionTokens: n };
   },
   process: async (record, ctx) => {
