@@ -46,19 +46,19 @@ export function optimalLshParameters(threshold: number, numPerm: number): LshPar
 /**
  * Buckets of document numbers per band, in flat typed arrays (an open-addressing table per band plus a
  * linked list through `next`), so a few hundred thousand documents cost megabytes, not a Map each.
+ * A slot is two neighbouring int32s, the band key and 1 + the bucket's latest document (0: empty), so
+ * a probe touches one cache line and a new table needs no filling.
  */
 export class LshIndex {
   readonly params: LshParameters;
   private capacity = 1 << 12;
-  private keys: Uint32Array[];
-  private heads: Int32Array[];
+  private tables: Int32Array[];
   private next: Int32Array;
   private size = 0;
 
   constructor(params: LshParameters) {
     this.params = params;
-    this.keys = Array.from({ length: params.bands }, () => new Uint32Array(this.capacity));
-    this.heads = Array.from({ length: params.bands }, () => new Int32Array(this.capacity).fill(-1));
+    this.tables = Array.from({ length: params.bands }, () => new Int32Array(2 * this.capacity));
     this.next = new Int32Array(1024 * params.bands);
   }
 
@@ -80,13 +80,13 @@ export class LshIndex {
   /** Calls `visit` with each indexed document sharing a band with `keys` (possibly more than once). */
   forEachCandidate(keys: Uint32Array, visit: (doc: number) => boolean | undefined): void {
     const mask = this.capacity - 1;
-    for (let b = 0; b < this.params.bands; b++) {
-      const table = this.keys[b]!;
-      const heads = this.heads[b]!;
-      const key = keys[b]!;
-      for (let slot = key & mask; heads[slot] !== -1; slot = (slot + 1) & mask) {
-        if (table[slot] !== key) continue;
-        for (let doc = heads[slot]!; doc !== -1; doc = this.next[doc * this.params.bands + b]!) {
+    const bands = this.params.bands;
+    for (let b = 0; b < bands; b++) {
+      const table = this.tables[b]!;
+      const key = keys[b]! | 0;
+      for (let slot = key & mask; table[2 * slot + 1] !== 0; slot = (slot + 1) & mask) {
+        if (table[2 * slot] !== key) continue;
+        for (let doc = table[2 * slot + 1]! - 1; doc !== -1; doc = this.next[doc * bands + b]!) {
           if (visit(doc) === true) return;
         }
         break;
@@ -107,40 +107,33 @@ export class LshIndex {
     if (this.size * 2 > this.capacity) this.grow();
     const mask = this.capacity - 1;
     for (let b = 0; b < bands; b++) {
-      const table = this.keys[b]!;
-      const heads = this.heads[b]!;
-      const key = keys[b]!;
+      const table = this.tables[b]!;
+      const key = keys[b]! | 0;
       let slot = key & mask;
-      while (heads[slot] !== -1 && table[slot] !== key) slot = (slot + 1) & mask;
-      this.next[doc * bands + b] = heads[slot]!;
-      table[slot] = key;
-      heads[slot] = doc;
+      while (table[2 * slot + 1] !== 0 && table[2 * slot] !== key) slot = (slot + 1) & mask;
+      this.next[doc * bands + b] = table[2 * slot + 1]! - 1;
+      table[2 * slot] = key;
+      table[2 * slot + 1] = doc + 1;
     }
     return doc;
   }
 
   private grow(): void {
-    const oldKeys = this.keys;
-    const oldHeads = this.heads;
     const oldCapacity = this.capacity;
     this.capacity *= 2;
     const mask = this.capacity - 1;
-    this.keys = [];
-    this.heads = [];
-    for (let b = 0; b < this.params.bands; b++) {
-      const table = new Uint32Array(this.capacity);
-      const heads = new Int32Array(this.capacity).fill(-1);
+    this.tables = this.tables.map((old) => {
+      const table = new Int32Array(2 * this.capacity);
       for (let i = 0; i < oldCapacity; i++) {
-        const head = oldHeads[b]![i]!;
-        if (head === -1) continue;
-        const key = oldKeys[b]![i]!;
+        const head = old[2 * i + 1]!;
+        if (head === 0) continue;
+        const key = old[2 * i]!;
         let slot = key & mask;
-        while (heads[slot] !== -1) slot = (slot + 1) & mask;
-        table[slot] = key;
-        heads[slot] = head;
+        while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+        table[2 * slot] = key;
+        table[2 * slot + 1] = head;
       }
-      this.keys.push(table);
-      this.heads.push(heads);
-    }
+      return table;
+    });
   }
 }

@@ -52,17 +52,21 @@ export function exactKey(text: string): number {
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-function isWordChar(code: number, text: string, i: number): boolean {
-  if (code < 0x80) {
-    return (
-      (code >= 0x61 && code <= 0x7a) ||
-      (code >= 0x41 && code <= 0x5a) ||
-      (code >= 0x30 && code <= 0x39) ||
-      code === 0x5f
-    );
-  }
-  return WORD_CHAR.test(text[i]!);
+/** For each ASCII code: the code lowercased if it is a word character (letter, digit, `_`), else 0. */
+const ASCII_WORD = new Uint8Array(0x80).map((_, code) => {
+  if (code >= 0x41 && code <= 0x5a) return code + 0x20;
+  const word = (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x5f;
+  return word ? code : 0;
+});
+
+/** `ASCII_WORD` beyond ASCII: the character lowercased if it is a letter or digit, else 0. */
+function wordCode(text: string, i: number): number {
+  const char = text[i]!;
+  return WORD_CHAR.test(char) ? char.toLowerCase().charCodeAt(0) : 0;
 }
+
+/** Where `wordHashes` collects the hashes: a text of n characters has at most n / 2 + 1 words. */
+let collected = new Uint32Array(1 << 14);
 
 /**
  * FNV-1a hashes of the text's words (runs of letters, digits and underscore), lowercased. Hashing as
@@ -70,35 +74,25 @@ function isWordChar(code: number, text: string, i: number): boolean {
  * Hashes are 30-bit so they stay small integers (cheap Map keys) when used as such.
  */
 export function wordHashes(text: string): Uint32Array {
-  let out: Uint32Array = new Uint32Array(Math.max(16, text.length >>> 3));
+  if (collected.length < (text.length >>> 1) + 1) collected = new Uint32Array((text.length >>> 1) + 1);
+  const out = collected;
   let count = 0;
   let h = 0x811c9dc5;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i);
-    if (isWordChar(code, text, i)) {
-      if (code >= 0x41 && code <= 0x5a) code += 0x20;
-      else if (code >= 0x80) code = text[i]!.toLowerCase().charCodeAt(0);
-      h = Math.imul(h ^ code, 0x01000193);
+    const code = text.charCodeAt(i);
+    const lower = code < 0x80 ? ASCII_WORD[code]! : wordCode(text, i);
+    if (lower !== 0) {
+      h = Math.imul(h ^ lower, 0x01000193);
       inWord = true;
     } else if (inWord) {
-      if (count === out.length) out = grow(out);
       out[count++] = (h >>> 0) & 0x3fffffff;
       h = 0x811c9dc5;
       inWord = false;
     }
   }
-  if (inWord) {
-    if (count === out.length) out = grow(out);
-    out[count++] = (h >>> 0) & 0x3fffffff;
-  }
-  return out.subarray(0, count);
-}
-
-function grow(array: Uint32Array): Uint32Array {
-  const bigger = new Uint32Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
+  if (inWord) out[count++] = (h >>> 0) & 0x3fffffff;
+  return out.slice(0, count);
 }
 
 /**
@@ -115,20 +109,23 @@ export function wordGrams(
   if (n === 0 || (n < k && !options.allowShort)) return new Uint32Array(0);
   const count = Math.max(1, n - k + 1);
   const out = new Uint32Array(count);
-  for (let s = 0; s < count; s++) {
-    let h = 0x2545f491 ^ k;
-    const end = Math.min(n, s + k);
-    for (let i = s; i < end; i++) {
-      h = Math.imul(h ^ hashes[i]!, 0x9e3779b1);
-      h ^= h >>> 15;
-    }
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    out[s] = (h >>> 0) & 0x3fffffff;
-  }
+  for (let s = 0; s < count; s++) out[s] = gramHash(hashes, s, k);
   if (!options.distinct) return out;
   out.sort();
   let unique = 0;
   for (let i = 0; i < count; i++) if (i === 0 || out[i] !== out[unique - 1]) out[unique++] = out[i]!;
   return out.subarray(0, unique);
+}
+
+/** The hash of the words from `start` to `start + k` (or to the end, when fewer are left). */
+export function gramHash(hashes: Uint32Array, start: number, k: number): number {
+  let h = 0x2545f491 ^ k;
+  const end = Math.min(hashes.length, start + k);
+  for (let i = start; i < end; i++) {
+    h = Math.imul(h ^ hashes[i]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h >>> 0) & 0x3fffffff;
 }

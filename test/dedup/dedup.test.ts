@@ -48,6 +48,13 @@ describe("text keys", () => {
     expect(wordHashes("¿Qué tal? 中文").length).toBe(3);
     expect(wordHashes("...").length).toBe(0);
   });
+
+  it("hash each word alone, lowercasing beyond ASCII, into an array of the caller's own", () => {
+    const first = wordHashes("Alpha, ÉCOLE beta");
+    const parts = ["alpha", "école", "BETA"].map((word) => Array.from(wordHashes(word)));
+    expect(wordHashes(randomText(2, 20_000))).toHaveLength(20_000);
+    expect(Array.from(first)).toEqual(parts.flat());
+  });
 });
 
 describe("MinHash", () => {
@@ -86,6 +93,18 @@ describe("MinHash", () => {
         expect(Array.from(hasher.signatureOf(shingles))).toEqual(reference(hasher, shingles, 5));
       }
     }
+  });
+
+  it("gives a long text's signature as the minimum of its parts' signatures", () => {
+    const hasher = new MinHasher({ numPerm: 40, shingleWords: 3, seed: 9 });
+    const random = seededUint32(9);
+    // 60,000 shingles: more than the first page of the kernel's memory holds
+    const shingles = Uint32Array.from({ length: 60_000 }, () => random() & 0x3fffffff);
+    const whole = Array.from(hasher.signatureOf(shingles));
+    const parts = [0, 1, 2, 3, 4, 5].map((i) =>
+      Array.from(hasher.signatureOf(shingles.subarray(i * 10_000, (i + 1) * 10_000))),
+    );
+    expect(whole).toEqual(whole.map((_, p) => Math.min(...parts.map((part) => part[p]!))));
   });
 
   it("gives identical signatures for texts that differ only in case and punctuation", () => {
@@ -199,6 +218,15 @@ describe("decontamination", () => {
     // fewer words than n: cannot be judged, so never dropped
     expect(index.match("running maximum", 0.5)).toBeUndefined();
     expect(index.add({ benchmark: "x", id: "short", text: "too short to index" })).toBe(false);
+  });
+
+  it("finds each of a thousand indexed prompts, and none of the texts it was not given", () => {
+    const index = new NgramIndex(10);
+    for (let i = 0; i < 1000; i++)
+      index.add({ benchmark: "b", id: String(i), text: randomText(100 + i, 60) });
+    for (let i = 0; i < 1000; i += 7)
+      expect(index.match(randomText(100 + i, 60), 0.5)?.item.id).toBe(String(i));
+    for (let i = 0; i < 100; i++) expect(index.match(randomText(5000 + i, 60), 0.5)).toBeUndefined();
   });
 });
 
