@@ -11,14 +11,11 @@ import { buildProgram, evaluatePredictions, type TestIndex } from "../../pipelin
 import { generateTests } from "../../pipeline/eval/generate.js";
 import type { GeneratedTest, Prediction } from "../../pipeline/eval/types.js";
 import { createCodeRunner, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+import { numberArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const CASES = arg("cases", 10);
-const ROUNDS = arg("rounds", 2);
-const WORKERS = arg("workers", 2);
+const CASES = numberArg("cases", 10);
+const ROUNDS = numberArg("rounds", 2);
+const WORKERS = numberArg("workers", 2);
 
 const SUM: Record<string, string> = {
   python: "def sumList(xs):\n    return sum(xs)\n",

@@ -29,24 +29,17 @@ import { complexityMessages, SCORE_GRAMMAR } from "../../stages/filter/complexit
 import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
 import { SMALL_LLAMA, TINY_LLAMA, writeLlamaGguf } from "../../test/support/tiny-gguf.js";
+import { numberArg, textArg } from "../args.js";
 import { filterContext } from "./filter-context.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const textArg = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-};
-const RECORDS = arg("records", 4);
-const SEQUENCES = arg("sequences", 4);
-const RUNS = arg("runs", 5);
-const MAX_TOKENS = arg("max-tokens", 32);
-const CONTEXT = arg("context", 4096);
+const RECORDS = numberArg("records", 4);
+const SEQUENCES = numberArg("sequences", 4);
+const RUNS = numberArg("runs", 5);
+const MAX_TOKENS = numberArg("max-tokens", 32);
+const CONTEXT = numberArg("context", 4096);
 // unset: llama.cpp's default (every core); 1 on a machine shared with other work, where its spinning
 // thread barriers cost more than the threads bring
-const THREADS = textArg("threads") === undefined ? undefined : arg("threads", 1);
+const THREADS = textArg("threads") === undefined ? undefined : numberArg("threads", 1);
 const SHAPE = textArg("shape") === "tiny" ? TINY_LLAMA : SMALL_LLAMA;
 const ROUNDS = ["complexity-1", "complexity-2"];
 const SAMPLING = { temperature: 0, max_tokens: MAX_TOKENS };

@@ -20,15 +20,12 @@ import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
 import { silentLogger } from "../../pipeline/log.js";
 import { UsageMeter } from "../../pipeline/usage.js";
+import { numberArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const REQUESTS = arg("requests", 4000);
-const LATENCY_MS = arg("latency", 100);
-const CONCURRENCY = arg("concurrency", 16);
-const SLOW = arg("slow", 10);
+const REQUESTS = numberArg("requests", 4000);
+const LATENCY_MS = numberArg("latency", 100);
+const CONCURRENCY = numberArg("concurrency", 16);
+const SLOW = numberArg("slow", 10);
 
 interface ServerProcess {
   url: string;

@@ -21,17 +21,14 @@ import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
+import { numberArg } from "../args.js";
 import { filterContext } from "./filter-context.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const RECORDS = arg("records", 20_000);
-const LATENCY_MS = arg("latency", 200);
-const CONCURRENCY = arg("concurrency", 256);
-const RUNS = arg("runs", 3);
-const WARMUP = arg("warmup", 2_000);
+const RECORDS = numberArg("records", 20_000);
+const LATENCY_MS = numberArg("latency", 200);
+const CONCURRENCY = numberArg("concurrency", 256);
+const RUNS = numberArg("runs", 3);
+const WARMUP = numberArg("warmup", 2_000);
 const IDEAL = CONCURRENCY / (LATENCY_MS / 1000);
 
 interface ServerProcess {

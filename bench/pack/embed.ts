@@ -22,15 +22,12 @@ import { meanPool } from "../../pipeline/embed/transformers.js";
 import { hubConfigSchema } from "../../pipeline/hub/config.js";
 import { seededRandom } from "../../pipeline/random.js";
 import { BERT_BASE_SHAPE, TEST_WORDS, writeBertModel } from "../../test/support/tiny-bert.js";
+import { numberArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const TEXTS = arg("texts", 96);
-const BATCH = arg("batch", 16);
-const RUNS = arg("runs", 3);
-const THREADS = arg("threads", os.availableParallelism());
+const TEXTS = numberArg("texts", 96);
+const BATCH = numberArg("batch", 16);
+const RUNS = numberArg("runs", 3);
+const THREADS = numberArg("threads", os.availableParallelism());
 
 // onnxruntime-node is transformers.js's own dependency (not the project's): resolve it from there,
 // so the baseline runs the very same native library.

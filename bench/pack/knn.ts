@@ -15,20 +15,14 @@ import path from "node:path";
 import { EmbeddingCache, embeddingKey } from "../../pipeline/embed/cache.js";
 import { knnConfigSchema } from "../../pipeline/embed/config.js";
 import { KnnIndex } from "../../pipeline/embed/knn.js";
+import { numberArg, textArg } from "../args.js";
 import { clusteredVectors, syntheticQuery } from "./synthetic.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const only = (() => {
-  const at = process.argv.indexOf("--only");
-  return at >= 0 ? process.argv[at + 1] : undefined;
-})();
-const N = arg("n", 105_000);
-const DIM = arg("dim", 768);
-const SAMPLE = arg("sample", 200);
-const CLUSTERS = arg("clusters", 400);
+const only = textArg("only");
+const N = numberArg("n", 105_000);
+const DIM = numberArg("dim", 768);
+const SAMPLE = numberArg("sample", 200);
+const CLUSTERS = numberArg("clusters", 400);
 const config = knnConfigSchema.parse({});
 const MODEL = "bench-clustered";
 

@@ -4,16 +4,12 @@
 // refinement, and the analysis of the refinement's run. Prints `listening <url>`; SIGUSR2 reports the
 // request count.
 import { startLlmServer } from "../../test/support/llm-server.js";
-
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
+import { numberArg } from "../args.js";
 
 const fence = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
 
 const server = await startLlmServer({
-  latencyMs: arg("latency", 200),
+  latencyMs: numberArg("latency", 200),
   keepRequests: false,
   fallback: (r) => {
     const messages = r.body.messages;

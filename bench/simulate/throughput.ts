@@ -21,16 +21,13 @@ import { UsageMeter } from "../../pipeline/usage.js";
 import { openDialogueServices } from "../../stages/dialogue-kit/services.js";
 import { type SimulateConfig, simulateConfigSchema } from "../../stages/simulate/config.js";
 import { simulateInteraction } from "../../stages/simulate.js";
+import { numberArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-};
-const QUERIES = arg("queries", 2_000);
-const LATENCY_S = arg("latency", 200) / 1000;
-const LLM_CONCURRENCY = arg("llm-concurrency", 64);
-const BASELINE_RUNS = arg("baseline-runs", 300);
-const WORKERS = arg("workers", defaultWorkers());
+const QUERIES = numberArg("queries", 2_000);
+const LATENCY_S = numberArg("latency", 200) / 1000;
+const LLM_CONCURRENCY = numberArg("llm-concurrency", 64);
+const BASELINE_RUNS = numberArg("baseline-runs", 300);
+const WORKERS = numberArg("workers", defaultWorkers());
 /** per dialogue: weak answer; strong analysis, reviewer, refinement, analysis */
 const CALLS = { weak: 1, strong: 4 };
 const RUNS_PER_DIALOGUE = 2;

@@ -8,14 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StageStore } from "../../pipeline/store/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
+import { numberArg } from "../args.js";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const records = arg("records", 200_000);
-const runs = arg("runs", 5);
+const records = numberArg("records", 200_000);
+const runs = numberArg("runs", 5);
 const dir = mkdtempSync(join(tmpdir(), "cf-bench-seal-"));
 
 /** A record the size of a normalized seed (a query and an answer with code, ~1.2 KB). */
