@@ -3,37 +3,20 @@
 // `pnpm pipeline cat leetcode` prints them in the shared dialogue format. The server answers as the
 // standalone one does (no rules), so no translation passes here: the follow-ups come from TACO's
 // own solutions.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
-import { SAMPLE_ROOT } from "../sources/sample-parquet.js";
-import { type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { cli, manifestStats } from "./leetcode-cli.js";
+import { manifestStats, useLeetcodeCli } from "./leetcode-cli.js";
 
-let server: LlmServer;
-let root: string;
-const options = () => ({ dataDir: path.join(root, "data"), hub: SAMPLE_ROOT, llm: server.url });
-
-beforeAll(async () => {
-  root = mkdtempSync(path.join(tmpdir(), "leetcode-e2e-"));
-  server = await startLlmServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
-});
+const leetcode = useLeetcodeCli("leetcode-e2e-");
 
 describe("leetcode on the bundled sample", () => {
   it("runs, and cat prints similar-problem and follow-up dialogues", async () => {
-    const run = await cli(["run", "leetcode"], options());
+    const run = await leetcode.run(["run", "leetcode"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/leetcode-similar-problem: \d+ dialogues/);
     expect(run.stderr).toMatch(/paper: 200 dialogues, 3.8 turns per dialogue/);
 
-    const cat = await cli(["cat", "leetcode"], options());
+    const cat = await leetcode.run(["cat", "leetcode"]);
     expect(cat.code, cat.stderr).toBe(0);
     const lines = cat.stdout
       .trim()
@@ -43,13 +26,13 @@ describe("leetcode on the bundled sample", () => {
     const methods = new Set(lines.map((l) => l.method));
     expect([...methods].sort()).toEqual(["leetcode-follow-up", "leetcode-similar-problem"]);
 
-    const stats = manifestStats(options().dataDir, "leetcode") as {
+    const stats = manifestStats(leetcode.dataDir, "leetcode") as {
       validation: { solutions: Record<string, number> };
     };
     // the sample's wrong, crashing and never-ending solutions are found and counted
     expect(stats.validation.solutions).toMatchObject({ "wrong-answer": 2, "runtime-error": 1, timeout: 1 });
 
-    const rejects = await cli(["cat", "leetcode", "--rejects"], options());
+    const rejects = await leetcode.run(["cat", "leetcode", "--rejects"]);
     const reasons = rejects.stdout
       .trim()
       .split("\n")
