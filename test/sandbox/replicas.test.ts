@@ -13,6 +13,7 @@ import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../../pipeline
 import { createServices, stageServices } from "../../pipeline/services.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { recordingLogger } from "../llm/helpers.js";
+import { echoResponse } from "../support/echo-runner.js";
 
 /** Answers every run with its code as stdout, after `delayMs`; counts what it was asked. */
 class EchoRunner implements CodeRunner {
@@ -21,13 +22,7 @@ class EchoRunner implements CodeRunner {
   async run(request: RunCodeRequest): Promise<RunCodeResponse> {
     this.count++;
     await new Promise((r) => setTimeout(r, this.delayMs));
-    return {
-      status: "Success",
-      message: "",
-      compile_result: null,
-      run_result: { status: "Finished", execution_time: 0, return_code: 0, stdout: request.code, stderr: "" },
-      files: {},
-    };
+    return echoResponse(request);
   }
   async close(): Promise<void> {}
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { startSandboxServer } from "../../pipeline/sandbox/server.js";
 import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../../pipeline/sandbox/types.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { echoResponse } from "./echo-runner.js";
 import { numbersStage } from "./toy-stages.js";
 
 /** The execution time every program reports: 125 ms, exact in binary, so sums are exact too. */
@@ -65,19 +66,7 @@ class TimedRunner implements CodeRunner {
   async run(request: RunCodeRequest): Promise<RunCodeResponse> {
     await new Promise((r) => setTimeout(r, Math.random() * this.delayMs));
     this.served++;
-    return {
-      status: "Success",
-      message: "",
-      compile_result: null,
-      run_result: {
-        status: "Finished",
-        execution_time: PROGRAM_S,
-        return_code: 0,
-        stdout: request.code,
-        stderr: "",
-      },
-      files: {},
-    };
+    return echoResponse(request, PROGRAM_S);
   }
   async close(): Promise<void> {}
 }

@@ -9,25 +9,12 @@ import { z } from "zod";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { Runner } from "../../pipeline/runner.js";
 import { startSandboxServer } from "../../pipeline/sandbox/server.js";
-import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../../pipeline/sandbox/types.js";
 import { createServices } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { recordingLogger } from "../llm/helpers.js";
+import { echoRunner } from "../support/echo-runner.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { tempDir } from "../support/runner-kit.js";
-
-const echo: CodeRunner = {
-  async run(request: RunCodeRequest): Promise<RunCodeResponse> {
-    return {
-      status: "Success",
-      message: "",
-      compile_result: null,
-      run_result: { status: "Finished", execution_time: 0, return_code: 0, stdout: request.code, stderr: "" },
-      files: {},
-    };
-  },
-  async close() {},
-};
 
 const askAndRun = defineStage({
   name: "ask",
@@ -57,8 +44,8 @@ describe("usage per endpoint in a stage's manifest", () => {
   it("keeps what each LLM replica and sandbox server did, and logs it as the stage ends", async () => {
     const llms: LlmServer[] = await Promise.all([startLlmServer(), startLlmServer()]);
     const sandboxes = await Promise.all([
-      startSandboxServer({ runner: echo, port: 0, maxBodyBytes: 1 << 20 }),
-      startSandboxServer({ runner: echo, port: 0, maxBodyBytes: 1 << 20 }),
+      startSandboxServer({ runner: echoRunner, port: 0, maxBodyBytes: 1 << 20 }),
+      startSandboxServer({ runner: echoRunner, port: 0, maxBodyBytes: 1 << 20 }),
     ]);
     for (const s of [...llms, ...sandboxes]) closers.push(() => s.close());
     const dir = tempDir("cf-stage-usage-");
