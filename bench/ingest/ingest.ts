@@ -10,7 +10,8 @@
 //              exact and MinHash-LSH near duplicates, outputs committed
 //
 //   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--keep] [--dir DIR]
-// Targets: normalize <= 2.0x the copy, peak RSS <= 1 GiB; dedup >= 5,000 documents/s per core.
+// Targets (issue 19, at one machine's scale S = 1): normalize <= 1.5x the copy's CPU, peak RSS
+// <= 1 GiB; dedup >= 10,000 documents per CPU second, peak RSS <= 2 GiB.
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -190,16 +191,18 @@ async function main(): Promise<void> {
         .join(" ")} on ${cpus().length} cores`,
     );
     console.log(
-      `normalize / raw copy      ${ratio.toFixed(2)}x CPU, ${wallRatio.toFixed(2)}x wall   (target <= 2.0x)  ${verdict(ratio <= 2)}`,
+      `normalize / raw copy      ${ratio.toFixed(2)}x CPU, ${wallRatio.toFixed(2)}x wall   (target <= 1.5x)  ${verdict(ratio <= 1.5)}`,
     );
     console.log(
       `normalize peak RSS        ${normalize.maxRssMiB.toFixed(0)} MiB (target <= 1024)  ${verdict(normalize.maxRssMiB <= 1024)}`,
     );
     console.log(
-      `dedup docs/s/core         ${docsPerSecond.toFixed(0)} per CPU second, ${(dedup.rows / dedup.seconds).toFixed(0)} per wall second   (target >= 5000)  ${verdict(docsPerSecond >= 5000)}`,
+      `dedup docs/s/core         ${docsPerSecond.toFixed(0)} per CPU second, ${(dedup.rows / dedup.seconds).toFixed(0)} per wall second   (target >= 10000)  ${verdict(docsPerSecond >= 10_000)}`,
     );
     console.log(`dedup / read floor        ${(dedup.cpuSeconds / read.cpuSeconds).toFixed(2)}x CPU`);
-    console.log(`dedup peak RSS            ${dedup.maxRssMiB.toFixed(0)} MiB`);
+    console.log(
+      `dedup peak RSS            ${dedup.maxRssMiB.toFixed(0)} MiB (target <= 2048)  ${verdict(dedup.maxRssMiB <= 2048)}`,
+    );
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
   }
