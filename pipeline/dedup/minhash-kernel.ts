@@ -171,7 +171,8 @@ export class MinimaKernel {
   constructor(multipliers: Int32Array, offsets: Int32Array) {
     const numPerm = multipliers.length;
     this.numPerm = numPerm;
-    this.passes = Math.ceil(numPerm / PERMUTATIONS_PER_PASS);
+    // at least one pass: the loop runs its body before it counts the passes down
+    this.passes = Math.max(1, Math.ceil(numPerm / PERMUTATIONS_PER_PASS));
     this.outAt = this.passes * PARAM_BYTES_PER_PASS;
     this.shinglesAt = this.outAt + this.passes * OUT_BYTES_PER_PASS;
     compiled ??= new wasm.Module(moduleBytes());
