@@ -1,27 +1,16 @@
 // `status` shows the programs each stage ran in the sandbox and the sandbox's busy time: a column of
 // the table, a line of `--stage X`, a key of `--json`, per shard and summed, and per /run_code server.
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli.js";
 import { tempDir } from "../support/runner-kit.js";
 import { expectedPrograms, PROGRAM_S, timedRunCodeServer } from "../support/sandbox-toy.js";
 
 const CLI = new URL("../support/sandbox-toy-cli.ts", import.meta.url).pathname;
 
-/** The CLI as a child that does not block this process: the /run_code servers live here. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The toy stages' CLI, as a child that does not block this process: the /run_code servers live here. */
+const cli = (args: string[]) => runCli(args, { entry: CLI });
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
