@@ -79,11 +79,18 @@ export function shardCountOf(r: RunnerCore, name: string): number | undefined {
   return best?.count;
 }
 
-/** What this process was started with, as a shard's manifest records it (`invocation`). */
+/** A `--set` of a key (`llm.<role>.api_key`): never written to a manifest nor printed in a command. */
+const SECRET_SET = /^(?:[^=]*\.)?api_key=/;
+
+/**
+ * What this process was started with, as a shard's manifest records it (`invocation`), less any
+ * `--set` of a key: a rerun takes its key from the environment (or the config file) instead.
+ */
 export function invocationOf(r: RunnerCore): NonNullable<Manifest["invocation"]> {
+  const sets = (r.loaded.sets ?? []).filter((set) => !SECRET_SET.test(set));
   return {
     ...(r.loaded.source.startsWith("(") ? {} : { config: resolve(r.loaded.source) }),
-    ...(r.loaded.sets?.length ? { sets: [...r.loaded.sets] } : {}),
+    ...(sets.length ? { sets } : {}),
     ...(r.options.limit !== undefined ? { limit: r.options.limit } : {}),
   };
 }

@@ -266,12 +266,17 @@ describe("shards", () => {
     expect(runner.status("expand").state).toBe("not started");
   });
 
-  it("the command that reruns a shard repeats the --config and --set it ran with", async () => {
+  it("the command that reruns a shard repeats the --config and --set it ran with, never a key", async () => {
     const dir = tempDir();
     const config = join(dir, "config.yaml");
     const data = join(dir, "data");
     const sets = ["stages.expand.fail_every=7"];
-    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML, sets });
+    // a key given with --set is neither recorded nor repeated
+    const runner = makeRunner(TOY_STAGES, {
+      dir,
+      yaml: YAML,
+      sets: [...sets, "llm.scorer.api_key=sk-secret"],
+    });
     await runner.run(["numbers"]);
     process.env.TOY_FAILING = "1";
     try {
@@ -281,7 +286,9 @@ describe("shards", () => {
     } finally {
       delete process.env.TOY_FAILING;
     }
-    expect(runner.store("expand", { index: 0, count: 2 }).manifest()!.invocation).toEqual({ config, sets });
+    const manifest = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+    expect(manifest.invocation).toEqual({ config, sets });
+    expect(JSON.stringify(manifest)).not.toContain("sk-secret");
     // judged by a process given the same configuration another way (in the file, no --set): the
     // failed shard is rerun as it ran; the one that never ran, with what this process was given
     const other = makeRunner(TOY_STAGES, { dir, yaml: `${YAML}  expand: {fail_every: 7}\n` });
