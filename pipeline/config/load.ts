@@ -24,6 +24,14 @@ export interface LoadOptions {
   dataDir?: string;
 }
 
+/**
+ * A `--set` of a key (`llm.<role>.api_key=...`): kept out of every file and printed command (a shard's
+ * manifest, its rerun command, a job script); the key comes from the environment there instead.
+ */
+export function isSecretSet(assignment: string): boolean {
+  return /^(?:[^=]*\.)?api_key=/.test(assignment);
+}
+
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const source = options.file ?? "(built-in defaults)";
   const lines = new Map<string, number>();

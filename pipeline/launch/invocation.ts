@@ -2,6 +2,8 @@
 // `launch.command`), from the same directory, with the same config, data dir and overrides, so that
 // every shard computes the configuration hash the launcher saw.
 import { resolve } from "node:path";
+import { isSecretSet } from "../config/load.js";
+import { UserError } from "../errors.js";
 import type { LaunchStep } from "./plan.js";
 
 export interface PipelineInvocation {
@@ -28,6 +30,15 @@ export function pipelineInvocation(options: InvocationOptions, cwd = process.cwd
     ...process.execArgv,
     resolve(cwd, process.argv[1] ?? "pipeline/main.ts"),
   ];
+  const secret = options.sets.find(isSecretSet);
+  if (secret) {
+    throw new UserError(
+      `launch: --set ${secret.slice(0, secret.indexOf("=") + 1)}... would write the key into every job script, ` +
+        "manifest and printed command; give it through the environment instead (OPENAI_API_KEY, or the " +
+        "variable llm.<role>.api_key_env names: the local executor and sbatch pass the launching shell's " +
+        "environment on) or, on Kubernetes, in the Secret named by launch.k8s.secret",
+    );
+  }
   const flags = ["--config", resolve(cwd, options.config)];
   if (options.dataDir) flags.push("--data-dir", resolve(cwd, options.dataDir));
   for (const set of options.sets) flags.push("--set", set);

@@ -4,6 +4,7 @@
 // upstream's outputs changed (or it was switched on or off) since it ran.
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
+import { isSecretSet } from "../config/load.js";
 import type { Stage } from "../stage.js";
 import { isRunning, listShards, type Manifest } from "../store/index.js";
 import { type ShardSpec, shardArg } from "./shard.js";
@@ -79,15 +80,12 @@ export function shardCountOf(r: RunnerCore, name: string): number | undefined {
   return best?.count;
 }
 
-/** A `--set` of a key (`llm.<role>.api_key`): never written to a manifest nor printed in a command. */
-const SECRET_SET = /^(?:[^=]*\.)?api_key=/;
-
 /**
  * What this process was started with, as a shard's manifest records it (`invocation`), less any
  * `--set` of a key: a rerun takes its key from the environment (or the config file) instead.
  */
 export function invocationOf(r: RunnerCore): NonNullable<Manifest["invocation"]> {
-  const sets = (r.loaded.sets ?? []).filter((set) => !SECRET_SET.test(set));
+  const sets = (r.loaded.sets ?? []).filter((set) => !isSecretSet(set));
   return {
     ...(r.loaded.source.startsWith("(") ? {} : { config: resolve(r.loaded.source) }),
     ...(sets.length ? { sets } : {}),

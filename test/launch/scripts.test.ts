@@ -65,3 +65,24 @@ describe("slurm batch script", () => {
     }
   });
 });
+
+describe("a key given with --set", () => {
+  it("is refused before anything is written, naming the environment as the way to pass it", () => {
+    for (const set of ["llm.scorer.api_key=sk-secret-123", "api_key=sk-secret-123"]) {
+      let message = "";
+      try {
+        pipelineInvocation({ config: "c.yaml", sets: ["stages.filter.note=x", set] }, "/");
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toContain("api_key=...");
+      expect(message).toContain("OPENAI_API_KEY");
+      expect(message).toContain("launch.k8s.secret");
+      expect(message).not.toContain("sk-secret-123");
+    }
+    // a setting whose name only contains the word is not a key
+    expect(
+      pipelineInvocation({ config: "c.yaml", sets: ["llm.scorer.api_key_env=MY_KEY"] }, "/").options,
+    ).toContain("llm.scorer.api_key_env=MY_KEY");
+  });
+});
