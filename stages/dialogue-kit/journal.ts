@@ -9,7 +9,8 @@
 // lacks. A line torn by a kill is skipped on reading, and the next run appended starts a line of its
 // own. `reset --purge` forgets the journal; a forced rerun replays it as it replays cached LLM answers.
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { appendFile } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExecutionStatus } from "../../pipeline/execution/index.js";
 
@@ -28,6 +29,9 @@ export interface JournaledRun {
 }
 
 export class ExecutionJournal {
+  /** the subdirs this journal has made (or found): not made again for every run appended */
+  private readonly made = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   async open(recordId: string): Promise<RecordJournal> {
@@ -50,7 +54,7 @@ export class ExecutionJournal {
       }
     }
     // A torn last line has no newline: the next line must not be glued onto it and lost with it.
-    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"));
+    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"), this.made);
   }
 }
 
@@ -59,6 +63,8 @@ export class RecordJournal {
     private readonly file: string,
     private readonly runs: Map<string, JournaledRun>,
     private torn = false,
+    /** dirs known to exist, shared by the records of one journal */
+    private readonly made = new Set<string>(),
   ) {}
 
   get(key: string): JournaledRun | undefined {
@@ -67,11 +73,32 @@ export class RecordJournal {
 
   async put(key: string, run: JournaledRun): Promise<void> {
     this.runs.set(key, run);
-    await mkdir(path.dirname(this.file), { recursive: true });
+    const dir = path.dirname(this.file);
+    if (!this.made.has(dir)) await this.makeDir(dir);
     const line = `${this.torn ? "\n" : ""}${JSON.stringify({ key, run })}\n`;
     this.torn = false;
-    await appendFile(this.file, line);
+    try {
+      await append(this.file, line);
+    } catch (error) {
+      // the dir went away since it was made (a purge of the work dir): make it again
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await this.makeDir(dir);
+      await append(this.file, line);
+    }
   }
+
+  private async makeDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    this.made.add(dir);
+  }
+}
+
+// The callback form: the same open, write and close as fs/promises' appendFile, without a FileHandle
+// and its promises for every run.
+function append(file: string, line: string): Promise<void> {
+  return new Promise((resolve, reject) =>
+    appendFile(file, line, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /** The journal key of a run: a digest of everything its result depends on. */

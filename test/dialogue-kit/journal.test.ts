@@ -1,6 +1,6 @@
 // The execution journal a dialogue stage replays after a kill: a line torn by the kill is skipped, and
 // the runs appended after it are still read back on the next open.
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ExecutionJournal, type JournaledRun, runKey } from "../../stages/dialogue-kit/journal.js";
@@ -54,5 +54,17 @@ describe("the execution journal", () => {
     expect(resumed.get(runKey(["x"]))).toBeUndefined();
     await resumed.put(runKey(["x"]), run("y"));
     expect((await journal.open("r:2")).get(runKey(["x"]))?.feedback).toBe("y");
+  });
+
+  it("appends after its directory was removed under it (it makes each directory once, not per run)", async () => {
+    const dir = tempDir("cf-journal-");
+    const journal = new ExecutionJournal(dir);
+    const record = await journal.open("r:3");
+    await record.put(runKey(["a"]), run("a"));
+    rmSync(dir, { recursive: true, force: true });
+    await record.put(runKey(["b"]), run("b"));
+    const resumed = await journal.open("r:3");
+    expect(resumed.get(runKey(["a"]))).toBeUndefined();
+    expect(resumed.get(runKey(["b"]))?.feedback).toBe("b");
   });
 });
