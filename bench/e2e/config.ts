@@ -15,6 +15,8 @@ export interface BenchSettings {
   workers: number;
   /** default: `<dir>/data` */
   dataDir?: string;
+  /** `--sandbox-server`: a `pipeline sandbox serve` process's URL; default: the embedded sandbox */
+  sandboxUrl?: string;
 }
 
 export const TACO_FILES = ["ALL/train-*.parquet", "ALL/test-*.parquet"];
@@ -37,6 +39,7 @@ export function configYaml(s: BenchSettings, sources: GeneratedSource[], hubUrl:
     role("strong"),
     "sandbox:",
     `  workers: ${s.workers}`,
+    ...(s.sandboxUrl ? [`  url: ${s.sandboxUrl}`] : []),
     "stages:",
     "  download:",
     "    sources:",

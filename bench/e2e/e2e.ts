@@ -10,8 +10,10 @@
 // speed-up over one process.
 //
 //   pnpm bench e2e [-- --scale 0.01] [--shards 4] [--latency-ms 500] [--llm-concurrency 128]
-//                  [--workers W] [--until STAGE] [--dir DIR] [--keep]
+//                  [--workers W] [--until STAGE] [--dir DIR] [--keep] [--sandbox-server]
 // `--until filter` stops after that stage (the front half at a larger scale in the same time).
+// `--sandbox-server` runs the sandbox as its own `pipeline sandbox serve` process (sandbox.url) instead
+// of embedded in each stage's process, where starting programs costs the stage process's CPU.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -24,7 +26,7 @@ import { pipelineNodeFlags } from "../run.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
 import { configYaml } from "./config.js";
 import { type Ideal, idealOf } from "./ideal.js";
-import { startServers } from "./servers-process.js";
+import { startSandboxServer, startServers } from "./servers-process.js";
 
 /** The stages in the registry's order, which runs each after the ones it reads. */
 const STAGES = REGISTRY.map((s) => s.name);
@@ -126,8 +128,16 @@ async function main(): Promise<void> {
   );
 
   const servers = await startServers(path.join(dir, "hub"), latencyS * 1000);
+  const sandboxServer = process.argv.includes("--sandbox-server")
+    ? await startSandboxServer(dir, workers)
+    : undefined;
+  if (sandboxServer) process.stdout.write(`sandbox: its own server process, ${sandboxServer.url}\n`);
+  const sandboxUrl = sandboxServer ? { sandboxUrl: sandboxServer.url } : {};
   const env = { OPENAI_BASE_URL: servers.llm, OPENAI_API_KEY: "bench-e2e" };
-  writeFileSync(config, configYaml({ dir, scale, llmConcurrency, workers }, sources, servers.hub));
+  writeFileSync(
+    config,
+    configYaml({ dir, scale, llmConcurrency, workers, ...sandboxUrl }, sources, servers.hub),
+  );
   const results: StageResult[] = [];
   try {
     for (const stage of stages) {
@@ -180,7 +190,7 @@ async function main(): Promise<void> {
       writeFileSync(
         sharded,
         configYaml(
-          { dir, scale, llmConcurrency, workers, dataDir: path.join(dir, "data-shards") },
+          { dir, scale, llmConcurrency, workers, dataDir: path.join(dir, "data-shards"), ...sandboxUrl },
           sources,
           servers.hub,
         ),
@@ -197,6 +207,7 @@ async function main(): Promise<void> {
     }
   } finally {
     servers.stop();
+    sandboxServer?.stop();
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,8 @@
-// Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count.
+// Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count;
+// with `--sandbox-server`, the sandbox's own server too.
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -35,4 +38,31 @@ export async function startServers(root: string, latencyMs: number): Promise<Ser
     },
     stop: () => child.kill("SIGTERM"),
   };
+}
+
+/**
+ * `--sandbox-server`: the sandbox as its own `pipeline sandbox serve` process (W workers) instead of
+ * embedded in each stage's process, so the stage process starts no program itself.
+ */
+export async function startSandboxServer(
+  dir: string,
+  workers: number,
+): Promise<{ url: string; stop(): void }> {
+  const config = path.join(dir, "sandbox-server.yaml");
+  writeFileSync(config, `sandbox:\n  workers: ${workers}\n`);
+  const main = fileURLToPath(new URL("../../pipeline/main.ts", import.meta.url));
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", main, "sandbox", "serve", "--port", "0", "--config", config],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the sandbox server exited with ${code}`)));
+    lines.on("line", (line) => {
+      const m = /listening on (\S+)/.exec(line);
+      if (m) resolve(m[1]!);
+    });
+  });
+  return { url, stop: () => child.kill("SIGTERM") };
 }
