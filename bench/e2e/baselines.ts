@@ -10,13 +10,9 @@
 import path from "node:path";
 import { runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+import { textArg } from "../args.js";
 import { corpusLayout } from "../ingest/corpus.js";
 import { streamingCopy } from "../ingest/streaming-copy.js";
-
-const arg = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-};
 
 async function copy(dir: string, scale: number) {
   const cpu = process.cpuUsage();
@@ -53,6 +49,6 @@ async function sandboxRate(workers: number, runs: number) {
 const phase = process.argv[2];
 const result =
   phase === "copy"
-    ? await copy(arg("dir")!, Number(arg("scale")))
-    : await sandboxRate(Number(arg("workers")), Number(arg("runs") ?? 200));
+    ? await copy(textArg("dir")!, Number(textArg("scale")))
+    : await sandboxRate(Number(textArg("workers")), Number(textArg("runs") ?? 200));
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -21,6 +21,7 @@ import path from "node:path";
 import { defaultWorkers } from "../../pipeline/sandbox/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import { STAGES as REGISTRY } from "../../stages/index.js";
+import { textArg } from "../args.js";
 import { generateCorpus } from "../ingest/corpus.js";
 import { pipelineNodeFlags } from "../run.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
@@ -33,10 +34,8 @@ const STAGES = REGISTRY.map((s) => s.name);
 const RECORD_WISE = REGISTRY.filter((s) => s.kind === "record").map((s) => s.name);
 const GIB = 1024;
 
-function arg(name: string, fallback: string): string {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
-}
+/** The word after `--name`, or `fallback`. */
+const arg = (name: string, fallback: string): string => textArg(name) ?? fallback;
 
 function positive(name: string, fallback: string): number {
   const value = Number(arg(name, fallback));

@@ -6,16 +6,12 @@
 //   node --import tsx bench/e2e/servers.ts --root DIR/hub --latency 500
 import { startTestHub } from "../../test/support/hub-server.js";
 import { startLlmServer } from "../../test/support/llm-server.js";
+import { textArg } from "../args.js";
 import { benchAnswer } from "./answers.js";
 
-const arg = (name: string) => {
-  const at = process.argv.indexOf(`--${name}`);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-};
-
-const hub = await startTestHub({ root: arg("root")! });
+const hub = await startTestHub({ root: textArg("root")! });
 const llm = await startLlmServer({
-  latencyMs: Number(arg("latency") ?? 500),
+  latencyMs: Number(textArg("latency") ?? 500),
   keepRequests: false,
   fallback: benchAnswer,
 });

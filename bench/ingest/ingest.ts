@@ -23,6 +23,7 @@ import { Runner } from "../../pipeline/runner.js";
 import { createServices } from "../../pipeline/services.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { STAGES } from "../../stages/index.js";
+import { textArg } from "../args.js";
 import { corpusLayout, type GeneratedSource, generateCorpus } from "./corpus.js";
 import { streamingCopy } from "./streaming-copy.js";
 
@@ -34,11 +35,6 @@ interface PhaseResult {
   maxRssMiB: number;
   rows: number;
   extra?: Record<string, unknown>;
-}
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 let cpuAtStart = process.cpuUsage();
@@ -142,10 +138,10 @@ function verdict(ok: boolean): string {
 }
 
 async function main(): Promise<void> {
-  const scale = Number(arg("scale") ?? "1");
-  const phase = arg("phase");
+  const scale = Number(textArg("scale") ?? "1");
+  const phase = textArg("phase");
   if (phase) {
-    const dir = arg("dir")!;
+    const dir = textArg("dir")!;
     const result =
       phase === "copy"
         ? await phaseCopy(dir, corpusLayout(dir, scale))
@@ -156,7 +152,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const dir = arg("dir") ?? (await mkdtemp(path.join(tmpdir(), "bench-ingest-")));
+  const dir = textArg("dir") ?? (await mkdtemp(path.join(tmpdir(), "bench-ingest-")));
   const keep = process.argv.includes("--keep");
   try {
     const t0 = performance.now();
