@@ -24,6 +24,19 @@ async function runShards(runner: Runner, stage: string, count: number, skip: num
   }
 }
 
+/**
+ * Runs `numbers` and shard 0 of 2 of `expand`; returns shard 1's (made, empty) store and shard 0's
+ * manifest less its output hash, for a test to plant there as shard 1's.
+ */
+async function shardZeroToPlant(runner: Runner) {
+  await runner.run(["numbers"]);
+  await runShards(runner, "expand", 2, [1]);
+  const store = runner.store("expand", { index: 1, count: 2 });
+  mkdirSync(store.dir, { recursive: true });
+  const { outputHash: _, ...shard0 } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+  return { store, shard0 };
+}
+
 async function oneProcess(): Promise<Runner> {
   const runner = makeRunner(TOY_STAGES, { dir: tempDir(), yaml: YAML });
   await runner.run(["total"]);
@@ -209,16 +222,9 @@ describe("shards", () => {
   it("a shard running on another machine is believed while its heartbeat is fresh, then shown failed", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
-    await runner.run(["numbers"]);
-    await runShards(runner, "expand", 2, [1]);
-    const store = runner.store("expand", { index: 1, count: 2 });
-    mkdirSync(store.dir, { recursive: true });
+    const { store, shard0: done } = await shardZeroToPlant(runner);
     // shard 0's manifest as shard 1's, minus what shard 1 has not done
-    const {
-      inputCheck: _,
-      outputHash: __,
-      ...shard0
-    } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+    const { inputCheck: _, ...shard0 } = done;
     const elsewhere = {
       ...shard0,
       counts: { in: 0, out: 0, rejected: 0, failed: 0 },
@@ -320,12 +326,8 @@ describe("shards", () => {
   it("a shard whose input is not what its earlier run saw is refused with the shard's own --force", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
-    await runner.run(["numbers"]);
-    await runShards(runner, "expand", 2, [1]);
     // shard 0's input fingerprint in shard 1's manifest: shard 1's input differs from it
-    const store = runner.store("expand", { index: 1, count: 2 });
-    mkdirSync(store.dir, { recursive: true });
-    const { outputHash: _, ...shard0 } = runner.store("expand", { index: 0, count: 2 }).manifest()!;
+    const { store, shard0 } = await shardZeroToPlant(runner);
     writeManifest(store.dir, { ...shard0, state: "partial", shard: { index: 1, count: 2 } });
     await expect(runner.run(["expand"], { shard: { index: 1, count: 2 } })).rejects.toThrow(
       `Run \`pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")} --force\` to recompute it`,
