@@ -2,6 +2,7 @@
 // (CodeFeedback-Filtered-Instruction's shape). The input is every raw row of every downloaded file,
 // streamed in a fixed order (sources as configured, files as listed, rows as stored), so resume by
 // position is exact; each row goes through its source's adapter, and a bad row becomes a reject.
+// A shard counts every row (ids and positions are the one-process run's) but parses only its own.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -85,11 +86,18 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
     const local = path.resolve(ctx.dataDir, file.local_path);
     await checkStillThere(local, file);
+    const first = n;
+    const inShard = ctx.inShard;
     const rows = readRows(local, {
       maxRowBytes: ctx.config.max_row_bytes,
       format: file.format,
+      // another shard's rows reach the runner as placeholders, which it drops before `process`
+      wanted: inShard && ((index) => inShard({ id: seedId(file.source, first + index) })),
     });
     for await (const row of rows) {
+      // the reader numbers a file's rows from 0 as n does from `first`, so `wanted` was asked about this id
+      if (row.index !== n - first)
+        throw new Error(`${local}: the reader gave row ${row.index} where row ${n - first} was due`);
       yield {
         id: seedId(file.source, n),
         adapter: file.adapter as AdapterName,
@@ -108,6 +116,7 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
 /** One raw row to a seed pair or a reject; exported for tests and the benchmark. */
 export function normalizeRow(input: RawRowRecord): RecordOutcome {
   const { row } = input;
+  if (row.skipped) throw new Error(`${input.id} was not read: it is another shard's row`);
   if (row.error) {
     return {
       rejects: [

@@ -1,10 +1,11 @@
 // A JSON array streamed element by element, so a 121 MB `[{...}, {...}]` file never becomes one
 // string: a byte scanner finds where each top-level element starts and ends (tracking strings,
-// escapes and nesting across chunk boundaries) and hands just that element to JSON.parse.
+// escapes and nesting across chunk boundaries) and hands just that element to JSON.parse, when the
+// caller wants it (the scan itself, which finds where elements end, reads every byte either way).
 
 import { UserError } from "../errors.js";
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions } from "./types.js";
+import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions, skippedRow } from "./types.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -54,10 +55,13 @@ export async function* readJsonArray(
     if (!skipping) pieces.push(chunk.subarray(from, to));
     elementBytes += to - from;
   };
+  const wants = (at: number) => options.wanted === undefined || options.wanted(at);
   const take = (): RawRow => {
-    const row = skipping
-      ? tooLarge(index, elementBytes, max, prefix)
-      : decodeJsonRow(Buffer.concat(pieces), index);
+    const row = !wants(index)
+      ? skippedRow(index)
+      : skipping
+        ? tooLarge(index, elementBytes, max, prefix)
+        : decodeJsonRow(Buffer.concat(pieces), index);
     index++;
     pieces = [];
     elementBytes = 0;
@@ -154,6 +158,10 @@ export async function* readJsonArray(
       }
       if (where === "after-array") {
         // every element is out already; what follows is reported once, as a bad row, and not read
+        if (!wants(index)) {
+          yield skippedRow(index);
+          return;
+        }
         yield {
           index,
           error: {
@@ -188,6 +196,10 @@ export async function* readJsonArray(
     yield take();
   } else if (where === "before-array") {
     // a file verified against the hub but empty: said once, as a bad row, so the source is not silently empty
+    if (!wants(index)) {
+      yield skippedRow(index);
+      return;
+    }
     yield {
       index,
       error: { reason: "malformed-json", detail: "the file is empty; expected a JSON array", prefix: "" },

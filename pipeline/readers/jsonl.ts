@@ -1,6 +1,7 @@
 // JSON Lines, streamed: a line at a time, never more than one line (capped at maxRowBytes) in memory.
+// A line the caller does not want is found and counted, not decoded.
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowReadOptions } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowReadOptions, skippedRow } from "./types.js";
 
 const NEWLINE = 0x0a;
 
@@ -17,6 +18,7 @@ export async function* readJsonLines(
   options: RowReadOptions,
 ): AsyncGenerator<RawRow> {
   const max = options.maxRowBytes;
+  const wanted = options.wanted;
   let pieces: Buffer[] = [];
   let pending = 0; // bytes of the current line seen so far (also while skipping)
   let skipping = false; // the current line is over the limit: count it, keep only its prefix
@@ -24,10 +26,13 @@ export async function* readJsonLines(
   let index = 0;
 
   function* finish(line: Buffer | undefined): Generator<RawRow> {
+    // a row is a line that is not blank, however it parses; only a wanted one is parsed
     if (skipping) {
-      yield tooLarge(index++, pending, max, prefix);
+      yield wanted === undefined || wanted(index) ? tooLarge(index, pending, max, prefix) : skippedRow(index);
+      index++;
     } else if (line !== undefined && !isBlank(line)) {
-      yield decodeJsonRow(line, index++);
+      yield wanted === undefined || wanted(index) ? decodeJsonRow(line, index) : skippedRow(index);
+      index++;
     }
     pieces = [];
     pending = 0;

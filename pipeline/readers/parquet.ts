@@ -4,11 +4,13 @@
 // UTF-8, or a JSON cell that does not parse, is rejected like a JSONL line with broken bytes, not
 // silently repaired with U+FFFD (and one bad cell does not stop the file). Byte arrays without a
 // string annotation are binary: text when they are valid UTF-8, base64 otherwise.
+// Text and JSON cells are decoded only when their row is read, so a row the caller does not want
+// costs its share of decompressing and decoding the pages, not the decoding of its strings.
 import { isUtf8 } from "node:buffer";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions, skippedRow } from "./types.js";
 
 /** Marks a map key made from a bad cell (hyparquet turns map keys into property names). */
 const BAD_KEY = "\u0000bad-cell\u0000";
@@ -35,20 +37,45 @@ function strictText(bytes: Uint8Array): string | BadCell {
   }
 }
 
+function strictJson(bytes: Uint8Array): unknown {
+  const text = strictText(bytes);
+  if (text instanceof BadCell) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return new BadCell("malformed-json", text);
+  }
+}
+
+/** A text or JSON cell's bytes, decoded the first time its row asks (a map key: when it is made). */
+class Cell {
+  private decoded: unknown;
+  private done = false;
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly json: boolean,
+  ) {}
+  /** the text, the parsed JSON, or the BadCell saying why it is neither */
+  value(): unknown {
+    if (!this.done) {
+      this.decoded = this.json ? strictJson(this.bytes) : strictText(this.bytes);
+      this.done = true;
+    }
+    return this.decoded;
+  }
+  /** hyparquet makes a map's keys property names */
+  toString(): string {
+    return String(this.value());
+  }
+}
+
 /** The decoders handed to hyparquet (exported for tests). */
 export const parquetParsers = {
-  stringFromBytes(bytes: Uint8Array | undefined): string | BadCell | undefined {
-    return bytes && strictText(bytes);
+  stringFromBytes(bytes: Uint8Array | undefined): Cell | undefined {
+    return bytes && new Cell(bytes, false);
   },
-  jsonFromBytes(bytes: Uint8Array | undefined): unknown {
-    if (!bytes) return bytes;
-    const text = strictText(bytes);
-    if (text instanceof BadCell) return text;
-    try {
-      return JSON.parse(text);
-    } catch {
-      return new BadCell("malformed-json", text);
-    }
+  jsonFromBytes(bytes: Uint8Array | undefined): Cell | undefined {
+    return bytes && new Cell(bytes, true);
   },
 };
 
@@ -62,7 +89,10 @@ export function badCell(
   value: unknown,
   path: string,
 ): { path: string; reason: BadCell["reason"] } | undefined {
-  if (value instanceof BadCell) return { path: path || "(value)", reason: value.reason };
+  if (value instanceof Cell) {
+    const decoded = value.value();
+    return decoded instanceof BadCell ? { path: path || "(value)", reason: decoded.reason } : undefined;
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = badCell(value[i], `${path}[${i}]`);
@@ -94,7 +124,11 @@ function jsonSafe(value: unknown): unknown {
     return isUtf8(bytes) ? bytes.toString("utf8") : bytes.toString("base64");
   }
   if (value instanceof Date) return value.toISOString();
-  if (value instanceof BadCell) return value.lossy;
+  if (value instanceof Cell) {
+    // copied, as a dictionary's cell is shared by the rows that hold it
+    const decoded = value.value();
+    return decoded instanceof BadCell ? decoded.lossy : jsonSafe(decoded);
+  }
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = jsonSafe(v);
@@ -133,19 +167,26 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
     });
     for (let k = 0; k < rows.length; k++) {
       const index = rowStart + k;
-      const bad = badCell(rows[k], "");
+      const row = rows[k];
+      // a row read is let go, with the strings decoded from it and in the end its pages' bytes
+      (rows as unknown[])[k] = undefined;
+      if (options.wanted && !options.wanted(index)) {
+        yield skippedRow(index);
+        continue;
+      }
+      const bad = badCell(row, "");
       if (bad) {
         yield {
           index,
           error: {
             reason: bad.reason,
             detail: `row ${index}: column ${bad.path} ${SAYS[bad.reason]}`,
-            prefix: JSON.stringify(jsonSafe(rows[k])).slice(0, PREFIX_BYTES),
+            prefix: JSON.stringify(jsonSafe(row)).slice(0, PREFIX_BYTES),
           },
         };
         continue;
       }
-      const value = jsonSafe(rows[k]);
+      const value = jsonSafe(row);
       const bytes = approximateBytes(value);
       if (bytes > options.maxRowBytes) {
         yield tooLarge(index, bytes, options.maxRowBytes, JSON.stringify(value).slice(0, 200));

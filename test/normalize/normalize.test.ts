@@ -7,6 +7,7 @@ import { rootConfigSchema } from "../../pipeline/config/schema.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageRegistry } from "../../pipeline/registry.js";
+import { shardOfId } from "../../pipeline/runner/shard.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import type { DownloadedFileRecord } from "../../stages/download.js";
@@ -233,6 +234,39 @@ describe("normalize input", () => {
     // --limit takes the first N rows of each source, across its files
     expect(await inputIds(contextFor(files, {}, 2))).toEqual(["alpha:000000", "alpha:000001", "beta:000000"]);
     expect(await inputIds(contextFor(files, { sources: ["beta"] }))).toEqual(["beta:000000"]);
+  });
+
+  it("in a shard, counts every row as one process does but parses only the shard's own", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0 ? `{"instruction": bad ${i}}` : JSON.stringify({ instruction: `q${i}`, output: "a" }),
+    );
+    await writeFile(path.join(dir, "s1.jsonl"), `${lines.join("\n")}\n`);
+    await writeFile(path.join(dir, "s2.json"), `[${lines.join(",")}]`);
+    const files = [
+      fileRecord("alpha", "evolinstruct", "s1.jsonl", 0, 0),
+      fileRecord("alpha", "evolinstruct", "s2.json", 0, 1),
+    ];
+    const rowsOf = async (ctx: StageContext<NormalizeConfig>) => {
+      const records: Parameters<typeof normalizeRow>[0][] = [];
+      for await (const r of normalizeStage.kind === "record" ? normalizeStage.input!(ctx) : []) {
+        records.push(r as Parameters<typeof normalizeRow>[0]);
+      }
+      return records;
+    };
+    const whole = await rowsOf(contextFor(files, {}));
+    expect(whole).toHaveLength(60);
+    expect(whole.filter((r) => r.row.error).length).toBe(20);
+    for (const index of [0, 1, 2]) {
+      const inShard = (record: PipelineRecord) => shardOfId(record.id, 3) === index;
+      const shard = await rowsOf({ ...contextFor(files, {}), inShard });
+      // the same ids in the same order: the runner's positions and the shard merge stay the one process's
+      expect(shard.map((r) => r.id)).toEqual(whole.map((r) => r.id));
+      // its own rows as one process reads them, bad ones included; the others, bad or not, unread
+      expect(shard).toEqual(
+        whole.map((r) => (inShard(r) ? r : { ...r, row: { index: r.row.index, skipped: true } })),
+      );
+      expect(() => normalizeRow(shard.find((r) => !inShard(r))!)).toThrow(/another shard's row/);
+    }
   });
 
   it("stops with advice when a downloaded file went missing or changed size since download", async () => {

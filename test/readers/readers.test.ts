@@ -296,3 +296,122 @@ describe("readRows", () => {
     ]);
   });
 });
+
+describe("rows the caller does not want", () => {
+  type Wanted = ((index: number) => boolean) | undefined;
+  const skipped = (index: number): RawRow => ({ index, skipped: true });
+
+  /**
+   * Reads with every row wanted, then with a few selections: the same indexes in the same order, a
+   * wanted row exactly as in the full read, every other one a placeholder (whatever it holds).
+   */
+  async function expectOnlyWantedParsed(read: (wanted: Wanted) => Promise<RawRow[]>): Promise<RawRow[]> {
+    const all = await read(undefined);
+    for (const [m, r] of [
+      [2, 0],
+      [2, 1],
+      [3, 2],
+    ] as const) {
+      const wanted = (index: number) => index % m === r;
+      expect(await read(wanted)).toEqual(all.map((row) => (wanted(row.index) ? row : skipped(row.index))));
+    }
+    expect(await read(() => false)).toEqual(all.map((row) => skipped(row.index)));
+    return all;
+  }
+
+  const big = JSON.stringify({ x: "y".repeat(5000) });
+
+  it("JSON Lines: an unwanted line is counted, never decoded: bad JSON, broken UTF-8 or oversized", async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"a":0}\n\n{"a": tru}\n{"a":"'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from(`"}\n  \r\n${big}\n{"a":4}\n{"a":5\n${big}\n{"a":7}`),
+    ]);
+    for (const size of [3, 100, 1 << 20]) {
+      const all = await expectOnlyWantedParsed((wanted) =>
+        collect(readJsonLines(chunked(bytes, size), { ...opts, wanted })),
+      );
+      expect(all.map((r) => r.error?.reason ?? r.value)).toEqual([
+        { a: 0 },
+        "malformed-json",
+        "invalid-utf8",
+        "row-too-large",
+        { a: 4 },
+        "malformed-json",
+        "row-too-large",
+        { a: 7 },
+      ]);
+    }
+  });
+
+  it("JSON array: an unwanted element is scanned past, never parsed; so are trailing data and an empty file", async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('[{"a":0}, {"a": tru}, {"a":"'),
+      Buffer.from([0xff]),
+      Buffer.from(`"}, ${big}, 4, "five", ${big}, {"a":"]"}]\n{"after": 1}`),
+    ]);
+    for (const size of [2, 50, 1 << 20]) {
+      const all = await expectOnlyWantedParsed((wanted) =>
+        collect(readJsonArray(chunked(bytes, size), { ...opts, wanted })),
+      );
+      expect(all.map((r) => r.error?.reason ?? r.value)).toEqual([
+        { a: 0 },
+        "malformed-json",
+        "invalid-utf8",
+        "row-too-large",
+        4,
+        "five",
+        "row-too-large",
+        { a: "]" },
+        "malformed-json",
+      ]);
+    }
+    const truncated = await expectOnlyWantedParsed((wanted) =>
+      collect(readJsonArray(chunked(Buffer.from('[{"a":1},{"a":"cut'), 4), { ...opts, wanted })),
+    );
+    expect(truncated.map((r) => r.error?.reason ?? "ok")).toEqual(["ok", "malformed-json"]);
+    const empty = await expectOnlyWantedParsed((wanted) =>
+      collect(readJsonArray(chunked(Buffer.from("  \n"), 2), { ...opts, wanted })),
+    );
+    expect(empty.map((r) => r.error?.reason)).toEqual(["malformed-json"]);
+  });
+
+  it("Parquet: an unwanted row's strings are not decoded, so a broken one is no error; across row groups", async () => {
+    const n = 23;
+    const text = (i: number) =>
+      i % 5 === 1 ? torn : utf8(i % 7 === 3 ? "w".repeat(2000) : `déjà ${i} ${'"'.repeat(i % 3)}`);
+    const schema = [
+      { name: "root", num_children: 3 },
+      { name: "id", type: "INT64", repetition_type: "REQUIRED" },
+      { name: "instruction", type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" },
+      { name: "meta", type: "BYTE_ARRAY", converted_type: "JSON", repetition_type: "OPTIONAL" },
+    ];
+    const buffer = parquetWriteBuffer({
+      schema,
+      columnData: [
+        { name: "id", data: BigInt64Array.from({ length: n }, (_, i) => BigInt(i)) },
+        { name: "instruction", data: Array.from({ length: n }, (_, i) => text(i)) },
+        {
+          name: "meta",
+          data: Array.from({ length: n }, (_, i) => (i % 4 === 0 ? null : { k: [i] })),
+        },
+      ],
+      rowGroupSize: 5,
+    } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
+    const file = path.join(dir, "wanted.parquet");
+    await writeFile(file, Buffer.from(buffer));
+    const all = await expectOnlyWantedParsed((wanted) => collect(readRows(file, { ...opts, wanted })));
+    expect(all).toHaveLength(n);
+    const expected = (i: number) => (i % 5 === 1 ? "invalid-utf8" : i % 7 === 3 ? "row-too-large" : "ok");
+    expect(all.map((r) => r.error?.reason ?? "ok")).toEqual(Array.from({ length: n }, (_, i) => expected(i)));
+    expect(all[2]).toEqual({ index: 2, value: { id: 2, instruction: 'déjà 2 ""', meta: { k: [2] } } });
+    expect(all[8]).toEqual({ index: 8, value: { id: 8, instruction: 'déjà 8 ""', meta: null } });
+
+    // a cell decoded when its row is read is still each row's own, where a dictionary shares it
+    const shared = await readParquetBuffer(
+      parquetWriteBuffer({ columnData: [{ name: "j", data: [{ a: [1] }, { a: [1] }], type: "JSON" }] }),
+    );
+    expect(shared.map((r) => r.value)).toEqual([{ j: { a: [1] } }, { j: { a: [1] } }]);
+    expect((shared[0]!.value as { j: unknown }).j).not.toBe((shared[1]!.value as { j: unknown }).j);
+  });
+});
