@@ -7,7 +7,7 @@ import type { StageRegistry } from "../registry.js";
 import { type Manifest, readManifest, type StageCounts } from "../store/manifest.js";
 import type { UsageTotals } from "../usage.js";
 import type { FlowStep, ReportingStage, StageRow } from "./contract.js";
-import { DISABLED, makeView, type TrackedView } from "./view.js";
+import { DISABLED, makeView, type RunView } from "./view.js";
 
 export type { FlowStep, StageRow } from "./contract.js";
 export { DISABLED } from "./view.js";
@@ -18,12 +18,10 @@ export interface ReportData {
   stages: StageRow[];
   /** the stages' steps in the flow chart, in registry order */
   flow: FlowStep[];
-  /** stages whose unreadable summary the flow chart read: [stage, reason] */
-  flowUnreadable: [string, string][];
   /** dialogue stages switched off in the config */
   disabled: string[];
   /** what the stages' report parts read the run through */
-  view: TrackedView;
+  view: RunView;
 }
 
 export interface CollectOptions {
@@ -90,15 +88,13 @@ export function collectReport(dataDir: string, options: CollectOptions): ReportD
     rawSummary: (name) => options.pending?.[name]?.stats ?? manifests.get(name)?.stats,
   });
 
-  const { value: flow, unnoted } = view.scope(() =>
-    registry.stages.flatMap((stage) =>
-      (stage.report?.flow?.(view.forStage(stage)) ?? []).map(
-        (step): FlowStep => ({
-          label: step.label,
-          stage: stage.name,
-          records: view.ran(stage.name) ? step.records : undefined,
-        }),
-      ),
+  const flow = registry.stages.flatMap((stage) =>
+    (stage.report?.flow?.(view.forStage(stage)) ?? []).map(
+      (step): FlowStep => ({
+        label: step.label,
+        stage: stage.name,
+        records: view.ran(stage.name) ? step.records : undefined,
+      }),
     ),
   );
   return {
@@ -106,7 +102,6 @@ export function collectReport(dataDir: string, options: CollectOptions): ReportD
     dataDir: path.resolve(dataDir),
     stages,
     flow,
-    flowUnreadable: unnoted,
     disabled: [...view.disabled],
     view,
   };

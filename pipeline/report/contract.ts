@@ -1,11 +1,15 @@
 // What a stage declares for the run report, and the view of the run the report hands it. The report
 // (collect.ts, render.ts) knows no stage: it reads a stage's summary only through the stage's own
 // `summarySchema`, asks each stage for its steps in the flow chart and its own sections, and gives
-// them this view, where a section reads another stage's typed summary by that stage's definition.
+// them this view: its own typed summary, and the typed summaries of the stages a section declares it
+// reads, each by that stage's definition. A summary that does not parse is noted at the section's top.
 //
 //   report: {
 //     flow: (view) => [{ label: "filter kept", records: view.counts(view.name)?.out }],
-//     sections: [{ id: "scores", render: (view) => scoreSection(view.summary) }],
+//     sections: [
+//       { id: "scores", render: (view) => scoreSection(view.summary) },
+//       { id: "languages", reads: [exportStage], render: languageSection }, // view.summaryOf(exportStage)
+//     ],
 //   }
 import type { z } from "zod";
 import type { DialogueMethod } from "../dialogue.js";
@@ -35,17 +39,27 @@ export interface FlowStep {
 /** Dialogues and turns per method. */
 export type MethodCounts = Partial<Record<DialogueMethod, { dialogues: number; turns: number }>>;
 
+/**
+ * The other stages whose summaries a section reads (its own stage's it always gets): their
+ * definitions, or, for a set the registry decides (every dialogue stage), a function of it.
+ */
+export type SectionReads =
+  | readonly Summarized<unknown>[]
+  | ((registry: StageRegistry<ReportingStage>) => readonly Summarized<unknown>[]);
+
 /** One section of the page: `render` gives the whole `<section>`, or "" for nothing to show. */
 export interface ReportSection<S> {
   id: string;
+  /** the other stages whose summaries `render` reads (`view.summaryOf`, `view.madeBy`); none by default */
+  reads?: SectionReads;
   render(view: StageView<S>): string;
 }
 
 /** What a stage shows in the report; every part is optional. */
 export interface StageReport<S> {
-  /** its steps in the "Records through every stage" chart */
+  /** its steps in the "Records through every stage" chart (it reads its own summary only) */
   flow?(view: StageView<S>): { label: string; records?: number | undefined }[];
-  /** what it shows under that chart (filter's funnel) */
+  /** what it shows under that chart (filter's funnel; its own summary only) */
   underFlow?(view: StageView<S>): string;
   /** its own sections, in page order */
   sections?: readonly ReportSection<S>[];
@@ -91,15 +105,16 @@ export interface ReportView {
   /** a stage's record counts */
   counts(stage: string): StageCounts | undefined;
   /**
-   * A stage's summary read through its schema; undefined when there is none yet or it does not parse
-   * (the report then says so in the section that asked).
+   * A stage's summary read through its schema; undefined when there is none yet, the stage is
+   * switched off, or it does not parse (the report then says so at the top of the section). A part
+   * reading a summary its section does not declare in `reads` is an error.
    */
   summaryOf<S>(stage: Summarized<S>): S | undefined;
   /** what a dialogue stage that ran made, per method (its `report.made`); undefined otherwise */
   madeBy(stage: ReportingStage): MethodCounts | undefined;
   /**
-   * The note a section shows in place of what the given stages have not given it: not run yet, or a
-   * summary that does not read.
+   * The note a section shows in place of what the given stages have not given it (not run yet); ""
+   * where each of them has a summary it reads and cannot, which the note at the section's top names.
    */
   missing(id: string, ...stages: string[]): string;
 }

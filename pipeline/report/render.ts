@@ -10,7 +10,7 @@ import type { ReportingStage } from "./contract.js";
 import { flowSection } from "./flow.js";
 import { figure, missing, OURS, PAPER, table } from "./html.js";
 import { escapeXml as esc } from "./svg.js";
-import { withUnreadableNote } from "./view.js";
+import { readsOf, withUnreadableNote } from "./view.js";
 
 function formatMs(ms: number | undefined): string {
   if (ms === undefined) return "";
@@ -87,11 +87,12 @@ function usageSection(data: ReportData): string {
   );
 }
 
-/** A stage's own sections, each with the note of any unreadable summary it read. */
+/** A stage's own sections, each with the note of any unreadable summary it reads at its top. */
 function stageSections(data: ReportData, stage: ReportingStage): string[] {
+  const { view } = data;
   return (stage.report?.sections ?? []).map((section) => {
-    const { value, unnoted } = data.view.scope(() => section.render(data.view.forStage(stage)));
-    return withUnreadableNote(section.id, value, unnoted);
+    const html = section.render(view.forStage(stage, section.id));
+    return withUnreadableNote(section.id, html, view.unreadable(readsOf(view.registry, stage, section.id)));
   });
 }
 

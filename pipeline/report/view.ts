@@ -1,7 +1,7 @@
 // The view of a run the report hands each stage's report parts (contract.ts). A stage's summary is read
-// only through its `summarySchema`, once; one that no longer parses is never shown as an empty
-// section: a section that reads it says "summary unreadable (reason)", by its own `missing` note or,
-// where it did not ask for one, by a note the report adds to the end of the section.
+// only through its `summarySchema`, once. A part reads its own stage's summary and those its section
+// declares (`reads`), nothing else; where one of those no longer parses, the report puts the note
+// "summary unreadable (reason)" at the top of the section, so it is never shown as an empty one.
 import type { StageRegistry } from "../registry.js";
 import type { StageCounts } from "../store/manifest.js";
 import type { ReportingStage, ReportView, StageRow, StageView, Summarized } from "./contract.js";
@@ -12,7 +12,6 @@ export const DISABLED = "not run (disabled)";
 
 /** A summary read through its stage's schema: none, the typed summary, or why it does not read. */
 export type SummaryRead<S> = { ok: true; summary: S } | { ok: false; reason: string } | undefined;
-type Read = SummaryRead<unknown>;
 
 export interface ViewSource {
   registry: StageRegistry<ReportingStage>;
@@ -22,15 +21,15 @@ export interface ViewSource {
   rawSummary(stage: string): unknown;
 }
 
-/** The report's view, with what it needs to note unreadable summaries where they were read. */
-export interface TrackedView extends ReportView {
+/** The report's own view (it may read every summary), and the views it hands the stages' parts. */
+export interface RunView extends ReportView {
   /**
-   * Runs `render` (a section, or the flow chart's parts) and returns what it rendered with the
-   * stages whose unreadable summary it read without saying so.
+   * The view a part of `stage`'s report gets: its own summary and, for its section `section`, the
+   * summaries that section `reads`.
    */
-  scope<T>(render: () => T): { value: T; unnoted: [string, string][] };
-  /** the view as stage `stage`'s own report parts get it */
-  forStage<S>(stage: ReportingStage<S>): StageView<S>;
+  forStage<S>(stage: ReportingStage<S>, section?: string): StageView<S>;
+  /** [stage, reason] for each of `stages` whose summary does not read */
+  unreadable(stages: readonly Summarized<unknown>[]): [string, string][];
 }
 
 /** The first problem zod found, as `path: message` (and how many more there are). */
@@ -49,6 +48,19 @@ export function readSummary<S>(stage: Summarized<S>, raw: unknown): SummaryRead<
   return parsed.success ? { ok: true, summary: parsed.data } : { ok: false, reason: reasonOf(parsed.error) };
 }
 
+/** The stages whose summaries a part of `stage`'s report reads: its own, and those its section declares. */
+export function readsOf(
+  registry: StageRegistry<ReportingStage>,
+  stage: ReportingStage,
+  section?: string,
+): Summarized<unknown>[] {
+  if (section === undefined) return [stage];
+  const declared = stage.report?.sections?.find((s) => s.id === section);
+  if (!declared) throw new Error(`stage ${stage.name} has no report section ${section}`);
+  const reads = declared.reads;
+  return [stage, ...(typeof reads === "function" ? reads(registry) : (reads ?? []))];
+}
+
 /** The text of the note for stages whose summary does not read. */
 export function unreadableText(reasons: readonly [string, string][]): string {
   const names = reasons.map(([name]) => name);
@@ -58,79 +70,81 @@ export function unreadableText(reasons: readonly [string, string][]): string {
   );
 }
 
-export function makeView(source: ViewSource): TrackedView {
+export function makeView(source: ViewSource): RunView {
   const { registry, stages, disabled } = source;
-  const reads = new Map<string, Read>();
-  let asked = new Set<string>();
-  let noted = new Set<string>();
+  const reads = new Map<string, SummaryRead<unknown>>();
   const row = (name: string) => stages.find((s) => s.name === name);
   const ran = (name: string) => {
     const state = row(name)?.state;
     return state !== undefined && state !== "not run" && state !== DISABLED;
   };
-  const read = (stage: Summarized<unknown>): Read => {
-    if (!reads.has(stage.name)) reads.set(stage.name, readSummary(stage, source.rawSummary(stage.name)));
-    const result = reads.get(stage.name);
-    if (result && !result.ok) asked.add(stage.name);
-    return result;
+  // a stage switched off has no summary to read, whatever manifest an earlier run left
+  const read = (stage: Summarized<unknown>): SummaryRead<unknown> => {
+    if (!reads.has(stage.name))
+      reads.set(stage.name, ran(stage.name) ? readSummary(stage, source.rawSummary(stage.name)) : undefined);
+    return reads.get(stage.name);
   };
-  const unreadable = (name: string): string | undefined => {
-    const stage = registry.stage(name);
-    const result = reads.has(name) ? reads.get(name) : stage ? read(stage) : undefined;
+  const reasonFor = (stage: Summarized<unknown> | undefined): string | undefined => {
+    const result = stage && read(stage);
     return result && !result.ok ? result.reason : undefined;
   };
-  const view: TrackedView = {
-    registry,
-    stages,
-    disabled,
-    ran,
-    counts: (name): StageCounts | undefined => row(name)?.counts,
-    summaryOf<S>(stage: Summarized<S>): S | undefined {
-      const result = read(stage as Summarized<unknown>);
-      return result?.ok ? (result.summary as S) : undefined;
-    },
-    madeBy(stage) {
-      if (!ran(stage.name) || !stage.report?.made) return undefined;
-      const summary = view.summaryOf(stage);
-      return summary === undefined ? undefined : stage.report.made(summary);
-    },
-    missing(id, ...names) {
-      const reasons = names.flatMap((name): [string, string][] => {
-        const reason = unreadable(name);
-        return reason === undefined ? [] : [[name, reason]];
-      });
-      for (const [name] of reasons) noted.add(name);
-      return missing(id, reasons.length ? unreadableText(reasons) : notRun(stages, ...names));
-    },
-    scope(render) {
-      const outer = [asked, noted];
-      asked = new Set();
-      noted = new Set();
-      try {
-        const value = render();
-        const unnoted = [...asked].filter((name) => !noted.has(name));
-        return { value, unnoted: unnoted.map((name): [string, string] => [name, unreadable(name) ?? ""]) };
-      } finally {
-        [asked, noted] = outer as [Set<string>, Set<string>];
-      }
-    },
-    forStage<S>(stage: ReportingStage<S>): StageView<S> {
-      // the own summary is read when a part asks for it, so the note goes where it was read
-      const own = Object.create(view) as StageView<S>;
-      Object.defineProperty(own, "name", { value: stage.name });
-      Object.defineProperty(own, "summary", { get: () => view.summaryOf(stage) });
-      return own;
-    },
+  /** a view that reads the summaries of `allowed` only (every one: undefined), for `reader` */
+  const viewOf = (allowed: ReadonlySet<string> | undefined, reader: string): ReportView => {
+    const view: ReportView = {
+      registry,
+      stages,
+      disabled,
+      ran,
+      counts: (name): StageCounts | undefined => row(name)?.counts,
+      summaryOf<S>(stage: Summarized<S>): S | undefined {
+        if (allowed && !allowed.has(stage.name)) {
+          throw new Error(`${reader} reads ${stage.name}'s summary without declaring it in its \`reads\``);
+        }
+        const result = read(stage as Summarized<unknown>);
+        return result?.ok ? (result.summary as S) : undefined;
+      },
+      madeBy(stage) {
+        const summary = view.summaryOf(stage);
+        return summary === undefined ? undefined : stage.report?.made?.(summary);
+      },
+      missing(id, ...names) {
+        // a summary the section reads and cannot is named by the note at the section's top
+        const pending = names.filter(
+          (name) => !(allowed?.has(name) ?? true) || reasonFor(registry.stage(name)) === undefined,
+        );
+        return names.length > 0 && pending.length === 0 ? "" : missing(id, notRun(stages, ...pending));
+      },
+    };
+    return view;
   };
-  return view;
+  return {
+    ...viewOf(undefined, "the report"),
+    forStage<S>(stage: ReportingStage<S>, section?: string): StageView<S> {
+      const allowed = new Set(readsOf(registry, stage as ReportingStage, section).map((s) => s.name));
+      const view = viewOf(
+        allowed,
+        `${stage.name}'s report${section === undefined ? "" : ` section ${section}`}`,
+      );
+      return { ...view, name: stage.name, summary: view.summaryOf(stage) };
+    },
+    unreadable: (of) =>
+      of.flatMap((stage): [string, string][] => {
+        const reason = reasonFor(stage);
+        return reason === undefined ? [] : [[stage.name, reason]];
+      }),
+  };
 }
 
-/** Adds the unreadable-summary note of `unnoted` to a rendered section (or makes one, when it is empty). */
-export function withUnreadableNote(id: string, html: string, unnoted: readonly [string, string][]): string {
-  if (unnoted.length === 0) return html;
-  const note = missing(`summary-${id}`, unreadableText(unnoted));
-  const end = "</section>";
-  return html.endsWith(end)
-    ? `${html.slice(0, -end.length)}${note}${end}`
-    : `${html}<section id="${id}">${note}</section>`;
+/** Puts the note of `unreadable` at the top of a rendered section, under its heading (or makes one). */
+export function withUnreadableNote(
+  id: string,
+  html: string,
+  unreadable: readonly [string, string][],
+): string {
+  if (unreadable.length === 0) return html;
+  const note = missing(`summary-${id}`, unreadableText(unreadable));
+  const heading = html.indexOf("</h2>") + "</h2>".length;
+  return heading >= "</h2>".length
+    ? `${html.slice(0, heading)}${note}${html.slice(heading)}`
+    : `<section id="${id}">${note}</section>${html}`;
 }

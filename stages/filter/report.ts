@@ -183,7 +183,8 @@ export const filterReport: StageReport<FilterSummary> = {
       : [{ label: "filter kept", records: view.counts(view.name)?.out }],
   underFlow: funnelFigure,
   sections: [
-    { id: "languages", render: languageSection },
+    // export's released pairs stand in for filter's summary when it has none
+    { id: "languages", reads: [exportStage], render: languageSection },
     { id: "scores", render: scoreSection },
   ],
 };

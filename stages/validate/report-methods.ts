@@ -8,7 +8,8 @@ import {
   PAPER_DIALOGUE_STATS,
   paperShape,
 } from "../../pipeline/dialogue.js";
-import type { StageView } from "../../pipeline/report/contract.js";
+import type { StageRegistry } from "../../pipeline/registry.js";
+import type { ReportingStage, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, n, OURS, PAPER, table } from "../../pipeline/report/html.js";
 import { escapeXml as esc } from "../../pipeline/report/svg.js";
 import { DISABLED } from "../../pipeline/report/view.js";
@@ -27,6 +28,12 @@ export interface MethodRow {
   kept?: Counts | undefined;
   paper: { dialogues: number; turnsPerDialogue: number };
 }
+
+/** What the methods section reads besides validate's summary: every dialogue stage's, and export's. */
+export const methodsReads = (registry: StageRegistry<ReportingStage>) => [
+  ...registry.stages.filter((stage) => stage.methods?.length),
+  exportStage,
+];
 
 /** The stage of a method no registered stage declares (so it never ran). */
 const NO_STAGE = "no stage";

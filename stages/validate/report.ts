@@ -4,7 +4,7 @@
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
 import { figure, missing, n, table } from "../../pipeline/report/html.js";
-import { methodSection } from "./report-methods.js";
+import { methodSection, methodsReads } from "./report-methods.js";
 import type { ValidateSummary } from "./summary.js";
 
 export const OUTCOME_COLORS: Record<string, string> = {
@@ -110,7 +110,7 @@ function validationSection(view: StageView<ValidateSummary>): string {
 export const validateReport: StageReport<ValidateSummary> = {
   flow: outputsStep("validated, kept"),
   sections: [
-    { id: "methods", render: methodSection },
+    { id: "methods", reads: methodsReads, render: methodSection },
     { id: "validation", render: validationSection },
   ],
 };

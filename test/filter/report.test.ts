@@ -7,7 +7,7 @@ import { filterStage } from "../../stages/filter.js";
 import { dataDirPerTest, FULL_RUN, stageView, writeManifests } from "../report/fixtures.js";
 
 const dir = dataDirPerTest("cf-filter-report-");
-const filterView = () => stageView(dir.path, filterStage);
+const filterView = () => stageView(dir.path, filterStage, "languages");
 
 it("infers each round's passing score from its histogram, and folds other languages together", async () => {
   await writeManifests(dir.path, FULL_RUN);

@@ -10,7 +10,8 @@ import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { validateStage } from "../../stages/index.js";
 import { methodsOf } from "../../stages/validate/report-methods.js";
-import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
 const dirs: string[] = [];
@@ -69,7 +70,7 @@ it("says a switched-off dialogue stage was not run (disabled), never 0, and whet
   const data = collectReport(dir, { registry: REGISTRY, disabled: ["leetcode", "correct"] });
   expect(data.stages.find((s) => s.name === "leetcode")?.state).toBe("not run (disabled)");
   expect(data.flow.find((s) => s.stage === "leetcode")?.records).toBeUndefined();
-  const { shape } = methodsOf(data.view.forStage(validateStage));
+  const { shape } = methodsOf(data.view.forStage(validateStage, "methods"));
   expect(shape?.reproduces).toBe(false);
   expect(shape?.verdict).toContain("leetcode-follow-up not run (disabled)");
   // the runner's own judgement (state "disabled") reads the same

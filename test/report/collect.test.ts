@@ -51,32 +51,41 @@ it("says, in the section that reads it, that a summary of another shape is unrea
   expect(sections.get("methods")).not.toContain("unreadable");
 });
 
-it("adds the note to a section that read an unreadable summary without saying so", async () => {
+it("notes at the top of a section the unreadable summaries it declares it reads, and only those", async () => {
   // a stage whose section reads the other's summary and draws nothing when it gets none
   const source: ReportingStage<{ made: number }> = {
     name: "source",
     summarySchema: z.object({ made: z.number() }),
   };
-  const reader: ReportingStage = {
+  const reader = (reads: ReportingStage[]): ReportingStage => ({
     name: "reader",
     report: {
       sections: [
         {
           id: "reader",
+          reads,
           render: (view) =>
             `<section id="reader"><h2>Made</h2>${view.summaryOf(source)?.made ?? ""}</section>`,
         },
       ],
     },
-  };
-  const registry = new StageRegistry<ReportingStage>([source, reader]);
+  });
+  const registry = new StageRegistry<ReportingStage>([source, reader([source])]);
   await writeManifests(dir.path, [
     { ...FULL_RUN[0]!, stage: "source", stats: { made: "many" } },
     { ...FULL_RUN[0]!, stage: "reader" },
   ]);
-  const html = renderReport(collectReport(dir.path, { registry }));
-  expect(html).toContain(
+  expect(renderReport(collectReport(dir.path, { registry }))).toContain(
     '<section id="reader"><h2>Made</h2><p class="missing" data-missing="summary-reader">summary unreadable (source: made: ',
+  );
+  // a stage switched off has no summary to read, whatever an earlier run left
+  expect(renderReport(collectReport(dir.path, { registry, disabled: ["source"] }))).toContain(
+    '<section id="reader"><h2>Made</h2></section>',
+  );
+  // a section that reads a summary it does not declare is the report's error, never a missing note
+  const undeclared = new StageRegistry<ReportingStage>([source, reader([])]);
+  expect(() => renderReport(collectReport(dir.path, { registry: undeclared }))).toThrow(
+    "reader's report section reader reads source's summary without declaring it in its `reads`",
   );
 
   await writeManifests(dir.path, [{ ...FULL_RUN[0]!, stage: "source", stats: { made: 7 } }]);

@@ -234,7 +234,7 @@ export function dataDirPerTest(prefix: string): { readonly path: string } {
   return dir;
 }
 
-/** What `stage`'s report parts are handed for the manifests in `dataDir`. */
-export function stageView<S>(dataDir: string, stage: ReportingStage<S>): StageView<S> {
-  return collectReport(dataDir, { registry: REGISTRY }).view.forStage(stage);
+/** What `stage`'s flow parts (or its section `section`) are handed for the manifests in `dataDir`. */
+export function stageView<S>(dataDir: string, stage: ReportingStage<S>, section?: string): StageView<S> {
+  return collectReport(dataDir, { registry: REGISTRY }).view.forStage(stage, section);
 }

@@ -8,7 +8,7 @@ import { methodsOf } from "../../stages/validate/report-methods.js";
 import { dataDirPerTest, FULL_RUN, REGISTRY, stageView, writeManifests } from "../report/fixtures.js";
 
 const dir = dataDirPerTest("cf-validate-report-");
-const validateView = () => stageView(dir.path, validateStage);
+const validateView = () => stageView(dir.path, validateStage, "methods");
 
 it("sets each method's dialogues as made and as kept beside the paper's", async () => {
   await writeManifests(dir.path, FULL_RUN);
