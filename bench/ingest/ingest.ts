@@ -8,8 +8,11 @@
 //   read       the floor for dedup: streaming normalize's committed records back
 //   dedup      the real `dedup` stage: decontamination against 664 prompts fetched through the hub,
 //              exact and MinHash-LSH near duplicates, outputs committed
+// With `--shards N`, normalize then runs again in a second data directory as N shards, one process
+// each (`run normalize --shard K/N`), for their CPU summed against the one process's, and their
+// merged output's hash against its.
 //
-//   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--keep] [--dir DIR]
+//   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--shards 4] [--keep] [--dir DIR]
 // Targets (issue 19, at one machine's scale S = 1): normalize <= 1.5x the copy's CPU, peak RSS
 // <= 1 GiB; dedup >= 10,000 documents per CPU second, peak RSS <= 2 GiB.
 import { spawnSync } from "node:child_process";
@@ -19,6 +22,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { silentLogger } from "../../pipeline/log.js";
+import { parseShardSpec, type ShardSpec } from "../../pipeline/runner/shard.js";
 import { Runner } from "../../pipeline/runner.js";
 import { createServices } from "../../pipeline/services.js";
 import { StageStore } from "../../pipeline/store/index.js";
@@ -64,14 +68,17 @@ async function phaseCopy(dir: string, sources: GeneratedSource[]): Promise<Phase
   return finish(started, rows);
 }
 
+/** The config of the sharded normalize: the same, over its own data directory. */
+const SHARDED_CONFIG = "config-shards.yaml";
+
 /** The pipeline's config for the corpus: its four sources and two benchmark sets, all from `hub/`. */
-function configYaml(dir: string, sources: GeneratedSource[]): string {
+function configYaml(dir: string, sources: GeneratedSource[], data = "data"): string {
   const source = (s: GeneratedSource) =>
     `      - {name: ${s.shape.name}, adapter: ${s.shape.name}, repo: ${s.repo}, files: [${path.basename(s.file)}]}`;
   const benchmark = (name: string) =>
     `      - {name: ${name}, repo: bench/prompts, files: [${name}.jsonl], text_field: prompt, id_field: task_id}`;
   return [
-    `data_dir: ${path.join(dir, "data")}`,
+    `data_dir: ${path.join(dir, data)}`,
     "hub:",
     `  endpoint: file:${path.join(dir, "hub")}`,
     "stages:",
@@ -86,19 +93,31 @@ function configYaml(dir: string, sources: GeneratedSource[]): string {
   ].join("\n");
 }
 
-/** Runs one stage of the pipeline as `pnpm pipeline run STAGE` would, its upstream being complete. */
-async function phaseStage(dir: string, stage: string): Promise<PhaseResult> {
-  const loaded = loadConfig({ file: path.join(dir, "config.yaml"), sets: [] });
-  const dataDir = path.join(dir, "data");
-  const services = createServices(loaded.config, { dataDir, log: silentLogger });
+function runnerOf(file: string): { runner: Runner; close: () => Promise<void> } {
+  const loaded = loadConfig({ file, sets: [] });
+  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log: silentLogger });
   const runner = new Runner(STAGES, loaded, {
     services,
     log: silentLogger,
     progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
   });
+  return { runner, close: () => services.close() };
+}
+
+/**
+ * Runs one stage of the pipeline as `pnpm pipeline run STAGE` would (with `shard`, as `run STAGE
+ * --shard K/N` would), its upstream being complete.
+ */
+async function phaseStage(
+  dir: string,
+  stage: string,
+  config: string,
+  shard?: ShardSpec,
+): Promise<PhaseResult> {
+  const { runner, close } = runnerOf(path.join(dir, config));
   const started = start();
-  const [report] = await runner.run([stage], { only: true });
-  await services.close();
+  const [report] = await runner.run([stage], shard ? { shard } : { only: true });
+  await close();
   const counts = report!.counts!;
   return finish(started, counts.in, {
     out: counts.out,
@@ -118,11 +137,16 @@ async function phaseRead(dir: string): Promise<PhaseResult> {
   return finish(started, rows, { chars });
 }
 
-async function runPhase(phase: string, dir: string, scale: number): Promise<PhaseResult> {
+async function runPhase(
+  phase: string,
+  dir: string,
+  scale: number,
+  args: string[] = [],
+): Promise<PhaseResult> {
   const self = fileURLToPath(import.meta.url);
   const child = spawnSync(
     process.execPath,
-    [...process.execArgv, self, "--phase", phase, "--dir", dir, "--scale", String(scale)],
+    [...process.execArgv, self, "--phase", phase, "--dir", dir, "--scale", String(scale), ...args],
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 << 20 },
   );
   if (child.status !== 0) throw new Error(`phase ${phase} failed with status ${child.status}`);
@@ -142,22 +166,30 @@ async function main(): Promise<void> {
   const phase = textArg("phase");
   if (phase) {
     const dir = textArg("dir")!;
+    const shard = textArg("shard");
     const result =
       phase === "copy"
         ? await phaseCopy(dir, corpusLayout(dir, scale))
         : phase === "read"
           ? await phaseRead(dir)
-          : await phaseStage(dir, phase);
+          : await phaseStage(
+              dir,
+              phase,
+              textArg("config") ?? "config.yaml",
+              shard === undefined ? undefined : parseShardSpec(shard),
+            );
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
 
   const dir = textArg("dir") ?? (await mkdtemp(path.join(tmpdir(), "bench-ingest-")));
   const keep = process.argv.includes("--keep");
+  const shards = Number(textArg("shards") ?? "1");
   try {
     const t0 = performance.now();
     const generated = await generateCorpus(dir, scale);
     await writeFile(path.join(dir, "config.yaml"), configYaml(dir, generated));
+    await writeFile(path.join(dir, SHARDED_CONFIG), configYaml(dir, generated, "data-shards"));
     const mb = generated.reduce((sum, g) => sum + g.bytes, 0) / 1e6;
     const rows = generated.reduce((sum, g) => sum + g.rows, 0);
     console.log(
@@ -199,9 +231,46 @@ async function main(): Promise<void> {
     console.log(
       `dedup peak RSS            ${dedup.maxRssMiB.toFixed(0)} MiB (target <= 2048)  ${verdict(dedup.maxRssMiB <= 2048)}`,
     );
+    if (shards > 1) await shardedNormalize(dir, scale, shards, normalize);
   } finally {
     if (!keep) await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * normalize again as `shards` shards over a second data directory (its own download first), each
+ * shard its own process: their CPU summed against the one process's (each shard reads every row and
+ * parses its own), and the merged output against the one process's.
+ */
+async function shardedNormalize(dir: string, scale: number, shards: number, one: PhaseResult): Promise<void> {
+  await runPhase("download", dir, scale, ["--config", SHARDED_CONFIG]);
+  const runs: PhaseResult[] = [];
+  for (let k = 0; k < shards; k++)
+    runs.push(
+      await runPhase("normalize", dir, scale, ["--config", SHARDED_CONFIG, "--shard", `${k}/${shards}`]),
+    );
+  const cpu = runs.reduce((sum, r) => sum + r.cpuSeconds, 0);
+  const wall = runs.reduce((sum, r) => sum + r.seconds, 0);
+  const manifestOf = async (file: string) => {
+    const { runner, close } = runnerOf(path.join(dir, file));
+    const manifest = runner.status("normalize").manifest;
+    await close();
+    return manifest;
+  };
+  const single = await manifestOf("config.yaml");
+  const sharded = await manifestOf(SHARDED_CONFIG);
+  const same = single?.outputHash !== undefined && single.outputHash === sharded?.outputHash;
+  console.log("");
+  console.log(
+    `normalize as ${shards} shards, one process each: ${runs.map((r) => `${r.cpuSeconds.toFixed(2)}`).join(" + ")} CPU s (${runs.map((r) => r.rows).join(" + ")} rows)`,
+  );
+  console.log(
+    `${shards} shards / one process  ${(cpu / one.cpuSeconds).toFixed(2)}x CPU summed (${cpu.toFixed(2)} vs ${one.cpuSeconds.toFixed(2)} s), ` +
+      `${(wall / one.seconds).toFixed(2)}x wall summed; one shard ${(runs[0]!.cpuSeconds / one.cpuSeconds).toFixed(2)}x CPU (ideal ${(1 / shards).toFixed(2)}x)`,
+  );
+  console.log(
+    `merged output vs one process: ${same ? "identical (output hash)" : `DIFFERENT (${JSON.stringify(single?.counts)} vs ${JSON.stringify(sharded?.counts)})`}`,
+  );
 }
 
 await main();
