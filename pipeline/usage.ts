@@ -121,6 +121,8 @@ export interface SandboxUsage {
 /** Where the stage's sandbox face counts each program it ran (metered.ts). */
 export interface SandboxRunSink {
   ran(busyMs: number, endpoint?: string): void;
+  /** programs an earlier process ran, whose kept results are replayed now (ReplayCosts) */
+  add(usage: SandboxUsage | undefined): void;
 }
 
 export class SandboxMeter implements SandboxRunSink {
@@ -157,6 +159,46 @@ export class SandboxMeter implements SandboxRunSink {
       ? { ...counts, endpoints: Object.fromEntries(Object.entries(endpoints).map(([n, e]) => [n, { ...e }])) }
       : counts;
   }
+}
+
+/**
+ * What the programs behind kept results cost when they ran (an execution journal's runs, a verdict
+ * cache's verdicts), so that replaying a result counts its programs as running them would have: once,
+ * by the first replay in this process. A result this process made is not here: its programs were
+ * counted as they ran.
+ */
+export class ReplayCosts {
+  private readonly unpaid = new Map<string, SandboxUsage>();
+
+  /** an entry read back from its file, with the cost saved beside it (a later line for a key wins) */
+  loaded(key: string, cost: unknown): void {
+    if (isSandboxUsage(cost)) this.unpaid.set(key, cost);
+    else this.unpaid.delete(key);
+  }
+
+  /** an entry this process made */
+  made(key: string): void {
+    this.unpaid.delete(key);
+  }
+
+  /** what replaying `key` costs now: its earlier cost the first time, then nothing */
+  take(key: string): SandboxUsage | undefined {
+    const cost = this.unpaid.get(key);
+    this.unpaid.delete(key);
+    return cost;
+  }
+}
+
+const isCount = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/** A SandboxUsage as a file may hold it; anything else (a damaged line) counts nothing. */
+function isSandboxUsage(value: unknown): value is SandboxUsage {
+  if (typeof value !== "object" || value === null) return false;
+  const usage = value as Partial<SandboxUsage>;
+  if (!isCount(usage.runs) || !isCount(usage.busyMs)) return false;
+  if (usage.endpoints === undefined) return true;
+  if (typeof usage.endpoints !== "object" || usage.endpoints === null) return false;
+  return Object.values(usage.endpoints).every((e) => isCount(e?.runs) && isCount(e?.busyMs));
 }
 
 /** The sum of stages' or shards' sandbox usage; undefined when none ran a program. */

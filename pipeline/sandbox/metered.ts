@@ -1,9 +1,11 @@
 // A stage's face of the shared sandbox client: the same servers and limits, with what each server did
 // counted in the stage's usage (and so in its manifest), as an LLM client counts in it per role, and
 // every program the sandbox ran counted with its busy time where the runner says (the record being
-// handled, so the count is committed with it: pipeline/usage.ts, SandboxUsage).
+// handled, so the count is committed with it: pipeline/usage.ts, SandboxUsage). A stage that keeps
+// results to replay (an execution journal, a verdict cache) keeps each one's cost beside it
+// (`alsoCountingIn`) and counts it when the result is replayed instead of run (`countReplayed`).
 import type { EndpointUsageSink } from "../balance/pool.js";
-import type { SandboxRunSink } from "../usage.js";
+import type { SandboxRunSink, SandboxUsage } from "../usage.js";
 import { HttpSandboxClient } from "./client.js";
 import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "./types.js";
 
@@ -16,8 +18,8 @@ export interface SandboxMeters {
 
 class MeteredRunner implements CodeRunner {
   constructor(
-    private readonly runner: CodeRunner,
-    private readonly meters: SandboxMeters,
+    readonly runner: CodeRunner,
+    readonly meters: SandboxMeters,
   ) {}
 
   async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
@@ -58,4 +60,34 @@ export function programBusyMs(response: RunCodeResponse): number | undefined {
 export function meteredRunner(runner: CodeRunner, meters: SandboxMeters): CodeRunner {
   if (!meters.runs && !(meters.usage && runner instanceof HttpSandboxClient)) return runner;
   return new MeteredRunner(runner, meters);
+}
+
+/**
+ * `runner`, also counting each program it runs in `program`: what one result cost, to keep with it
+ * so that a later process replaying the result counts the same (`countReplayed`).
+ */
+export function alsoCountingIn(runner: CodeRunner, program: SandboxRunSink): CodeRunner {
+  if (!(runner instanceof MeteredRunner)) return meteredRunner(runner, { runs: program });
+  const outer = runner.meters.runs;
+  const both: SandboxRunSink = outer
+    ? {
+        ran: (busyMs, endpoint) => {
+          outer.ran(busyMs, endpoint);
+          program.ran(busyMs, endpoint);
+        },
+        add: (usage) => {
+          outer.add(usage);
+          program.add(usage);
+        },
+      }
+    : program;
+  return new MeteredRunner(runner.runner, { ...runner.meters, runs: both });
+}
+
+/**
+ * Counts, where `runner` counts its programs, the programs behind a result an earlier process ran and
+ * kept, now replayed instead of run: their cost as saved then (nothing when none was saved).
+ */
+export function countReplayed(runner: CodeRunner, cost: SandboxUsage | undefined): void {
+  if (cost && runner instanceof MeteredRunner) runner.meters.runs?.add(cost);
 }

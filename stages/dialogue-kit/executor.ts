@@ -1,7 +1,8 @@
 // Runs the code of a dialogue in the sandbox, for simulate and correct alike: at most `concurrency`
 // programs at once across every dialogue in flight (the LLM roles have their own limits), under
 // pipeline/execution's outage policy (the record fails and is retried on the next run; it is never the
-// code's fault), and every result is journaled before it is used.
+// code's fault), and every result is journaled before it is used, with what the sandbox ran for it: a
+// redone record that replays the result counts those programs with itself, as if it had run them.
 
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../../pipeline/code/index.js";
@@ -12,7 +13,9 @@ import {
   type FeedbackTemplate,
   type SandboxSettings,
 } from "../../pipeline/execution/index.js";
+import { alsoCountingIn, countReplayed } from "../../pipeline/sandbox/metered.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
+import { SandboxMeter } from "../../pipeline/usage.js";
 import type { JournaledRun, RecordJournal } from "./journal.js";
 import { runKey } from "./journal.js";
 import { DialogueRejected } from "./outcome.js";
@@ -61,15 +64,21 @@ export class Executor {
       this.template,
     ]);
     const known = journal.get(key);
-    if (known) return known;
-    const result = await this.attempt(program);
+    if (known) {
+      // paid for by an earlier process (killed before the record was committed, or a forced rerun's
+      // predecessor): counted with this record now, once
+      countReplayed(this.runner, journal.replayCost(key));
+      return known;
+    }
+    const cost = new SandboxMeter();
+    const result = await this.attempt(program, alsoCountingIn(this.runner, cost));
     const run = journaled(result, this.template);
-    await journal.put(key, run);
+    await journal.put(key, run, cost.saved());
     return run;
   }
 
-  private async attempt(program: Program): Promise<ExecutionResult> {
-    const result = await executeBlock(this.runner, program.code, program.lang, this.settings, {
+  private async attempt(program: Program, runner: CodeRunner): Promise<ExecutionResult> {
+    const result = await executeBlock(runner, program.code, program.lang, this.settings, {
       previous: program.previous ?? [],
       gate: this.gate,
       ...(this.signal ? { signal: this.signal } : {}),

@@ -8,11 +8,15 @@
 // limits). Appended before the result is used, so no later request can have seen a result the journal
 // lacks. A line torn by a kill is skipped on reading, and the next run appended starts a line of its
 // own. `reset --purge` forgets the journal; a forced rerun replays it as it replays cached LLM answers.
+//
+// Each line also keeps what the run cost in the sandbox (`x`: programs and busy time), so a redone
+// record that replays it counts it as the run that made it did (the manifest's `sandbox`), once.
 import { createHash } from "node:crypto";
 import { appendFile } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExecutionStatus } from "../../pipeline/execution/index.js";
+import { ReplayCosts, type SandboxUsage } from "../../pipeline/usage.js";
 
 /** One sandbox run as the dialogue uses it: what happened, and the feedback turn it was rendered to. */
 export interface JournaledRun {
@@ -38,6 +42,7 @@ export class ExecutionJournal {
     const name = createHash("sha1").update(recordId).digest("hex");
     const file = path.join(this.dir, name.slice(0, 2), `${name}.jsonl`);
     const runs = new Map<string, JournaledRun>();
+    const costs = new ReplayCosts();
     let text = "";
     try {
       text = await readFile(file, "utf8");
@@ -47,14 +52,15 @@ export class ExecutionJournal {
     for (const line of text.split("\n")) {
       if (line === "") continue;
       try {
-        const entry = JSON.parse(line) as { key: string; run: JournaledRun };
+        const entry = JSON.parse(line) as { key: string; run: JournaledRun; x?: unknown };
         runs.set(entry.key, entry.run);
+        costs.loaded(entry.key, entry.x);
       } catch {
         // torn by a kill while appending: that run is simply done again
       }
     }
     // A torn last line has no newline: the next line must not be glued onto it and lost with it.
-    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"), this.made);
+    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"), this.made, costs);
   }
 }
 
@@ -65,17 +71,29 @@ export class RecordJournal {
     private torn = false,
     /** dirs known to exist, shared by the records of one journal */
     private readonly made = new Set<string>(),
+    /** what the runs read back from the file cost, not yet counted by this record */
+    private readonly costs = new ReplayCosts(),
   ) {}
 
   get(key: string): JournaledRun | undefined {
     return this.runs.get(key);
   }
 
-  async put(key: string, run: JournaledRun): Promise<void> {
+  /**
+   * What the sandbox ran for the run under `key` when an earlier process made it, the first time this
+   * record replays it; nothing after that, nor for a run this record made (counted as it ran).
+   */
+  replayCost(key: string): SandboxUsage | undefined {
+    return this.costs.take(key);
+  }
+
+  /** Appends a run, with `cost`: what the sandbox ran for it. */
+  async put(key: string, run: JournaledRun, cost?: SandboxUsage): Promise<void> {
     this.runs.set(key, run);
+    this.costs.made(key);
     const dir = path.dirname(this.file);
     if (!this.made.has(dir)) await this.makeDir(dir);
-    const line = `${this.torn ? "\n" : ""}${JSON.stringify({ key, run })}\n`;
+    const line = `${this.torn ? "\n" : ""}${JSON.stringify({ key, run, ...(cost ? { x: cost } : {}) })}\n`;
     this.torn = false;
     try {
       await append(this.file, line);

@@ -15,7 +15,9 @@ import {
   styleName,
 } from "../../pipeline/eval/index.js";
 import { callUnderPolicy, SandboxOutageError, type SandboxSettings } from "../../pipeline/execution/index.js";
+import { alsoCountingIn, countReplayed } from "../../pipeline/sandbox/metered.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
+import { SandboxMeter } from "../../pipeline/usage.js";
 import { pythonCallProgram } from "./call-harness.js";
 import type { ProblemTests } from "./taco.js";
 import { starterSignature, typedQuestion } from "./typed-question.js";
@@ -243,10 +245,14 @@ export class SolutionJudge implements Judge {
     const known = this.cache.get(key);
     if (known) {
       this.reused++;
+      // judged by an earlier process (killed, failed, or a run a forced rerun redoes): its programs
+      // are counted with this run, once
+      countReplayed(this.runner, this.cache.replayCost(key));
       return known;
     }
+    const cost = new SandboxMeter();
     const judged = await judgeUncached(
-      this.runner,
+      alsoCountingIn(this.runner, cost),
       task,
       code,
       language,
@@ -255,7 +261,7 @@ export class SolutionJudge implements Judge {
       this.signal,
     );
     if (this.signal.aborted) return judged;
-    this.cache.set(key, judged);
+    this.cache.set(key, judged, cost.saved());
     this.computed++;
     return judged;
   }

@@ -2,6 +2,8 @@
 // `kill -9` or a failure) does not run again what it already judged. One JSON line per verdict,
 // keyed by a hash of everything the verdict depends on (program, language, tests, limits); appended
 // as each verdict arrives, so a kill loses at most the line being written, which the next open cuts.
+// Each line also keeps what the verdict cost in the sandbox (`x`), so a run that reads it back counts
+// those programs as the run that judged it did (the manifest's `sandbox`), once per run.
 
 import { createHash } from "node:crypto";
 import {
@@ -15,9 +17,11 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { ReplayCosts, type SandboxUsage } from "../../pipeline/usage.js";
 
 export class VerdictCache<V> {
   private readonly entries = new Map<string, V>();
+  private readonly costs = new ReplayCosts();
   private fd: number | undefined;
   private unsynced = 0;
 
@@ -31,8 +35,11 @@ export class VerdictCache<V> {
     for (const line of text.slice(0, end).split("\n")) {
       if (line === "") continue;
       try {
-        const entry = JSON.parse(line) as { k?: unknown; v?: V } | null;
-        if (typeof entry?.k === "string" && entry.v !== undefined) this.entries.set(entry.k, entry.v);
+        const entry = JSON.parse(line) as { k?: unknown; v?: V; x?: unknown } | null;
+        if (typeof entry?.k === "string" && entry.v !== undefined) {
+          this.entries.set(entry.k, entry.v);
+          this.costs.loaded(entry.k, entry.x);
+        }
       } catch {
         // a line that does not parse is a verdict to compute again, nothing more
       }
@@ -51,10 +58,20 @@ export class VerdictCache<V> {
     return this.entries.get(key);
   }
 
-  set(key: string, value: V): void {
+  /**
+   * What the sandbox ran for the verdict under `key` when an earlier process judged it, the first time
+   * this process reads it back; nothing after that, nor for a verdict this process judged.
+   */
+  replayCost(key: string): SandboxUsage | undefined {
+    return this.costs.take(key);
+  }
+
+  /** Keeps a verdict, with `cost`: what the sandbox ran for it. */
+  set(key: string, value: V, cost?: SandboxUsage): void {
     this.entries.set(key, value);
+    this.costs.made(key);
     this.fd ??= openSync(this.file, "a");
-    writeSync(this.fd, `${JSON.stringify({ k: key, v: value })}\n`);
+    writeSync(this.fd, `${JSON.stringify({ k: key, v: value, ...(cost ? { x: cost } : {}) })}\n`);
     if (++this.unsynced >= 64) this.sync();
   }
 

@@ -11,12 +11,17 @@ import { SAMPLE_ROOT } from "../sources/sample-parquet.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 
+/** `killWhen`: polled while the CLI runs; once true, the CLI gets SIGKILL. */
 export function cli(
   args: string[],
   options: { dataDir: string; hub: string; llm: string },
+  killWhen?: () => boolean,
 ): Promise<CliResult> {
   const argv = [...args, ...onSamples(options.dataDir, [`hub.endpoint=file:${options.hub}`])];
-  return runCli(argv, { env: { OPENAI_BASE_URL: options.llm, OPENAI_API_KEY: "sk-leetcode-test" } });
+  return runCli(argv, {
+    env: { OPENAI_BASE_URL: options.llm, OPENAI_API_KEY: "sk-leetcode-test" },
+    ...(killWhen ? { killWhen } : {}),
+  });
 }
 
 export async function stored(dataDir: string, stage: string, rejects = false): Promise<PipelineRecord[]> {

@@ -1,13 +1,19 @@
 // The leetcode stage through the CLI on a hand-written TACO fixture, with the test LLM server writing
 // the texts and the translations: what is rejected and why, which solutions pass, how problems are
-// grouped, the shape of a follow-up, and a forced rerun that runs nothing and asks nothing again.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+// grouped, the shape of a follow-up, a forced rerun that runs nothing and asks nothing again, and a
+// run killed with -9 while a program is in flight whose resumed manifest counts the programs an
+// uninterrupted run counts.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractCodeBlocks } from "../../pipeline/code/extract.js";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { StageStore } from "../../pipeline/store/index.js";
+import type { SandboxUsage } from "../../pipeline/usage.js";
+import { testConfig } from "../sandbox/helpers.js";
+import { HELD_PROGRAM_S, startHeldSandbox } from "../support/held-sandbox.js";
 import { type LlmServer, lastUserMessage, startLlmServer } from "../support/llm-server.js";
 import { cli, manifestStats, stored } from "./leetcode-cli.js";
 import {
@@ -34,6 +40,7 @@ let root: string;
 let dataDir: string;
 let hub: string;
 let first: { code: number | null; stderr: string };
+let firstSandbox: SandboxUsage | undefined;
 let dialogues: Dialogue[];
 
 const options = () => ({ dataDir, hub, llm: server.url });
@@ -72,6 +79,7 @@ beforeAll(async () => {
     ],
   });
   first = await cli(["run", "leetcode", ...EXTRA], options());
+  firstSandbox = new StageStore(dataDir, "leetcode").manifest()?.sandbox;
   dialogues = (await stored(dataDir, "leetcode")) as unknown as Dialogue[];
 }, 240_000);
 
@@ -214,8 +222,10 @@ describe("leetcode stage", () => {
     };
     expect(stats.validation.verdicts_computed).toBe(0);
     expect(stats.validation.verdicts_reused).toBe(9);
-    // every verdict read back: the sandbox ran nothing for the run that completed the stage
-    expect(new StageStore(dataDir, "leetcode").manifest()!.sandbox).toBeUndefined();
+    // every verdict read back, the sandbox ran nothing: the programs behind them count as they did
+    // when they ran (what this run's records cost), each once
+    expect(firstSandbox!.runs).toBeGreaterThanOrEqual(9);
+    expect(new StageStore(dataDir, "leetcode").manifest()!.sandbox).toEqual(firstSandbox);
     const rerun = (await stored(dataDir, "leetcode")) as unknown as Dialogue[];
     expect(rerun.map((d) => JSON.stringify(d)).sort()).toEqual(
       dialogues.map((d) => JSON.stringify(d)).sort(),
@@ -228,4 +238,32 @@ describe("leetcode stage", () => {
       paper: { dialogues: 200, turns_per_dialogue: 3.8 },
     });
   }, 120_000);
+
+  it("killed with -9 while a program is in flight, then resumed, counts the programs an uninterrupted run counts", async () => {
+    const killDir = path.join(root, "killed");
+    const embedded = new EmbeddedSandbox(testConfig({ workers: 2 }));
+    const sandbox = await startHeldSandbox(embedded);
+    try {
+      const args = ["run", "leetcode", ...EXTRA, "--set", `sandbox.url=${sandbox.url}`];
+      const at = { ...options(), dataDir: killDir };
+      // the Java translation is judged after every solution: held, it is in flight at the kill
+      sandbox.hold(/seen\.getOrDefault\(k - x, 0\)/);
+      const killed = await cli(args, at, () => sandbox.held() >= 1);
+      expect(killed.signal, killed.stderr).toBe("SIGKILL");
+      expect(existsSync(path.join(killDir, "leetcode", "work", "verdicts.jsonl"))).toBe(true);
+      sandbox.hold(undefined);
+      sandbox.resetCount();
+      const resumed = await cli(args, at);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const counted = new StageStore(killDir, "leetcode").manifest()!.sandbox!;
+      expect(counted.runs).toBe(firstSandbox!.runs);
+      expect(counted.busyMs).toBe(counted.runs * HELD_PROGRAM_S * 1000);
+      // the verdicts of the killed run were read back, not judged again: only the held one ran
+      expect(sandbox.answered()).toBeLessThan(counted.runs);
+      expect(sandbox.answered()).toBeGreaterThan(0);
+    } finally {
+      await sandbox.close();
+      await embedded.close();
+    }
+  }, 240_000);
 });

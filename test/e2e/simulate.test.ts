@@ -1,13 +1,19 @@
 // `pnpm pipeline run simulate correct` end to end with configs/sample.yaml against a local
 // OpenAI-compatible server (the scripted test server, with a key): the dialogues `cat` prints, and a
 // run killed with -9 in the middle of simulate that, resumed, ends with the same dialogues as an
-// uninterrupted run, re-sending only what was in flight, even when the code's output is random.
+// uninterrupted run, re-sending only what was in flight, even when the code's output is random; and
+// simulate and correct killed with programs in flight, whose resumed manifests count the programs
+// an uninterrupted run counts.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import { readEntries, StageStore } from "../../pipeline/store/index.js";
 import { partOf, STRONG_MODEL, scriptedReply, WEAK_MODEL } from "../dialogue-kit/script.js";
 import { filesContaining, tempDir } from "../llm/helpers.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
+import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { HELD_PROGRAM_S, startHeldSandbox } from "../support/held-sandbox.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
 import { cli } from "./kit.js";
@@ -33,6 +39,25 @@ const isDialogueRequest = (r: ReceivedRequest) => partOf(r) !== "scorer";
 const answersResult = (r: ReceivedRequest) =>
   partOf(r) === "strong" && r.body.messages.at(-1)!.content.startsWith("Execution result");
 const queryOf = (r: ReceivedRequest) => r.body.messages.find((m) => m.role === "user")!.content;
+const sandboxOf = (dir: string, stage: string) => new StageStore(dir, stage).manifest()?.sandbox;
+/** Entries a stage has committed so far (whole lines of its parts), read while it runs. */
+const committedLines = (dir: string, stage: string) => {
+  const parts = join(dir, stage, "parts");
+  let files: string[];
+  try {
+    files = readdirSync(parts);
+  } catch {
+    return 0;
+  }
+  return files.reduce((n, f) => n + readFileSync(join(parts, f), "utf8").split("\n").length - 1, 0);
+};
+/** The programs counted in the entries a stage committed. */
+async function committedRuns(dir: string, stage: string): Promise<number> {
+  let runs = 0;
+  for (const part of new StageStore(dir, stage).parts())
+    for await (const entry of readEntries(part, { completeOnly: true })) runs += entry.x?.runs ?? 0;
+  return runs;
+}
 
 beforeAll(async () => {
   server = await startLlmServer({ fallback: scriptedReply, requireKey: SECRET, latencyMs: 5 });
@@ -149,6 +174,52 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
     } finally {
       server.options.rules = [];
       server.options.latencyMs = 5;
+      dir.remove();
+    }
+  });
+
+  it("counts, resumed after a kill -9 with programs in flight, the programs an uninterrupted run counts", async () => {
+    const dir = tempDir("cf-simulate-e2e-programs-");
+    const embedded = new EmbeddedSandbox(testConfig({ workers: 2 }));
+    const sandbox = await startHeldSandbox(embedded);
+    try {
+      // the second program of a record in the sample's script, its first one run (and journaled):
+      // simulate's runs in the session of the first (a notebook program replaying earlier cells)
+      for (const [stage, second] of [
+        ["simulate", /^_nb_previous = \[/m],
+        ["correct", /print\(sum\(values\)/],
+      ] as const) {
+        const sets = [
+          ...SETS,
+          ...["--set", `sandbox.url=${sandbox.url}`, "--set", `stages.${stage}.execution.concurrency=8`],
+        ];
+        // once two records are committed, the second programs of the rest are held until the kill
+        let holding = false;
+        const killed = await cli(dir.path, ["run", stage, ...sets], env(), () => {
+          if (!holding && committedLines(dir.path, stage) >= 2) {
+            sandbox.hold(second);
+            holding = true;
+          }
+          return holding && sandbox.held() >= 1;
+        });
+        expect(killed.signal, killed.stderr).toBe("SIGKILL");
+        sandbox.hold(undefined);
+        const before = await committedRuns(dir.path, stage);
+        sandbox.resetCount();
+        const resumed = await cli(dir.path, ["run", stage, ...sets], env());
+        expect(resumed.code, resumed.stderr).toBe(0);
+        const reference = sandboxOf(ref.path, stage)!;
+        const counted = sandboxOf(dir.path, stage)!;
+        expect(reference.runs).toBeGreaterThan(0);
+        expect(counted.runs, stage).toBe(reference.runs);
+        // every program counted once, at the time it reported
+        expect(counted.busyMs, stage).toBe(counted.runs * HELD_PROGRAM_S * 1000);
+        // the records redone replayed the programs their killed run had journaled, not run again
+        expect(counted.runs - before, stage).toBeGreaterThan(sandbox.answered());
+      }
+    } finally {
+      await sandbox.close();
+      await embedded.close();
       dir.remove();
     }
   });

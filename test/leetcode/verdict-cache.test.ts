@@ -1,5 +1,6 @@
 // The verdict cache after a `kill -9`: a last line cut mid-write, or a line that is not JSON, costs
-// that one verdict and nothing else; the next append starts on a line of its own.
+// that one verdict and nothing else; the next append starts on a line of its own. Each verdict keeps
+// what the sandbox ran for it, handed to the first read after a reopen only.
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -67,5 +68,27 @@ describe("the verdict cache", () => {
     expect(cache.get("a")).toEqual({ verdict: "passed" });
     expect(cache.size).toBe(1);
     cache.close();
+  });
+});
+
+describe("the sandbox programs behind cached verdicts", () => {
+  it("are kept with each verdict and handed to the first read after a reopen only", () => {
+    const file = path.join(dir, "costs.jsonl");
+    const cost = { runs: 3, busyMs: 120, endpoints: { "http://a/run_code": { runs: 3, busyMs: 120 } } };
+    const cache = new VerdictCache<{ verdict: string }>(file);
+    cache.set("a", { verdict: "passed" }, cost);
+    cache.set("b", { verdict: "timeout" });
+    // judged by this process: counted as its programs ran
+    expect(cache.replayCost("a")).toBeUndefined();
+    cache.close();
+    appendFileSync(file, `${JSON.stringify({ k: "c", v: { verdict: "passed" }, x: { runs: "3" } })}\n`);
+
+    const again = new VerdictCache<{ verdict: string }>(file);
+    expect(again.replayCost("a")).toEqual(cost);
+    expect(again.replayCost("a")).toBeUndefined();
+    expect(again.replayCost("b")).toBeUndefined();
+    expect(again.get("c")).toEqual({ verdict: "passed" });
+    expect(again.replayCost("c")).toBeUndefined();
+    again.close();
   });
 });
