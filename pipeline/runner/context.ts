@@ -7,7 +7,7 @@ import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { Tally } from "../store/index.js";
 import type { UsageMeter } from "../usage.js";
-import { type ShardSpec, shardOfId } from "./shard.js";
+import { type ShardSpec, shardTest } from "./shard.js";
 import type { RunnerCore } from "./types.js";
 
 export function stageContext(
@@ -46,6 +46,6 @@ export function stageContext(
     // outside a record (record-wise stages count each record's with it: execute.ts)
     stat: (name, value = 1) => tally.add(tally.counters, name, value),
     registry: r.registry,
-    ...(shard ? { inShard: (record) => shardOfId(record.id, shard.count) === shard.index } : {}),
+    ...(shard ? { inShard: shardTest(shard) } : {}),
   };
 }

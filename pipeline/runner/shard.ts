@@ -2,8 +2,9 @@
 // record-wise stage side by side on shared storage, each writing files of its own (docs/design.md,
 // "Shards"). The spec comes from `--shard K/N`, or from the scheduler's environment when the flag is
 // absent: a Slurm job array, or a Kubernetes Indexed Job (whose environment carries no count).
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { UserError } from "../errors.js";
+import type { PipelineRecord } from "../record.js";
 import type { ShardSpec } from "../store/shard-dirs.js";
 
 export { parseShardLabel, type ShardSpec, shardLabel } from "../store/shard-dirs.js";
@@ -90,5 +91,21 @@ export function shardFromEnvironment(
  */
 export function shardOfId(id: string, count: number): number {
   if (count === 1) return 0;
-  return createHash("sha1").update(id).digest().readUIntBE(0, 6) % count;
+  return hash("sha1", id, "buffer").readUIntBE(0, 6) % count;
+}
+
+/**
+ * Whether a record is the shard's (`ctx.inShard`). The last answer is kept: a stage that reads only
+ * its own records (normalize) asks about each one just before the runner does.
+ */
+export function shardTest(shard: ShardSpec): (record: PipelineRecord) => boolean {
+  let lastId: string | undefined;
+  let last = false;
+  return (record) => {
+    if (record.id !== lastId) {
+      lastId = record.id;
+      last = shardOfId(record.id, shard.count) === shard.index;
+    }
+    return last;
+  };
 }
