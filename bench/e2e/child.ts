@@ -34,7 +34,13 @@ export interface CommandResult {
 /** `node <pipeline flags> --import tsx pipeline/main.ts ...args`, its output appended to `log`. */
 export async function pipelineCommand(
   args: string[],
-  opts: { env: Record<string, string>; log: string; usageFile: string },
+  opts: {
+    env: Record<string, string>;
+    log: string;
+    usageFile: string;
+    /** told the pid of the process as soon as it is started */
+    started?: (pid: number | undefined) => void;
+  },
 ): Promise<CommandResult> {
   const flags = pipelineNodeFlags(readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const before = usageLines(opts.usageFile).length;
@@ -51,6 +57,7 @@ export async function pipelineCommand(
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  opts.started?.(child.pid);
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });
   const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));

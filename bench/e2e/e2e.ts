@@ -26,6 +26,7 @@ import { generateCorpus } from "../ingest/corpus.js";
 import { pipelineNodeFlags } from "../run.js";
 import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
 import { configYaml } from "./config.js";
+import { CpuGroup, CpuMeter, type CpuShares } from "./cpu.js";
 import { type Ideal, idealOf } from "./ideal.js";
 import { startSandboxServer, startServers } from "./servers-process.js";
 
@@ -64,6 +65,8 @@ interface StageResult {
   manifest: Manifest | undefined;
   diskMiB: number;
   ideal: Ideal;
+  /** where the machine's CPU went while the stage ran */
+  cpu: CpuShares;
 }
 
 function baseline(args: string[]): Record<string, number> {
@@ -127,9 +130,10 @@ async function main(): Promise<void> {
   );
 
   const servers = await startServers(path.join(dir, "hub"), latencyS * 1000);
-  const sandboxServer = process.argv.includes("--sandbox-server")
-    ? await startSandboxServer(dir, workers)
-    : undefined;
+  const serverMode = process.argv.includes("--sandbox-server");
+  const serverGroup = serverMode ? CpuGroup.create("sandbox-server") : undefined;
+  const sandboxServer = serverMode ? await startSandboxServer(dir, workers, serverGroup) : undefined;
+  const meter = new CpuMeter({ llm: servers.pid, sandboxServer: sandboxServer?.pid }, serverGroup);
   if (sandboxServer) process.stdout.write(`sandbox: its own server process, ${sandboxServer.url}\n`);
   const sandboxUrl = sandboxServer ? { sandboxUrl: sandboxServer.url } : {};
   const env = { OPENAI_BASE_URL: servers.llm, OPENAI_API_KEY: "bench-e2e" };
@@ -140,11 +144,17 @@ async function main(): Promise<void> {
   const results: StageResult[] = [];
   try {
     for (const stage of stages) {
+      // embedded, the sandboxes are the stage process's children: counted in a group of its own
+      const stageGroup = serverMode ? undefined : CpuGroup.create(stage);
+      const before = meter.probe(stageGroup);
       const run = await pipelineCommand(["run", stage, "--only", "--config", config], {
         env,
         log,
         usageFile,
+        started: (pid) => stageGroup?.add(pid),
       });
+      const cpu = meter.shares(before, meter.probe(stageGroup), run.cpuS, stageGroup);
+      stageGroup?.remove();
       if (run.code !== 0)
         throw new Error(`${stage} exited with ${run.code}; the end of ${log}:\n${tail(log)}`);
       const manifest = readManifest(dataDir, stage);
@@ -174,6 +184,7 @@ async function main(): Promise<void> {
         manifest,
         diskMiB: diskBytes(path.join(dataDir, stage)) / 2 ** 20,
         ideal,
+        cpu,
       };
       results.push(result);
       process.stdout.write(`${describe(result)}\n`);
@@ -207,6 +218,7 @@ async function main(): Promise<void> {
   } finally {
     servers.stop();
     sandboxServer?.stop();
+    serverGroup?.remove();
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -224,7 +236,25 @@ function describe(r: StageResult): string {
     `time: LLM ${pct(shares.llm)} sandbox ${pct(shares.sandbox)} pipeline ${pct(shares.pipeline)}` +
     (r.ideal.overhead === undefined
       ? ""
-      : `  (${r.ideal.bound}-bound ideal ${f(r.ideal.idealS, 1)} s, overhead ${pct(r.ideal.overhead)})`)
+      : `  (${r.ideal.bound}-bound ideal ${f(r.ideal.idealS, 1)} s, overhead ${pct(r.ideal.overhead)})`) +
+    `\n${" ".repeat(10)}${cpuLine(r)}`
+  );
+}
+
+/** Where the machine's CPU went during the stage: every busy second, and the idle rest. */
+function cpuLine(r: StageResult): string {
+  const c = r.cpu;
+  const busy = c.stageS + c.llmServerS + c.sandboxServerS + (c.programsS ?? 0) + c.otherS;
+  const records = r.manifest?.counts.in ?? 0;
+  const perRecord =
+    records > 0 && (r.manifest?.usage?.requests || r.manifest?.sandbox?.runs)
+      ? `; a record: stage ${f((1000 * r.cpuS) / records, 1)} ms, LLM server ${f((1000 * c.llmServerS) / records, 1)} ms, sandbox server ${f((1000 * c.sandboxServerS) / records, 1)} ms` +
+        (c.programsS === undefined ? "" : `, sandboxes ${f((1000 * c.programsS) / records, 1)} ms`)
+      : "";
+  return (
+    `CPU s: stage ${f(c.stageS, 1)} (start-up ${f(r.noop.cpuS, 1)} of it), LLM server ${f(c.llmServerS, 1)}, ` +
+    `sandbox server ${f(c.sandboxServerS, 1)}, sandboxes ${c.programsS === undefined ? "not measured" : f(c.programsS, 1)}, ` +
+    `other ${f(c.otherS, 1)}; busy ${f(busy, 1)} of ${f(c.capacityS, 1)}${perRecord}`
   );
 }
 

@@ -1,14 +1,18 @@
-// Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count;
-// with `--sandbox-server`, the sandbox's own server too.
+// Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count, its
+// pid (for its CPU time, cpu.ts); with `--sandbox-server`, the sandbox's own server too.
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { CpuGroup } from "./cpu.js";
 
 export interface Servers {
   hub: string;
   llm: string;
+  /** the servers' process (the hub and the LLM test server share it; the hub is idle during the stages
+   * that call the LLM) */
+  pid: number | undefined;
   count(): Promise<{ requests: number; maxInFlight: number }>;
   stop(): void;
 }
@@ -31,6 +35,7 @@ export async function startServers(root: string, latencyMs: number): Promise<Ser
   return {
     hub: String(urls.hub),
     llm: String(urls.llm),
+    pid: child.pid,
     count: async () => {
       const answer = next();
       child.kill("SIGUSR2");
@@ -42,12 +47,15 @@ export async function startServers(root: string, latencyMs: number): Promise<Ser
 
 /**
  * `--sandbox-server`: the sandbox as its own `pipeline sandbox serve` process (W workers) instead of
- * embedded in each stage's process, so the stage process starts no program itself.
+ * embedded in each stage's process, so the stage process starts no program itself. It is in `group`
+ * from its start (the CPU of what it forks is counted there), and has run one program before it is
+ * handed out: its one-off set-up (the /etc view, the isolation probes) is not the first stage's.
  */
 export async function startSandboxServer(
   dir: string,
   workers: number,
-): Promise<{ url: string; stop(): void }> {
+  group?: CpuGroup,
+): Promise<{ url: string; pid: number | undefined; stop(): void }> {
   const config = path.join(dir, "sandbox-server.yaml");
   writeFileSync(config, `sandbox:\n  workers: ${workers}\n`);
   const main = fileURLToPath(new URL("../../pipeline/main.ts", import.meta.url));
@@ -56,6 +64,7 @@ export async function startSandboxServer(
     ["--import", "tsx", main, "sandbox", "serve", "--port", "0", "--config", config],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
+  group?.add(child.pid);
   const lines = createInterface({ input: child.stdout });
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the sandbox server exited with ${code}`)));
@@ -64,5 +73,15 @@ export async function startSandboxServer(
       if (m) resolve(m[1]!);
     });
   });
-  return { url, stop: () => child.kill("SIGTERM") };
+  const warm = await fetch(`${url}/run_code`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ code: "print(1)", language: "python" }),
+  });
+  const answer = (await warm.json()) as { status?: string; message?: string };
+  if (answer.status !== "Success") {
+    child.kill("SIGTERM");
+    throw new Error(`the sandbox server's first program failed: ${answer.status} ${answer.message}`);
+  }
+  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
 }
