@@ -65,20 +65,33 @@ describe("stopped", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   it.skipIf(!withCgroups)(
     "processes the kernel killed at the tree's memory cap are reported as memory",
     async () => {
-      // each child stays under its own address-space limit; together they pass the tree's cap
+      // Each child stays under its own address-space limit; together they pass the tree's cap. The
+      // kernel kills only when nothing else frees memory: children that exit once they have their
+      // block, or a parent that forks slower than they finish, would let it wait instead (an exiting
+      // process is not killed, nor counted) and nothing is stopped. So every child holds its block
+      // until the parent has seen each one either holding it or killed; the parent hides the kills.
       const code = `import os
+release, hold = os.pipe()
 children = []
 for _ in range(8):
+    ready, told = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(hold)
         block = b"x" * (90 * 1024 * 1024)
+        os.write(told, b"!")
+        os.read(release, 1)
         os._exit(0)
+    os.close(told)
+    os.read(ready, 1)  # b"" when the kernel killed the child first
+    os.close(ready)
     children.append(pid)
-for pid in children:
-    os.waitpid(pid, 0)
-print("fine")`;
+os.close(hold)
+statuses = [os.waitpid(pid, 0)[1] for pid in children]
+print("killed", sum(os.WIFSIGNALED(s) and os.WTERMSIG(s) == 9 for s in statuses))`;
       const result = await runBlock(sandbox, code, "python", { runTimeoutS: 10, memoryMb: 128 });
       expect(result).toMatchObject({ status: "success", stopped: "memory" });
+      expect(result.stdout).toMatch(/^killed [1-8]\n$/);
     },
   );
 
