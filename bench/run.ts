@@ -28,6 +28,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     what: "reading a complete stage checked against its seal against the same read unchecked",
   },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
+  "sandbox-server": {
+    file: "sandbox/server-cpu.ts",
+    what: "CPU a program costs through `sandbox serve` and its client against the embedded sandbox",
+  },
   pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
   "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
   e2e: {

@@ -79,6 +79,15 @@ export class CpuGroup {
     return Number(readFileSync(path.join(this.dir, "cpuacct.usage"), "utf8")) / 1e9;
   }
 
+  /** Moves `pid` back to the top of the hierarchy (where it was), out of the group. */
+  leave(pid: number): void {
+    try {
+      writeFileSync(path.join(path.dirname(this.dir), "cgroup.procs"), String(pid));
+    } catch {
+      // gone already
+    }
+  }
+
   /** Removes the group once its processes are gone (a process still in it keeps it: left, harmless). */
   remove(): void {
     try {

@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     }
   } finally {
     servers.stop();
-    sandboxServer?.stop();
+    await sandboxServer?.stop();
     serverGroup?.remove();
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }

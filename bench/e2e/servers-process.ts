@@ -55,7 +55,7 @@ export async function startSandboxServer(
   dir: string,
   workers: number,
   group?: CpuGroup,
-): Promise<{ url: string; pid: number | undefined; stop(): void }> {
+): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const config = path.join(dir, "sandbox-server.yaml");
   writeFileSync(config, `sandbox:\n  workers: ${workers}\n`);
   const main = fileURLToPath(new URL("../../pipeline/main.ts", import.meta.url));
@@ -83,5 +83,13 @@ export async function startSandboxServer(
     child.kill("SIGTERM");
     throw new Error(`the sandbox server's first program failed: ${answer.status} ${answer.message}`);
   }
-  return { url, pid: child.pid, stop: () => child.kill("SIGTERM") };
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
