@@ -91,7 +91,8 @@ export function shardFromEnvironment(
  */
 export function shardOfId(id: string, count: number): number {
   if (count === 1) return 0;
-  return hash("sha1", id, "buffer").readUIntBE(0, 6) % count;
+  // the first 12 hex digits are those 48 bits (a hex string costs less than a Buffer to make)
+  return Number.parseInt(hash("sha1", id).slice(0, 12), 16) % count;
 }
 
 /**
