@@ -53,7 +53,7 @@ export function createSdkClient(
   });
 }
 
-/** The Accept header of a streaming request; `http-fetch.ts` streams only answers to it. */
+/** The Accept header of a streaming request; `pipeline/http-fetch.ts` streams only answers to it. */
 export const STREAM_ACCEPT = "text/event-stream, application/json";
 
 export async function attemptChat(
@@ -69,7 +69,7 @@ export async function attemptChat(
   };
   if (!request.stream) {
     // The SDK's timeout runs until our fetch settles, and our fetch settles with the whole body
-    // (http-fetch.ts): it is the deadline of the whole answer.
+    // (pipeline/http-fetch.ts): it is the deadline of the whole answer.
     try {
       const data: unknown = await sdk.chat.completions.create(body, {
         maxRetries: 0,

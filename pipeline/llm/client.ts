@@ -6,6 +6,7 @@
 import type OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
 import { EndpointPool, type LeaseOutcome } from "../balance/pool.js";
+import { createHttpFetch } from "../http-fetch.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
@@ -24,7 +25,6 @@ import {
 } from "./errors.js";
 import { DEFAULT_COMPLETION_TOKENS, type RequestEstimator } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
-import { createHttpFetch } from "./http-fetch.js";
 import { responseFormat } from "./structured.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
 import type { ChatMessage, ChatOptions, ChatResult, JsonSchemaFormat, LlmClient } from "./types.js";

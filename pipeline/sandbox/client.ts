@@ -8,6 +8,7 @@ import pLimit from "p-limit";
 import { onAbort } from "../abort.js";
 import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
+import { createHttpFetch } from "../http-fetch.js";
 import { createLogger } from "../log.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
@@ -73,6 +74,8 @@ export class HttpSandboxClient implements CodeRunner {
   readonly endpoints: readonly string[];
   private readonly pool: EndpointPool<string>;
   private readonly limit: ReturnType<typeof pLimit>;
+  /** node:http with keep-alive sockets: Node's fetch costs several times its CPU per request */
+  private readonly http: ReturnType<typeof createHttpFetch>;
   private closed = false;
   private readonly controller = new AbortController();
 
@@ -88,6 +91,7 @@ export class HttpSandboxClient implements CodeRunner {
       { capacity: perServer, balance: config.balance, log: (m) => log.warn(m) },
     );
     this.limit = pLimit(perServer * this.endpoints.length);
+    this.http = createHttpFetch(perServer);
   }
 
   run(request: RunCodeRequest, options?: RemoteRunOptions): Promise<RunCodeResponse> {
@@ -103,6 +107,7 @@ export class HttpSandboxClient implements CodeRunner {
   async close(): Promise<void> {
     this.closed = true;
     this.controller.abort(new SandboxClosedError());
+    this.http.close();
   }
 
   private async send(
@@ -138,12 +143,13 @@ export class HttpSandboxClient implements CodeRunner {
       let status: number;
       let text: string;
       let retryAfter: number;
+      const deadline = this.deadline(signal, budget);
       try {
-        const response = await fetch(url, {
+        const response = await this.http.fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body,
-          signal: AbortSignal.any([...this.stopSignals(signal), AbortSignal.timeout(budget * 1000)]),
+          signal: deadline.signal,
         });
         status = response.status;
         retryAfter = Number(response.headers.get("retry-after"));
@@ -153,8 +159,10 @@ export class HttpSandboxClient implements CodeRunner {
           lease.end("abandoned");
           throw error;
         }
-        await failed(error, "failed");
+        await failed(deadline.timedOut() ? new Error(`no answer within ${budget} s`) : error, "failed");
         continue;
+      } finally {
+        deadline.done();
       }
       if (status === 429 || status >= 500) {
         const error = new SandboxRemoteError(
@@ -199,6 +207,31 @@ export class HttpSandboxClient implements CodeRunner {
 
   private stopSignals(signal: AbortSignal | undefined): AbortSignal[] {
     return signal ? [this.controller.signal, signal] : [this.controller.signal];
+  }
+
+  /**
+   * One attempt's signal: aborted by the caller's signal, by close(), or `budgetS` seconds on. (A
+   * timer and two watchers: AbortSignal.any and AbortSignal.timeout cost more for every run.)
+   */
+  private deadline(signal: AbortSignal | undefined, budgetS: number) {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`no answer within ${budgetS} s`, "TimeoutError"));
+    }, budgetS * 1000);
+    const watches = this.stopSignals(signal).map((stop) => {
+      if (stop.aborted) controller.abort(stop.reason);
+      return onAbort(stop, () => controller.abort(stop.reason));
+    });
+    return {
+      signal: controller.signal,
+      timedOut: () => timedOut,
+      done: () => {
+        clearTimeout(timer);
+        for (const stopWatching of watches) stopWatching();
+      },
+    };
   }
 
   private parse(text: string, url: string): RunCodeResponse {
