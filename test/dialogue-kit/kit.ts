@@ -20,7 +20,8 @@ import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { STRONG_MODEL, scriptedReply, WEAK_MODEL } from "./script.js";
 
 export function filterRecord(

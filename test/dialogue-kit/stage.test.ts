@@ -8,7 +8,8 @@ import type { RootConfig } from "../../pipeline/config/schema.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
 
 const world = scriptedWorld();

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { freePort } from "../support/ports.js";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const pipeline = (args: string[]) => runCli(args, { env: { HF_ENDPOINT: "" } });
 

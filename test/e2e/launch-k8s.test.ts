@@ -6,7 +6,7 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 

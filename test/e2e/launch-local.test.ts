@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 

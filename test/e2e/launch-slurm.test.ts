@@ -5,8 +5,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/runner-kit.js";
 import { type SlurmCluster, slurmUnavailable, startSlurm } from "../support/slurm-cluster.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { parseShardSpec, shardFromEnvironment, shardOfId } from "../../pipeline/runner/shard.js";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 const SCHEDULER_ENV = [

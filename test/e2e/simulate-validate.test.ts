@@ -18,7 +18,8 @@ import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../dialogue-
 import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
 const ANALYSIS = "The code ran and printed the answer. The task is done.";

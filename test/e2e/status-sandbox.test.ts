@@ -4,8 +4,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
-import { tempDir } from "../support/runner-kit.js";
 import { expectedPrograms, PROGRAM_S, timedRunCodeServer } from "../support/sandbox-toy.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/sandbox-toy-cli.ts", import.meta.url).pathname;
 

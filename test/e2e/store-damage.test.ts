@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore, StoreError } from "../../pipeline/store/index.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 

@@ -14,7 +14,8 @@ import { Executor } from "../../stages/dialogue-kit/executor.js";
 import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
 import { DialogueRejected } from "../../stages/dialogue-kit/outcome.js";
 import { freePort } from "../support/ports.js";
-import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { numbersStage } from "../support/toy-stages.js";
 
 const warnings: string[] = [];

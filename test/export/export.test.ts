@@ -24,7 +24,8 @@ import type { ExportStats } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { collect, noServices, tempDir } from "../support/runner-kit.js";
+import { collect, noServices } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "../validate/fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());

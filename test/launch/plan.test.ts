@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planLaunch } from "../../pipeline/launch/plan.js";
-import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
 const yaml = "stages:\n  numbers: {count: 6}\n";

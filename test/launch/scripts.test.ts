@@ -8,7 +8,7 @@ import { slurmLaunchSchema } from "../../pipeline/launch/config.js";
 import { pipelineInvocation } from "../../pipeline/launch/invocation.js";
 import type { LaunchStep } from "../../pipeline/launch/plan.js";
 import { slurmScript } from "../../pipeline/launch/slurm.js";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const awkward = "/tmp/a dir/it's.yaml";
 const invocation = pipelineInvocation(

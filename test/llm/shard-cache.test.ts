@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CachedAnswer, cacheKey, openResponseCache, shardCachePath } from "../../pipeline/llm/cache.js";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const answer = (content: string): CachedAnswer => ({
   content,

@@ -12,7 +12,8 @@ import type { Runner } from "../../pipeline/runner.js";
 import type { Stage } from "../../pipeline/stage.js";
 import { downloadStage } from "../../stages/download.js";
 import { normalizeStage } from "../../stages/normalize.js";
-import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { collect, makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const STAGES = [downloadStage, normalizeStage] as Stage<unknown>[];
 const SHARDS = 3;

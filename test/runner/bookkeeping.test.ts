@@ -7,7 +7,8 @@ import { z } from "zod";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { Runner } from "../../pipeline/runner.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { numbersStage } from "../support/toy-stages.js";
 
 /** What one run of `parity` holds: how often it was opened, and the records it saw. */

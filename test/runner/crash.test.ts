@@ -3,7 +3,8 @@ import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../pipeline/store/index.js";
 import { runKillableChild } from "../support/killable-child.js";
-import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { collect, makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
 const CHILD_YAML = "stages:\n  numbers: {count: 4000}\n  expand: {delay_ms: 12, concurrency: 4}\n";

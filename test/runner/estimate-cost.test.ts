@@ -8,7 +8,8 @@ import { RequestEstimator } from "../../pipeline/llm/estimator.js";
 import { Runner } from "../../pipeline/runner.js";
 import type { Services } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import { noServices, tempDir } from "../support/runner-kit.js";
+import { noServices } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { numbersStage } from "../support/toy-stages.js";
 
 /** One request per input record to the role named in its config, estimated as filter does. */

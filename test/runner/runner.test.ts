@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InterruptedError, UserError } from "../../pipeline/errors.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { collect, makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { numbersStage, TOY_STAGES } from "../support/toy-stages.js";
 
 const ids = (records: { id: string }[]) => records.map((r) => r.id).sort();

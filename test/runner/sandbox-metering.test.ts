@@ -8,13 +8,14 @@ import type { Runner } from "../../pipeline/runner.js";
 import { readEntries } from "../../pipeline/store/index.js";
 import type { SandboxUsage } from "../../pipeline/usage.js";
 import { runKillableChild } from "../support/killable-child.js";
-import { makeRunner, tempDir } from "../support/runner-kit.js";
+import { makeRunner } from "../support/runner-kit.js";
 import {
   expectedPrograms,
   PROGRAM_S,
   SANDBOX_TOY_STAGES,
   timedRunCodeServer,
 } from "../support/sandbox-toy.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const CHILD = new URL("../support/sandbox-crash-child.ts", import.meta.url).pathname;
 const busyMs = (runs: number) => runs * PROGRAM_S * 1000;

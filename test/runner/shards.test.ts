@@ -12,7 +12,8 @@ import { shardOfId } from "../../pipeline/runner/shard.js";
 import type { Runner } from "../../pipeline/runner.js";
 import { HEARTBEAT_MS } from "../../pipeline/store/index.js";
 import { writeManifest } from "../../pipeline/store/manifest.js";
-import { collect, makeRunner, tempDir } from "../support/runner-kit.js";
+import { collect, makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
 const YAML = "stages:\n  numbers: {count: 60}\n";

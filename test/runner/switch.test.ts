@@ -8,7 +8,8 @@ import { SWITCHED_OFF } from "../../pipeline/runner/switch.js";
 import { Runner } from "../../pipeline/runner.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { STAGES } from "../../stages/index.js";
-import { collect, makeRunner, noServices, tempDir } from "../support/runner-kit.js";
+import { collect, makeRunner, noServices } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { expandStage, numbersStage } from "../support/toy-stages.js";
 
 const methodStage = { ...expandStage, switchable: true } as Stage<unknown>;

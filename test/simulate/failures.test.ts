@@ -9,7 +9,8 @@ import { filterRecord, runnerFor } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const sandbox = new EmbeddedSandbox(testConfig({ workers: 2 }));
 let modelDown = true;

@@ -10,7 +10,8 @@ import {
   StoreError,
 } from "../../pipeline/store/index.js";
 import { type Entry, entryLine } from "../../pipeline/store/parts.js";
-import { collect, tempDir } from "../support/runner-kit.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("store", () => {
   it("repairTail cuts a torn last line and keeps whole ones", () => {

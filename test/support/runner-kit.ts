@@ -1,6 +1,5 @@
 // Builds a Runner over a temporary data dir and a YAML config written for the test.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { silentLogger } from "../../pipeline/log.js";
@@ -17,10 +16,6 @@ export const noServices: Services = {
   },
   async close() {},
 };
-
-export function tempDir(prefix = "cf-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
 
 /** `services: true`: the real services the config describes (its sandbox), closed by the caller. */
 export function makeRunner(

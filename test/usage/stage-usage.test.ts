@@ -14,7 +14,7 @@ import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { recordingLogger } from "../llm/helpers.js";
 import { echoRunner } from "../support/echo-runner.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
-import { tempDir } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const askAndRun = defineStage({
   name: "ask",

@@ -14,7 +14,8 @@ import type { Services } from "../../pipeline/services.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { collect, noServices, tempDir } from "../support/runner-kit.js";
+import { collect, noServices } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "./fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
