@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { StageStore } from "../../pipeline/store/index.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
-import { tempDir } from "../llm/helpers.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { tempDir } from "../support/temp-dir.js";
 import { cli, SECRET } from "./kit.js";
 
 const RELEASE = [
@@ -34,18 +34,17 @@ describe("pipeline run export (sample config, local LLM server)", () => {
   let server: LlmServer;
   const dir = tempDir("cf-export-e2e-");
   const env = () => ({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: SECRET });
-  const exportDir = () => join(dir.path, "export");
+  const exportDir = () => join(dir, "export");
 
   beforeAll(async () => {
     server = await startLlmServer({ latencyMs: 5, requireKey: SECRET });
   });
   afterAll(async () => {
     await server?.close();
-    dir.remove();
   });
 
   it("runs every stage from download to export and writes the release", { timeout: 600_000 }, async () => {
-    const run = await cli(dir.path, ["run", "export"], env());
+    const run = await cli(dir, ["run", "export"], env());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain(SECRET);
     for (const stage of [
@@ -58,7 +57,7 @@ describe("pipeline run export (sample config, local LLM server)", () => {
       "validate",
       "export",
     ]) {
-      expect(new StageStore(dir.path, stage).manifest()?.state, stage).toBe("complete");
+      expect(new StageStore(dir, stage).manifest()?.state, stage).toBe("complete");
     }
     const names = readdirSync(exportDir());
     for (const name of RELEASE) expect(names).toContain(name);
@@ -75,7 +74,7 @@ describe("pipeline run export (sample config, local LLM server)", () => {
       }
     }
     const pairs = lines(join(exportDir(), "filtered-instruction.jsonl"));
-    expect(pairs).toHaveLength(new StageStore(dir.path, "filter").manifest()!.counts.out);
+    expect(pairs).toHaveLength(new StageStore(dir, "filter").manifest()!.counts.out);
     for (const p of pairs) expect(Object.keys(p)).toEqual(["query", "answer", "resource", "lang"]);
     const read = async (name: string) =>
       parquetReadObjects({ file: await asyncBufferFromFile(join(exportDir(), name)) });
@@ -96,14 +95,14 @@ describe("pipeline run export (sample config, local LLM server)", () => {
     expect(card).toContain("@article{zheng2024opencodeinterpreter,");
     expect(card).toContain("Qwen/Qwen-72B-Chat");
 
-    const summary = new StageStore(dir.path, "validate").manifest()!.stats as unknown as ValidateSummary;
+    const summary = new StageStore(dir, "validate").manifest()!.stats as unknown as ValidateSummary;
     expect(summary.dialogues.kept).toBe(dialogues.length);
     expect(Object.keys(summary.by_method).length).toBeGreaterThan(0);
 
     // the CLI writes the run report after the run, from export's final manifest: not 0/0
     const report = readFileSync(join(exportDir(), "report.html"), "utf8");
     expect(report).toContain("code-feedback.jsonl");
-    const files = new StageStore(dir.path, "export").manifest()!.counts.out;
+    const files = new StageStore(dir, "export").manifest()!.counts.out;
     expect(files).toBeGreaterThan(0);
     expect(report).toMatch(
       new RegExp(
@@ -119,7 +118,7 @@ describe("pipeline run export (sample config, local LLM server)", () => {
   }, async () => {
     const before = Object.fromEntries(RELEASE.map((n) => [n, readFileSync(join(exportDir(), n))]));
     const sent = server.count;
-    const run = await cli(dir.path, ["run", "export", "--force"], env());
+    const run = await cli(dir, ["run", "export", "--force"], env());
     expect(run.code, run.stderr).toBe(0);
     for (const name of RELEASE)
       expect(readFileSync(join(exportDir(), name)).equals(before[name]!), name).toBe(true);

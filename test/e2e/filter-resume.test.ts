@@ -3,8 +3,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
-import { filesContaining, tempDir } from "../llm/helpers.js";
+import { filesContaining } from "../llm/helpers.js";
 import { faultRate } from "../support/llm-server.js";
+import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, isRound2, outcomeOf, SECRET, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-filter-e2e-resume-");
@@ -12,7 +13,7 @@ const ref = useReferenceRun("cf-filter-e2e-resume-");
 describe("pnpm pipeline run filter: dry-run and resuming", () => {
   it("without an endpoint stops after dedup with the recipe; --dry-run still estimates, from the cache", async () => {
     const dir = tempDir("cf-filter-dry-");
-    const run = await cli(dir.path, ["run", "filter"], {});
+    const run = await cli(dir, ["run", "filter"], {});
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("dedup: complete");
     expect(run.stderr).toContain("no endpoint for the LLM role 'scorer'");
@@ -20,7 +21,7 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
 
     ref.server.reset();
-    const dry = await cli(dir.path, ["run", "filter", "--dry-run"], ref.env());
+    const dry = await cli(dir, ["run", "filter", "--dry-run"], ref.env());
     expect(dry.code, dry.stderr).toBe(0);
     const records = ref.reference.kept.length + ref.reference.rejected.length;
     expect(dry.stderr).toMatch(new RegExp(`filter: would send \\d+ requests.*over ${records} records`));
@@ -29,18 +30,17 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
 
     // No endpoint, but the reference run's cache: everything is answered, nothing would be sent.
     const cache = `llm.cache.path=${join(ref.dir, "llm-cache.sqlite")}`;
-    const offline = await cli(dir.path, ["run", "filter", "--dry-run", "--set", cache], {});
+    const offline = await cli(dir, ["run", "filter", "--dry-run", "--set", cache], {});
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.stderr).toContain("filter: would send 0 requests");
     expect(offline.stderr).toContain(`${ref.reference.requests} answers already cached`);
-    dir.remove();
   });
 
   it("re-sends at most the requests in flight after a kill -9 in the middle of round 2", async () => {
     const dir = tempDir("cf-filter-kill-");
     ref.server.reset();
     const killed = await cli(
-      dir.path,
+      dir,
       ["run", "filter"],
       ref.env(),
       () => ref.server.requests.filter(isRound2).length >= 12,
@@ -52,7 +52,7 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
     expect(firstRun.length).toBeLessThan(ref.reference.requests);
 
     ref.server.reset();
-    const resumed = await cli(dir.path, ["run", "filter"], ref.env());
+    const resumed = await cli(dir, ["run", "filter"], ref.env());
     expect(resumed.code, resumed.stderr).toBe(0);
     const resent = ref.server.requests.filter((r) => firstKeys.has(r.key)).map((r) => r.key);
 
@@ -61,8 +61,7 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
     const lastOnes = new Set(firstRun.slice(-CONCURRENCY * 2));
     for (const key of resent) expect(lastOnes.has(key)).toBe(true);
 
-    expect(await outcomeOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-    dir.remove();
+    expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
   });
 
   it("loses no record to injected faults: failures are counted with their reasons and redone", async () => {
@@ -74,12 +73,12 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
       3,
     );
     try {
-      const faulty = await cli(dir.path, ["run", "filter", "--set", "llm.scorer.retries=0"], ref.env());
+      const faulty = await cli(dir, ["run", "filter", "--set", "llm.scorer.retries=0"], ref.env());
       expect(faulty.code).toBe(1);
       expect(faulty.stderr).toMatch(
         /filter: \d+ records failed\b.*llm-(server-error|malformed-response|connection)/,
       );
-      const manifest = new StageStore(dir.path, "filter").manifest()!;
+      const manifest = new StageStore(dir, "filter").manifest()!;
       expect(manifest.state).toBe("partial");
       expect(manifest.counts.failed).toBeGreaterThan(0);
       expect(manifest.counts.in + manifest.counts.failed).toBe(
@@ -89,10 +88,9 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
     } finally {
       ref.server.options.fault = undefined;
     }
-    const resumed = await cli(dir.path, ["run", "filter", "--set", "llm.scorer.retries=0"], ref.env());
+    const resumed = await cli(dir, ["run", "filter", "--set", "llm.scorer.retries=0"], ref.env());
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(await outcomeOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-    expect(filesContaining(dir.path, SECRET)).toEqual([]);
-    dir.remove();
+    expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    expect(filesContaining(dir, SECRET)).toEqual([]);
   });
 });

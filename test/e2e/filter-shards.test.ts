@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
-import { tempDir } from "../llm/helpers.js";
+import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-shard-filter-ref-");
@@ -28,16 +28,16 @@ async function filterStatus(dir: string) {
 describe("filter in shards", () => {
   it("a shard killed with -9 and rerun alone resends at most its requests in flight; the union is the one-process run", async () => {
     const dir = tempDir("cf-shard-filter-");
-    expect((await cli(dir.path, ["run", "dedup"], {})).code).toBe(0);
+    expect((await cli(dir, ["run", "dedup"], {})).code).toBe(0);
     ref.server.reset();
     for (const shard of ["0/3", "1/3"]) {
-      const run = await cli(dir.path, ["run", "filter", "--only", "--shard", shard], ref.env());
+      const run = await cli(dir, ["run", "filter", "--only", "--shard", shard], ref.env());
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain(`filter shard ${shard}: complete`);
     }
     const before = ref.server.count;
     const killed = await cli(
-      dir.path,
+      dir,
       ["run", "filter", "--only", "--shard", "2/3"],
       ref.env(),
       () => ref.server.count >= before + 15,
@@ -46,12 +46,12 @@ describe("filter in shards", () => {
     const killedRun = ref.server.requests.slice(before).map((r) => r.key);
 
     // a global stage downstream would refuse now; status names the dead shard and its command
-    const dead = await filterStatus(dir.path);
+    const dead = await filterStatus(dir);
     expect(dead.state).toBe("partial");
     expect(dead.shards[2]).toMatchObject({ state: "failed" });
     expect(dead.shards[2].command).toContain("pnpm pipeline run filter --only --shard 2/3");
 
-    const rerun = await cli(dir.path, ["run", "filter", "--only", "--shard", "2/3"], ref.env());
+    const rerun = await cli(dir, ["run", "filter", "--only", "--shard", "2/3"], ref.env());
     expect(rerun.code, rerun.stderr).toBe(0);
 
     const keys = ref.server.requests.map((r) => r.key);
@@ -62,8 +62,8 @@ describe("filter in shards", () => {
     const lastOnes = new Set(killedRun.slice(-CONCURRENCY * 2));
     for (const key of twice) expect(lastOnes.has(key)).toBe(true);
 
-    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-    const status = await filterStatus(dir.path);
+    expect(await unionOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    const status = await filterStatus(dir);
     expect(status.state).toBe("complete");
     expect(status.outputHash).toBe(new StageStore(ref.dir, "filter").manifest()!.outputHash);
     // its statistics are the union's, as the one-process run's are (a shard's cover only its records)
@@ -71,39 +71,37 @@ describe("filter in shards", () => {
     expect(status.stats).toEqual(new StageStore(ref.dir, "filter").manifest()!.stats);
     // one cache file per shard, and none shared
     expect(
-      readdirSync(join(dir.path, "llm-cache.shards"))
+      readdirSync(join(dir, "llm-cache.shards"))
         .filter((f) => f.endsWith(".sqlite"))
         .sort(),
     ).toEqual(["0-of-3.sqlite", "1-of-3.sqlite", "2-of-3.sqlite"]);
-    expect(existsSync(join(dir.path, "llm-cache.sqlite"))).toBe(false);
+    expect(existsSync(join(dir, "llm-cache.sqlite"))).toBe(false);
 
     // the stage redone in one process finds every answer in the shards' caches
-    expect((await cli(dir.path, ["reset", "filter"], {})).code).toBe(0);
+    expect((await cli(dir, ["reset", "filter"], {})).code).toBe(0);
     ref.server.reset();
-    const single = await cli(dir.path, ["run", "filter", "--only"], ref.env());
+    const single = await cli(dir, ["run", "filter", "--only"], ref.env());
     expect(single.code, single.stderr).toBe(0);
     expect(ref.server.count).toBe(0);
-    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-    dir.remove();
+    expect(await unionOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
   }, 240_000);
 
   it("shards find the answers a one-process run paid for", async () => {
     const dir = tempDir("cf-shard-filter-cache-");
-    expect((await cli(dir.path, ["run", "dedup"], {})).code).toBe(0);
-    copyFileSync(join(ref.dir, "llm-cache.sqlite"), join(dir.path, "llm-cache.sqlite"));
+    expect((await cli(dir, ["run", "dedup"], {})).code).toBe(0);
+    copyFileSync(join(ref.dir, "llm-cache.sqlite"), join(dir, "llm-cache.sqlite"));
     ref.server.reset();
     for (const shard of ["0/2", "1/2"]) {
-      const run = await cli(dir.path, ["run", "filter", "--only", "--shard", shard], ref.env());
+      const run = await cli(dir, ["run", "filter", "--only", "--shard", shard], ref.env());
       expect(run.code, run.stderr).toBe(0);
     }
     expect(ref.server.count).toBe(0);
-    expect(await unionOf(dir.path)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    expect(await unionOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
 
     // the report reads the sharded filter as one stage: its funnel is the one-process run's
-    const funnel = await funnelOf(dir.path);
+    const funnel = await funnelOf(dir);
     expect(funnel).not.toContain('data-missing="funnel"');
     expect(funnel).toBe(await funnelOf(ref.dir));
-    dir.remove();
   }, 240_000);
 });
 

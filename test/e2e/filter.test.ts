@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
-import { fileCount, filesContaining, tempDir } from "../llm/helpers.js";
+import { fileCount, filesContaining } from "../llm/helpers.js";
+import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, outcomeOf, PRICE, SECRET, useReferenceRun } from "./kit.js";
 
 const ref = useReferenceRun("cf-filter-e2e-");
@@ -117,7 +118,7 @@ describe("pnpm pipeline run filter", () => {
     ref.server.options.requireKey = "sk-the-right-key";
     const secret = "sk-wrong-key-0123456789";
     try {
-      const run = await cli(dir.path, ["run", "filter"], {
+      const run = await cli(dir, ["run", "filter"], {
         OPENAI_BASE_URL: ref.server.url,
         OPENAI_API_KEY: secret,
       });
@@ -125,12 +126,11 @@ describe("pnpm pipeline run filter", () => {
       expect(run.stderr).toContain("rejected the API key");
       expect(run.stderr).toContain("$OPENAI_API_KEY");
       expect(run.stderr).not.toContain(secret);
-      expect(filesContaining(dir.path, secret)).toEqual([]);
+      expect(filesContaining(dir, secret)).toEqual([]);
       // It stopped at the first answers: no more than one request per slot was sent.
       expect(ref.server.count).toBeLessThanOrEqual(CONCURRENCY);
     } finally {
       ref.server.options.requireKey = SECRET;
-      dir.remove();
     }
   });
 

@@ -3,10 +3,10 @@
 // every other run must end up agreeing with.
 import { afterAll, beforeAll, expect } from "vitest";
 import { StageStore } from "../../pipeline/store/index.js";
-import { tempDir } from "../llm/helpers.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 export const CONCURRENCY = 6;
 // Every run sends this key and the server wants it; no file or line may ever show it.
@@ -71,23 +71,22 @@ export function useReferenceRun(prefix: string): ReferenceRun {
   const env = () => ({ OPENAI_BASE_URL: server!.url, OPENAI_API_KEY: SECRET });
   beforeAll(async () => {
     server = await startLlmServer({ latencyMs: 15, requireKey: SECRET });
-    const run = await cli(dir.path, ["run", "filter"], env());
+    const run = await cli(dir, ["run", "filter"], env());
     expect(run.code, run.stderr).toBe(0);
-    reference = { ...(await outcomeOf(dir.path)), requests: server.count, stderr: run.stderr };
+    reference = { ...(await outcomeOf(dir)), requests: server.count, stderr: run.stderr };
     expect(reference.kept.length).toBeGreaterThan(0);
     expect(reference.rejected.length).toBeGreaterThan(0);
     expect(server.requests.filter(isRound2).length).toBeGreaterThan(20);
   }, 120_000);
   afterAll(async () => {
     await server?.close();
-    dir.remove();
   });
   return {
     get server() {
       return server!;
     },
     get dir() {
-      return dir.path;
+      return dir;
     },
     get reference() {
       return reference!;

@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { FILE, REPO, useTinyModelHub } from "../llm/embedded/kit.js";
-import { tempDir } from "../llm/helpers.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const model = useTinyModelHub();
 
@@ -37,16 +37,16 @@ function cli(dataDir: string, args: string[], env: Record<string, string> = {}):
 describe("pnpm pipeline run filter on the sample config with no server", () => {
   it("scores every record on the embedded model, and a rerun sends nothing", async () => {
     const dir = tempDir("cf-embedded-e2e-");
-    const dry = await cli(dir.path, ["run", "filter", "--dry-run"]);
+    const dry = await cli(dir, ["run", "filter", "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(`llm role scorer: embedded (node-llama-cpp), model ${REPO}/${FILE}@main`);
     expect(dry.stderr).toContain("fetched from the hub on first use");
     expect(dry.stderr).toMatch(/filter: would send \d+ requests/);
 
-    const run = await cli(dir.path, ["run", "filter"]);
+    const run = await cli(dir, ["run", "filter"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/embedded model .* on cpu/);
-    const store = new StageStore(dir.path, "filter");
+    const store = new StageStore(dir, "filter");
     const kept = await collect(store.read());
     const rejected = await collect(store.read({ rejects: true }));
     expect(kept.length + rejected.length).toBeGreaterThan(5);
@@ -65,24 +65,23 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(usage.requests).toBe(rounds.length);
     expect(usage.promptTokens).toBeGreaterThan(usage.requests * 100);
 
-    const status = await cli(dir.path, ["status"]);
+    const status = await cli(dir, ["status"]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stderr).toContain(
-      `model ${REPO}/${FILE}@main, GGUF ${dir.path}/models/${REPO}/main/${FILE} (on this machine)`,
+      `model ${REPO}/${FILE}@main, GGUF ${dir}/models/${REPO}/main/${FILE} (on this machine)`,
     );
 
-    const rerun = await cli(dir.path, ["run", "filter", "--force"]);
+    const rerun = await cli(dir, ["run", "filter", "--force"]);
     expect(rerun.code, rerun.stderr).toBe(0);
     const again = store.manifest()!.usage!;
     expect(again.requests).toBe(0);
     expect(again.cachedRequests).toBe(rounds.length);
     expect((await collect(store.read())).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
-    dir.remove();
   }, 240_000);
 
   it("offline without the model file: stops before the first LLM call, upstream saved, exit 2", async () => {
     const dir = tempDir("cf-embedded-offline-");
-    const run = await cli(dir.path, [
+    const run = await cli(dir, [
       "run",
       "filter",
       "--set",
@@ -93,27 +92,25 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("dedup: complete");
     expect(run.stderr).toContain("no endpoint for the LLM role 'scorer', so it runs the embedded model");
-    expect(run.stderr).toContain(`put the GGUF file ${FILE} at ${dir.path}/models/${REPO}/main/${FILE}`);
+    expect(run.stderr).toContain(`put the GGUF file ${FILE} at ${dir}/models/${REPO}/main/${FILE}`);
     expect(run.stderr).toContain("export OPENAI_BASE_URL=");
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(new StageStore(dir.path, "dedup").manifest()?.state).toBe("complete");
-    expect(new StageStore(dir.path, "filter").manifest()?.usage?.requests ?? 0).toBe(0);
-    dir.remove();
+    expect(new StageStore(dir, "dedup").manifest()?.state).toBe("complete");
+    expect(new StageStore(dir, "filter").manifest()?.usage?.requests ?? 0).toBe(0);
   }, 120_000);
 
   it("uses the server instead when OPENAI_BASE_URL is set", async () => {
     const server = await startLlmServer({});
     const dir = tempDir("cf-embedded-server-");
-    const dry = await cli(dir.path, ["run", "filter", "--dry-run"], { OPENAI_BASE_URL: server.url });
+    const dry = await cli(dir, ["run", "filter", "--dry-run"], { OPENAI_BASE_URL: server.url });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(
       `llm role scorer: OpenAI-compatible server at ${server.url} ($OPENAI_BASE_URL), model Qwen/Qwen-72B-Chat`,
     );
-    const run = await cli(dir.path, ["run", "filter"], { OPENAI_BASE_URL: server.url });
+    const run = await cli(dir, ["run", "filter"], { OPENAI_BASE_URL: server.url });
     expect(run.code, run.stderr).toBe(0);
     expect(server.count).toBeGreaterThan(5);
     expect(run.stderr).not.toContain("embedded model");
     await server.close();
-    dir.remove();
   }, 240_000);
 });

@@ -5,27 +5,19 @@
 // flight, with the rerun's dialogues identical to an uninterrupted run's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
-import { tempDir } from "../llm/helpers.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
+import { tempDir } from "../support/temp-dir.js";
 import { cli, SECRET } from "./kit.js";
 
 let llm: LlmServer;
-const dirs: { path: string; remove(): void }[] = [];
 const env = () => ({ OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: SECRET });
-
-function newDir() {
-  const dir = tempDir("cf-pack-e2e-");
-  dirs.push(dir);
-  return dir.path;
-}
 
 beforeAll(async () => {
   llm = await startLlmServer({ requireKey: SECRET });
 });
 afterAll(async () => {
   await llm.close();
-  for (const d of dirs) d.remove();
 });
 
 function dialoguesOf(stdout: string) {
@@ -39,7 +31,7 @@ function dialoguesOf(stdout: string) {
 
 describe("pack on the sample config", () => {
   it("runs end to end, prints valid dialogues, and a --force rerun gives the same ones", async () => {
-    const dir = newDir();
+    const dir = tempDir("cf-pack-e2e-");
     const run = await cli(dir, ["run", "pack"], env());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/single-turn-packing: \d+ dialogues, \d+ turns, .* \(paper: 16,600 dialogues/);
@@ -75,7 +67,7 @@ describe("pack on the sample config", () => {
     ];
 
     it("loses at most the batch in flight and ends with the dialogues of an uninterrupted run", async () => {
-      const reference = newDir();
+      const reference = tempDir("cf-pack-e2e-");
       const ref = await cli(reference, ["run", "pack", ...openai()], env());
       expect(ref.code, ref.stderr).toBe(0);
       const batches = embeddings.requests.length;
@@ -83,7 +75,7 @@ describe("pack on the sample config", () => {
       const expected = (await cli(reference, ["cat", "pack"], env())).stdout;
       expect(dialoguesOf(expected).length).toBeGreaterThan(0);
 
-      const dir = newDir();
+      const dir = tempDir("cf-pack-e2e-");
       const filter = await cli(dir, ["run", "filter"], env());
       expect(filter.code, filter.stderr).toBe(0);
       const start = embeddings.requests.length;

@@ -3,16 +3,15 @@
 // its file for the same vectors.
 import { existsSync, readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { knnConfigSchema, lexicalEmbedderSchema } from "../../pipeline/embed/config.js";
 import { checkVector } from "../../pipeline/embed/embed-texts.js";
 import { KnnIndex } from "../../pipeline/embed/knn.js";
 import { LexicalEmbedder } from "../../pipeline/embed/lexical.js";
 import { seededRandom } from "../../pipeline/random.js";
-import { tempDir } from "../llm/helpers.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const dir = tempDir("cf-knn-");
-afterAll(() => dir.remove());
 
 function unit(v: Float32Array): Float32Array {
   return checkVector(v, v.length) as Float32Array;
@@ -90,7 +89,7 @@ describe("kNN index", () => {
   });
 
   it("saves the index and reads it back for the same vectors", async () => {
-    const file = path.join(dir.path, "knn-test.bin");
+    const file = path.join(dir, "knn-test.bin");
     const built = await KnnIndex.build(vectors, config, { file });
     expect(built.reused).toBe(false);
     expect(existsSync(file)).toBe(true);
@@ -101,7 +100,7 @@ describe("kNN index", () => {
   });
 
   it("rebuilds over a torn or corrupt index file instead of failing on every rerun", async () => {
-    const file = path.join(dir.path, "knn-torn.bin");
+    const file = path.join(dir, "knn-torn.bin");
     const built = await KnnIndex.build(vectors, config, { file });
     truncateSync(file, Math.floor(statSync(file).size / 2));
     const warnings: string[] = [];
@@ -117,7 +116,7 @@ describe("kNN index", () => {
   });
 
   it("prunes index files of earlier inputs and temporary files a killed run left", async () => {
-    const prunable = path.join(dir.path, "prune");
+    const prunable = path.join(dir, "prune");
     const keep = path.join(prunable, "knn-python-aaaa.bin");
     await KnnIndex.build(vectors.slice(0, 50), config, { file: keep });
     for (const name of [

@@ -10,8 +10,8 @@ import { LexicalEmbedder } from "../../pipeline/embed/lexical.js";
 import { OpenAIEmbedder } from "../../pipeline/embed/openai.js";
 import type { Embedder } from "../../pipeline/embed/types.js";
 import { NotConfiguredError } from "../../pipeline/errors.js";
-import { tempDir } from "../llm/helpers.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const KEY = "sk-embed-test";
 let server: EmbeddingsServer | undefined;
@@ -44,7 +44,7 @@ describe("OpenAI-compatible embedder", () => {
       requireKey: KEY,
     });
     const embedder = new OpenAIEmbedder(config({ base_url: server.url }), { OPENAI_API_KEY: KEY });
-    const cache = new EmbeddingCache(path.join(dir.path, "a.sqlite"));
+    const cache = new EmbeddingCache(path.join(dir, "a.sqlite"));
     const { outcomes, stats } = await embedTexts(TEXTS, embedder, cache);
     expect(outcomes.map((o) => (o.ok ? "ok" : o.reason))).toEqual([
       "ok",
@@ -87,7 +87,7 @@ describe("OpenAI-compatible embedder", () => {
 
   it("needs no endpoint when every vector is cached, and says how to configure one otherwise", async () => {
     server = await startEmbeddingsServer({ dimension: 16 });
-    const cache = new EmbeddingCache(path.join(dir.path, "b.sqlite"));
+    const cache = new EmbeddingCache(path.join(dir, "b.sqlite"));
     const online = new OpenAIEmbedder(config({ base_url: server.url }), {});
     await embedTexts(TEXTS.slice(0, 2), online, cache);
     const offline = new OpenAIEmbedder(config(), {});
@@ -134,7 +134,7 @@ describe("OpenAI-compatible embedder", () => {
         },
         async close() {},
       };
-      const cache = new EmbeddingCache(path.join(dir.path, `order-${slowFirstBatch}.sqlite`));
+      const cache = new EmbeddingCache(path.join(dir, `order-${slowFirstBatch}.sqlite`));
       // sorted by length: [aa, ab] is the first batch, [bbb, bbc] the second
       const { outcomes } = await embedTexts(["bbb", "aa", "bbc", "ab"], embedder, cache);
       cache.close();

@@ -11,8 +11,8 @@ import { createEmbedder } from "../../pipeline/embed/index.js";
 import { ModelMissingError } from "../../pipeline/embed/model-files.js";
 import { TransformersEmbedder } from "../../pipeline/embed/transformers.js";
 import { hubConfigSchema } from "../../pipeline/hub/config.js";
-import { tempDir } from "../llm/helpers.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { tempDir } from "../support/temp-dir.js";
 import { TINY_BERT, writeBertModel } from "../support/tiny-bert.js";
 
 const MODEL = "test-org/tiny-bert";
@@ -38,20 +38,18 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 
 beforeAll(async () => {
-  writeBertModel(path.join(root.path, MODEL), { ...TINY_BERT, nanWords: ["nan"] });
-  hub = await startTestHub({ root: root.path });
+  writeBertModel(path.join(root, MODEL), { ...TINY_BERT, nanWords: ["nan"] });
+  hub = await startTestHub({ root });
 });
 afterAll(async () => {
   await hub.close();
-  root.remove();
-  work.remove();
 });
 
 describe("transformers.js embedder", () => {
   it("fetches the model through the hub client and embeds with mean pooling", async () => {
     const embedder = await createEmbedder(embedderConfig(), {
       hub: hubConfig(hub.url),
-      dataDir: work.path,
+      dataDir: work,
     });
     expect(embedder).toBeInstanceOf(TransformersEmbedder);
     expect(embedder.dimension).toBe(TINY_BERT.hidden);
@@ -77,8 +75,8 @@ describe("transformers.js embedder", () => {
   });
 
   it("records truncation at the model's maximum length, and turns NaN answers into problems", async () => {
-    const embedder = await createEmbedder(embedderConfig(), { hub: hubConfig(hub.url), dataDir: work.path });
-    const cache = new EmbeddingCache(path.join(work.path, "cache.sqlite"));
+    const embedder = await createEmbedder(embedderConfig(), { hub: hubConfig(hub.url), dataDir: work });
+    const cache = new EmbeddingCache(path.join(work, "cache.sqlite"));
     const long = Array.from({ length: 100 }, () => "word").join(" ");
     const exact = Array.from({ length: 62 }, () => "word").join(" "); // 62 + [CLS] + [SEP] = 64: fits
     const texts = ["sort a list", long, exact, "print nan values", "sort a list"];
@@ -105,14 +103,14 @@ describe("transformers.js embedder", () => {
   it("uses the copy fetched earlier when the hub is unreachable", async () => {
     const embedder = await createEmbedder(embedderConfig(), {
       hub: hubConfig("http://127.0.0.1:9"),
-      dataDir: work.path,
+      dataDir: work,
     });
     expect(embedder.model).toMatch(/@[0-9a-f]{40}:/);
     await embedder.close();
   });
 
   it("does not trust, offline, a copy whose fetch was cut short", async () => {
-    const home = path.join(work.path, "models", MODEL);
+    const home = path.join(work, "models", MODEL);
     const [commit] = readdirSync(home);
     const copy = path.join(home, commit!);
     // as a run killed after the weights but before tokenizer_config.json leaves it
@@ -120,41 +118,37 @@ describe("transformers.js embedder", () => {
     rmSync(path.join(copy, ".fetched.json"), { force: true });
     const offline = createEmbedder(embedderConfig(), {
       hub: hubConfig("http://127.0.0.1:9"),
-      dataDir: work.path,
+      dataDir: work,
     });
     await expect(offline).rejects.toBeInstanceOf(ModelMissingError);
     // online, the fetch completes the copy, and offline it is used again
-    await (await createEmbedder(embedderConfig(), { hub: hubConfig(hub.url), dataDir: work.path })).close();
+    await (await createEmbedder(embedderConfig(), { hub: hubConfig(hub.url), dataDir: work })).close();
     expect(existsSync(path.join(copy, "tokenizer_config.json"))).toBe(true);
     await (
-      await createEmbedder(embedderConfig(), { hub: hubConfig("http://127.0.0.1:9"), dataDir: work.path })
+      await createEmbedder(embedderConfig(), { hub: hubConfig("http://127.0.0.1:9"), dataDir: work })
     ).close();
   });
 
   it("names the model and what to do when it is absent offline", async () => {
     const fresh = tempDir("cf-embed-fresh-");
-    try {
-      const attempt = createEmbedder(embedderConfig(), {
-        hub: hubConfig("http://127.0.0.1:9"),
-        dataDir: fresh.path,
-      });
-      await expect(attempt).rejects.toBeInstanceOf(ModelMissingError);
-      await expect(attempt).rejects.toThrow(/test-org\/tiny-bert.*local_dir.*kind: lexical/s);
-      const missing = createEmbedder(embedderConfig({ model: "test-org/no-such-model" }), {
-        hub: hubConfig(hub.url),
-        dataDir: fresh.path,
-      });
-      await expect(missing).rejects.toThrow(/test-org\/no-such-model.*not available/);
-    } finally {
-      fresh.remove();
-    }
+    const attempt = createEmbedder(embedderConfig(), {
+      hub: hubConfig("http://127.0.0.1:9"),
+      dataDir: fresh,
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ModelMissingError);
+    await expect(attempt).rejects.toThrow(/test-org\/tiny-bert.*local_dir.*kind: lexical/s);
+    const missing = createEmbedder(embedderConfig({ model: "test-org/no-such-model" }), {
+      hub: hubConfig(hub.url),
+      dataDir: fresh,
+    });
+    await expect(missing).rejects.toThrow(/test-org\/no-such-model.*not available/);
   });
 
   it("pools as transformers.js's own feature-extraction pipeline does (mean under the mask, unit length)", async () => {
-    const dir = path.join(root.path, MODEL);
+    const dir = path.join(root, MODEL);
     const embedder = await createEmbedder(embedderConfig({ local_dir: dir }), {
       hub: hubConfig("http://127.0.0.1:9"),
-      dataDir: work.path,
+      dataDir: work,
     });
     const { pipeline } = await import("@huggingface/transformers");
     const extract = await pipeline("feature-extraction", dir, { local_files_only: true, dtype: "fp32" });
@@ -176,12 +170,12 @@ describe("transformers.js embedder", () => {
   });
 
   it("cuts inputs at an explicit max_tokens up to the model's position table, past 512", async () => {
-    const dir = path.join(root.path, "test-org", "long-bert");
+    const dir = path.join(root, "test-org", "long-bert");
     writeBertModel(dir, { ...TINY_BERT, maxPosition: 1024 });
     const load = (over: Record<string, unknown>) =>
       createEmbedder(embedderConfig({ local_dir: dir, ...over }), {
         hub: hubConfig("http://127.0.0.1:9"),
-        dataDir: work.path,
+        dataDir: work,
       }) as Promise<TransformersEmbedder>;
     const explicit = await load({ max_tokens: 600 });
     expect(explicit.maxTokens).toBe(600);
@@ -199,18 +193,18 @@ describe("transformers.js embedder", () => {
   });
 
   it("loads a local model directory through the same loader, and checks it first", async () => {
-    const embedder = await createEmbedder(embedderConfig({ local_dir: path.join(root.path, MODEL) }), {
+    const embedder = await createEmbedder(embedderConfig({ local_dir: path.join(root, MODEL) }), {
       hub: hubConfig("http://127.0.0.1:9"),
-      dataDir: work.path,
+      dataDir: work,
     });
     const [v] = await embedder.embed(["sort a list"]);
     expect(v && "vector" in v && v.vector.length).toBe(TINY_BERT.hidden);
     await embedder.close();
-    expect(existsSync(path.join(root.path, MODEL, "onnx", "model_quantized.onnx"))).toBe(false);
+    expect(existsSync(path.join(root, MODEL, "onnx", "model_quantized.onnx"))).toBe(false);
     await expect(
-      createEmbedder(embedderConfig({ local_dir: path.join(root.path, MODEL), dtype: "q8" }), {
+      createEmbedder(embedderConfig({ local_dir: path.join(root, MODEL), dtype: "q8" }), {
         hub: hubConfig(hub.url),
-        dataDir: work.path,
+        dataDir: work,
       }),
     ).rejects.toThrow(/has no onnx\/model_quantized\.onnx/);
   });

@@ -7,17 +7,17 @@ import { type CachedAnswer, ResponseCache } from "../../pipeline/llm/cache.js";
 import { CachedCalls, type UncachedCall } from "../../pipeline/llm/cached-call.js";
 import { LlmAbortedError } from "../../pipeline/llm/errors.js";
 import { UsageMeter } from "../../pipeline/usage.js";
-import { ask, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { ask } from "./helpers.js";
 
-let dir: ReturnType<typeof tempDir>;
+let dir: string;
 let cache: ResponseCache;
 beforeEach(() => {
   dir = tempDir("cf-cached-call-");
-  cache = new ResponseCache(join(dir.path, "llm-cache.sqlite"));
+  cache = new ResponseCache(join(dir, "llm-cache.sqlite"));
 });
 afterEach(() => {
   cache.close();
-  dir.remove();
 });
 
 function calls(options: { noCache?: boolean; priced?: boolean } = {}): CachedCalls {

@@ -4,7 +4,8 @@ import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { resolveEndpoint } from "../../pipeline/llm/endpoint.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
 import { UsageMeter } from "../../pipeline/usage.js";
-import { recordingLogger, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { recordingLogger } from "./helpers.js";
 
 describe("llm config and endpoints", () => {
   it("parses an empty section with the paper's roles", () => {
@@ -98,12 +99,11 @@ describe("llm config and endpoints", () => {
   it("throws from client(), before anything is opened or sent", () => {
     const dir = tempDir();
     const service = createLlmService(llmConfigSchema.parse({ scorer: { provider: "openai" } }), {
-      dataDir: dir.path,
+      dataDir: dir,
       noCache: false,
       log: recordingLogger(),
       env: {},
     });
     expect(() => service.client("scorer", new UsageMeter())).toThrow(NotConfiguredError);
-    dir.remove();
   });
 });

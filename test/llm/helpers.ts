@@ -1,6 +1,5 @@
 // Shared set-up for LLM tests: a service pointed at a test server, in a temporary data dir.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import type { HubConfig } from "../../pipeline/hub/config.js";
@@ -9,6 +8,7 @@ import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { Logger } from "../../pipeline/log.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
+import { tempDir as removedAfterTest } from "../support/temp-dir.js";
 
 export interface ServerPerTest {
   readonly server: LlmServer;
@@ -22,21 +22,20 @@ export interface ServerPerTest {
  */
 export function serverPerTest(options: LlmServerOptions = {}, prefix = "cf-llm-"): ServerPerTest {
   let server: LlmServer | undefined;
-  let dir: ReturnType<typeof tempDir> | undefined;
+  let dir: string | undefined;
   beforeEach(async () => {
     server = await startLlmServer({ ...options });
-    dir = tempDir(prefix);
+    dir = removedAfterTest(prefix);
   });
   afterEach(async () => {
     await server?.close();
-    dir?.remove();
   });
   return {
     get server() {
       return server!;
     },
     get dir() {
-      return dir!.path;
+      return dir!;
     },
   };
 }
@@ -44,8 +43,12 @@ export function serverPerTest(options: LlmServerOptions = {}, prefix = "cf-llm-"
 /** One user message. */
 export const ask = (text: string): ChatMessage[] => [{ role: "user", content: text }];
 
+/**
+ * support/temp-dir.ts's dir (removed after the test or file that made it) in the shape
+ * test/e2e/simulate.test.ts still uses; new tests take support/temp-dir.ts's `tempDir` itself.
+ */
 export function tempDir(prefix = "cf-llm-"): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = removedAfterTest(prefix);
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 

@@ -6,12 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LlmConfig } from "../../pipeline/llm/config.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
-import { ask, recordingLogger, tempDir, testConfig, testService } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { ask, recordingLogger, testConfig, testService } from "./helpers.js";
 
 const PRICES = { prices: { "test-model": { prompt: 1, completion: 2 } } };
 
 let servers: LlmServer[] = [];
-let dir: ReturnType<typeof tempDir>;
+let dir: string;
 
 async function start(...options: LlmServerOptions[]): Promise<LlmServer[]> {
   const started = await Promise.all(options.map((o) => startLlmServer(o)));
@@ -24,7 +25,7 @@ function replicas(urls: string[], scorer: Record<string, unknown> = {}): LlmConf
 }
 
 /** Every prompt through a fresh service; the answers in order, and the stage's usage. */
-async function score(config: LlmConfig, prompts: string[], dataDir = dir.path, log = recordingLogger()) {
+async function score(config: LlmConfig, prompts: string[], dataDir = dir, log = recordingLogger()) {
   const service = testService(config, dataDir, { log });
   const usage = new UsageMeter();
   try {
@@ -52,7 +53,6 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  dir.remove();
 });
 
 describe("an LLM role with several replicas", () => {
@@ -90,7 +90,7 @@ describe("an LLM role with several replicas", () => {
       max_backoff_s: 30,
     });
     const log = recordingLogger();
-    const first = await score(config, prompts(12), dir.path, log);
+    const first = await score(config, prompts(12), dir, log);
     expect(first.answers).toHaveLength(12);
     // two failures in a row, then out for the rest of the batch (0.3 s is far longer than it takes)
     expect(bad!.count).toBe(2);
@@ -112,7 +112,7 @@ describe("an LLM role with several replicas", () => {
       balance: { eject_after: 1, eject_s: 0.2, max_eject_s: 10 },
     });
     const log = recordingLogger();
-    const service = testService(config, dir.path, { log });
+    const service = testService(config, dir, { log });
     const usage = new UsageMeter();
     try {
       const client = service.client("scorer", usage);
@@ -160,7 +160,7 @@ describe("an LLM role with several replicas", () => {
     const { answers, usage } = await score(
       replicas([busy!.url, free!.url], { concurrency: 1, balance: { eject_after: 1 } }),
       prompts(6),
-      dir.path,
+      dir,
       log,
     );
     expect(answers).toHaveLength(6);
@@ -178,38 +178,34 @@ describe("an LLM role with several replicas", () => {
       {},
     );
     const other = tempDir("cf-replicas-b-");
-    try {
-      const spread = await score(
-        replicas([slow!.url, failing!.url, fine!.url], { concurrency: 2 }),
-        prompts(30),
-        other.path,
-      );
-      expect(spread.answers).toEqual(single.answers);
-      // each conversation answered in full once across the replicas: nothing paid twice
-      expect(answeredPerKey([slow!, failing!, fine!]).every((n) => n === 1)).toBe(true);
-      expect(answeredPerKey([slow!, failing!, fine!])).toHaveLength(30);
-      expect(spread.usage.costUsd).toBeCloseTo(single.usage.costUsd, 12);
-      expect(spread.usage.promptTokens).toBe(single.usage.promptTokens);
-      expect(spread.usage.completionTokens).toBe(single.usage.completionTokens);
-      expect(spread.usage.failedRequests).toBeGreaterThan(0);
-      // every replica did some of the work
-      for (const server of [slow!, failing!, fine!]) expect(server.count).toBeGreaterThan(0);
+    const spread = await score(
+      replicas([slow!.url, failing!.url, fine!.url], { concurrency: 2 }),
+      prompts(30),
+      other,
+    );
+    expect(spread.answers).toEqual(single.answers);
+    // each conversation answered in full once across the replicas: nothing paid twice
+    expect(answeredPerKey([slow!, failing!, fine!]).every((n) => n === 1)).toBe(true);
+    expect(answeredPerKey([slow!, failing!, fine!])).toHaveLength(30);
+    expect(spread.usage.costUsd).toBeCloseTo(single.usage.costUsd, 12);
+    expect(spread.usage.promptTokens).toBe(single.usage.promptTokens);
+    expect(spread.usage.completionTokens).toBe(single.usage.completionTokens);
+    expect(spread.usage.failedRequests).toBeGreaterThan(0);
+    // every replica did some of the work
+    for (const server of [slow!, failing!, fine!]) expect(server.count).toBeGreaterThan(0);
 
-      // The same data dir with a different list: all from the cache, nothing sent.
-      const [elsewhere] = await start({});
-      const again = await score(testConfig(elsewhere!.url, {}, PRICES), prompts(30), other.path);
-      expect(again.answers).toEqual(single.answers);
-      expect(elsewhere!.count).toBe(0);
-      expect(again.usage.cachedRequests).toBe(30);
-    } finally {
-      other.remove();
-    }
+    // The same data dir with a different list: all from the cache, nothing sent.
+    const [elsewhere] = await start({});
+    const again = await score(testConfig(elsewhere!.url, {}, PRICES), prompts(30), other);
+    expect(again.answers).toEqual(single.answers);
+    expect(elsewhere!.count).toBe(0);
+    expect(again.usage.cachedRequests).toBe(30);
   });
 
   it("takes a comma-separated list from the environment, and refuses one that names a server twice", async () => {
     const [a, b] = await start({}, {});
     const config = testConfig(undefined, {}, PRICES);
-    const service = testService(config, dir.path, { env: { OPENAI_BASE_URL: `${a!.url}, ${b!.url}` } });
+    const service = testService(config, dir, { env: { OPENAI_BASE_URL: `${a!.url}, ${b!.url}` } });
     const usage = new UsageMeter();
     try {
       const client = service.client("scorer", usage);
@@ -219,7 +215,7 @@ describe("an LLM role with several replicas", () => {
     }
     expect(a!.count).toBeGreaterThan(0);
     expect(b!.count).toBeGreaterThan(0);
-    const twice = testService(replicas([a!.url, `${a!.url}/`]), dir.path);
+    const twice = testService(replicas([a!.url, `${a!.url}/`]), dir);
     expect(() => twice.client("scorer", new UsageMeter())).toThrow(/names .* twice; list each replica once/);
     await twice.close();
   });

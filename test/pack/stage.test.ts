@@ -4,15 +4,15 @@
 // next to the paper, and a forced rerun gives the same dialogues.
 import { readdirSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseDialogue } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { packStage } from "../../stages/pack.js";
-import { tempDir } from "../llm/helpers.js";
 import { startTestHub } from "../support/hub-server.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { TINY_BERT, writeBertModel } from "../support/tiny-bert.js";
 
 const TOPICS = [
@@ -87,11 +87,6 @@ interface Summary {
   paper: unknown;
 }
 
-const dirs: { remove(): void }[] = [];
-afterAll(() => {
-  for (const d of dirs) d.remove();
-});
-
 const nanRecord = {
   id: "t:nan",
   query: "Write code to print nan values in python",
@@ -107,14 +102,13 @@ async function runPack(
   onlyRecords = options.only;
   const force = options.force ?? false;
   const dir = tempDir("cf-pack-stage-");
-  dirs.push(dir);
-  const runner = makeRunner([fakeFilter, packStage] as Stage<unknown>[], { dir: dir.path, yaml });
+  const runner = makeRunner([fakeFilter, packStage] as Stage<unknown>[], { dir, yaml });
   let reports = await runner.run(["pack"]);
   if (force) reports = await runner.run(["pack"], { force: true });
   const dialogues = await collect(runner.store("pack").read());
   const rejects = await collect(runner.store("pack").read({ rejects: true }));
   const stats = reports.find((r) => r.stage === "pack")?.stats as unknown as Summary;
-  return { dialogues, rejects, stats, runner, workDir: path.join(dir.path, "data", "pack", "work") };
+  return { dialogues, rejects, stats, runner, workDir: path.join(dir, "data", "pack", "work") };
 }
 
 const LEXICAL = `stages:\n  pack:\n    max_query_chars: 4000\n    embedder: {kind: lexical, dimensions: 256}\n`;
@@ -194,9 +188,8 @@ describe("pack stage", () => {
 
   it("packs with a transformers.js model fetched from the hub, rejecting the records it answers NaN for", async () => {
     const hubRoot = tempDir("cf-pack-hub-");
-    dirs.push(hubRoot);
-    writeBertModel(path.join(hubRoot.path, "test-org", "tiny-bert"), { ...TINY_BERT, nanWords: ["nan"] });
-    const hub = await startTestHub({ root: hubRoot.path });
+    writeBertModel(path.join(hubRoot, "test-org", "tiny-bert"), { ...TINY_BERT, nanWords: ["nan"] });
+    const hub = await startTestHub({ root: hubRoot });
     try {
       const yaml =
         `hub: {endpoint: "${hub.url}", retries: 0}\n` +

@@ -8,8 +8,9 @@ import { hubConfigSchema } from "../../../pipeline/hub/config.js";
 import { type LlmConfig, llmConfigSchema } from "../../../pipeline/llm/config.js";
 import type { LlmService } from "../../../pipeline/llm/index.js";
 import { startTestHub, type TestHub } from "../../support/hub-server.js";
+import { tempDir } from "../../support/temp-dir.js";
 import { writeLlamaGguf } from "../../support/tiny-gguf.js";
-import { type TestServiceOptions, tempDir, testService } from "../helpers.js";
+import { type TestServiceOptions, testService } from "../helpers.js";
 
 export const REPO = "test-org/tiny-llama-GGUF";
 export const FILE = "tiny-llama-f32.gguf";
@@ -29,10 +30,10 @@ export function useTinyModelHub(): TinyModelHub {
   const root = tempDir("cf-gguf-hub-");
   let hub: TestHub | undefined;
   let commit = "";
-  const localFile = join(root.path, ...REPO.split("/"), FILE);
+  const localFile = join(root, ...REPO.split("/"), FILE);
   beforeAll(async () => {
     writeLlamaGguf(localFile);
-    hub = await startTestHub({ root: root.path });
+    hub = await startTestHub({ root });
     commit = await new HubClient(hubConfigSchema.parse({ endpoint: hub.url })).resolveCommit(
       REPO,
       "main",
@@ -41,7 +42,6 @@ export function useTinyModelHub(): TinyModelHub {
   });
   afterAll(async () => {
     await hub?.close();
-    root.remove();
   });
   return {
     get hub() {

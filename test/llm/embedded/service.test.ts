@@ -2,7 +2,7 @@
 // from the test hub, loaded by node-llama-cpp, answering under sampling, seeds, grammars and JSON
 // schemas, with the response cache, usage, estimates, interruption and failures of the HTTP roles.
 import { statSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { UserError } from "../../../pipeline/errors.js";
 import { llmConfigSchema } from "../../../pipeline/llm/config.js";
 import {
@@ -14,15 +14,15 @@ import {
 import { UsageMeter } from "../../../pipeline/usage.js";
 import { SCORE_OPTIONS } from "../../../stages/filter/complexity.js";
 import { parseComplexityScore } from "../../../stages/filter/score-parser.js";
-import { ask, recordingLogger, tempDir } from "../helpers.js";
+import { tempDir } from "../../support/temp-dir.js";
+import { ask, recordingLogger } from "../helpers.js";
 import { embeddedConfig, embeddedService, FILE, fileTransfers, REPO, useTinyModelHub } from "./kit.js";
 
 const model = useTinyModelHub();
-let dir: ReturnType<typeof tempDir>;
+let dir: string;
 beforeEach(() => {
   dir = tempDir("cf-embedded-");
 });
-afterEach(() => dir.remove());
 
 describe("which provider a role resolves to", () => {
   it("auto: the endpoint when one is configured, the embedded model otherwise; provider forces", () => {
@@ -55,7 +55,7 @@ describe("which provider a role resolves to", () => {
 describe("the embedded provider", () => {
   it("fetches the GGUF once through the hub, verified, and answers with token counts", async () => {
     const log = recordingLogger();
-    const service = embeddedService(embeddedConfig(model.embedded()), dir.path, { log });
+    const service = embeddedService(embeddedConfig(model.embedded()), dir, { log });
     const usage = new UsageMeter();
     const client = service.client("scorer", usage);
     expect(client.model).toBe(`${REPO}/${FILE}@main`);
@@ -81,23 +81,20 @@ describe("the embedded provider", () => {
     await service.close();
 
     // Another run (a new process, the same data dir): the verified copy is used, nothing fetched.
-    const again = embeddedService(embeddedConfig(model.embedded()), dir.path);
+    const again = embeddedService(embeddedConfig(model.embedded()), dir);
     await again.client("scorer", new UsageMeter()).chat(ask("Sort a dictionary by value."));
     expect(fileTransfers(model.hub)).toBe(before + 1);
     await again.close();
 
     // Pinned to the commit: not even the hub's listing is asked for.
     const asked = model.hub.requests.length;
-    const pinned = embeddedService(embeddedConfig(model.embedded({ revision: model.commit })), dir.path);
+    const pinned = embeddedService(embeddedConfig(model.embedded({ revision: model.commit })), dir);
     // (a new revision is a new directory: fetched once there, then never asked again)
     await pinned.client("scorer", new UsageMeter()).chat(ask("Parse a date."));
     await pinned.close();
     const afterFetch = model.hub.requests.length;
     expect(afterFetch).toBeGreaterThan(asked);
-    const offlinePinned = embeddedService(
-      embeddedConfig(model.embedded({ revision: model.commit })),
-      dir.path,
-    );
+    const offlinePinned = embeddedService(embeddedConfig(model.embedded({ revision: model.commit })), dir);
     await offlinePinned.client("scorer", new UsageMeter()).chat(ask("Merge two lists."));
     await offlinePinned.close();
     expect(model.hub.requests.length).toBe(afterFetch);
@@ -105,7 +102,7 @@ describe("the embedded provider", () => {
 
   it("answers a rerun from the cache without loading the model, and --no-cache generates again", async () => {
     const config = embeddedConfig(model.embedded());
-    const first = embeddedService(config, dir.path);
+    const first = embeddedService(config, dir);
     const original = await first.client("scorer", new UsageMeter()).chat(ask("Explain recursion."));
     await first.close();
 
@@ -113,7 +110,7 @@ describe("the embedded provider", () => {
     // The hub is not even consulted: a cached answer needs no model.
     const rerun = embeddedService(
       embeddedConfig(model.embedded({ hub_endpoint: "http://127.0.0.1:1" })),
-      dir.path,
+      dir,
     );
     const usage = new UsageMeter();
     const replay = await rerun.client("scorer", usage).chat(ask("Explain recursion."));
@@ -122,7 +119,7 @@ describe("the embedded provider", () => {
     expect(model.hub.requests.length).toBe(asked);
     await rerun.close();
 
-    const fresh = embeddedService(config, dir.path, { noCache: true });
+    const fresh = embeddedService(config, dir, { noCache: true });
     const regenerated = await fresh.client("scorer", new UsageMeter()).chat(ask("Explain recursion."));
     expect(regenerated.cached).toBe(false);
     // temperature 0: the same model gives the same answer
@@ -134,7 +131,7 @@ describe("the embedded provider", () => {
     const config = embeddedConfig(model.embedded(), {
       sampling: { temperature: 1.2, top_p: 0.95, max_tokens: 12 },
     });
-    const service = embeddedService(config, dir.path, { noCache: true });
+    const service = embeddedService(config, dir, { noCache: true });
     const client = service.client("scorer", new UsageMeter());
     const question = ask("Name a sorting algorithm.");
     const a = await client.chat(question, { seed: 1 });
@@ -151,7 +148,7 @@ describe("the embedded provider", () => {
     const config = embeddedConfig(model.embedded(), {
       sampling: { temperature: 1, max_tokens: 16 },
     });
-    const service = embeddedService(config, dir.path);
+    const service = embeddedService(config, dir);
     const client = service.client("scorer", new UsageMeter());
     const scored: string[] = [];
     for (let seed = 0; seed < 12; seed++) {
@@ -190,7 +187,7 @@ describe("the embedded provider", () => {
   });
 
   it("runs requests in parallel sequences of one context, each answer cached once", async () => {
-    const service = embeddedService(embeddedConfig(model.embedded({ sequences: 3 })), dir.path);
+    const service = embeddedService(embeddedConfig(model.embedded({ sequences: 3 })), dir);
     const usage = new UsageMeter();
     const client = service.client("scorer", usage);
     const questions = Array.from({ length: 9 }, (_, i) => ask(`Question ${i}: write a loop.`));
@@ -209,7 +206,7 @@ describe("the embedded provider", () => {
     const config = embeddedConfig(model.embedded({ context_size: 2048 }), {
       sampling: { temperature: 1, max_tokens: 1800 },
     });
-    const service = embeddedService(config, dir.path);
+    const service = embeddedService(config, dir);
     const client = service.client("scorer", new UsageMeter());
     await client.chat(ask("warm up"), { max_tokens: 2 });
     const controller = new AbortController();
@@ -226,7 +223,7 @@ describe("the embedded provider", () => {
   });
 
   it("refuses a prompt longer than the context (a failed request, never a cut question)", async () => {
-    const service = embeddedService(embeddedConfig(model.embedded({ context_size: 128 })), dir.path);
+    const service = embeddedService(embeddedConfig(model.embedded({ context_size: 128 })), dir);
     const usage = new UsageMeter();
     const error = await service
       .client("scorer", usage)
@@ -242,27 +239,27 @@ describe("the embedded provider", () => {
   it("loads a local GGUF file without the hub, and names a missing one", async () => {
     const config = embeddedConfig({ path: model.localFile, sequences: 1, context_size: 256, threads: 1 });
     const asked = model.hub.requests.length;
-    const service = embeddedService(config, dir.path);
+    const service = embeddedService(config, dir);
     const client = service.client("scorer", new UsageMeter());
     expect(client.model).toBe(`gguf:${FILE}`);
     expect((await client.chat(ask("hello"))).usage.completionTokens).toBeGreaterThan(0);
     expect(model.hub.requests.length).toBe(asked);
     await service.close();
 
-    const missing = embeddedService(embeddedConfig({ path: `${dir.path}/nowhere.gguf` }), dir.path);
+    const missing = embeddedService(embeddedConfig({ path: `${dir}/nowhere.gguf` }), dir);
     const error = await missing
       .client("scorer", new UsageMeter())
       .chat(ask("hello"))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelUnavailableError);
-    expect((error as Error).message).toContain(`${dir.path}/nowhere.gguf`);
+    expect((error as Error).message).toContain(`${dir}/nowhere.gguf`);
     await missing.close();
   });
 
   it("offline without the file: stops with where to put it and how to use a server instead (exit 2)", async () => {
     const service = embeddedService(
       embeddedConfig(model.embedded({ hub_endpoint: "http://127.0.0.1:1" })),
-      dir.path,
+      dir,
     );
     const client = service.client("scorer", new UsageMeter());
     const error = await client.chat(ask("hello")).catch((e: unknown) => e);
@@ -271,7 +268,7 @@ describe("the embedded provider", () => {
     const message = (error as Error).message;
     for (const advice of [
       "no endpoint for the LLM role 'scorer'",
-      `${dir.path}/models/${REPO}/main/${FILE}`,
+      `${dir}/models/${REPO}/main/${FILE}`,
       "llm.scorer.embedded.path",
       "HF_ENDPOINT",
       "OPENAI_BASE_URL",
@@ -282,14 +279,14 @@ describe("the embedded provider", () => {
     const asked = model.hub.requests.length;
     await expect(client.chat(ask("again"))).rejects.toBe(error);
     expect(model.hub.requests.length).toBe(asked);
-    expect(statSync(dir.path).isDirectory()).toBe(true);
+    expect(statSync(dir).isDirectory()).toBe(true);
     await service.close();
   });
 
   it("asks the hub once for a model it does not have, however many requests are queued", async () => {
     const service = embeddedService(
       embeddedConfig(model.embedded({ repo: "test-org/no-such-model-GGUF" })),
-      dir.path,
+      dir,
     );
     const client = service.client("scorer", new UsageMeter());
     const settled = await Promise.allSettled(
@@ -309,12 +306,12 @@ describe("the embedded provider", () => {
 
   it("estimates a dry-run with the embedded model's name as the key, offline", async () => {
     const config = embeddedConfig(model.embedded());
-    const service = embeddedService(config, dir.path);
+    const service = embeddedService(config, dir);
     await service.client("scorer", new UsageMeter()).chat(ask("cached question"));
     await service.close();
     const offline = embeddedService(
       embeddedConfig(model.embedded({ hub_endpoint: "http://127.0.0.1:1" })),
-      dir.path,
+      dir,
     );
     const estimator = offline.estimator("scorer");
     expect(estimator.model).toBe(`${REPO}/${FILE}@main`);
