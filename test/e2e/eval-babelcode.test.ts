@@ -1,7 +1,5 @@
 // Runs the hand-written predictions through the real sandbox, every one in the program generated for
 // its question, and checks each outcome and the metrics exactly.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvaluationRun, evaluatePredictions } from "../../pipeline/eval/evaluate.js";
@@ -12,6 +10,7 @@ import { parsePredictions } from "../../pipeline/eval/predictions.js";
 import { createCodeRunner, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { ALL_PREDICTIONS } from "../fixtures/eval/predictions.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const QUESTIONS = join(import.meta.dirname, "../fixtures/eval/questions.jsonl");
 
@@ -22,7 +21,7 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
   let metrics: EvalMetrics;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "eval-e2e-"));
+    dir = tempDir("eval-e2e-");
     const generation = await generateTestDir(QUESTIONS, dir);
     // Every language the sandbox runs gets a program or a reason; bash and SQL have none to give.
     const reasons = new Map(generation.failures.map((f) => [`${f.language}/${f.qid}`, f.reason]));
@@ -57,7 +56,6 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
 
   afterAll(async () => {
     await runner?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("gives every prediction the outcome it was written to get", () => {

@@ -2,8 +2,7 @@
 // layouts served by the test hub, models played by the test LLM server (one that answers with the
 // canonical solutions, one that fixes its code only once it gets feedback, one that never does,
 // one that answers without code), judged in the embedded sandbox.
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import yargs from "yargs";
@@ -19,6 +18,7 @@ import {
   type ReceivedRequest,
   startLlmServer,
 } from "../support/llm-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const GUIDANCE = "Look again at upper-case letters, at every name you use, and at when your loop ends.";
 
@@ -51,7 +51,7 @@ let dir: string;
 let config: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "eval-model-"));
+  dir = tempDir("eval-model-");
   writeBenchmarkRepos(path.join(dir, "hub"));
   hub = await startTestHub({ root: path.join(dir, "hub") });
   llm = await startLlmServer({ fallback: reply });
@@ -81,7 +81,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([hub?.close(), llm?.close(), sandboxServer?.close()]);
   if (sandbox) await closeSandbox(sandbox);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 interface Run {

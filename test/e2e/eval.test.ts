@@ -1,21 +1,16 @@
 // `pnpm pipeline eval ...` end to end, in process: files in, files and a summary table out.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import yargs from "yargs";
 import { evalCommand } from "../../pipeline/cli/eval.js";
 import type { PredictionResult } from "../../pipeline/eval/types.js";
 import { ALL_PREDICTIONS, predictionsJsonl } from "../fixtures/eval/predictions.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const QUESTIONS = join(import.meta.dirname, "../fixtures/eval/questions.jsonl");
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "eval-cli-"));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
+const dir = tempDir("eval-cli-");
 /** Runs the eval command with `args`; returns what it printed on stdout. */
 async function cli(...args: string[]): Promise<string> {
   let printed = "";

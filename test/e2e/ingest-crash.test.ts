@@ -2,14 +2,14 @@
 // middle of normalize: the rerun continues the partial file from its length (no byte asked for twice)
 // and normalize's resumed output is exactly the uninterrupted one, in order, each row once.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Reject } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ROWS = 20_000;
@@ -26,7 +26,7 @@ function instruction(i: number): string {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "ingest-crash-"));
+  dir = tempDir("ingest-crash-");
   const lines: string[] = [];
   for (let i = 0; i < ROWS; i++) {
     if (MALFORMED.has(i)) lines.push(`{"instruction": "cut short ${i}`);
@@ -60,7 +60,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await hub?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 function start(...args: string[]): { child: ChildProcess; exit: Promise<number | null> } {

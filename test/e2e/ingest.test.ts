@@ -2,8 +2,6 @@
 // the expected records come out, bad rows and duplicates are rejected with their reasons, a dropped
 // connection is survived, a rerun is a no-op, and a forced rerun fetches nothing twice. Outputs are
 // read from the data directory, and through `cat` once, to keep the number of CLI starts low.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/index.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 let hub: TestHub;
@@ -37,12 +36,11 @@ beforeAll(async () => {
       },
     ],
   });
-  dataDir = await mkdtemp(path.join(tmpdir(), "ingest-e2e-"));
+  dataDir = tempDir("ingest-e2e-");
 });
 
 afterAll(async () => {
   await hub?.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** The CLI on the samples through the test hub, with the token the hub expects unless told otherwise. */

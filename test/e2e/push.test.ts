@@ -3,14 +3,14 @@
 // is not, the token never shows, a rerun sends nothing; and the real CLI refuses an export that is
 // missing or out of date. The toy pipeline's release stage is `bundle` (test/support/toy-release.ts):
 // push finds the release where the stage that declares it keeps it.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exportFixtureFiles, LARGE, SMALL, sha256, writeExportFixture } from "../hub/push-fixtures.js";
 import { MAIN, onSamples, runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { filesBelow } from "../support/hub-writes.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const TOY_CLI = new URL("../support/toy-release-cli.ts", import.meta.url).pathname;
 const TOKEN = "hf_cli_push_secret_93b1";
@@ -38,13 +38,12 @@ async function release(dataDir: string, config: string, hubRetries?: number) {
 }
 
 beforeEach(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "cf-push-cli-"));
+  scratch = tempDir("cf-push-cli-");
   hub = await startTestHub({ root: path.join(scratch, "hub"), writable: path.join(scratch, "storage") });
 });
 
 afterEach(async () => {
   await hub.close();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 describe("pnpm pipeline push", () => {

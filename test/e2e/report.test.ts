@@ -1,22 +1,14 @@
 // `pnpm pipeline report` as a user runs it: rebuilds report.html from the manifests there are, with
 // each stage's state as `status` judges it, and renders a screenshot of the whole page on request.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { pageSize, viewInBrowser } from "../../pipeline/report/browser.js";
 import { FULL_RUN, writeManifests } from "../report/fixtures.js";
 import { onSamples, runCli } from "../support/cli.js";
+import { tempDir } from "../support/temp-dir.js";
 
-let scratch: string;
-
-beforeAll(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "cf-report-cli-"));
-});
-
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratch = tempDir("cf-report-cli-");
 
 it("rebuilds the report from the stages that ran, and screenshots it", async () => {
   const dataDir = path.join(scratch, "data");

@@ -1,13 +1,13 @@
 // `pipeline sandbox languages|run` through yargs, in-process, and `isolation: none` for trusted code.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import yargs from "yargs";
 import { readSandboxConfig, sandboxCommand } from "../../pipeline/cli/sandbox.js";
 import { UserError } from "../../pipeline/errors.js";
 import { EmbeddedSandbox, type RunCodeResponse } from "../../pipeline/sandbox/index.js";
 import { probeIsolationMode, testConfig } from "../sandbox/helpers.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const mode = await probeIsolationMode();
 
@@ -28,7 +28,7 @@ async function cli(args: string[]): Promise<string> {
 describe("sandbox CLI", () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "sandbox-cli-test-"));
+    dir = tempDir("sandbox-cli-test-");
     writeFileSync(join(dir, "main.py"), "import sys\nprint(sys.stdin.read().upper())");
     writeFileSync(join(dir, "in.txt"), "shout");
     writeFileSync(
@@ -37,7 +37,6 @@ describe("sandbox CLI", () => {
     );
     writeFileSync(join(dir, "bad.yaml"), "sandbox:\n  isolation: docker\n");
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   afterEach(() => {
     process.exitCode = undefined;
   });

@@ -3,8 +3,6 @@
 // toolchain for the language gives a `language-unavailable` result at once (told by its typed
 // `problem`, over the wire too, never by the wording of its message), and the leetcode judge and the
 // CommonOJ runner take the same policy.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommonOJ } from "../../pipeline/eval/common-oj.js";
@@ -23,6 +21,7 @@ import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "../../pipeline
 import { SolutionJudge } from "../../stages/leetcode/judge.js";
 import { parseTests } from "../../stages/leetcode/taco.js";
 import { testConfig } from "../sandbox/helpers.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
@@ -135,25 +134,21 @@ describe("callUnderPolicy and the judges built on it", () => {
   });
 
   it("the leetcode judge gets a verdict through a sandbox that failed once, and an outage after its tries", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "judge-outage-"));
+    const dir = tempDir("judge-outage-");
     const tests = parseTests(JSON.stringify({ fn_name: "double", inputs: [[2]], outputs: [4] }));
     if ("error" in tests) throw new Error(tests.error);
     const task = { problemId: "p1", tests, starterCode: "" };
     const limits = { runTimeoutS: 5, compileTimeoutS: 30 };
     const signal = new AbortController().signal;
     const code = "def double(x):\n    return 2 * x\n";
-    try {
-      const flaky = failing(1);
-      const judge = new SolutionJudge(flaky.runner, path.join(dir, "a.jsonl"), limits, signal, FAST);
-      expect((await judge.judge(task, code, "python")).verdict).toBe("passed");
-      judge.close();
-      const down = failing(10);
-      const stuck = new SolutionJudge(down.runner, path.join(dir, "b.jsonl"), limits, signal, FAST);
-      await expect(stuck.judge(task, code, "python")).rejects.toBeInstanceOf(SandboxOutageError);
-      expect(down.sent).toHaveLength(3);
-      stuck.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const flaky = failing(1);
+    const judge = new SolutionJudge(flaky.runner, path.join(dir, "a.jsonl"), limits, signal, FAST);
+    expect((await judge.judge(task, code, "python")).verdict).toBe("passed");
+    judge.close();
+    const down = failing(10);
+    const stuck = new SolutionJudge(down.runner, path.join(dir, "b.jsonl"), limits, signal, FAST);
+    await expect(stuck.judge(task, code, "python")).rejects.toBeInstanceOf(SandboxOutageError);
+    expect(down.sent).toHaveLength(3);
+    stuck.close();
   });
 });

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { HubClient } from "../../pipeline/hub/client.js";
 import { hubConfigSchema } from "../../pipeline/hub/config.js";
 import { downloadVerified } from "../../pipeline/hub/download.js";
@@ -15,6 +14,7 @@ import {
 } from "../../pipeline/hub/errors.js";
 import { createHubFetch } from "../../pipeline/hub/fetch.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const REPO = "acme/tiny-instruct";
 let root: string;
@@ -27,8 +27,8 @@ function client(endpoint: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "hub-root-"));
-  work = await mkdtemp(path.join(tmpdir(), "hub-work-"));
+  root = tempDir("hub-root-");
+  work = tempDir("hub-work-");
   const lines: string[] = [];
   for (let i = 0; i < 4000; i++)
     lines.push(JSON.stringify({ instruction: `task ${i} ${"x".repeat(i % 97)}`, output: `answer ${i}` }));
@@ -41,11 +41,6 @@ beforeAll(async () => {
   );
   await writeFile(path.join(root, REPO, "README.md"), "# tiny\n");
   await writeFile(path.join(root, REPO, "data", "empty.jsonl"), "");
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-  await rm(work, { recursive: true, force: true });
 });
 
 async function withHub<T>(

@@ -1,8 +1,7 @@
 // pushDirectory against the local test hub speaking the hub's real commit endpoints: what lands on the
 // hub, what a rerun sends (nothing), and what an interrupted push sends when it is run again (only
 // what the hub lacks), interrupted mid-upload and between an upload and its commit.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InterruptedError, UserError } from "../../pipeline/errors.js";
@@ -10,6 +9,7 @@ import { hubConfigSchema } from "../../pipeline/hub/config.js";
 import { type PushOptions, pushDirectory } from "../../pipeline/hub/push.js";
 import { PushError, PushTokenError } from "../../pipeline/hub/push-errors.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
+import { tempDir } from "../support/temp-dir.js";
 import { type ExportFixture, LARGE, SMALL, sha256, writeExportFixture } from "./push-fixtures.js";
 
 const TOKEN = "hf_push_test_token_7c1e";
@@ -46,14 +46,13 @@ async function remoteBytes(repo: string, file: string, revision = "main"): Promi
 }
 
 beforeEach(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "cf-push-"));
+  scratch = tempDir("cf-push-");
   hub = await startTestHub({ root: path.join(scratch, "hub"), writable: path.join(scratch, "hub-storage") });
   fixture = await writeExportFixture(path.join(scratch, "data"));
 });
 
 afterEach(async () => {
   await hub.close();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 describe("push", () => {

@@ -1,19 +1,18 @@
 // A cache a user already has must still answer: the key recipes and the tables are pinned here as
 // they were when both caches opened SQLite themselves. The files are written by hand with plain SQL,
 // not by the caches, so a change to how the caches write cannot hide a change to what they read.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { EmbeddingCache, embeddingKey } from "../../pipeline/embed/cache.js";
 import { cacheKey, ResponseCache } from "../../pipeline/llm/cache.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "cache-format-"));
+  dir = tempDir("cache-format-");
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const REVIEW = [
   { role: "system" as const, content: "You review code." },

@@ -1,8 +1,7 @@
 import { existsSync, statSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rootConfigSchema } from "../../pipeline/config/schema.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
@@ -19,14 +18,9 @@ import {
 } from "../../stages/normalize.js";
 import { ADAPTERS } from "../../stages/sources/index.js";
 import { seedLanguage } from "../../stages/sources/language.js";
+import { tempDir } from "../support/temp-dir.js";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "normalize-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = tempDir("normalize-");
 
 describe("adapters", () => {
   it("map each source's row format to a query/answer pair", () => {

@@ -1,23 +1,16 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { parquetWriteBuffer } from "hyparquet-writer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readRows } from "../../pipeline/readers/index.js";
 import { readJsonArray } from "../../pipeline/readers/json-array.js";
 import { readJsonLines } from "../../pipeline/readers/jsonl.js";
 import { badCell, parquetParsers } from "../../pipeline/readers/parquet.js";
 import type { RawRow } from "../../pipeline/readers/types.js";
+import { tempDir } from "../support/temp-dir.js";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "readers-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
+const dir = tempDir("readers-");
 async function* chunked(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
   for (let i = 0; i < bytes.length; i += size) yield Buffer.from(bytes.subarray(i, i + size));
 }

@@ -2,10 +2,9 @@
 // every stage would leave, in the shapes the stages write and their schemas read (filter's funnel,
 // pack's and simulate's DialogueTally and figures, validate's summary, export's files and counts).
 // `correct` and `leetcode` have not run.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { beforeEach } from "vitest";
 import { paperShape } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
 import type { ReportingStage, StageView } from "../../pipeline/report/contract.js";
@@ -13,6 +12,7 @@ import { collectReport } from "../../pipeline/report/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import type { UsageTotals } from "../../pipeline/usage.js";
 import { STAGES } from "../../stages/index.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** The stages as the CLI hands them to the report. */
 export const REGISTRY = new StageRegistry(STAGES);
@@ -225,11 +225,8 @@ export async function writeManifests(dataDir: string, manifests: readonly Manife
 /** A data directory of its own for each test of the calling file, removed after it. */
 export function dataDirPerTest(prefix: string): { readonly path: string } {
   const dir = { path: "" };
-  beforeEach(async () => {
-    dir.path = await mkdtemp(path.join(tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    await rm(dir.path, { recursive: true, force: true });
+  beforeEach(() => {
+    dir.path = tempDir(prefix);
   });
   return dir;
 }

@@ -2,12 +2,12 @@
 // the numbers beside the paper's are the manifests' own, nothing is fetched from anywhere, and a run
 // that stopped early gets its missing sections said, not drawn empty.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { findChromium, viewInBrowser } from "../../pipeline/report/browser.js";
 import { writeReport } from "../../pipeline/report/index.js";
+import { tempDir } from "../support/temp-dir.js";
 import { FULL_RUN, REGISTRY, writeManifests } from "./fixtures.js";
 
 interface Chart {
@@ -44,16 +44,12 @@ const value = (chart: Chart | undefined, series: string, category: string) =>
 let scratch: string;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(path.join(tmpdir(), "cf-report-"));
+  scratch = tempDir("cf-report-");
   if (!findChromium()) {
     throw new Error(
       "the report test needs Chromium: run scripts/install.sh (Debian's `chromium`) or set $CHROMIUM",
     );
   }
-});
-
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
 });
 
 describe("report of a full run, in Chromium", () => {

@@ -2,9 +2,8 @@
 // would) and must be contained and reported with the right status; afterwards no process of the
 // sandbox's uids is left on the host, nothing reached the host's loopback, and the server still serves.
 import { createSocket, type Socket } from "node:dgram";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,6 +12,7 @@ import {
   HttpSandboxClient,
 } from "../../pipeline/sandbox/index.js";
 import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/server.js";
+import { tempDir } from "../support/temp-dir.js";
 import {
   probeIsolationReport,
   processesNamed,
@@ -60,7 +60,7 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       const secret = `canary-${Math.random().toString(36).slice(2)}-secret`;
       process.env.CODEFEEDBACK_TEST_CANARY_SECRET = secret;
       process.env.OPENAI_API_KEY ??= secret;
-      secretDir = mkdtempSync(join(tmpdir(), "sandbox-secret-"));
+      secretDir = tempDir("sandbox-secret-");
       writeFileSync(join(secretDir, "secret.txt"), secret);
       canary = createServer((socket) => {
         canaryConnections++;
@@ -105,7 +105,6 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       await sandbox?.close();
       canary?.close();
       udpCanary?.close();
-      rmSync(secretDir, { recursive: true, force: true });
       delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
     });
 

@@ -8,12 +8,12 @@
 // starts an "init" in a new session that builds for a while, only then arms a parent-death signal
 // (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's fd 4 protocol: "R", orders until
 // EOF (none: exit 125, unused), "G", then the program.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostProcess } from "../../pipeline/sandbox/command.js";
 import { SANDBOX_TOOLS } from "../../pipeline/sandbox/isolation.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const STAND_IN = `
 mode=$1; pidfile=$2; build_s=$3
@@ -32,7 +32,7 @@ setsid sh -c '
 wait
 `;
 
-const scratch = mkdtempSync(join(tmpdir(), "prepared-stop-"));
+const scratch = tempDir("prepared-stop-");
 let files = 0;
 const started: number[] = [];
 
@@ -44,7 +44,6 @@ afterAll(() => {
       // gone, as it should be
     }
   }
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Spawns the stand-in and waits until its init exists (so a kill now lands mid-build). */

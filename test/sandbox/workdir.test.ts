@@ -1,19 +1,11 @@
 // The run dir refuses paths that would land outside it and never follows a link out when fetching.
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { SandboxRequestError } from "../../pipeline/sandbox/index.js";
 import { RunDirectory, workRelativePath } from "../../pipeline/sandbox/workdir.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("workRelativePath", () => {
   it.each([
@@ -39,10 +31,9 @@ describe("RunDirectory", () => {
   let parent: string;
   let dir: RunDirectory;
   beforeEach(() => {
-    parent = mkdtempSync(join(tmpdir(), "sandbox-workdir-test-"));
+    parent = tempDir("sandbox-workdir-test-");
     dir = RunDirectory.create(parent, null, { withTmp: false });
   });
-  afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
   it("writes nested files and fetches them as base64", async () => {
     dir.write("a/b/c.txt", Buffer.from("hello"));

@@ -1,10 +1,10 @@
 // Both caches open their files through pipeline/sqlite.ts: these are the settings a `kill -9` and two
 // processes sharing a file rely on, and the read-only opener a shard uses for the others' files.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqlite, openSqliteToRead, type SqliteDatabase } from "../../pipeline/sqlite.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const SCHEMA = "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID";
 
@@ -15,11 +15,10 @@ const keep = (db: SqliteDatabase) => {
   return db;
 };
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "sqlite-"));
+  dir = tempDir("sqlite-");
 });
 afterEach(() => {
   for (const db of opened.splice(0)) if (db.open) db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("openSqlite", () => {
