@@ -1,19 +1,39 @@
 // `pnpm pipeline <command>`: parse, call, print. Nothing else lives here.
-import yargs from "yargs";
+import yargs, { type CommandModule } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { STAGES } from "../stages/index.js";
-import { evalCommand } from "./cli/eval.js";
-import { launchCommand } from "./cli/launch.js";
-import { pipelineCommands } from "./cli/pipeline-commands.js";
-import { pushCommand } from "./cli/push.js";
-import { reportCommand } from "./cli/report.js";
 import { sandboxCommand } from "./cli/sandbox.js";
 import { UserError } from "./errors.js";
 import type { Stage } from "./stage.js";
 
+/**
+ * The commands, each module loaded only when a command may need it: `sandbox ...` loads none of the
+ * stages and their libraries, so `sandbox serve`, which forks itself for every program it starts,
+ * stays small (a fork copies the page tables of all the memory the process holds).
+ */
+async function commands(argv: string[], given: readonly Stage<unknown>[] | undefined) {
+  if (argv[0] === "sandbox") return [sandboxCommand] as CommandModule[];
+  const [registry, pipeline, evaluate, push, report, launch] = await Promise.all([
+    given ? undefined : import("../stages/index.js"),
+    import("./cli/pipeline-commands.js"),
+    import("./cli/eval.js"),
+    import("./cli/push.js"),
+    import("./cli/report.js"),
+    import("./cli/launch.js"),
+  ]);
+  const stages = given ?? registry!.STAGES;
+  return [
+    ...pipeline.pipelineCommands(stages),
+    sandboxCommand,
+    evaluate.evalCommand,
+    push.pushCommand(stages),
+    report.reportCommand(stages),
+    launch.launchCommand(stages),
+  ] as CommandModule[];
+}
+
 export async function main(
   argv: string[] = hideBin(process.argv),
-  stages: readonly Stage<unknown>[] = STAGES,
+  stages?: readonly Stage<unknown>[],
 ): Promise<void> {
   let cli = yargs(argv)
     .scriptName("pnpm pipeline")
@@ -34,12 +54,7 @@ export async function main(
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
-  for (const command of pipelineCommands(stages)) cli = cli.command(command);
-  cli = cli.command(sandboxCommand);
-  cli = cli.command(evalCommand);
-  cli = cli.command(pushCommand(stages));
-  cli = cli.command(reportCommand(stages));
-  cli = cli.command(launchCommand(stages));
+  for (const command of await commands(argv, stages)) cli = cli.command(command);
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -119,19 +119,30 @@ function killMembers(dir: string): number {
   return found;
 }
 
-/** Empties and removes a cgroup dir, children first; false when it stays (a member will not die). */
+/**
+ * Removes a cgroup dir, its children first; false when it stays (a member will not die). A run's
+ * cgroup usually holds nothing by now, so it is removed at once; while it is busy, its members are
+ * waited for (and killed), and a child dir is removed first (a busy dir without members has one).
+ */
 async function removeCgroupDir(dir: string): Promise<boolean> {
   for (let attempt = 0; attempt < 16; attempt++) {
     try {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        if (entry.isDirectory()) await removeCgroupDir(join(dir, entry.name));
-      }
       rmdirSync(dir);
       return true;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return true;
       if (code !== "EBUSY") return false;
+    }
+    if ((read(join(dir, "cgroup.procs")) ?? "").trim() === "") {
+      try {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          if (entry.isDirectory()) await removeCgroupDir(join(dir, entry.name));
+        }
+      } catch {
+        // gone meanwhile: the next rmdir says so
+      }
+      continue;
     }
     // bwrap exits as soon as the program does, while its init may still be on its way out; anything
     // else left (a daemon of `isolation: none`) is killed
@@ -158,6 +169,8 @@ async function removeStaleBases(parent: string): Promise<void> {
 class CgroupV1Host implements CgroupHost {
   readonly version = 1;
   private runs = 0;
+  /** whether the kernel accounts swap (memory.memsw.*), read from the first run's dir */
+  private swapAccounted: boolean | undefined;
   constructor(
     private readonly memoryBase: string,
     private readonly pidsBase: string,
@@ -169,16 +182,21 @@ class CgroupV1Host implements CgroupHost {
     const pids = join(this.pidsBase, name);
     mkdirSync(memory);
     mkdirSync(pids);
+    const memoryLimit = join(memory, "memory.limit_in_bytes");
+    // swap counts too, where the kernel accounts it, so a run cannot spill past its cap into swap
+    const swapLimit = join(memory, "memory.memsw.limit_in_bytes");
+    this.swapAccounted ??= read(swapLimit) !== null;
+    const swapAccounted = this.swapAccounted;
+    /** the cap this dir has: none when it was made; only ever changed here */
+    let current = Number.POSITIVE_INFINITY;
     const setMemoryLimit = (bytes: number) => {
-      const memoryLimit = join(memory, "memory.limit_in_bytes");
-      // swap counts too, where the kernel accounts it, so a run cannot spill past its cap into swap;
+      if (bytes === current) return;
       // memory + swap may never be below memory alone, so the order depends on the direction
-      const swapLimit = join(memory, "memory.memsw.limit_in_bytes");
-      const swapAccounted = read(swapLimit) !== null;
-      const raising = Number(read(memoryLimit)) < bytes;
+      const raising = current < bytes;
       if (swapAccounted && raising) writeFileSync(swapLimit, String(bytes));
       writeFileSync(memoryLimit, String(bytes));
       if (swapAccounted && !raising) writeFileSync(swapLimit, String(bytes));
+      current = bytes;
     };
     setMemoryLimit(limits.memoryBytes);
     writeFileSync(join(pids, "pids.max"), String(limits.processes));
@@ -219,9 +237,14 @@ class CgroupV2Host implements CgroupHost {
       // no swap controller
     }
     writeFileSync(join(dir, "pids.max"), String(limits.processes));
+    let current = limits.memoryBytes;
     return {
       procsFiles: [join(dir, "cgroup.procs")],
-      setMemoryLimit: (bytes) => writeFileSync(join(dir, "memory.max"), String(bytes)),
+      setMemoryLimit: (bytes) => {
+        if (bytes === current) return;
+        writeFileSync(join(dir, "memory.max"), String(bytes));
+        current = bytes;
+      },
       peakMemoryKb: () => {
         const bytes = Number(read(join(dir, "memory.peak")));
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;

@@ -7,7 +7,7 @@
 //
 // Nothing is reused: every sandbox and run dir serves exactly one step (or one request) and is
 // thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.
-import { chownSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, unlinkSync, writeFileSync } from "node:fs";
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { HostProcess, UNBUILT_KILL_DEADLINE_MS } from "./command.js";
 import { SandboxRequestError } from "./errors.js";
@@ -67,9 +67,18 @@ export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): Pr
     }
     return { process: HostProcess.spawn(host), cgroup, usageFile };
   } catch (error) {
-    if (usageFile) rmSync(usageFile, { force: true });
+    if (usageFile) removeUsageFile(usageFile);
     void cgroup?.remove();
     throw error;
+  }
+}
+
+/** Removes a sandbox's usage file (an unlink: rmSync would stat it twice first). */
+function removeUsageFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 
@@ -95,7 +104,7 @@ export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
   ]);
   clearTimeout(deadline);
   await sandbox.cgroup?.remove();
-  if (sandbox.usageFile) rmSync(sandbox.usageFile, { force: true });
+  if (sandbox.usageFile) removeUsageFile(sandbox.usageFile);
   if (!gone) {
     throw new SandboxRequestError(
       "internal",

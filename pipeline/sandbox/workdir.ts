@@ -12,7 +12,10 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  opendirSync,
   openSync,
+  rmdirSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { lstat, open, rm } from "node:fs/promises";
@@ -27,6 +30,8 @@ const RM = "/usr/bin/rm";
 /** Request file paths longer or deeper than this are refused: no real test needs them. */
 const MAX_PATH_BYTES = 1024;
 const MAX_PATH_DEPTH = 32;
+/** A run dir with at most this many entries and no subdir is removed synchronously (see remove()). */
+const SMALL_DIR_ENTRIES = 64;
 
 /**
  * The path relative to the work dir that `requested` names, or an error when it would land outside
@@ -194,8 +199,36 @@ export class RunDirectory {
   }
 
   async remove(): Promise<void> {
-    if (this.tmp) await removeTree(this.tmp);
-    await removeTree(this.work);
+    if (this.tmp && !removeSmallDir(this.tmp)) await removeTree(this.tmp);
+    if (!removeSmallDir(this.work)) await removeTree(this.work);
+  }
+}
+
+/**
+ * Removes a dir that holds only a few files, synchronously: what nearly every run leaves (its source
+ * and perhaps an output file). A few unlinks on a tmpfs take microseconds, while fs.promises.rm's
+ * round trips through libuv's thread pool cost about ten times the CPU of the calls themselves.
+ * False when the dir is anything else (subdirs, many entries, an entry that will not go): the
+ * caller removes it the general way.
+ */
+function removeSmallDir(path: string): boolean {
+  try {
+    const names: string[] = [];
+    // read entry by entry: a dir of a million files is left to the general way after 65 of them
+    const dir = opendirSync(path);
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (entry.isDirectory() || names.length === SMALL_DIR_ENTRIES) return false;
+        names.push(entry.name);
+      }
+    } finally {
+      dir.closeSync();
+    }
+    for (const name of names) unlinkSync(join(path, name));
+    rmdirSync(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" && !lstatSync(path, { throwIfNoEntry: false });
   }
 }
 
