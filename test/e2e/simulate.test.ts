@@ -193,15 +193,15 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
           ...SETS,
           ...["--set", `sandbox.url=${sandbox.url}`, "--set", `stages.${stage}.execution.concurrency=8`],
         ];
-        // once two records are committed, the second programs of the rest are held until the kill
-        let holding = false;
-        const killed = await cli(dir.path, ["run", stage, ...sets], env(), () => {
-          if (!holding && committedLines(dir.path, stage) >= 2) {
-            sandbox.hold(second);
-            holding = true;
-          }
-          return holding && sandbox.held() >= 1;
-        });
+        // two records' second programs run, so those records can commit; the rest are held until
+        // the kill, which lands once the two are committed and a held one is in flight
+        sandbox.hold(second, 2);
+        const killed = await cli(
+          dir.path,
+          ["run", stage, ...sets],
+          env(),
+          () => committedLines(dir.path, stage) >= 2 && sandbox.held() >= 1,
+        );
         expect(killed.signal, killed.stderr).toBe("SIGKILL");
         sandbox.hold(undefined);
         const before = await committedRuns(dir.path, stage);

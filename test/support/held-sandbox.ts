@@ -11,6 +11,8 @@ export const HELD_PROGRAM_S = 0.125;
 class HoldingRunner implements CodeRunner {
   /** programs whose code matches are held */
   hold: RegExp | undefined;
+  /** matching programs still to let through before holding begins */
+  passing = 0;
   /** programs held now */
   held = 0;
   /** programs answered with something the sandbox ran */
@@ -20,7 +22,7 @@ class HoldingRunner implements CodeRunner {
   constructor(private readonly runner: CodeRunner) {}
 
   async run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse> {
-    if (this.hold?.test(request.code)) {
+    if (this.hold?.test(request.code) && this.passing-- <= 0) {
       this.held++;
       // until the client hangs up (the server aborts the signal) or the server closes
       await new Promise<void>((resolve) => {
@@ -58,8 +60,11 @@ class HoldingRunner implements CodeRunner {
 export interface HeldSandbox {
   /** the server's base URL, for `sandbox.url` */
   url: string;
-  /** holds, from now on, the programs whose code matches; undefined holds none */
-  hold(code: RegExp | undefined): void;
+  /**
+   * Holds, from now on, the programs whose code matches, after letting the first `passFirst` of them
+   * through; undefined holds none.
+   */
+  hold(code: RegExp | undefined, passFirst?: number): void;
   /** programs held now (in flight for their client) */
   held(): number;
   /** programs answered since the start or the last `resetCount` */
@@ -74,8 +79,9 @@ export async function startHeldSandbox(runner: CodeRunner): Promise<HeldSandbox>
   const server = await startSandboxServer({ runner: holding, port: 0, maxBodyBytes: 1 << 22 });
   return {
     url: server.url,
-    hold: (code) => {
+    hold: (code, passFirst = 0) => {
       holding.hold = code;
+      holding.passing = passFirst;
     },
     held: () => holding.held,
     answered: () => holding.answered,
