@@ -5,8 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, onTestFinished } from "vitest";
-import { getCurrentTest } from "vitest/suite";
+import { afterAll, onTestFinished, TestRunner } from "vitest";
 
 const untilFileEnd = new Set<string>();
 
@@ -24,7 +23,7 @@ function remove(path: string): void {
 
 /** Removes `path` (a dir or file a test made) once the running test has finished, or once the file's tests are done. */
 export function removeAfterTest(path: string): void {
-  const test = getCurrentTest();
+  const test = TestRunner.getCurrentTest();
   // concurrent tests share the runner's notion of the current test: keep theirs until the file ends
   if (test && !test.concurrent) onTestFinished(() => remove(path));
   else untilFileEnd.add(path);
