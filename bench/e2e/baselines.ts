@@ -8,11 +8,11 @@
 //   node --import tsx bench/e2e/baselines.ts copy --dir DIR --scale S
 //   node --import tsx bench/e2e/baselines.ts sandbox --workers W --runs N
 import path from "node:path";
-import { runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import { textArg } from "../args.js";
 import { corpusLayout } from "../ingest/corpus.js";
 import { streamingCopy } from "../ingest/streaming-copy.js";
+import { keepSandboxBusy } from "../sandbox/busy.js";
 
 async function copy(dir: string, scale: number) {
   const cpu = process.cpuUsage();
@@ -28,18 +28,8 @@ async function copy(dir: string, scale: number) {
 async function sandboxRate(workers: number, runs: number) {
   const sandbox = new EmbeddedSandbox(sandboxConfigSchema.parse({ workers, queue: 100_000 }));
   try {
-    let next = 0;
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 4 * workers }, async () => {
-        while (next < runs) {
-          const n = next++ % 97;
-          const result = await runBlock(sandbox, `total = sum(range(${n}))\nprint(total)`, "python");
-          if (result.status !== "success")
-            throw new Error(`the sandbox baseline failed: ${result.status} ${result.stderr}`);
-        }
-      }),
-    );
+    await keepSandboxBusy(sandbox, runs, workers);
     return { runs, perSecond: runs / ((performance.now() - started) / 1000) };
   } finally {
     await sandbox.close();

@@ -1,10 +1,11 @@
 // Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count, its
 // pid (for its CPU time, cpu.ts); with `--sandbox-server`, the sandbox's own server too.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { pipelineNodeFlags } from "../run.js";
 import type { CpuGroup } from "./cpu.js";
 
 export interface Servers {
@@ -58,11 +59,13 @@ export async function startSandboxServer(
 ): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const config = path.join(dir, "sandbox-server.yaml");
   writeFileSync(config, `sandbox:\n  workers: ${workers}\n`);
-  const main = fileURLToPath(new URL("../../pipeline/main.ts", import.meta.url));
+  // started as `pnpm pipeline sandbox serve` starts it: package.json's node flags, from the repository
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  const flags = pipelineNodeFlags(readFileSync(path.join(root, "package.json"), "utf8"));
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", main, "sandbox", "serve", "--port", "0", "--config", config],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    [...flags, "--import", "tsx", "pipeline/main.ts", "sandbox", "serve", "--port", "0", "--config", config],
+    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
   );
   group?.add(child.pid);
   const lines = createInterface({ input: child.stdout });

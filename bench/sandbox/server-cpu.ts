@@ -8,12 +8,9 @@
 // phases alternate, so load from elsewhere hits both alike.
 //
 //   pnpm bench sandbox-server [-- --runs 400] [--rounds 3] [--workers W]
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { runBlock } from "../../pipeline/execution/index.js";
 import {
   type CodeRunner,
@@ -24,9 +21,9 @@ import {
 } from "../../pipeline/sandbox/index.js";
 import { numberArg } from "../args.js";
 import { CpuGroup, processCpuS } from "../e2e/cpu.js";
-import { pipelineNodeFlags } from "../run.js";
+import { startSandboxServer } from "../e2e/servers-process.js";
+import { keepSandboxBusy } from "./busy.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const RUNS = numberArg("runs", 400);
 const ROUNDS = numberArg("rounds", 3);
 const WORKERS = numberArg("workers", defaultWorkers());
@@ -37,50 +34,6 @@ interface Phase {
   caller: number;
   server: number;
   sandboxes: number | undefined;
-}
-
-/** The sandbox server as `pnpm pipeline sandbox serve` starts it, in its own group. */
-async function startServer(dir: string, group: CpuGroup | undefined) {
-  const config = path.join(dir, "sandbox.yaml");
-  writeFileSync(config, `sandbox:\n  workers: ${WORKERS}\n`);
-  const flags = pipelineNodeFlags(readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const child = spawn(
-    process.execPath,
-    [...flags, "--import", "tsx", "pipeline/main.ts", "sandbox", "serve", "--port", "0", "--config", config],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  group?.add(child.pid);
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the sandbox server exited with ${code}`)));
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      const m = /listening on (\S+)/.exec(line);
-      if (m) resolve(m[1]!);
-    });
-  });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return {
-    url,
-    pid: child.pid,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-/** RUNS programs through `runner`, 4 x W at once. */
-async function runAll(runner: CodeRunner): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 * WORKERS }, async () => {
-      while (next < RUNS) {
-        const n = next++ % 97;
-        const result = await runBlock(runner, `total = sum(range(${n}))\nprint(total)`, "python");
-        if (result.status !== "success")
-          throw new Error(`a program failed: ${result.status} ${result.stderr}`);
-      }
-    }),
-  );
 }
 
 /** One phase: the caller's CPU, the server's, and what the groups saw, per program. */
@@ -94,7 +47,7 @@ async function phase(
   const selfBefore = self?.usageS() ?? 0;
   const serverGroupBefore = server?.group?.usageS() ?? 0;
   const started = performance.now();
-  await runAll(runner);
+  await keepSandboxBusy(runner, RUNS, WORKERS);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const callerS = (used.user + used.system) / 1e6;
@@ -122,7 +75,7 @@ async function main(): Promise<void> {
   const self = CpuGroup.create("caller");
   self?.add(process.pid);
   const serverGroup = CpuGroup.create("server");
-  const server = await startServer(dir, serverGroup);
+  const server = await startSandboxServer(dir, WORKERS, serverGroup);
   const config = (extra: object) => sandboxConfigSchema.parse({ workers: WORKERS, queue: 100_000, ...extra });
   const embedded = new EmbeddedSandbox(config({}));
   const client = new HttpSandboxClient(config({ url: server.url }));
