@@ -223,9 +223,15 @@ export interface Judge {
   readonly reused: number;
 }
 
-/** Judges solutions through the sandbox, remembering every verdict in the work dir. */
+/**
+ * Judges solutions through the sandbox, remembering every verdict in the work dir. A verdict asked for
+ * again while it is being judged (TACO repeats a problem's tests and solutions under another id) waits
+ * for that judgement: one run, one verdict kept and counted, both callers answered.
+ */
 export class SolutionJudge implements Judge {
   private readonly cache: VerdictCache<Judged>;
+  /** judgements under way, by verdict key */
+  private readonly judging = new Map<string, Promise<Judged>>();
   /** verdicts computed in this run, and read back from the cache */
   computed = 0;
   reused = 0;
@@ -250,6 +256,23 @@ export class SolutionJudge implements Judge {
       countReplayed(this.runner, this.cache.replayCost(key));
       return known;
     }
+    const running = this.judging.get(key);
+    if (running) {
+      const judged = await running;
+      if (!this.signal.aborted) this.reused++;
+      return judged;
+    }
+    const judging = this.judgeNow(key, task, code, language).finally(() => this.judging.delete(key));
+    this.judging.set(key, judging);
+    return judging;
+  }
+
+  private async judgeNow(
+    key: string,
+    task: JudgeTask,
+    code: string,
+    language: LanguageName,
+  ): Promise<Judged> {
     const cost = new SandboxMeter();
     const judged = await judgeUncached(
       alsoCountingIn(this.runner, cost),

@@ -2,11 +2,11 @@
 // them (arguments as a list per call; expected values bare or wrapped in a one-element list), a
 // `class Solution` or a module-level function, stdin/stdout cases, and the verdicts a wrong, a
 // crashing and a never-ending solution get.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
+import { type CodeRunner, EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { type JudgeTask, SolutionJudge } from "../../stages/leetcode/judge.js";
 import { parseTests } from "../../stages/leetcode/taco.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
@@ -101,5 +101,35 @@ describe("the leetcode judge", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       verdict: "passed",
       passed: 2,
     });
+  });
+
+  it("judges one verdict asked for twice at once (two problems with the same tests) once: one run, counted once", async () => {
+    let runs = 0;
+    const counting: CodeRunner = {
+      run: (request, options) => {
+        runs++;
+        return sandbox.run(request, options);
+      },
+      close: async () => {},
+    };
+    const file = path.join(dir, "at-once.jsonl");
+    const once = new SolutionJudge(
+      counting,
+      file,
+      { runTimeoutS: 2, compileTimeoutS: 30 },
+      new AbortController().signal,
+    );
+    const t = task({ inputs: ["2 3\n"], outputs: ["5\n"] });
+    const add = "a, b = map(int, input().split())\nprint(a + b)\n";
+    const [first, second] = await Promise.all([
+      once.judge({ ...t, problemId: "p1" }, add, "python"),
+      once.judge({ ...t, problemId: "p2" }, add, "python"),
+    ]);
+    once.close();
+    expect(first).toMatchObject({ verdict: "passed", tests: 1, passed: 1 });
+    expect(second).toEqual(first);
+    expect(runs).toBe(1);
+    expect({ computed: once.computed, reused: once.reused }).toEqual({ computed: 1, reused: 1 });
+    expect(readFileSync(file, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
   });
 });
