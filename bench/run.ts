@@ -5,8 +5,8 @@
 //   pnpm bench llm [-- --runs 5]    runs one; arguments after the name go to the benchmark
 //   pnpm bench all                  runs every one, in turn
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { nodeArgs, REPO_ROOT } from "./node.js";
 
 const BENCHMARKS: Record<string, { file: string; what: string }> = {
   ingest: { file: "ingest/ingest.ts", what: "download, normalize and dedup over a synthetic corpus" },
@@ -44,19 +44,6 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
   },
 };
 
-/** The node flags of `scripts.pipeline` in package.json: every `--flag` before `--import`. */
-export function pipelineNodeFlags(packageJson: string): string[] {
-  const script: string = JSON.parse(packageJson).scripts?.pipeline ?? "";
-  const words = script.trim().split(/\s+/);
-  if (words[0] !== "node") return [];
-  const flags: string[] = [];
-  for (const word of words.slice(1)) {
-    if (word === "--import") break;
-    flags.push(word);
-  }
-  return flags;
-}
-
 function main(argv: string[]): number {
   const [name, ...rest] = argv;
   const args = rest[0] === "--" ? rest.slice(1) : rest;
@@ -68,16 +55,12 @@ function main(argv: string[]): number {
     }
     return name ? 2 : 0;
   }
-  const root = fileURLToPath(new URL("..", import.meta.url));
-  const flags = pipelineNodeFlags(readFileSync(`${root}/package.json`, "utf8"));
   for (const key of name === "all" ? Object.keys(BENCHMARKS) : [name]) {
-    const file = fileURLToPath(new URL(BENCHMARKS[key]!.file, import.meta.url));
-    process.stdout.write(
-      `# ${key}: node ${[...flags, "--import", "tsx"].join(" ")} bench/${BENCHMARKS[key]!.file}\n`,
-    );
-    const run = spawnSync(process.execPath, [...flags, "--import", "tsx", file, ...args], {
+    const script = `bench/${BENCHMARKS[key]!.file}`;
+    process.stdout.write(`# ${key}: node ${nodeArgs(script).join(" ")}\n`);
+    const run = spawnSync(process.execPath, nodeArgs(script, args), {
       stdio: "inherit",
-      cwd: root,
+      cwd: REPO_ROOT,
     });
     if (run.status !== 0) return run.status ?? 1;
   }

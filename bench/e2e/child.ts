@@ -6,9 +6,8 @@ import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { pipelineNodeFlags } from "../run.js";
+import { pipelineArgs, REPO_ROOT } from "../node.js";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MEASURE = fileURLToPath(new URL("./measure.mjs", import.meta.url));
 
 export interface ProcessUsage {
@@ -42,13 +41,12 @@ export async function pipelineCommand(
     started?: (pid: number | undefined) => void;
   },
 ): Promise<CommandResult> {
-  const flags = pipelineNodeFlags(readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const before = usageLines(opts.usageFile).length;
   const log = createWriteStream(opts.log, { flags: "a" });
   log.write(`\n$ pnpm pipeline ${args.join(" ")}\n`);
   const started = performance.now();
-  const child = spawn(process.execPath, [...flags, "--import", "tsx", "pipeline/main.ts", ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, pipelineArgs(args), {
+    cwd: REPO_ROOT,
     env: {
       ...process.env,
       ...opts.env,

@@ -23,8 +23,8 @@ import type { Manifest } from "../../pipeline/store/manifest.js";
 import { STAGES as REGISTRY } from "../../stages/index.js";
 import { textArg } from "../args.js";
 import { generateCorpus } from "../ingest/corpus.js";
-import { pipelineNodeFlags } from "../run.js";
-import { type CommandResult, diskBytes, pipelineCommand, ROOT, tail } from "./child.js";
+import { pipelineArgs, REPO_ROOT } from "../node.js";
+import { type CommandResult, diskBytes, pipelineCommand, tail } from "./child.js";
 import { configYaml } from "./config.js";
 import { CpuGroup, CpuMeter, type CpuShares } from "./cpu.js";
 import { type Ideal, idealOf } from "./ideal.js";
@@ -72,7 +72,7 @@ interface StageResult {
 }
 
 function baseline(args: string[]): Record<string, number> {
-  const script = path.join(ROOT, "bench/e2e/baselines.ts");
+  const script = path.join(REPO_ROOT, "bench/e2e/baselines.ts");
   const child = spawnSync(process.execPath, [...process.execArgv, script, ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   );
   const t0 = performance.now();
   const sources = await generateCorpus(dir, scale);
-  cpSync(path.join(ROOT, "data/sample/BAAI/TACO"), path.join(dir, "hub/BAAI/TACO"), { recursive: true });
+  cpSync(path.join(REPO_ROOT, "data/sample/BAAI/TACO"), path.join(dir, "hub/BAAI/TACO"), { recursive: true });
   const corpusMB = sources.reduce((sum, s) => sum + s.bytes, 0) / 1e6;
   process.stdout.write(
     `corpus: ${f(sources.reduce((sum, s) => sum + s.rows, 0))} rows, ${f(corpusMB, 1)} MB in ${f((performance.now() - t0) / 1000, 1)} s\n`,
@@ -358,12 +358,12 @@ function stageStates(
   config: string,
   env: Record<string, string>,
 ): Map<string, { counts: Manifest["counts"]; outputHash?: string }> {
-  const flags = pipelineNodeFlags(readFileSync(path.join(ROOT, "package.json"), "utf8"));
-  const child = spawnSync(
-    process.execPath,
-    [...flags, "--import", "tsx", "pipeline/main.ts", "status", "--json", "--config", config],
-    { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 64 << 20 },
-  );
+  const child = spawnSync(process.execPath, pipelineArgs(["status", "--json", "--config", config]), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
   if (child.status !== 0) throw new Error(`status --json exited with ${child.status}: ${child.stderr}`);
   const rows = JSON.parse(child.stdout) as {
     stage: string;

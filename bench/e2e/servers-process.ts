@@ -1,11 +1,11 @@
 // Starts servers.ts as a child process and talks to it: its URLs, the LLM server's request count, its
 // pid (for its CPU time, cpu.ts); with `--sandbox-server`, the sandbox's own server too.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { pipelineNodeFlags } from "../run.js";
+import { pipelineArgs, REPO_ROOT } from "../node.js";
 import type { CpuGroup } from "./cpu.js";
 
 export interface Servers {
@@ -60,12 +60,10 @@ export async function startSandboxServer(
   const config = path.join(dir, "sandbox-server.yaml");
   writeFileSync(config, `sandbox:\n  workers: ${workers}\n`);
   // started as `pnpm pipeline sandbox serve` starts it: package.json's node flags, from the repository
-  const root = fileURLToPath(new URL("../..", import.meta.url));
-  const flags = pipelineNodeFlags(readFileSync(path.join(root, "package.json"), "utf8"));
   const child = spawn(
     process.execPath,
-    [...flags, "--import", "tsx", "pipeline/main.ts", "sandbox", "serve", "--port", "0", "--config", config],
-    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+    pipelineArgs(["sandbox", "serve", "--port", "0", "--config", config]),
+    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] },
   );
   group?.add(child.pid);
   const lines = createInterface({ input: child.stdout });
