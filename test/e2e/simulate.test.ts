@@ -11,11 +11,12 @@ import { parseDialogue } from "../../pipeline/dialogue.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { readEntries, StageStore } from "../../pipeline/store/index.js";
 import { partOf, STRONG_MODEL, scriptedReply, WEAK_MODEL } from "../dialogue-kit/script.js";
-import { filesContaining, tempDir } from "../llm/helpers.js";
+import { filesContaining } from "../llm/helpers.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
 import { HELD_PROGRAM_S, startHeldSandbox } from "../support/held-sandbox.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
 import { cli } from "./kit.js";
 
 const SECRET = "sk-simulate-e2e-7c1d";
@@ -61,12 +62,11 @@ async function committedRuns(dir: string, stage: string): Promise<number> {
 
 beforeAll(async () => {
   server = await startLlmServer({ fallback: scriptedReply, requireKey: SECRET, latencyMs: 5 });
-  const run = await cli(ref.path, ["run", "simulate", "correct", ...SETS], env());
+  const run = await cli(ref, ["run", "simulate", "correct", ...SETS], env());
   expect(run.code, run.stderr).toBe(0);
 }, QUEUED_TEST_TIMEOUT_MS);
 afterAll(async () => {
   await server.close();
-  ref.remove();
 });
 
 describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
@@ -77,7 +77,7 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
       ["simulate", "interaction-simulation"],
       ["correct", "code-correction"],
     ] as const) {
-      const cat = await cli(ref.path, ["cat", stage], env());
+      const cat = await cli(ref, ["cat", stage], env());
       expect(cat.code, cat.stderr).toBe(0);
       const lines = cat.stdout.trim().split("\n");
       expect(lines.length).toBeGreaterThan(0);
@@ -86,32 +86,31 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
         expect(parsed.ok, line).toBe(true);
         if (parsed.ok) expect(parsed.dialogue.method).toBe(method);
       }
-      expect(lines.sort()).toEqual(await outputs(ref.path, stage));
+      expect(lines.sort()).toEqual(await outputs(ref, stage));
     }
-    expect((await outputs(ref.path, "simulate")).length).toBe(12);
-    expect((await outputs(ref.path, "correct")).length).toBe(6);
-    expect(filesContaining(ref.path, SECRET)).toEqual([]);
+    expect((await outputs(ref, "simulate")).length).toBe(12);
+    expect((await outputs(ref, "correct")).length).toBe(6);
+    expect(filesContaining(ref, SECRET)).toEqual([]);
   });
 
   it("--dry-run estimates simulate and correct without sending a dialogue request", async () => {
     const dir = tempDir("cf-simulate-e2e-dry-");
-    const filter = await cli(dir.path, ["run", "filter", ...SETS], env());
+    const filter = await cli(dir, ["run", "filter", ...SETS], env());
     expect(filter.code, filter.stderr).toBe(0);
     server.reset();
     for (const stage of ["simulate", "correct"]) {
-      const dry = await cli(dir.path, ["run", stage, "--dry-run", ...SETS], env());
+      const dry = await cli(dir, ["run", stage, "--dry-run", ...SETS], env());
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stderr).toMatch(new RegExp(`${stage}: would send \\d+ requests`));
     }
     expect(server.count).toBe(0);
-    dir.remove();
   });
 
   it("resumed after a kill -9 in the middle of simulate, ends with the reference dialogues, re-sending only what was in flight", async () => {
     const dir = tempDir("cf-simulate-e2e-kill-");
     server.reset();
     const killed = await cli(
-      dir.path,
+      dir,
       ["run", "simulate", ...SETS],
       env(),
       () => server.requests.filter(isDialogueRequest).length >= 20,
@@ -120,15 +119,14 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
     const first = server.requests.filter(isDialogueRequest).map((r) => r.key);
     const firstKeys = new Set(first);
     server.reset();
-    const resumed = await cli(dir.path, ["run", "simulate", ...SETS], env());
+    const resumed = await cli(dir, ["run", "simulate", ...SETS], env());
     expect(resumed.code, resumed.stderr).toBe(0);
     const resent = server.requests.filter((r) => firstKeys.has(r.key));
     expect(resent.length).toBeLessThanOrEqual(IN_FLIGHT);
     // The reference ran its programs separately: everything but their wall-clock times must agree.
-    expect(withoutTimes(await outputs(dir.path, "simulate"))).toEqual(
-      withoutTimes(await outputs(ref.path, "simulate")),
+    expect(withoutTimes(await outputs(dir, "simulate"))).toEqual(
+      withoutTimes(await outputs(ref, "simulate")),
     );
-    dir.remove();
   });
 
   it("shows a resumed dialogue the same random output its first run saw", async () => {
@@ -144,7 +142,7 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
     server.options.latencyMs = (r) => (answersResult(r) ? 60_000 : 5);
     try {
       const killed = await cli(
-        dir.path,
+        dir,
         ["run", "simulate", ...SETS],
         env(),
         () => server.requests.filter(answersResult).length >= IN_FLIGHT,
@@ -157,13 +155,13 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
       const firstKeys = new Set(server.requests.map((r) => r.key));
       server.options.latencyMs = 5;
       server.reset();
-      const resumed = await cli(dir.path, ["run", "simulate", ...SETS], env());
+      const resumed = await cli(dir, ["run", "simulate", ...SETS], env());
       expect(resumed.code, resumed.stderr).toBe(0);
       // the same execution result went into the same conversation: the hung requests are sent again as they were
       for (const r of server.requests.filter(answersResult)) {
         if (seen.has(queryOf(r)) && r.body.messages.length === 5) expect(firstKeys.has(r.key)).toBe(true);
       }
-      const dialogues = (await collect(new StageStore(dir.path, "simulate").read())).map(
+      const dialogues = (await collect(new StageStore(dir, "simulate").read())).map(
         (r) => r as unknown as { messages: { content: string }[] },
       );
       for (const [query, result] of seen) {
@@ -174,7 +172,6 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
     } finally {
       server.options.rules = [];
       server.options.latencyMs = 5;
-      dir.remove();
     }
   });
 
@@ -197,19 +194,19 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
         // the kill, which lands once the two are committed and a held one is in flight
         sandbox.hold(second, 2);
         const killed = await cli(
-          dir.path,
+          dir,
           ["run", stage, ...sets],
           env(),
-          () => committedLines(dir.path, stage) >= 2 && sandbox.held() >= 1,
+          () => committedLines(dir, stage) >= 2 && sandbox.held() >= 1,
         );
         expect(killed.signal, killed.stderr).toBe("SIGKILL");
         sandbox.hold(undefined);
-        const before = await committedRuns(dir.path, stage);
+        const before = await committedRuns(dir, stage);
         sandbox.resetCount();
-        const resumed = await cli(dir.path, ["run", stage, ...sets], env());
+        const resumed = await cli(dir, ["run", stage, ...sets], env());
         expect(resumed.code, resumed.stderr).toBe(0);
-        const reference = sandboxOf(ref.path, stage)!;
-        const counted = sandboxOf(dir.path, stage)!;
+        const reference = sandboxOf(ref, stage)!;
+        const counted = sandboxOf(dir, stage)!;
         expect(reference.runs).toBeGreaterThan(0);
         expect(counted.runs, stage).toBe(reference.runs);
         // every program counted once, at the time it reported
@@ -220,7 +217,6 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", {
     } finally {
       await sandbox.close();
       await embedded.close();
-      dir.remove();
     }
   });
 });

@@ -1,5 +1,5 @@
 // Shared set-up for LLM tests: a service pointed at a test server, in a temporary data dir.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import type { HubConfig } from "../../pipeline/hub/config.js";
@@ -8,7 +8,7 @@ import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { ChatMessage } from "../../pipeline/llm/types.js";
 import type { Logger } from "../../pipeline/log.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
-import { tempDir as removedAfterTest } from "../support/temp-dir.js";
+import { tempDir } from "../support/temp-dir.js";
 
 export interface ServerPerTest {
   readonly server: LlmServer;
@@ -25,7 +25,7 @@ export function serverPerTest(options: LlmServerOptions = {}, prefix = "cf-llm-"
   let dir: string | undefined;
   beforeEach(async () => {
     server = await startLlmServer({ ...options });
-    dir = removedAfterTest(prefix);
+    dir = tempDir(prefix);
   });
   afterEach(async () => {
     await server?.close();
@@ -42,15 +42,6 @@ export function serverPerTest(options: LlmServerOptions = {}, prefix = "cf-llm-"
 
 /** One user message. */
 export const ask = (text: string): ChatMessage[] => [{ role: "user", content: text }];
-
-/**
- * support/temp-dir.ts's dir (removed after the test or file that made it) in the shape
- * test/e2e/simulate.test.ts still uses; new tests take support/temp-dir.ts's `tempDir` itself.
- */
-export function tempDir(prefix = "cf-llm-"): { path: string; remove(): void } {
-  const path = removedAfterTest(prefix);
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-}
 
 /** Every file under `dir` (cache database and its WAL, manifests, outputs) whose bytes contain `text`. */
 export function filesContaining(dir: string, text: string): string[] {

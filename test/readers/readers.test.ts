@@ -312,6 +312,12 @@ describe("rows the caller does not want", () => {
     return all;
   }
 
+  /** What `reader` reads of `bytes` in chunks of `size` (each value or error reason), checked as above. */
+  const outcomes = async (reader: typeof readJsonLines, bytes: Buffer, size: number) =>
+    (
+      await expectOnlyWantedParsed((wanted) => collect(reader(chunked(bytes, size), { ...opts, wanted })))
+    ).map((r) => r.error?.reason ?? r.value);
+
   const big = JSON.stringify({ x: "y".repeat(5000) });
 
   it("JSON Lines: an unwanted line is counted, never decoded: bad JSON, broken UTF-8 or oversized", async () => {
@@ -321,10 +327,7 @@ describe("rows the caller does not want", () => {
       Buffer.from(`"}\n  \r\n${big}\n{"a":4}\n{"a":5\n${big}\n{"a":7}`),
     ]);
     for (const size of [3, 100, 1 << 20]) {
-      const all = await expectOnlyWantedParsed((wanted) =>
-        collect(readJsonLines(chunked(bytes, size), { ...opts, wanted })),
-      );
-      expect(all.map((r) => r.error?.reason ?? r.value)).toEqual([
+      expect(await outcomes(readJsonLines, bytes, size)).toEqual([
         { a: 0 },
         "malformed-json",
         "invalid-utf8",
@@ -344,10 +347,7 @@ describe("rows the caller does not want", () => {
       Buffer.from(`"}, ${big}, 4, "five", ${big}, {"a":"]"}]\n{"after": 1}`),
     ]);
     for (const size of [2, 50, 1 << 20]) {
-      const all = await expectOnlyWantedParsed((wanted) =>
-        collect(readJsonArray(chunked(bytes, size), { ...opts, wanted })),
-      );
-      expect(all.map((r) => r.error?.reason ?? r.value)).toEqual([
+      expect(await outcomes(readJsonArray, bytes, size)).toEqual([
         { a: 0 },
         "malformed-json",
         "invalid-utf8",
@@ -359,14 +359,11 @@ describe("rows the caller does not want", () => {
         "malformed-json",
       ]);
     }
-    const truncated = await expectOnlyWantedParsed((wanted) =>
-      collect(readJsonArray(chunked(Buffer.from('[{"a":1},{"a":"cut'), 4), { ...opts, wanted })),
-    );
-    expect(truncated.map((r) => r.error?.reason ?? "ok")).toEqual(["ok", "malformed-json"]);
-    const empty = await expectOnlyWantedParsed((wanted) =>
-      collect(readJsonArray(chunked(Buffer.from("  \n"), 2), { ...opts, wanted })),
-    );
-    expect(empty.map((r) => r.error?.reason)).toEqual(["malformed-json"]);
+    expect(await outcomes(readJsonArray, Buffer.from('[{"a":1},{"a":"cut'), 4)).toEqual([
+      { a: 1 },
+      "malformed-json",
+    ]);
+    expect(await outcomes(readJsonArray, Buffer.from("  \n"), 2)).toEqual(["malformed-json"]);
   });
 
   it("Parquet: an unwanted row's strings are not decoded, so a broken one is no error; across row groups", async () => {
