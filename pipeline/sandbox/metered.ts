@@ -3,7 +3,8 @@
 // every program the sandbox ran counted with its busy time where the runner says (the record being
 // handled, so the count is committed with it: pipeline/usage.ts, SandboxUsage). A stage that keeps
 // results to replay (an execution journal, a verdict cache) keeps each one's cost beside it
-// (`alsoCountingIn`) and counts it when the result is replayed instead of run (`countReplayed`).
+// (`alsoCountingIn`) and counts it when the result is replayed instead of run (`countReplayed`), both
+// by way of kept.ts.
 import type { EndpointUsageSink } from "../balance/pool.js";
 import type { SandboxRunSink, SandboxUsage } from "../usage.js";
 import { HttpSandboxClient } from "./client.js";

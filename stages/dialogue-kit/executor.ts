@@ -13,9 +13,8 @@ import {
   type FeedbackTemplate,
   type SandboxSettings,
 } from "../../pipeline/execution/index.js";
-import { alsoCountingIn, countReplayed } from "../../pipeline/sandbox/metered.js";
+import { makeCounted, replayKept } from "../../pipeline/sandbox/kept.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
-import { SandboxMeter } from "../../pipeline/usage.js";
 import type { JournaledRun, RecordJournal } from "./journal.js";
 import { runKey } from "./journal.js";
 import { DialogueRejected } from "./outcome.js";
@@ -63,18 +62,15 @@ export class Executor {
       memory_mb ?? null,
       this.template,
     ]);
-    const known = journal.get(key);
-    if (known) {
-      // paid for by an earlier process (killed before the record was committed, or a forced rerun's
-      // predecessor): counted with this record now, once
-      countReplayed(this.runner, journal.replayCost(key));
-      return known;
-    }
-    const cost = new SandboxMeter();
-    const result = await this.attempt(program, alsoCountingIn(this.runner, cost));
-    const run = journaled(result, this.template);
-    await journal.put(key, run, cost.saved());
-    return run;
+    // a run an earlier process journaled (killed before the record was committed, or a forced rerun's
+    // predecessor) is replayed, its programs counted with this record now, once
+    const known = replayKept(this.runner, journal, key);
+    if (known) return known;
+    return makeCounted(
+      this.runner,
+      async (runner) => journaled(await this.attempt(program, runner), this.template),
+      (run, cost) => journal.put(key, run, cost),
+    );
   }
 
   private async attempt(program: Program, runner: CodeRunner): Promise<ExecutionResult> {

@@ -15,9 +15,8 @@ import {
   styleName,
 } from "../../pipeline/eval/index.js";
 import { callUnderPolicy, SandboxOutageError, type SandboxSettings } from "../../pipeline/execution/index.js";
-import { alsoCountingIn, countReplayed } from "../../pipeline/sandbox/metered.js";
+import { makeCounted, replayKept } from "../../pipeline/sandbox/kept.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
-import { SandboxMeter } from "../../pipeline/usage.js";
 import { pythonCallProgram } from "./call-harness.js";
 import type { ProblemTests } from "./taco.js";
 import { starterSignature, typedQuestion } from "./typed-question.js";
@@ -248,12 +247,11 @@ export class SolutionJudge implements Judge {
 
   async judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged> {
     const key = verdictKey(task, code, language, this.limits);
-    const known = this.cache.get(key);
+    // judged by an earlier process (killed, failed, or a run a forced rerun redoes): its programs are
+    // counted with this run, once
+    const known = replayKept(this.runner, this.cache, key);
     if (known) {
       this.reused++;
-      // judged by an earlier process (killed, failed, or a run a forced rerun redoes): its programs
-      // are counted with this run, once
-      countReplayed(this.runner, this.cache.replayCost(key));
       return known;
     }
     const running = this.judging.get(key);
@@ -273,20 +271,15 @@ export class SolutionJudge implements Judge {
     code: string,
     language: LanguageName,
   ): Promise<Judged> {
-    const cost = new SandboxMeter();
-    const judged = await judgeUncached(
-      alsoCountingIn(this.runner, cost),
-      task,
-      code,
-      language,
-      this.limits,
-      this.policy,
-      this.signal,
+    return makeCounted(
+      this.runner,
+      (runner) => judgeUncached(runner, task, code, language, this.limits, this.policy, this.signal),
+      (judged, cost) => {
+        if (this.signal.aborted) return;
+        this.cache.set(key, judged, cost);
+        this.computed++;
+      },
     );
-    if (this.signal.aborted) return judged;
-    this.cache.set(key, judged, cost.saved());
-    this.computed++;
-    return judged;
   }
 
   close(): void {
