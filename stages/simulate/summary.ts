@@ -3,13 +3,12 @@
 // many with code that never ran because the cap held; how the
 // executions went; which feedback categories the reviewer chose; why records were rejected.
 import { z } from "zod";
-import { DialogueTally, methodTallyKeys, parseDialogue } from "../../pipeline/dialogue.js";
+import { methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { StageContext, StageTally } from "../../pipeline/stage.js";
+import { countsLine, countsSchema, tallyDialogues } from "../dialogue-kit/summary.js";
 import { FEEDBACK_CATEGORIES } from "./categories.js";
 import type { SimulateConfig } from "./config.js";
 import type { ExecutionEntry } from "./interaction.js";
-
-const counts = z.record(z.string(), z.number());
 
 /** Simulate's summary, as its manifest keeps it. */
 export const simulateSummarySchema = z.object({
@@ -18,10 +17,10 @@ export const simulateSummarySchema = z.object({
   passing_share: z.number(),
   capped: z.number(),
   ends_unrun: z.number(),
-  feedback_categories: counts,
-  execution_statuses: counts,
-  iterations: counts,
-  rejects: counts,
+  feedback_categories: countsSchema,
+  execution_statuses: countsSchema,
+  iterations: countsSchema,
+  rejects: countsSchema,
 });
 export type SimulateSummary = z.infer<typeof simulateSummarySchema>;
 
@@ -34,7 +33,6 @@ export async function summarizeSimulate(
   _services: unknown,
   { rejectReasons }: StageTally,
 ): Promise<SimulateSummary> {
-  const tally = new DialogueTally();
   let dialogues = 0;
   let passing = 0;
   let capped = 0;
@@ -42,11 +40,7 @@ export async function summarizeSimulate(
   const categories: Record<string, number> = Object.fromEntries(FEEDBACK_CATEGORIES.map((c) => [c, 0]));
   const statuses: Record<string, number> = {};
   const iterations: Record<string, number> = {};
-  for await (const record of ctx.read(ctx.name)) {
-    const parsed = parseDialogue(record);
-    if (!parsed.ok) continue;
-    const d = parsed.dialogue;
-    tally.add(d);
+  const tally = await tallyDialogues(ctx, (d) => {
     dialogues++;
     if (d.meta.passed === true) passing++;
     if (d.meta.capped === true) capped++;
@@ -56,7 +50,7 @@ export async function summarizeSimulate(
     }
     for (const e of (d.meta.executions as ExecutionEntry[] | undefined) ?? []) count(statuses, e.status);
     count(iterations, String(d.meta.iterations ?? 0));
-  }
+  });
   // the runner counted them as they were committed
   const rejects = { ...rejectReasons };
   const result = {
@@ -70,20 +64,14 @@ export async function summarizeSimulate(
     iterations,
     rejects,
   };
-  for (const line of tally.describe()) ctx.log.info(line);
   ctx.log.info(
     `${passing.toLocaleString("en-US")} of ${dialogues.toLocaleString("en-US")} dialogues end with code that runs; ` +
       `${capped.toLocaleString("en-US")} reached the cap of ${ctx.config.max_iterations} executions, ` +
       `${endsUnrun.toLocaleString("en-US")} of them in the last phase, so their last code never ran (validate runs it)`,
   );
-  const chosen = Object.entries(categories)
-    .filter(([, n]) => n > 0)
-    .map(([c, n]) => `${c} ${n}`)
-    .join(", ");
+  const chosen = countsLine(Object.fromEntries(Object.entries(categories).filter(([, n]) => n > 0)));
   if (chosen) ctx.log.info(`feedback categories: ${chosen}`);
-  const rejected = Object.entries(rejects)
-    .map(([r, n]) => `${r} ${n}`)
-    .join(", ");
+  const rejected = countsLine(rejects);
   if (rejected) ctx.log.info(`rejected: ${rejected}`);
   return result;
 }
