@@ -13,6 +13,13 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive } from "./liveness.js";
+import {
+  counterIn as counter,
+  type MemoryCounters,
+  readCgroupFile as read,
+  v1MemoryCounters,
+  v2MemoryCounters,
+} from "./memory-kill.js";
 
 export interface CgroupLimits {
   memoryBytes: number;
@@ -27,8 +34,8 @@ export interface RunCgroup {
   setMemoryLimit(bytes: number): void;
   /** peak memory of the whole tree in KiB, or null where the kernel does not keep it */
   peakMemoryKb(): number | null;
-  /** whether the kernel killed a process of the run for passing the memory cap */
-  oomKilled(): boolean;
+  /** what the kernel counted of the run's memory: OOM kills, its cap's refusals, its peak (memory-kill.ts) */
+  memoryCounters(): MemoryCounters;
   /** whether a fork or clone of the run was refused at the process cap */
   processLimitHit(): boolean;
   /** kills whatever is left in the cgroups and removes them */
@@ -88,18 +95,6 @@ function ownCgroups(): Map<string, string> {
 function ownDir(mount: Mount, ownPath: string): string {
   const relative = ownPath.startsWith(mount.root) ? ownPath.slice(mount.root.length) : ownPath;
   return join(mount.mountPoint, relative);
-}
-
-function read(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-function counter(text: string | null, key: string): number {
-  return Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text ?? "")?.[1] ?? 0);
 }
 
 /** Pids still in a cgroup dir (and its children), killed with SIGKILL. */
@@ -207,7 +202,7 @@ class CgroupV1Host implements CgroupHost {
         const bytes = Number(read(join(memory, "memory.max_usage_in_bytes")));
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
       },
-      oomKilled: () => counter(read(join(memory, "memory.oom_control")), "oom_kill") > 0,
+      memoryCounters: () => v1MemoryCounters(memory, current, swapAccounted),
       processLimitHit: () => counter(read(join(pids, "pids.events")), "max") > 0,
       remove: async () => {
         await removeCgroupDir(memory);
@@ -249,7 +244,7 @@ class CgroupV2Host implements CgroupHost {
         const bytes = Number(read(join(dir, "memory.peak")));
         return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
       },
-      oomKilled: () => counter(read(join(dir, "memory.events")), "oom_kill") > 0,
+      memoryCounters: () => v2MemoryCounters(dir, current),
       processLimitHit: () => counter(read(join(dir, "pids.events")), "max") > 0,
       remove: async () => {
         try {

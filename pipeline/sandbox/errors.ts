@@ -30,6 +30,18 @@ export class SandboxBusyError extends Error {
   }
 }
 
+/**
+ * The sandbox, or the machine under it, failed while running a request (the host ran out of memory
+ * and took the run): no verdict on the program. Thrown, so every face answers it as its own fault (a
+ * SandboxError, HTTP 500 from a server), which callers ask again.
+ */
+export class SandboxFaultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** The runner was closed; no more runs are accepted. */
 export class SandboxClosedError extends Error {
   constructor(message = "the code runner is closed; create a new one with createCodeRunner()") {

@@ -9,7 +9,13 @@ import type { CodeRunner } from "./types.js";
 export { HttpSandboxClient } from "./client.js";
 export { defaultWorkers, type SandboxConfig, type SandboxLimits, sandboxConfigSchema } from "./config.js";
 export { EmbeddedSandbox, type EmbeddedSandboxOptions, type IsolationReport } from "./embedded.js";
-export { SandboxBusyError, SandboxClosedError, SandboxRemoteError, SandboxRequestError } from "./errors.js";
+export {
+  SandboxBusyError,
+  SandboxClosedError,
+  SandboxFaultError,
+  SandboxRemoteError,
+  SandboxRequestError,
+} from "./errors.js";
 export { findLanguage, LANGUAGE_SPECS, type LanguageSpec, languageIds } from "./languages.js";
 export { parseRunCodeRequest, runStatus } from "./request.js";
 export { type LanguageInfo, listLanguages } from "./toolchains.js";

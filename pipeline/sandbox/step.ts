@@ -2,9 +2,11 @@
 // (prepared ahead, or built now), in fresh cgroups of its own where the machine has them, run to
 // completion, then everything it left killed and removed. The result says what happened in
 // SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it, for the
-// response's message.
+// response's message. An OOM kill that was not the run's own cap (memory-kill.ts) is no result at
+// all: the step throws SandboxFaultError.
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
+import { SandboxFaultError } from "./errors.js";
 import { readNetworkRefusals, readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
 import {
   enterCgroups,
@@ -17,6 +19,7 @@ import {
   type SandboxKit,
   wrapInSandbox,
 } from "./isolation.js";
+import { memoryKillOf, outsideKillMessage } from "./memory-kill.js";
 import { disposeSandbox, type PreparedSandbox } from "./prepared.js";
 import type { CommandRunResult, SandboxStop } from "./types.js";
 
@@ -106,7 +109,11 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
       // the cgroup's figure covers the whole tree and is out of the program's reach
       result.peak_memory_kb =
         run.cgroup?.peakMemoryKb() ?? (run.usageFile ? readPeakMemoryKb(run.usageFile) : null);
-      if (killedFor === null && run.cgroup?.oomKilled()) killedFor = "memory";
+      const memory = run.cgroup?.memoryCounters();
+      const memoryKill = memory ? memoryKillOf(memory) : "none";
+      // the host or a parent cgroup ran short and took the run: says nothing about the program
+      if (memory && memoryKill === "outside") throw new SandboxFaultError(outsideKillMessage(memory));
+      if (killedFor === null && memoryKill === "limit") killedFor = "memory";
       // what the limits refused, read from the kernel's counters: the program may have hidden it
       const stopped: SandboxStop[] = [];
       if (killedFor) stopped.push(killedFor);

@@ -1,8 +1,10 @@
 // Run cgroups: a run's processes together stay under one memory cap and one process cap, the
-// kernel's verdict reaches the message, nothing a run started survives it, and the sandbox leaves no
-// cgroup behind. Where cgroups cannot be had the sandbox says why and rlimits still apply.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// kernel's verdict reaches the message (and a kill for the host's shortage is the sandbox's fault, not
+// the program's), nothing a run started survives it, and the sandbox leaves no cgroup behind. Where cgroups cannot be had the sandbox says why and rlimits still apply.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executeBlock, SandboxOutageError } from "../../pipeline/execution/index.js";
 import { openCgroupHost } from "../../pipeline/sandbox/cgroup.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { probeIsolationReport, testConfig } from "./helpers.js";
@@ -59,6 +61,30 @@ print("survived")`;
     expect(response.run_result?.signal).toBe("SIGKILL");
     expect(response.message).toContain("out of memory");
     expect(response.run_result?.peak_memory_kb).toBeLessThanOrEqual(384 * 1024);
+  });
+
+  it("answers a run the host's shortage took as its own fault: asked again, never the program's verdict", async () => {
+    // the sandbox's memory cgroup above its runs, capped below the run's own cap (1,024 + 128 MiB),
+    // as a host or a parent cgroup short of memory would be
+    const [base, ...others] = ourCgroupDirs().filter(
+      (dir) => existsSync(join(dir, "memory.limit_in_bytes")) || existsSync(join(dir, "memory.max")),
+    );
+    expect(others).toEqual([]);
+    const cap = join(base!, report.cgroup === 1 ? "memory.limit_in_bytes" : "memory.max");
+    writeFileSync(cap, String(192 << 20));
+    try {
+      const code = "hold = b'x' * (400 << 20)\nprint('survived')";
+      await expect(sandbox.run({ language: "python", code, memory_limit_MB: 1024 })).rejects.toThrow(
+        /ran out of memory, not the program: .* below its own limit of 1152 MiB/,
+      );
+      // a stage's way in: tried again, then an outage (the record fails and is retried), no verdict
+      const settings = { memory_mb: 1024, sandbox_attempts: 2, backoff_ms: 1 };
+      const block = executeBlock(sandbox, code, "python", settings);
+      await expect(block).rejects.toThrow(SandboxOutageError);
+      await expect(block).rejects.toThrow(/after 2 tries: the machine ran out of memory/);
+    } finally {
+      writeFileSync(cap, report.cgroup === 1 ? "-1" : "max");
+    }
   });
 
   it("leaves no cgroup behind once closed", async () => {
