@@ -28,20 +28,13 @@ import { givesAway } from "./correct/gives-away.js";
 import { type CorrectSummary, correctSummarySchema, summarizeCorrect } from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
 import type { Program } from "./dialogue-kit/executor.js";
-import { errorLine, type JournaledRun } from "./dialogue-kit/journal.js";
+import { errorLine, type JournaledRun, runMeta } from "./dialogue-kit/journal.js";
 import { DialogueRejected, outcomeOfError } from "./dialogue-kit/outcome.js";
 import { selectedLanguage } from "./dialogue-kit/sample.js";
 import type { DialogueServices } from "./dialogue-kit/services.js";
 import { dialogueStage } from "./dialogue-kit/stage.js";
 
 type CorrectContext = StageContext<CorrectConfig>;
-
-const summary = (run: JournaledRun) => ({
-  status: run.status,
-  exit_code: run.exitCode,
-  time_s: run.timeS,
-  truncated: run.truncated,
-});
 
 /** One record's dialogue; the stage has rejected a record without a query before this runs. */
 export async function correctCode(
@@ -174,8 +167,8 @@ export async function correctCode(
             model: fixed.model,
             finish_reasons: finishReasons,
             error_type: errorType,
-            mistake: { ...summary(brokenRun), ...(check ? { check: summary(shown) } : {}) },
-            fixed: { ...summary(fixedRun), ...(checkRun ? { check: summary(checkRun) } : {}) },
+            mistake: { ...runMeta(brokenRun), ...(check ? { check: runMeta(shown) } : {}) },
+            fixed: { ...runMeta(fixedRun), ...(checkRun ? { check: runMeta(checkRun) } : {}) },
             checked: check !== undefined,
             resource: record.resource ?? null,
           },

@@ -4,7 +4,7 @@
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import { type AnswerCode, codeOfAnswer } from "../dialogue-kit/code.js";
 import type { Executor } from "../dialogue-kit/executor.js";
-import type { RecordJournal } from "../dialogue-kit/journal.js";
+import { type RecordJournal, runMeta } from "../dialogue-kit/journal.js";
 import { DialogueRejected } from "../dialogue-kit/outcome.js";
 
 /** One run of the dialogue's code, as `meta.executions` keeps it. */
@@ -122,10 +122,7 @@ export class Interaction {
         turn: this.messages.length - 1,
         by,
         lang: code.lang,
-        status: run.status,
-        exit_code: run.exitCode,
-        time_s: run.timeS,
-        truncated: run.truncated,
+        ...runMeta(run),
       });
       if (iteration + 1 === env.maxIterations && run.status !== "success") {
         this.capped = true;
