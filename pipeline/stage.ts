@@ -135,12 +135,22 @@ export interface RecordStage<C = unknown, S = unknown, Sum extends object = AnyS
   concurrency?(ctx: StageContext<C>): number;
   /**
    * The input stream. Default: the outputs of `upstream[0]`. Must yield the same records in the same
-   * order on every call while the configuration is unchanged: resume skips by position.
+   * order on every call while the configuration is unchanged: resume skips by position. In a shard it
+   * may yield a `NotInShard` in place of records that `ctx.inShard` says are another shard's.
    */
-  input?(ctx: StageContext<C>): AsyncIterable<PipelineRecord>;
+  input?(ctx: StageContext<C>): AsyncIterable<PipelineRecord | NotInShard>;
   /** how many input records to expect, for progress (optional) */
   inputSize?(ctx: StageContext<C>): Promise<number | undefined>;
   process(record: PipelineRecord, ctx: StageContext<C>, state: S): Promise<RecordOutcome>;
+}
+
+/**
+ * In a shard's input, in place of `count` consecutive records that are not the shard's: the runner
+ * passes over them in one step, counting them for the positions by which the shards' outputs are
+ * merged, as it counts the records it drops itself. Never in a one-process run.
+ */
+export class NotInShard {
+  constructor(readonly count: number) {}
 }
 
 /** What the runner counted for a stage: its `ctx.stat` counters and its rejects by reason. */

@@ -2,7 +2,8 @@
 // (CodeFeedback-Filtered-Instruction's shape). The input is every raw row of every downloaded file,
 // streamed in a fixed order (sources as configured, files as listed, rows as stored), so resume by
 // position is exact; each row goes through its source's adapter, and a bad row becomes a reject.
-// A shard counts every row (ids and positions are the one-process run's) but parses only its own.
+// A shard counts every row (ids and positions are the one-process run's) but parses only its own,
+// and passes each run of other shards' rows to the runner as one count.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -10,7 +11,7 @@ import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
-import { defineStage, type StageContext } from "../pipeline/stage.js";
+import { defineStage, NotInShard, type StageContext } from "../pipeline/stage.js";
 import type { DownloadedFileRecord } from "./download.js";
 import { ADAPTERS, type AdapterName } from "./sources/index.js";
 import { seedLanguage } from "./sources/language.js";
@@ -45,7 +46,8 @@ interface RawRowRecord extends PipelineRecord {
   repo: string;
   file: string;
   commit: string;
-  row: RawRow;
+  /** a row this run reads (another shard's rows never come as records) */
+  row: Exclude<RawRow, { skipped: number }>;
 }
 
 /** Record ids number rows with at least six digits, so they sort like the rows. */
@@ -78,7 +80,7 @@ async function checkStillThere(local: string, file: DownloadedFileRecord): Promi
   );
 }
 
-async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
+async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord | NotInShard> {
   const files = await filesToRead(ctx);
   const rowsSoFar = new Map<string, number>();
   for (const file of files) {
@@ -91,22 +93,28 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
     const rows = readRows(local, {
       maxRowBytes: ctx.config.max_row_bytes,
       format: file.format,
-      // another shard's rows reach the runner as placeholders, which it drops before `process`
+      // each run of another shard's rows reaches the runner as one count, which it passes over
       wanted: inShard && ((index) => inShard({ id: seedId(file.source, first + index) })),
     });
     for await (const row of rows) {
       // the reader numbers a file's rows from 0 as n does from `first`, so `wanted` was asked about this id
       if (row.index !== n - first)
         throw new Error(`${local}: the reader gave row ${row.index} where row ${n - first} was due`);
-      yield {
-        id: seedId(file.source, n),
-        adapter: file.adapter as AdapterName,
-        repo: file.repo,
-        file: file.path,
-        commit: file.commit,
-        row,
-      };
-      n++;
+      if (row.skipped !== undefined) {
+        const count = ctx.limit === undefined ? row.skipped : Math.min(row.skipped, ctx.limit - n);
+        yield new NotInShard(count);
+        n += count;
+      } else {
+        yield {
+          id: seedId(file.source, n),
+          adapter: file.adapter as AdapterName,
+          repo: file.repo,
+          file: file.path,
+          commit: file.commit,
+          row,
+        };
+        n++;
+      }
       if (ctx.limit !== undefined && n >= ctx.limit) break;
     }
     rowsSoFar.set(file.source, n);
@@ -116,7 +124,6 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
 /** One raw row to a seed pair or a reject; exported for tests and the benchmark. */
 export function normalizeRow(input: RawRowRecord): RecordOutcome {
   const { row } = input;
-  if (row.skipped) throw new Error(`${input.id} was not read: it is another shard's row`);
   if (row.error) {
     return {
       rejects: [

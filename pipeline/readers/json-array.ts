@@ -1,11 +1,12 @@
 // A JSON array streamed element by element, so a 121 MB `[{...}, {...}]` file never becomes one
 // string: a byte scanner finds where each top-level element starts and ends (tracking strings,
 // escapes and nesting across chunk boundaries) and hands just that element to JSON.parse, when the
-// caller wants it (the scan itself, which finds where elements end, reads every byte either way).
+// caller wants it (the scan itself, which finds where elements end, reads every byte either way; an
+// unwanted element is not kept, and a run of them is one placeholder).
 
 import { UserError } from "../errors.js";
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions, skippedRow } from "./types.js";
+import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions, SkippedRun } from "./types.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,10 +20,14 @@ function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-/** Index of `byte` at or after `from`, or the chunk's length when there is none. */
-function positionOf(chunk: Buffer, byte: number, from: number): number {
-  const at = chunk.indexOf(byte, from);
-  return at === -1 ? chunk.length : at;
+/**
+ * Whether the backslashes just before `at` (back to `from`, where the string was known not to be in
+ * an escape) are an odd run: then the byte at `at` is escaped.
+ */
+function escapedAt(chunk: Buffer, at: number, from: number): boolean {
+  let k = at - 1;
+  while (k >= from && chunk[k] === BACKSLASH) k--;
+  return (at - 1 - k) % 2 === 1;
 }
 
 type Where = "before-array" | "between" | "in-element" | "after-array";
@@ -32,10 +37,12 @@ export async function* readJsonArray(
   options: RowReadOptions & { file?: string },
 ): AsyncGenerator<RawRow> {
   const max = options.maxRowBytes;
+  const others = new SkippedRun();
   let where: Where = "before-array";
   let depth = 0;
   let inString = false;
   let escaped = false;
+  let wanted = true; // the current element is the caller's: asked once, when it starts
   let pieces: Buffer[] = [];
   let elementBytes = 0;
   let skipping = false;
@@ -44,7 +51,7 @@ export async function* readJsonArray(
   let offset = 0; // bytes of the file before the current chunk, for messages
 
   const keep = (chunk: Buffer, from: number, to: number) => {
-    if (to <= from) return;
+    if (to <= from || !wanted) return;
     if (!skipping && elementBytes + (to - from) > max) {
       skipping = true;
       prefix = Buffer.concat([...pieces, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES))])
@@ -56,10 +63,12 @@ export async function* readJsonArray(
     elementBytes += to - from;
   };
   const wants = (at: number) => options.wanted === undefined || options.wanted(at);
-  const take = (): RawRow => {
-    const row = !wants(index)
-      ? skippedRow(index)
-      : skipping
+  /** the element just ended: its row, or undefined when it is not wanted (counted in `others`) */
+  const take = (): RawRow | undefined => {
+    let row: RawRow | undefined;
+    if (!wanted) others.add(index);
+    else
+      row = skipping
         ? tooLarge(index, elementBytes, max, prefix)
         : decodeJsonRow(Buffer.concat(pieces), index);
     index++;
@@ -68,14 +77,20 @@ export async function* readJsonArray(
     skipping = false;
     return row;
   };
+  /** what is left after the elements (trailing data, or no array at all): one bad row, or not wanted */
+  const afterElements = (detail: string, prefix: string): RawRow | undefined => {
+    if (wants(index)) return { index, error: { reason: "malformed-json", detail, prefix } };
+    others.add(index);
+    return undefined;
+  };
 
-  for await (const chunk of chunks) {
+  let last: RawRow | undefined;
+  reading: for await (const chunk of chunks) {
     let i = 0;
     let elementStart = where === "in-element" ? 0 : -1;
     const n = chunk.length;
-    let nextQuote = -1;
-    let nextBackslash = -1;
     while (i < n) {
+      let row: RawRow | undefined;
       if (where === "in-element") {
         if (inString) {
           if (escaped) {
@@ -83,57 +98,56 @@ export async function* readJsonArray(
             i++;
             continue;
           }
-          // jump to the next quote or backslash (strings are most of the bytes); both positions are
-          // cached so a long string full of escapes is still scanned once
-          if (nextBackslash < i) nextBackslash = positionOf(chunk, BACKSLASH, i);
-          if (nextQuote < i) nextQuote = positionOf(chunk, QUOTE, i);
-          if (nextBackslash < nextQuote) {
-            escaped = true;
-            i = nextBackslash + 1;
-            continue;
-          }
-          if (nextQuote === n) {
+          // jump to the next quote that no odd run of backslashes escapes (strings are most of the
+          // bytes; a quote is rarer than a backslash in code, and each search is one memchr)
+          let quote = chunk.indexOf(QUOTE, i);
+          while (quote !== -1 && escapedAt(chunk, quote, i)) quote = chunk.indexOf(QUOTE, quote + 1);
+          if (quote === -1) {
+            escaped = escapedAt(chunk, n, i);
             i = n;
             continue;
           }
           inString = false;
-          i = nextQuote + 1;
+          i = quote + 1;
           if (depth === 0) {
             keep(chunk, elementStart, i);
-            yield take();
+            row = take();
             where = "between";
             elementStart = -1;
           }
-          continue;
-        }
-        const c = chunk[i]!;
-        if (c === QUOTE) inString = true;
-        else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-          if (depth === 0) {
-            // `]` ends a bare scalar element and the array
+        } else {
+          const c = chunk[i]!;
+          if (c === QUOTE) inString = true;
+          else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+          else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+            if (depth === 0) {
+              // `]` ends a bare scalar element and the array
+              keep(chunk, elementStart, i);
+              row = take();
+              where = "after-array";
+              elementStart = -1;
+            } else {
+              depth--;
+              if (depth === 0) {
+                keep(chunk, elementStart, i + 1);
+                row = take();
+                where = "between";
+                elementStart = -1;
+              }
+            }
+          } else if (depth === 0 && (c === COMMA || isSpace(c))) {
+            // end of a bare scalar (number, true, false, null)
             keep(chunk, elementStart, i);
-            yield take();
-            where = "after-array";
-            elementStart = -1;
-            i++;
-            continue;
-          }
-          depth--;
-          if (depth === 0) {
-            keep(chunk, elementStart, i + 1);
-            yield take();
+            row = take();
             where = "between";
             elementStart = -1;
           }
-        } else if (depth === 0 && (c === COMMA || isSpace(c))) {
-          // end of a bare scalar (number, true, false, null)
-          keep(chunk, elementStart, i);
-          yield take();
-          where = "between";
-          elementStart = -1;
+          i++;
         }
-        i++;
+        if (row) {
+          if (others.pending) yield others.take();
+          yield row;
+        }
         continue;
       }
       const c = chunk[i]!;
@@ -158,19 +172,11 @@ export async function* readJsonArray(
       }
       if (where === "after-array") {
         // every element is out already; what follows is reported once, as a bad row, and not read
-        if (!wants(index)) {
-          yield skippedRow(index);
-          return;
-        }
-        yield {
-          index,
-          error: {
-            reason: "malformed-json",
-            detail: `unexpected data after the closing ] of the array, at byte ${offset + i}; it is not read`,
-            prefix: prefixOf(chunk.subarray(i)),
-          },
-        };
-        return;
+        last = afterElements(
+          `unexpected data after the closing ] of the array, at byte ${offset + i}; it is not read`,
+          prefixOf(chunk.subarray(i)),
+        );
+        break reading;
       }
       // between elements
       if (c === COMMA) {
@@ -187,23 +193,21 @@ export async function* readJsonArray(
       depth = 0;
       inString = false;
       escaped = false;
+      wanted = wants(index);
     }
     if (where === "in-element" && elementStart >= 0) keep(chunk, elementStart, n);
     offset += n;
   }
-  if (where === "in-element") {
-    // the file ended inside an element: whatever was kept fails to parse and is rejected as such
-    yield take();
-  } else if (where === "before-array") {
-    // a file verified against the hub but empty: said once, as a bad row, so the source is not silently empty
-    if (!wants(index)) {
-      yield skippedRow(index);
-      return;
+  if (last === undefined) {
+    if (where === "in-element") {
+      // the file ended inside an element: whatever was kept fails to parse and is rejected as such
+      last = take();
+    } else if (where === "before-array") {
+      // a file verified against the hub but empty: said once, as a bad row, so the source is not silently empty
+      last = afterElements("the file is empty; expected a JSON array", "");
     }
-    yield {
-      index,
-      error: { reason: "malformed-json", detail: "the file is empty; expected a JSON array", prefix: "" },
-    };
   }
   // `between`: a missing closing ] loses no element; the last element has been yielded already
+  if (others.pending) yield others.take();
+  if (last) yield last;
 }

@@ -1,13 +1,13 @@
 // JSON Lines, streamed: a line at a time, never more than one line (capped at maxRowBytes) in memory.
-// A line the caller does not want is found and counted, not decoded.
+// A line the caller does not want is found and counted, not decoded; a run of them is one placeholder.
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowReadOptions, skippedRow } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowReadOptions, SkippedRun } from "./types.js";
 
 const NEWLINE = 0x0a;
 
-function isBlank(line: Buffer): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
+function isBlank(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
@@ -19,24 +19,29 @@ export async function* readJsonLines(
 ): AsyncGenerator<RawRow> {
   const max = options.maxRowBytes;
   const wanted = options.wanted;
+  const others = new SkippedRun();
   let pieces: Buffer[] = [];
   let pending = 0; // bytes of the current line seen so far (also while skipping)
   let skipping = false; // the current line is over the limit: count it, keep only its prefix
   let prefix = "";
   let index = 0;
 
-  function* finish(line: Buffer | undefined): Generator<RawRow> {
-    // a row is a line that is not blank, however it parses; only a wanted one is parsed
-    if (skipping) {
-      yield wanted === undefined || wanted(index) ? tooLarge(index, pending, max, prefix) : skippedRow(index);
-      index++;
-    } else if (line !== undefined && !isBlank(line)) {
-      yield wanted === undefined || wanted(index) ? decodeJsonRow(line, index) : skippedRow(index);
+  /**
+   * The row a line ends (`line` undefined: an oversized one): undefined when it is blank, or not
+   * wanted (then counted in `others`). A row is a line that is not blank, however it parses.
+   */
+  function finish(line: Buffer | undefined): RawRow | undefined {
+    let row: RawRow | undefined;
+    if (skipping || !isBlank(line!, 0, line!.length)) {
+      if (wanted === undefined || wanted(index))
+        row = skipping ? tooLarge(index, pending, max, prefix) : decodeJsonRow(line!, index);
+      else others.add(index);
       index++;
     }
     pieces = [];
     pending = 0;
     skipping = false;
+    return row;
   }
 
   for await (const chunk of chunks) {
@@ -51,8 +56,14 @@ export async function* readJsonLines(
           prefix = head.subarray(0, PREFIX_BYTES).toString("utf8");
           pieces = [];
         } else if (nl !== -1 && pieces.length === 0) {
-          pending += end - start;
-          yield* finish(chunk.subarray(start, end));
+          // a whole line in this chunk (the common case): an unwanted one is not even cut out
+          if (!isBlank(chunk, start, end)) {
+            if (wanted === undefined || wanted(index)) {
+              if (others.pending) yield others.take();
+              yield decodeJsonRow(chunk.subarray(start, end), index);
+            } else others.add(index);
+            index++;
+          }
           start = nl + 1;
           continue;
         } else if (end > start) {
@@ -61,9 +72,16 @@ export async function* readJsonLines(
       }
       pending += end - start;
       if (nl === -1) break;
-      yield* finish(skipping ? undefined : Buffer.concat(pieces));
+      const row = finish(skipping ? undefined : Buffer.concat(pieces));
+      if (row) {
+        if (others.pending) yield others.take();
+        yield row;
+      }
       start = nl + 1;
     }
   }
-  if (skipping || pieces.length > 0) yield* finish(skipping ? undefined : Buffer.concat(pieces));
+  const last =
+    skipping || pieces.length > 0 ? finish(skipping ? undefined : Buffer.concat(pieces)) : undefined;
+  if (others.pending) yield others.take();
+  if (last) yield last;
 }

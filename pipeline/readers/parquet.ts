@@ -10,7 +10,7 @@ import { isUtf8 } from "node:buffer";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions, skippedRow } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions, SkippedRun } from "./types.js";
 
 /** Marks a map key made from a bad cell (hyparquet turns map keys into property names). */
 const BAD_KEY = "\u0000bad-cell\u0000";
@@ -152,6 +152,7 @@ function approximateBytes(value: unknown): number {
 export async function* readParquet(file: string, options: RowReadOptions): AsyncGenerator<RawRow> {
   const buffer = await asyncBufferFromFile(file);
   const metadata = await parquetMetadataAsync(buffer);
+  const others = new SkippedRun();
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
@@ -171,9 +172,10 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
       // a row read is let go, with the strings decoded from it and in the end its pages' bytes
       (rows as unknown[])[k] = undefined;
       if (options.wanted && !options.wanted(index)) {
-        yield skippedRow(index);
+        others.add(index);
         continue;
       }
+      if (others.pending) yield others.take();
       const bad = badCell(row, "");
       if (bad) {
         yield {
@@ -196,4 +198,5 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
     }
     rowStart = rowEnd;
   }
+  if (others.pending) yield others.take();
 }

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 import type { Services } from "../services.js";
-import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
+import { type GlobalStage, NotInShard, type RecordStage, type StageContext } from "../stage.js";
 import type { OutputDigest, StageStore, Tally } from "../store/index.js";
 import type { StageCounts } from "../store/manifest.js";
 import { SandboxMeter, type SandboxRunSink } from "../usage.js";
@@ -137,6 +137,12 @@ export async function executeRecordStage<C, S>(
     const previous = hooks.previousInput;
     let global = -1;
     for await (const record of input) {
+      if (record instanceof NotInShard) {
+        if (!hooks.keep)
+          throw new Error(`stage ${stage.name} passed records over as another shard's outside a shard`);
+        global += record.count;
+        continue;
+      }
       global++;
       if (hooks.keep && !hooks.keep(record)) continue;
       position++;
