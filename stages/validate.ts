@@ -10,9 +10,8 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";
 import { parseDialogue } from "../pipeline/dialogue.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
-import { executeBlock } from "../pipeline/execution/index.js";
+import { executeBlock, programsAtOnce } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
-import { defaultWorkers } from "../pipeline/sandbox/index.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
 import { type BlockRun, checkGates } from "./validate/gates.js";
@@ -36,7 +35,7 @@ export interface ValidateRun {
 }
 
 export function openValidate(ctx: ValidateContext): ValidateRun {
-  const gate = pLimit(ctx.config.sandbox_concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers());
+  const gate = pLimit(programsAtOnce(ctx.config.sandbox_concurrency, ctx.root));
   // every run in flight listens on the run's signal; many at once are expected, not a leak
   setMaxListeners(
     Math.max(getMaxListeners(ctx.signal), ctx.config.concurrency + gate.concurrency + 10),

@@ -33,6 +33,7 @@ export {
   DEFAULT_BACKOFF_MS,
   DEFAULT_SANDBOX_ATTEMPTS,
   limitsOf,
+  programsAtOnce,
   type SandboxSettings,
   sandboxAttemptsSchema,
   sandboxLimitsShape,

@@ -4,6 +4,7 @@
 // `validation:`), so no key moved; the meaning and the defaults are defined once, here.
 import { z } from "zod";
 import type { CallLimits } from "../sandbox/call.js";
+import { defaultWorkers } from "../sandbox/config.js";
 
 /** Tries of one run while the sandbox itself fails, and the first wait between them (doubled each time). */
 export const DEFAULT_SANDBOX_ATTEMPTS = 3;
@@ -48,4 +49,15 @@ export function limitsOf(settings: SandboxSettings, signal?: AbortSignal): CallL
     ...(settings.memory_mb !== undefined ? { memoryMb: settings.memory_mb } : {}),
     ...(signal ? { signal } : {}),
   };
+}
+
+/**
+ * Programs a stage runs at once (the gate across all its records): its own setting, else the
+ * sandbox's `workers` in the root config, else the number of cores.
+ */
+export function programsAtOnce(
+  setting: number | undefined,
+  root: { sandbox: { workers?: number | undefined } },
+): number {
+  return setting ?? root.sandbox.workers ?? defaultWorkers();
 }

@@ -2,9 +2,8 @@
 // gate, one execution journal. The stage's `open` makes it once per run (dialogueStage()), so two
 // stages run by one command never share a gate or a client's usage.
 import path from "node:path";
-import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
+import { type FeedbackTemplate, programsAtOnce } from "../../pipeline/execution/index.js";
 import type { LlmClient } from "../../pipeline/llm/types.js";
-import { defaultWorkers } from "../../pipeline/sandbox/index.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
 import { Executor } from "./executor.js";
@@ -19,11 +18,6 @@ export interface DialogueServices {
    * (`ctx.services.sandbox()` of the record's ctx), so the runner commits their count with it.
    */
   forRecord(ctx: StageContext<unknown>): DialogueServices;
-}
-
-/** Programs at once: the stage's setting, else the sandbox's workers, else the number of cores. */
-export function sandboxConcurrency(ctx: StageContext<unknown>, execution: ExecutionConfig): number {
-  return execution.concurrency ?? ctx.root.sandbox.workers ?? defaultWorkers();
 }
 
 export function openDialogueServices<
@@ -46,7 +40,7 @@ export function openDialogueServices<
     get executor() {
       executor ??= new Executor(
         ctx.services.sandbox(),
-        sandboxConcurrency(ctx as StageContext<unknown>, execution),
+        programsAtOnce(execution.concurrency, ctx.root),
         execution,
         feedback_template,
         ctx.signal,

@@ -5,7 +5,7 @@
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
 import type { DialogueMethod } from "../../pipeline/dialogue.js";
-import type { FeedbackTemplate } from "../../pipeline/execution/index.js";
+import { type FeedbackTemplate, programsAtOnce } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
@@ -15,7 +15,7 @@ import { defineStage, type RecordStage, type Stage, type StageContext } from "..
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
 import { countSelected, type Selection, selectRecords } from "./sample.js";
-import { type DialogueServices, openDialogueServices, sandboxConcurrency } from "./services.js";
+import { type DialogueServices, openDialogueServices } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
 export interface DialogueStageConfig extends Selection {
@@ -73,7 +73,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     concurrency: (ctx) =>
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +
-        sandboxConcurrency(ctx as StageContext<unknown>, ctx.config.execution),
+        programsAtOnce(ctx.config.execution.concurrency, ctx.root),
     // the clients, sandbox gate and journal the records of one run share
     open: (ctx) => openDialogueServices(ctx),
     process: async (record, ctx, services) => {
