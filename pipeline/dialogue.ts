@@ -184,6 +184,13 @@ export class DialogueTally {
     { dialogues: number; turns: number; byLang: Map<string, number> }
   >();
 
+  /** The tally of the dialogues a stage wrote itself (makeDialogue's records), taken as they are. */
+  static async of(records: AsyncIterable<PipelineRecord>): Promise<DialogueTally> {
+    const tally = new DialogueTally();
+    for await (const record of records) tally.add(record as unknown as Dialogue);
+    return tally;
+  }
+
   add(dialogue: Pick<Dialogue, "method" | "messages" | "lang">): void {
     let entry = this.byMethod.get(dialogue.method);
     if (!entry) {

@@ -68,8 +68,7 @@ export async function summarizeLeetcode(
   stats: LeetcodeStats | undefined,
   log: Logger,
 ): Promise<LeetcodeSummary> {
-  const tally = new DialogueTally();
-  for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
+  const tally = await DialogueTally.of(dialogues);
   for (const line of tally.describe()) log.info(line);
   if (stats) {
     const s = stats.validation.solutions;

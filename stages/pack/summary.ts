@@ -90,8 +90,7 @@ export async function summarizePack(
   stats: PackStats | undefined,
   log: Logger,
 ): Promise<PackSummary> {
-  const tally = new DialogueTally();
-  for await (const d of dialogues) tally.add(d as unknown as Parameters<DialogueTally["add"]>[0]);
+  const tally = await DialogueTally.of(dialogues);
   const groups = Object.values(stats?.groups ?? {});
   const sum = (f: (g: (typeof groups)[number]) => number) => groups.reduce((n, g) => n + f(g), 0);
   // the records that reached the packing: selected ones whose vector was usable
