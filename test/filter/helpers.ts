@@ -1,6 +1,6 @@
 // A StageContext for calling the filter stage's functions directly, with a real LLM service against
 // the test server and upstream records held in memory.
-import { type LlmConfig, llmConfigSchema } from "../../pipeline/llm/config.js";
+import type { LlmConfig } from "../../pipeline/llm/config.js";
 import { createLlmService, type LlmService } from "../../pipeline/llm/index.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../../pipeline/record.js";
 import { StageRegistry } from "../../pipeline/registry.js";
@@ -8,7 +8,7 @@ import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { type FilterConfig, filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
-import { recordingLogger } from "../llm/helpers.js";
+import { recordingLogger, testConfig } from "../llm/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 
 export interface FakeRun {
@@ -27,20 +27,9 @@ export function record(id: string, query: string, extra: Partial<PipelineRecord>
   return { id, query, answer: `answer of ${id}`, resource: "evolinstruct", lang: "python", ...extra };
 }
 
-/** An OpenAI-compatible scorer at `url`; without one, unconfigured (never the embedded model). */
+/** The LLM tests' scorer (test/llm/helpers.ts) as the filter's: `test-scorer`, 1 s time-out. */
 export function llmConfig(url: string | undefined, scorer: Record<string, unknown> = {}): LlmConfig {
-  return llmConfigSchema.parse({
-    scorer: {
-      provider: "openai",
-      ...(url ? { base_url: url } : {}),
-      model: "test-scorer",
-      retries: 3,
-      backoff_s: 0.01,
-      max_backoff_s: 0.05,
-      timeout_s: 1,
-      ...scorer,
-    },
-  });
+  return testConfig(url, { model: "test-scorer", timeout_s: 1, ...scorer });
 }
 
 export function fakeRun(options: {
