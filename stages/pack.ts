@@ -25,6 +25,16 @@ import { type PackStats, type PackSummary, packSummarySchema, summarizePack } fr
 
 type PackContext = StageContext<PackConfig>;
 
+/** A long step's progress, logged at most every ten seconds: `line` gets the counts written out. */
+function everyTenSeconds(ctx: PackContext, line: (done: string, total: string) => string) {
+  let last = Date.now();
+  return (done: number, total: number) => {
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    ctx.log.info(line(done.toLocaleString("en-US"), total.toLocaleString("en-US")));
+  };
+}
+
 /** Embeds every query through the cache; records whose vector is unusable become rejects. */
 async function embedQueries(ctx: PackContext, singles: Single[], emit: Emitter, stats: PackStats) {
   const embedder = await createEmbedder(ctx.config.embedder, {
@@ -35,7 +45,6 @@ async function embedQueries(ctx: PackContext, singles: Single[], emit: Emitter, 
   });
   const cache = new EmbeddingCache(path.resolve(ctx.dataDir, ctx.config.cache.path));
   try {
-    let lastLog = Date.now();
     const { outcomes, stats: embedStats } = await embedTexts(
       singles.map((s) => s.query),
       embedder,
@@ -43,13 +52,7 @@ async function embedQueries(ctx: PackContext, singles: Single[], emit: Emitter, 
       {
         signal: ctx.signal,
         dimension: embedder.dimension,
-        onProgress: (done, total) => {
-          if (Date.now() - lastLog < 10_000) return;
-          lastLog = Date.now();
-          ctx.log.info(
-            `embedded ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} queries`,
-          );
-        },
+        onProgress: everyTenSeconds(ctx, (done, total) => `embedded ${done} of ${total} queries`),
       },
     );
     stats.embedding = { model: embedder.model, ...embedStats };
@@ -82,18 +85,14 @@ async function packGroup(
     ctx.workDir,
     `knn-${group.replace(/[^a-z0-9_+-]/gi, "_")}-${KnnIndex.fingerprint(model, members.map(queryHash), config.knn)}.bin`,
   );
-  let lastLog = Date.now();
   const index = await KnnIndex.build(vectors, config.knn, {
     file,
     signal: ctx.signal,
     log: ctx.log,
-    onProgress: (done, total) => {
-      if (Date.now() - lastLog < 10_000) return;
-      lastLog = Date.now();
-      ctx.log.info(
-        `${group}: kNN index: ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} queries added`,
-      );
-    },
+    onProgress: everyTenSeconds(
+      ctx,
+      (done, total) => `${group}: kNN index: ${done} of ${total} queries added`,
+    ),
   });
   ctx.log.info(
     `${group}: ${members.length} queries, kNN index ${index.reused ? "read back from" : "saved to"} ${file}`,
