@@ -5,7 +5,6 @@ export { listShards, parseShardLabel, type ShardSpec, shardLabel } from "./shard
 export {
   combineDigests,
   HEARTBEAT_MS,
-  isAlive,
   isRunning,
   OutputDigest,
   type ScanResult,

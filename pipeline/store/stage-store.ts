@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
 import { UserError } from "../errors.js";
+import { processAlive } from "../pid.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
@@ -255,7 +256,7 @@ export class StageStore {
         // a pid means nothing on another machine: there the manifest's heartbeat says whether it lives
         const alive = elsewhere
           ? isRunning(this.manifest())
-          : Boolean(holder) && holder !== process.pid && isAlive(holder);
+          : Boolean(holder) && holder !== process.pid && processAlive(holder);
         if (alive) {
           throw new UserError(
             `${this.label} is being run by process ${holder}${elsewhere ? ` on ${host}` : ""}; wait for it or stop it before running it again ` +
@@ -286,16 +287,7 @@ export function isRunning(manifest: Manifest | undefined, now = Date.now()): boo
   if (manifest.host !== undefined && manifest.host !== hostname()) {
     return now - Date.parse(manifest.updatedAt) < HEARTBEAT_MS;
   }
-  return manifest.pid !== process.pid && isAlive(manifest.pid);
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return manifest.pid !== process.pid && processAlive(manifest.pid);
 }
 
 export type { Entry };
