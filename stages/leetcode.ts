@@ -17,12 +17,14 @@ import type { LanguageName } from "../pipeline/code/languages.js";
 import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
+import { programsAtOnce } from "../pipeline/execution/settings.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
 import { seededRandom, shuffleInPlace } from "../pipeline/random.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
+import { learnServerWorkers } from "../pipeline/sandbox/index.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
@@ -128,7 +130,6 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   if (ctx.signal.aborted) return;
   // asked before the sandbox work, so a missing endpoint is said at once
   const client = ctx.services.llm(config.role, ctx.usage);
-  const sandboxWorkers = ctx.root.sandbox.workers;
   const judge = new SolutionJudge(
     ctx.services.sandbox(),
     path.join(ctx.workDir, VERDICTS_FILE),
@@ -138,7 +139,9 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   );
   try {
     problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const concurrency = config.validation.concurrency ?? sandboxWorkers ?? 2;
+    // with sandbox.url and no workers, the servers say theirs first; else 2 without sandbox.workers
+    if (config.validation.concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
+    const concurrency = programsAtOnce(config.validation.concurrency, ctx.root, 2);
     const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
     if (ctx.signal.aborted) return;
     if (checked.sandboxErrors.length > 0) {

@@ -12,6 +12,7 @@ import { parseDialogue } from "../pipeline/dialogue.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { executeBlock, programsAtOnce } from "../pipeline/execution/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
+import { learnServerWorkers } from "../pipeline/sandbox/index.js";
 import { defineStage, type RecordStage, type StageContext } from "../pipeline/stage.js";
 import { type ValidateConfig, validateConfigSchema } from "./validate/config.js";
 import { type BlockRun, checkGates } from "./validate/gates.js";
@@ -34,7 +35,9 @@ export interface ValidateRun {
   gate: LimitFunction;
 }
 
-export function openValidate(ctx: ValidateContext): ValidateRun {
+export async function openValidate(ctx: ValidateContext): Promise<ValidateRun> {
+  // with sandbox.url and no workers, the servers say theirs first
+  if (ctx.config.sandbox_concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
   const gate = pLimit(programsAtOnce(ctx.config.sandbox_concurrency, ctx.root));
   // every run in flight listens on the run's signal; many at once are expected, not a leak
   setMaxListeners(

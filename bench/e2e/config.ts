@@ -38,10 +38,9 @@ export function configYaml(s: BenchSettings, sources: GeneratedSource[], hubUrl:
     role("weak"),
     role("strong"),
     "sandbox:",
-    // a server: twice its workers in flight, so a run waits there whenever a worker frees, instead of
-    // the worker waiting for the round trip to the stage and back (docs/sandbox.md, Scaling out)
-    `  workers: ${s.sandboxUrl ? 2 * s.workers : s.workers}`,
-    ...(s.sandboxUrl ? [`  url: ${s.sandboxUrl}`] : []),
+    // a server says its workers, and the stages keep twice that in flight, so a run waits there
+    // whenever a worker frees (docs/sandbox.md, Scaling out)
+    ...(s.sandboxUrl ? [`  url: ${s.sandboxUrl}`] : [`  workers: ${s.workers}`]),
     "stages:",
     "  download:",
     "    sources:",

@@ -22,7 +22,9 @@ import { readPredictions } from "../eval/predictions.js";
 import type { RunLimits } from "../eval/raw-result.js";
 import { ProgressBar, summaryTable, writeEvalOutputs } from "../eval/report.js";
 import type { PredictionResult } from "../eval/types.js";
-import { createCodeRunner, defaultWorkers, type SandboxConfig } from "../sandbox/index.js";
+import { programsAtOnce } from "../execution/settings.js";
+import { createLogger } from "../log.js";
+import { createCodeRunner, learnServerWorkers, type SandboxConfig } from "../sandbox/index.js";
 import { modelCommand } from "./eval-model.js";
 import { printTable } from "./table.js";
 
@@ -79,8 +81,11 @@ interface Setup {
   limits: RunLimits;
 }
 
-/** The config file's `eval:` and `sandbox:` sections with the flags laid over them. */
-function setUp(args: RunOptions): Setup {
+/**
+ * The config file's `eval:` and `sandbox:` sections with the flags laid over them; with sandbox.url
+ * and no workers anywhere, as many predictions at once as twice the servers' workers.
+ */
+async function setUp(args: RunOptions): Promise<Setup> {
   const { config } = loadConfig({ ...(args.config ? { file: args.config } : {}), sets: args.set ?? [] });
   let ks = config.eval.ks;
   if (args.k !== undefined) {
@@ -94,7 +99,9 @@ function setUp(args: RunOptions): Setup {
     throw new UserError(`--workers must be a positive integer, got ${args.workers}`);
   }
   const sandbox = config.sandbox;
-  const workers = args.workers ?? config.eval.workers ?? sandbox.workers ?? defaultWorkers();
+  const setting = args.workers ?? config.eval.workers;
+  if (setting === undefined) await learnServerWorkers(sandbox, createLogger("eval"));
+  const workers = programsAtOnce(setting, config);
   // A remote server runs its own commands, which the language table cannot vouch for.
   const limits: RunLimits = { recordCommands: sandbox.url === undefined };
   const compileTimeoutS = args["compile-timeout"] ?? config.eval.compile_timeout_s;
@@ -193,7 +200,7 @@ const run: CommandModule<object, RunOptions & { predictions: string; tests: stri
         }),
     ),
   handler: async (args) => {
-    const setup = setUp(args);
+    const setup = await setUp(args);
     const predictions = await readPredictions(args.predictions);
     const tests = await readTestDir(args.tests);
     const runner = createCodeRunner(setup.config);
@@ -241,7 +248,7 @@ const autoeval: CommandModule<object, FusionArgs> = {
   describe: "AutoEval: the answer's code with the row's test code appended, run in the execution language",
   builder: (y) => withFusionOptions(y),
   handler: async (args) => {
-    const setup = setUp(args);
+    const setup = await setUp(args);
     const problems = indexProblems(await readJsonl(args.dataset), parseAutoEvalProblem, args.dataset);
     const answers = parseFusionAnswers(await readJsonl(args.predictions), args.predictions);
     const runner = createCodeRunner(setup.config);
@@ -280,7 +287,7 @@ const oj: CommandModule<
         describe: "run every case, not up to the first failure",
       }),
   handler: async (args) => {
-    const setup = setUp(args);
+    const setup = await setUp(args);
     const language = args.language === undefined ? undefined : canonicalLanguage(args.language);
     if (args.language !== undefined && !language)
       throw new UserError(`--language: unknown language "${args.language}"`);

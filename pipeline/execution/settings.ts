@@ -4,6 +4,7 @@
 // `validation:`), so no key moved; the meaning and the defaults are defined once, here.
 import { z } from "zod";
 import type { CallLimits } from "../sandbox/call.js";
+import { serverPrograms } from "../sandbox/capacity.js";
 import { defaultWorkers } from "../sandbox/config.js";
 
 /** Tries of one run while the sandbox itself fails, and the first wait between them (doubled each time). */
@@ -53,11 +54,13 @@ export function limitsOf(settings: SandboxSettings, signal?: AbortSignal): CallL
 
 /**
  * Programs a stage runs at once (the gate across all its records): its own setting, else the
- * sandbox's `workers` in the root config, else the number of cores.
+ * sandbox's `workers` in the root config, else twice the workers its servers said they run (once the
+ * stage's `open` has asked: learnServerWorkers in sandbox/capacity.ts), else `fallback`: the cores.
  */
 export function programsAtOnce(
   setting: number | undefined,
   root: { sandbox: { workers?: number | undefined } },
+  fallback = defaultWorkers(),
 ): number {
-  return setting ?? root.sandbox.workers ?? defaultWorkers();
+  return setting ?? root.sandbox.workers ?? serverPrograms(root.sandbox) ?? fallback;
 }

@@ -10,6 +10,7 @@ import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
 import { createHttpFetch } from "../http-fetch.js";
 import { createLogger } from "../log.js";
+import { serverPrograms } from "./capacity.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
 import { sandboxErrorResponse } from "./request.js";
@@ -84,8 +85,9 @@ export class HttpSandboxClient implements CodeRunner {
     if (urls.length === 0) throw new Error("HttpSandboxClient needs sandbox.url");
     this.endpoints = urls.map(runCodeEndpoint);
     this.endpoint = this.endpoints[0]!;
-    // `workers` is per server: each replica takes as many requests as one server alone would.
-    const perServer = config.workers ?? 64;
+    // `workers` is per server: each replica takes as many requests as one server alone would. Unset,
+    // 64, or the programs at once the servers said they take (capacity.ts), should that be more.
+    const perServer = config.workers ?? Math.max(64, serverPrograms(config) ?? 0);
     this.pool = new EndpointPool(
       this.endpoints.map((url) => ({ name: shownUrl(url), target: url })),
       { capacity: perServer, balance: config.balance, log: (m) => log.warn(m) },

@@ -6,6 +6,7 @@ import type { SandboxConfig } from "./config.js";
 import { EmbeddedSandbox } from "./embedded.js";
 import type { CodeRunner } from "./types.js";
 
+export { learnServerWorkers } from "./capacity.js";
 export { HttpSandboxClient } from "./client.js";
 export { defaultWorkers, type SandboxConfig, type SandboxLimits, sandboxConfigSchema } from "./config.js";
 export { EmbeddedSandbox, type EmbeddedSandboxOptions, type IsolationReport } from "./embedded.js";

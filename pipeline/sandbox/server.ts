@@ -1,9 +1,11 @@
 // SandboxFusion's HTTP face: POST /run_code with its request and response shapes, so existing
-// SandboxFusion clients work unchanged, plus GET /v1/ping ("pong") and GET /languages. Requests wait
+// SandboxFusion clients work unchanged, plus GET /v1/ping ("pong", with the runs it takes at once in
+// an `x-sandbox-workers` header, which our client sizes its gate by: capacity.ts) and GET /languages. Requests wait
 // in the runner's bounded queue; when it is full the answer is 503 with Retry-After, which our client
 // (and a load balancer) treats as "try another replica or later".
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { WORKERS_HEADER } from "./capacity.js";
 import { SandboxBusyError, SandboxClosedError, SandboxRequestError } from "./errors.js";
 import { parseRunCodeRequest, sandboxErrorResponse } from "./request.js";
 import { listLanguages } from "./toolchains.js";
@@ -27,6 +29,11 @@ export interface SandboxServerOptions {
 /** Answers 503 before reading a body when the runner can say it would only refuse it. */
 interface SaturationAware {
   saturated?(): boolean;
+}
+
+/** Says on its health path how many runs it takes at once, when the runner can tell (the embedded sandbox). */
+interface WorkersAware {
+  stats?(): { workers: number };
 }
 
 export interface SandboxServer {
@@ -202,7 +209,13 @@ export function startSandboxServer(options: SandboxServerOptions): Promise<Sandb
     const work = (async () => {
       if (route === "POST /run_code") return handleRunCode(req, res, options, pending);
       if (route === "GET /v1/ping" || route === "GET /ping") {
-        res.writeHead(200, { "content-type": "text/plain" }).end("pong");
+        const workers = (options.runner as WorkersAware).stats?.().workers;
+        res
+          .writeHead(200, {
+            "content-type": "text/plain",
+            ...(workers !== undefined ? { [WORKERS_HEADER]: String(workers) } : {}),
+          })
+          .end("pong");
         return;
       }
       if (route === "GET /languages") {

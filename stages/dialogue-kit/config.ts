@@ -14,7 +14,7 @@ export const executionSchema = z
   .object({
     /** limits of one run and tries before a sandbox error fails the record (pipeline/execution) */
     ...sandboxSettingsShape,
-    /** programs running at once; default: `sandbox.workers` (the number of cores) */
+    /** programs running at once; default: `sandbox.workers` (the cores; with `url`, twice the servers' workers) */
     concurrency: z.number().int().positive().optional(),
     /** Python blocks of one dialogue share a session, as in the paper's interpreter */
     notebook: z.boolean().default(true),

@@ -11,6 +11,7 @@ import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import type { MethodCounts } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
+import { learnServerWorkers } from "../../pipeline/sandbox/index.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
@@ -74,8 +75,12 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +
         programsAtOnce(ctx.config.execution.concurrency, ctx.root),
-    // the clients, sandbox gate and journal the records of one run share
-    open: (ctx) => openDialogueServices(ctx),
+    // the clients, sandbox gate and journal the records of one run share; with sandbox.url and no
+    // workers, the servers say theirs first (the records in flight above count the programs at once)
+    open: async (ctx) => {
+      if (ctx.config.execution.concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
+      return openDialogueServices(ctx);
+    },
     process: async (record, ctx, services) => {
       const query = record.query;
       if (typeof query !== "string" || query.trim() === "") {

@@ -62,7 +62,10 @@ export const validateConfigSchema = z
     gates: gatesConfigSchema.prefault({}),
     /** dialogues validated at once */
     concurrency: z.number().int().positive().max(1024).default(16),
-    /** code blocks in the sandbox at once, across all dialogues; default: `sandbox.workers` (or the cores) */
+    /**
+     * code blocks in the sandbox at once, across all dialogues; default: `sandbox.workers` (or the
+     * cores; with `sandbox.url`, twice the servers' workers)
+     */
     sandbox_concurrency: z.number().int().positive().max(1024).optional(),
     /**
      * limits of one block, and its tries while the sandbox itself fails (an outage, not the code);

@@ -1,13 +1,17 @@
 // What simulate and correct share through dialogueStage() (stages/dialogue-kit/stage.ts), checked on
 // both: a record without a query is an `empty-query` reject before any model is asked, only the
 // selected languages are read, both are dialogue methods after filter, and the records in flight
-// default to twice the lead role's concurrency plus the programs the sandbox runs at once.
+// default to twice the lead role's concurrency plus the programs the sandbox runs at once (with
+// `sandbox.url` and no `workers`: twice the workers the server says it runs, once the stage has opened).
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../pipeline/config/load.js";
 import type { RootConfig } from "../../pipeline/config/schema.js";
+import { EmbeddedSandbox, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
+import { startSandboxServer } from "../../pipeline/sandbox/server.js";
 import type { StageContext } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
+import { recordingLogger } from "../llm/helpers.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
@@ -65,5 +69,25 @@ describe("dialogueStage(), as simulate and correct use it", () => {
     expect(correctStage.concurrency!(ctx(fixed))).toBe(4);
     const ownSandbox = simulateStage.configSchema.parse({ execution: { concurrency: 9 } });
     expect(simulateStage.concurrency!(ctx(ownSandbox))).toBe(2 * 7 + 9);
+  });
+
+  it("with sandbox.url and no workers, counts twice the workers the server says it runs, asked at open", async () => {
+    const embedded = new EmbeddedSandbox(sandboxConfigSchema.parse({ workers: 3 }));
+    const server = await startSandboxServer({ runner: embedded, port: 0, maxBodyBytes: 1 << 20 });
+    try {
+      const { config } = loadConfig({ sets: ["llm.strong.concurrency=7", `sandbox.url=${server.url}`] });
+      const log = recordingLogger();
+      const ctx = {
+        config: simulateStage.configSchema.parse({}),
+        root: config as RootConfig,
+        log,
+      } as unknown as StageContext<ReturnType<typeof simulateStage.configSchema.parse>>;
+      await simulateStage.open!(ctx);
+      expect(simulateStage.concurrency!(ctx)).toBe(2 * 7 + 2 * 3);
+      expect(log.lines).toEqual([expect.stringContaining("6 programs at once")]);
+    } finally {
+      await server.close();
+      await embedded.close();
+    }
   });
 });
