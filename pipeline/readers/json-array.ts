@@ -50,7 +50,8 @@ export async function* readJsonArray(
   let index = 0;
   let offset = 0; // bytes of the file before the current chunk, for messages
 
-  const keep = (chunk: Buffer, from: number, to: number) => {
+  /** keeps an element's bytes; `copy` those of an element that goes on into the next chunk (see chunksOf) */
+  const keep = (chunk: Buffer, from: number, to: number, copy = false) => {
     if (to <= from || !wanted) return;
     if (!skipping && elementBytes + (to - from) > max) {
       skipping = true;
@@ -59,7 +60,7 @@ export async function* readJsonArray(
         .toString("utf8");
       pieces = [];
     }
-    if (!skipping) pieces.push(chunk.subarray(from, to));
+    if (!skipping) pieces.push(copy ? Buffer.from(chunk.subarray(from, to)) : chunk.subarray(from, to));
     elementBytes += to - from;
   };
   const wants = (at: number) => options.wanted === undefined || options.wanted(at);
@@ -195,7 +196,7 @@ export async function* readJsonArray(
       escaped = false;
       wanted = wants(index);
     }
-    if (where === "in-element" && elementStart >= 0) keep(chunk, elementStart, n);
+    if (where === "in-element" && elementStart >= 0) keep(chunk, elementStart, n, true);
     offset += n;
   }
   if (last === undefined) {

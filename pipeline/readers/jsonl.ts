@@ -1,5 +1,6 @@
 // JSON Lines, streamed: a line at a time, never more than one line (capped at maxRowBytes) in memory.
 // A line the caller does not want is found and counted, not decoded; a run of them is one placeholder.
+// A chunk holds only until the next one is asked for: a line that goes on into the next is copied.
 import { decodeJsonRow, tooLarge } from "./decode.js";
 import { PREFIX_BYTES, type RawRow, type RowReadOptions, SkippedRun } from "./types.js";
 
@@ -67,7 +68,8 @@ export async function* readJsonLines(
           start = nl + 1;
           continue;
         } else if (end > start) {
-          pieces.push(chunk.subarray(start, end));
+          // copied: the chunk's buffer may be read into again before the line ends
+          pieces.push(Buffer.from(chunk.subarray(start, end)));
         }
       }
       pending += end - start;

@@ -177,6 +177,42 @@ describe("JSON array reader", () => {
   });
 });
 
+describe("chunks read into one buffer", () => {
+  /** `bytes` in chunks of `size`, each read into the same buffer over the last (as readRows reads a plain file) */
+  async function* reused(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+    const buffer = Buffer.alloc(size);
+    for (let i = 0; i < bytes.length; i += size) yield buffer.subarray(0, bytes.copy(buffer, 0, i, i + size));
+    buffer.fill("#");
+  }
+
+  it("give the rows fresh chunks give: what a row spanning chunks keeps is copied", async () => {
+    const big = JSON.stringify({ x: "b".repeat(1500) });
+    const items = [...tricky, { s: "é".repeat(300) }, JSON.parse(big), { a: "x" }];
+    const lines = Buffer.from(
+      `${[...items.map((v) => JSON.stringify(v)), '{"a": tru}', big, "{}"].join("\n")}\n`,
+    );
+    const array = Buffer.from(JSON.stringify(items, null, 1).replace(/]$/, ', {"a": tru}, 7]'));
+    for (const size of [1, 2, 3, 7, 64, 999, 4096]) {
+      for (const opts2 of [opts, { ...opts, wanted: (index: number) => index % 2 === 1 }]) {
+        expect(await collect(readJsonLines(reused(lines, size), opts2))).toEqual(
+          await collect(readJsonLines(chunked(lines, size), opts2)),
+        );
+        expect(await collect(readJsonArray(reused(array, size), opts2))).toEqual(
+          await collect(readJsonArray(chunked(array, size), opts2)),
+        );
+      }
+    }
+    // the fresh-chunk reads themselves are right (checked above against JSON.parse): here, a sample
+    expect(
+      (await collect(readJsonArray(chunked(array, 7), opts))).map((r) => r.error?.reason ?? "ok"),
+    ).toEqual([
+      ...items.map((_, i) => (i === items.length - 2 ? "row-too-large" : "ok")),
+      "malformed-json",
+      "ok",
+    ]);
+  });
+});
+
 describe("readRows", () => {
   it("reads a .json file holding JSON Lines, and gzip", async () => {
     const lines = '{"a":1}\n{"a":2}\n';
