@@ -10,12 +10,13 @@
 //              exact and MinHash-LSH near duplicates, outputs committed
 // With `--shards N`, normalize then runs again in a second data directory as N shards, one process
 // each (`run normalize --shard K/N`), for their CPU summed against the one process's, and their
-// merged output's hash against its.
+// merged output's hash against its; then, over that directory reset, once more in one process and
+// once as the N shard processes side by side, for the wall-clock speed-up of running in shards.
 //
 //   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--shards 4] [--keep] [--dir DIR]
 // Targets (issue 19, at one machine's scale S = 1): normalize <= 1.5x the copy's CPU, peak RSS
 // <= 1 GiB; dedup >= 10,000 documents per CPU second, peak RSS <= 2 GiB.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -34,6 +35,9 @@ import { streamingCopy } from "./streaming-copy.js";
 interface PhaseResult {
   /** wall-clock seconds */
   seconds: number;
+  /** when the phase started and ended, in milliseconds since the epoch (phases side by side) */
+  from: number;
+  to: number;
   /** user + system CPU seconds of the phase: the per-core cost, unaffected by other load on the machine */
   cpuSeconds: number;
   maxRssMiB: number;
@@ -50,8 +54,11 @@ function start(): number {
 
 function finish(started: number, rows: number, extra?: Record<string, unknown>): PhaseResult {
   const cpu = process.cpuUsage(cpuAtStart);
+  const ended = performance.now();
   return {
-    seconds: (performance.now() - started) / 1000,
+    seconds: (ended - started) / 1000,
+    from: performance.timeOrigin + started,
+    to: performance.timeOrigin + ended,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     maxRssMiB: process.resourceUsage().maxRSS / 1024,
     rows,
@@ -137,20 +144,32 @@ async function phaseRead(dir: string): Promise<PhaseResult> {
   return finish(started, rows, { chars });
 }
 
-async function runPhase(
+/** Runs one phase in a child process of its own; `wall` is the child's, Node's start-up included. */
+function runPhase(
   phase: string,
   dir: string,
   scale: number,
   args: string[] = [],
-): Promise<PhaseResult> {
+): Promise<PhaseResult & { wall: number }> {
   const self = fileURLToPath(import.meta.url);
-  const child = spawnSync(
+  const started = performance.now();
+  const child = spawn(
     process.execPath,
     [...process.execArgv, self, "--phase", phase, "--dir", dir, "--scale", String(scale), ...args],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 << 20 },
+    { stdio: ["ignore", "pipe", "inherit"] },
   );
-  if (child.status !== 0) throw new Error(`phase ${phase} failed with status ${child.status}`);
-  return JSON.parse(child.stdout.trim().split("\n").pop()!) as PhaseResult;
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => {
+      if (status !== 0) reject(new Error(`phase ${phase} failed with status ${status}`));
+      else {
+        const result = JSON.parse(stdout.trim().split("\n").pop()!) as PhaseResult;
+        resolve({ ...result, wall: (performance.now() - started) / 1000 });
+      }
+    });
+  });
 }
 
 function describe(r: PhaseResult): string {
@@ -270,6 +289,32 @@ async function shardedNormalize(dir: string, scale: number, shards: number, one:
   );
   console.log(
     `merged output vs one process: ${same ? "identical (output hash)" : `DIFFERENT (${JSON.stringify(single?.counts)} vs ${JSON.stringify(sharded?.counts)})`}`,
+  );
+
+  // wall clock: the same stage over the same directory, reset, in one process and then as the N
+  // shard processes started together (the stage's own time in each, and whole processes)
+  const stageDir = path.join(dir, "data-shards", "normalize");
+  await rm(stageDir, { recursive: true, force: true });
+  const alone = await runPhase("normalize", dir, scale, ["--config", SHARDED_CONFIG]);
+  await rm(stageDir, { recursive: true, force: true });
+  const load = loadavg()[0]!;
+  const together = await Promise.all(
+    Array.from({ length: shards }, (_, k) =>
+      runPhase("normalize", dir, scale, ["--config", SHARDED_CONFIG, "--shard", `${k}/${shards}`]),
+    ),
+  );
+  const stageWall =
+    (Math.max(...together.map((r) => r.to)) - Math.min(...together.map((r) => r.from))) / 1000;
+  const processWall = Math.max(...together.map((r) => r.wall));
+  const speedup = alone.seconds / stageWall;
+  const sideBySide = (await manifestOf(SHARDED_CONFIG))?.outputHash;
+  console.log(
+    `${shards} shards side by side / one process  ${speedup.toFixed(2)}x faster, wall (the stage: ${stageWall.toFixed(2)} vs ${alone.seconds.toFixed(2)} s; ` +
+      `whole processes, Node start-up included: ${(alone.wall / processWall).toFixed(2)}x, ${processWall.toFixed(2)} vs ${alone.wall.toFixed(2)} s)   ` +
+      `(target >= ${(0.8 * shards).toFixed(1)}x with a core per shard; ${cpus().length} cores, load average ${load.toFixed(1)} at the start)`,
+  );
+  console.log(
+    `merged output of the shards side by side vs one process: ${sideBySide !== undefined && sideBySide === single?.outputHash ? "identical (output hash)" : "DIFFERENT"}`,
   );
 }
 
