@@ -112,6 +112,11 @@ export class RecordJournal {
   }
 }
 
+/** A run as a dialogue's meta shows it (simulate's executions, correct's mistake and fix). */
+export function runMeta(run: JournaledRun) {
+  return { status: run.status, exit_code: run.exitCode, time_s: run.timeS, truncated: run.truncated };
+}
+
 /** The journal key of a run: a digest of everything its result depends on. */
 export function runKey(parts: unknown): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");

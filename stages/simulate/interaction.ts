@@ -4,9 +4,8 @@
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import { type AnswerCode, codeOfAnswer } from "../dialogue-kit/code.js";
 import type { Executor } from "../dialogue-kit/executor.js";
-import type { RecordJournal } from "../dialogue-kit/journal.js";
+import { type RecordJournal, runMeta } from "../dialogue-kit/journal.js";
 import { DialogueRejected } from "../dialogue-kit/outcome.js";
-import { runMeta } from "../dialogue-kit/run-meta.js";
 
 /** One run of the dialogue's code, as `meta.executions` keeps it. */
 export interface ExecutionEntry {
