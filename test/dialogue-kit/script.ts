@@ -17,10 +17,10 @@ export const STRONG_MODEL = "test-strong";
 interface Turn {
   /** "Execution result:" turns so far */
   execs: number;
-  /** the simulated user's feedback has been given */
-  afterFeedback: boolean;
   /** the last user message */
   last: string;
+  /** the simulated user's feedback has been given and is the last user message: this answer refines */
+  refining: boolean;
 }
 
 interface Case {
@@ -41,7 +41,7 @@ export const CASES: Record<string, Case> = {
   "py-works": {
     weak: `I will sum the list.\n${fence("python", "def total(xs):\n    return sum(xs)\n\nprint(total([1, 2, 3]))")}`,
     strong: (t) =>
-      t.afterFeedback && !t.last.startsWith("Execution result")
+      t.refining
         ? `Here it is with a docstring.\n${fence("python", 'def total(xs):\n    """Sum of the numbers in xs."""\n    return sum(xs)\n\nprint(total([4, 5]))')}`
         : ANALYSIS(t.last),
     review: () =>
@@ -56,7 +56,7 @@ export const CASES: Record<string, Case> = {
     strong: (t) => {
       if (t.last.includes("ReferenceError"))
         return `A typo in the call. Fixed:\n${fence("javascript", "function double(x) { return x * 2; }\nconsole.log(double(21));")}`;
-      if (t.afterFeedback && !t.last.startsWith("Execution result"))
+      if (t.refining)
         return `With a check of the input:\n${fence("javascript", 'function double(x) {\n  if (typeof x !== "number") throw new TypeError("double expects a number");\n  return x * 2;\n}\nconsole.log(double(21));')}`;
       return ANALYSIS(t.last);
     },
@@ -88,7 +88,7 @@ export const CASES: Record<string, Case> = {
   "go-prose": {
     weak: `In Go:\n${fence("go", 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(7 * 6)\n}')}`,
     strong: (t) =>
-      t.afterFeedback && !t.last.startsWith("Execution result")
+      t.refining
         ? `Faster for large inputs:\n${fence("go", 'package main\n\nimport "fmt"\n\nfunc main() {\n\tx := 7\n\tfmt.Println(x * 6)\n}')}`
         : ANALYSIS(t.last),
     review: () =>
@@ -113,7 +113,7 @@ export const CASES: Record<string, Case> = {
     strong: (t) =>
       t.last.includes("timed out")
         ? `The loop never ends. Fixed:\n${fence("python", "for i in range(3):\n    pass\nprint('finished')")}`
-        : t.afterFeedback && !t.last.startsWith("Execution result")
+        : t.refining
           ? `Commented:\n${fence("python", "# three quick rounds\nfor i in range(3):\n    pass\nprint('finished again')")}`
           : ANALYSIS(t.last),
     review: () => json("It ends now.", "No comments.", "Please add a comment saying what the loop is for."),
@@ -121,9 +121,7 @@ export const CASES: Record<string, Case> = {
   "py-long": {
     weak: fence("python", "for i in range(3000):\n    print(i)"),
     strong: (t) =>
-      t.afterFeedback && !t.last.startsWith("Execution result")
-        ? `Less output:\n${fence("python", "print(list(range(5)))")}`
-        : ANALYSIS(t.last),
+      t.refining ? `Less output:\n${fence("python", "print(list(range(5)))")}` : ANALYSIS(t.last),
     review: () =>
       json(
         "It prints.",
@@ -134,7 +132,7 @@ export const CASES: Record<string, Case> = {
   "py-notebook": {
     weak: `A function for the sum:\n${fence("python", "def total(xs):\n    return sum(xs)")}`,
     strong: (t) =>
-      t.afterFeedback && !t.last.startsWith("Execution result")
+      t.refining
         ? `With a label:\n${fence("python", "print('total:', total([4, 5]))")}`
         : t.execs === 1
           ? `It is defined; let me call it.\n${fence("python", "print(total([1, 2]))")}`
@@ -144,7 +142,7 @@ export const CASES: Record<string, Case> = {
   "py-random": {
     weak: fence("python", "import random\nprint(random.getrandbits(62))"),
     strong: (t) =>
-      t.afterFeedback && !t.last.startsWith("Execution result")
+      t.refining
         ? fence("python", "import random\nprint('again', random.getrandbits(62))")
         : ANALYSIS(t.last),
     review: () => json("It prints a number.", "No seed.", "Please explain in a comment why no seed is set."),
@@ -275,12 +273,13 @@ export function scriptedReply(r: ReceivedRequest): Reply {
       // the correction conversation starts with the broken answer; the simulation's with the weak one
       if (script.fix && messages.length === 4) return script.fix(last);
       if (script.fix) return script.analysis ?? ANALYSIS(last);
+      const afterFeedback = messages.some(
+        (m) => m.role === "user" && !m.content.startsWith("Execution result") && m !== messages[1],
+      );
       const turn: Turn = {
         execs: messages.filter((m) => m.role === "user" && m.content.startsWith("Execution result")).length,
-        afterFeedback: messages.some(
-          (m) => m.role === "user" && !m.content.startsWith("Execution result") && m !== messages[1],
-        ),
         last,
+        refining: afterFeedback && !last.startsWith("Execution result"),
       };
       return script.strong?.(turn) ?? "no strong script";
     }
