@@ -3,18 +3,25 @@
 // execution results (output with a timestamp, a random number, a time-out at the edge of the limit)
 // and therefore sends the same conversations, which the LLM cache then answers for free.
 //
-// One small append-only JSON-lines file per record under the stage's work dir, one line per run,
-// keyed by everything the run depended on (the conversation before it, the code, the language, the
-// limits). Appended before the result is used, so no later request can have seen a result the journal
-// lacks. A line torn by a kill is skipped on reading, and the next run appended starts a line of its
-// own. Read and appended synchronously: a small file's open, write and close take tens of
-// microseconds, a third of the CPU the same calls cost through libuv's thread pool. `reset --purge`
-// forgets the journal; a forced rerun replays it as it replays cached LLM answers.
+// Append-only JSON lines under the stage's work dir, one line per run, keyed by the record and by
+// everything the run depended on (the conversation before it, the code, the language, the limits).
+// Appended before the result is used, so no later request can have seen a result the journal lacks.
+// Each process appends to a file of its own (a segment: `<time>-<pid>.jsonl`), made at its first run,
+// and reads every segment once, when it opens its first record: a file per record cost the stage an
+// inode a record, which ext4 takes ~0.5 ms of CPU to allocate where many files were deleted lately.
+// Shards of any count share the dir, each writing its own segment. A line torn by a kill is skipped
+// on reading; the next process writes a segment of its own. Appended synchronously: a small append
+// takes tens of microseconds, a third of what the same calls cost through libuv's thread pool.
+// `reset --purge` forgets the journal; a forced rerun replays it as it replays cached LLM answers.
+// Journals written before segments (a file per record, `<sha1(id)[0,2]>/<sha1(id)>.jsonl`) are still
+// read, for a run resumed across the change.
 //
-// Each line also keeps what the run cost in the sandbox (`x`: programs and busy time), so a redone
-// record that replays it counts it as the run that made it did (the manifest's `sandbox`), once.
+// A segment line is the record id as a JSON string, a tab, then the entry: `{key, run, x?}`, where `x`
+// keeps what the run cost in the sandbox (programs and busy time), so a redone record that replays it
+// counts it as the run that made it did (the manifest's `sandbox`), once. (JSON escapes tabs: the
+// first one ends the id, and the id is all a process reads of the lines of records it never opens.)
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ExecutionStatus } from "../../pipeline/execution/index.js";
 import { ReplayCosts, type SandboxUsage } from "../../pipeline/usage.js";
@@ -33,47 +40,136 @@ export interface JournaledRun {
   errorTail: string;
 }
 
+interface Entry {
+  key: string;
+  run: JournaledRun;
+  x?: unknown;
+}
+
+const SEGMENT = /^\d+-\d+(-\d+)?\.jsonl$/;
+const LEGACY_DIR = /^[0-9a-f]{2}$/;
+
 export class ExecutionJournal {
-  /** the subdirs this journal has made (or found): not made again for every run appended */
-  private readonly made = new Set<string>();
+  /** record id -> the entries' JSON, in the order written; read from every segment at the first open */
+  private entries: Map<string, string[]> | undefined;
+  /** whether the dir holds per-record files of the layout before segments */
+  private legacy = false;
+  /** this process's segment, made at its first run */
+  private segment: string | undefined;
 
   constructor(readonly dir: string) {}
 
   async open(recordId: string): Promise<RecordJournal> {
-    const name = createHash("sha1").update(recordId).digest("hex");
-    const file = path.join(this.dir, name.slice(0, 2), `${name}.jsonl`);
     const runs = new Map<string, JournaledRun>();
     const costs = new ReplayCosts();
-    let text = "";
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    for (const line of text.split("\n")) {
-      if (line === "") continue;
+    const load = (json: string) => {
       try {
-        const entry = JSON.parse(line) as { key: string; run: JournaledRun; x?: unknown };
+        const entry = JSON.parse(json) as Entry;
         runs.set(entry.key, entry.run);
         costs.loaded(entry.key, entry.x);
       } catch {
         // torn by a kill while appending: that run is simply done again
       }
-    }
-    // A torn last line has no newline: the next line must not be glued onto it and lost with it.
-    return new RecordJournal(file, runs, text !== "" && !text.endsWith("\n"), this.made, costs);
+    };
+    const entries = this.load();
+    if (this.legacy) for (const line of this.legacyLines(recordId)) load(line);
+    for (const json of entries.get(recordId) ?? []) load(json);
+    return new RecordJournal(recordId, runs, costs, this);
   }
+
+  /** Appends a run of `recordId` to this process's segment, and to what later opens here read. */
+  append(recordId: string, entry: Entry): void {
+    const json = JSON.stringify(entry);
+    const line = `${JSON.stringify(recordId)}\t${json}\n`;
+    this.segment ??= this.newSegment();
+    try {
+      appendFileSync(this.segment, line);
+    } catch (error) {
+      // a failed append may have left part of the line: the next one goes to a segment of its own
+      this.segment = undefined;
+      // the dir went away since the segment was made (a purge of the work dir): start another
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      this.segment = this.newSegment();
+      appendFileSync(this.segment, line);
+    }
+    const entries = this.load();
+    const known = entries.get(recordId);
+    if (known) known.push(json);
+    else entries.set(recordId, [json]);
+  }
+
+  /** A new, empty segment: made exclusively, so no other journal (this process's too) appends to it. */
+  private newSegment(): string {
+    mkdirSync(this.dir, { recursive: true });
+    const started = Date.now();
+    for (let n = 0; ; n++) {
+      const file = path.join(this.dir, `${started}-${process.pid}${n ? `-${n}` : ""}.jsonl`);
+      try {
+        writeFileSync(file, "", { flag: "wx" });
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
+  }
+
+  private load(): Map<string, string[]> {
+    if (this.entries) return this.entries;
+    const entries = new Map<string, string[]>();
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    // segments in the order they were started: a later line for a key wins
+    const segments = names.filter((n) => SEGMENT.test(n)).sort((a, b) => segmentTime(a) - segmentTime(b));
+    for (const name of segments) {
+      const text = readFileSync(path.join(this.dir, name), "utf8");
+      for (const line of text.split("\n")) {
+        const tab = line.indexOf("\t");
+        if (tab < 0) continue;
+        let id: unknown;
+        try {
+          id = JSON.parse(line.slice(0, tab));
+        } catch {
+          continue;
+        }
+        if (typeof id !== "string") continue;
+        const json = line.slice(tab + 1);
+        const known = entries.get(id);
+        if (known) known.push(json);
+        else entries.set(id, [json]);
+      }
+    }
+    this.legacy = names.some((n) => LEGACY_DIR.test(n));
+    this.entries = entries;
+    return entries;
+  }
+
+  /** The lines of a record's own file, in the layout before segments. */
+  private legacyLines(recordId: string): string[] {
+    const name = createHash("sha1").update(recordId).digest("hex");
+    try {
+      return readFileSync(path.join(this.dir, name.slice(0, 2), `${name}.jsonl`), "utf8").split("\n");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      return [];
+    }
+  }
+}
+
+function segmentTime(name: string): number {
+  return Number(name.slice(0, name.indexOf("-")));
 }
 
 export class RecordJournal {
   constructor(
-    private readonly file: string,
+    private readonly recordId: string,
     private readonly runs: Map<string, JournaledRun>,
-    private torn = false,
-    /** dirs known to exist, shared by the records of one journal */
-    private readonly made = new Set<string>(),
-    /** what the runs read back from the file cost, not yet counted by this record */
-    private readonly costs = new ReplayCosts(),
+    /** what the runs read back from the journal cost, not yet counted by this record */
+    private readonly costs: ReplayCosts,
+    private readonly journal: ExecutionJournal,
   ) {}
 
   get(key: string): JournaledRun | undefined {
@@ -92,23 +188,7 @@ export class RecordJournal {
   async put(key: string, run: JournaledRun, cost?: SandboxUsage): Promise<void> {
     this.runs.set(key, run);
     this.costs.made(key);
-    const dir = path.dirname(this.file);
-    if (!this.made.has(dir)) this.makeDir(dir);
-    const line = `${this.torn ? "\n" : ""}${JSON.stringify({ key, run, ...(cost ? { x: cost } : {}) })}\n`;
-    this.torn = false;
-    try {
-      appendFileSync(this.file, line);
-    } catch (error) {
-      // the dir went away since it was made (a purge of the work dir): make it again
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      this.makeDir(dir);
-      appendFileSync(this.file, line);
-    }
-  }
-
-  private makeDir(dir: string): void {
-    mkdirSync(dir, { recursive: true });
-    this.made.add(dir);
+    this.journal.append(this.recordId, { key, run, ...(cost ? { x: cost } : {}) });
   }
 }
 

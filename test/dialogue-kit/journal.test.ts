@@ -1,7 +1,10 @@
-// The execution journal a dialogue stage replays after a kill: a line torn by the kill is skipped, and
-// the runs appended after it are still read back on the next open. Each run keeps what the sandbox ran
-// for it, and a record that replays it after a reopen counts that with itself, once.
-import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// The execution journal a dialogue stage replays after a kill: each process appends to a segment of
+// its own and reads every segment; a line torn by the kill is skipped, and the runs appended after it
+// (by the next process) are still read back. Each run keeps what the sandbox ran for it, and a record
+// that replays it after a reopen counts that with itself, once. A new `ExecutionJournal` on the same
+// dir is what the next process (or another shard) sees.
+import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
@@ -23,56 +26,94 @@ const run = (feedback: string): JournaledRun => ({
   errorTail: "",
 });
 
-const journalFile = (dir: string): string => {
-  const [sub] = readdirSync(dir);
-  const [file] = readdirSync(join(dir, sub!));
-  return join(dir, sub!, file!);
-};
+/** the dir's segments, oldest first */
+const segments = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl"))
+    .sort()
+    .map((name) => join(dir, name));
+
+/** a segment line as a process appends it */
+const line = (recordId: string, entry: object) => `${JSON.stringify(recordId)}\t${JSON.stringify(entry)}\n`;
 
 describe("the execution journal", () => {
   it("keeps the runs appended after a line torn by a kill", async () => {
     const dir = tempDir("cf-journal-");
-    const journal = new ExecutionJournal(dir);
-    const first = await journal.open("r:1");
+    const first = await new ExecutionJournal(dir).open("r:1");
     await first.put(runKey(["a"]), run("Execution result: \n1"));
     // a kill in the middle of the second append leaves half a line without its newline
-    const line = JSON.stringify({ key: runKey(["b"]), run: run("Execution result: \n2") });
-    appendFileSync(journalFile(dir), line.slice(0, line.length / 2));
+    const torn = line("r:1", { key: runKey(["b"]), run: run("Execution result: \n2") });
+    appendFileSync(segments(dir)[0]!, torn.slice(0, torn.length / 2));
 
-    const resumed = await journal.open("r:1");
+    const resumed = await new ExecutionJournal(dir).open("r:1");
     expect(resumed.get(runKey(["a"]))?.feedback).toBe("Execution result: \n1");
     expect(resumed.get(runKey(["b"]))).toBeUndefined();
     await resumed.put(runKey(["b"]), run("Execution result: \n2 again"));
+    // the next process wrote a segment of its own: nothing glued onto the torn line
+    expect(segments(dir)).toHaveLength(2);
+    expect(readFileSync(segments(dir)[1]!, "utf8").endsWith("\n")).toBe(true);
 
-    const again = await journal.open("r:1");
+    const again = await new ExecutionJournal(dir).open("r:1");
     expect(again.get(runKey(["a"]))?.feedback).toBe("Execution result: \n1");
     expect(again.get(runKey(["b"]))?.feedback).toBe("Execution result: \n2 again");
-    expect(readFileSync(journalFile(dir), "utf8").endsWith("\n")).toBe(true);
   });
 
   it("reads a journal that holds nothing but a torn line", async () => {
     const dir = tempDir("cf-journal-");
-    const journal = new ExecutionJournal(dir);
-    await (await journal.open("r:2")).put(runKey(["x"]), run("x"));
-    const file = journalFile(dir);
-    const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.slice(0, 10));
-    const resumed = await journal.open("r:2");
+    await (await new ExecutionJournal(dir).open("r:2")).put(runKey(["x"]), run("x"));
+    const [file] = segments(dir);
+    writeFileSync(file!, readFileSync(file!, "utf8").slice(0, 10));
+    const resumed = await new ExecutionJournal(dir).open("r:2");
     expect(resumed.get(runKey(["x"]))).toBeUndefined();
     await resumed.put(runKey(["x"]), run("y"));
-    expect((await journal.open("r:2")).get(runKey(["x"]))?.feedback).toBe("y");
+    expect((await new ExecutionJournal(dir).open("r:2")).get(runKey(["x"]))?.feedback).toBe("y");
   });
 
-  it("appends after its directory was removed under it (it makes each directory once, not per run)", async () => {
+  it("appends after its directory was removed under it", async () => {
     const dir = tempDir("cf-journal-");
-    const journal = new ExecutionJournal(dir);
-    const record = await journal.open("r:3");
+    const record = await new ExecutionJournal(dir).open("r:3");
     await record.put(runKey(["a"]), run("a"));
     rmSync(dir, { recursive: true, force: true });
     await record.put(runKey(["b"]), run("b"));
-    const resumed = await journal.open("r:3");
+    const resumed = await new ExecutionJournal(dir).open("r:3");
     expect(resumed.get(runKey(["a"]))).toBeUndefined();
     expect(resumed.get(runKey(["b"]))?.feedback).toBe("b");
+  });
+
+  it("gives each record its own runs, whichever process (or shard) wrote them; a file a process, not a record", async () => {
+    const dir = tempDir("cf-journal-");
+    const shard1 = new ExecutionJournal(dir);
+    const shard2 = new ExecutionJournal(dir);
+    // the same run key in two records (the same conversation and code) stays apart
+    await (await shard1.open("r:6")).put(runKey(["same"]), run("six"));
+    await (await shard2.open("r:7")).put(runKey(["same"]), run("seven"));
+    await (await shard1.open("r:8")).put(runKey(["other"]), run("eight"));
+    expect(segments(dir)).toHaveLength(2);
+    const next = new ExecutionJournal(dir);
+    expect((await next.open("r:6")).get(runKey(["same"]))?.feedback).toBe("six");
+    expect((await next.open("r:7")).get(runKey(["same"]))?.feedback).toBe("seven");
+    expect((await next.open("r:8")).get(runKey(["other"]))?.feedback).toBe("eight");
+    expect((await next.open("r:9")).get(runKey(["same"]))).toBeUndefined();
+    // a record reopened in the process that wrote it sees its runs too (a retried record)
+    expect((await shard1.open("r:6")).get(runKey(["same"]))?.feedback).toBe("six");
+  });
+
+  it("reads a record's file of the layout before segments, with the programs it kept", async () => {
+    const dir = tempDir("cf-journal-");
+    const name = createHash("sha1").update("r:10").digest("hex");
+    mkdirSync(join(dir, name.slice(0, 2)));
+    writeFileSync(
+      join(dir, name.slice(0, 2), `${name}.jsonl`),
+      `${JSON.stringify({ key: runKey(["old"]), run: run("old"), x: { runs: 1, busyMs: 30 } })}\n`,
+    );
+    const journal = new ExecutionJournal(dir);
+    const record = await journal.open("r:10");
+    expect(record.get(runKey(["old"]))?.feedback).toBe("old");
+    expect(record.replayCost(runKey(["old"]))).toEqual({ runs: 1, busyMs: 30 });
+    await record.put(runKey(["new"]), run("new"));
+    const again = await new ExecutionJournal(dir).open("r:10");
+    expect(again.get(runKey(["old"]))?.feedback).toBe("old");
+    expect(again.get(runKey(["new"]))?.feedback).toBe("new");
   });
 });
 
@@ -86,16 +127,18 @@ describe("the sandbox programs behind journaled runs", () => {
     // made by this record: counted as it ran, not again
     expect(first.replayCost(runKey(["a"]))).toBeUndefined();
     appendFileSync(
-      journalFile(dir),
-      `${JSON.stringify({ key: runKey(["c"]), run: run("c"), x: { runs: -1, busyMs: 5 } })}\n`,
+      segments(dir)[0]!,
+      line("r:4", { key: runKey(["c"]), run: run("c"), x: { runs: -1, busyMs: 5 } }),
     );
 
-    const again = await journal.open("r:4");
-    expect(again.replayCost(runKey(["a"]))).toEqual({ runs: 1, busyMs: 40 });
-    expect(again.replayCost(runKey(["a"]))).toBeUndefined();
-    expect(again.replayCost(runKey(["b"]))).toBeUndefined();
-    expect(again.get(runKey(["c"]))?.feedback).toBe("c");
-    expect(again.replayCost(runKey(["c"]))).toBeUndefined();
+    for (const again of [await journal.open("r:4"), await new ExecutionJournal(dir).open("r:4")]) {
+      expect(again.replayCost(runKey(["a"]))).toEqual({ runs: 1, busyMs: 40 });
+      expect(again.replayCost(runKey(["a"]))).toBeUndefined();
+      expect(again.replayCost(runKey(["b"]))).toBeUndefined();
+    }
+    const next = await new ExecutionJournal(dir).open("r:4");
+    expect(next.get(runKey(["c"]))?.feedback).toBe("c");
+    expect(next.replayCost(runKey(["c"]))).toBeUndefined();
   });
 
   it("count with the record that replays them, as the record that ran them counted, once per record", async () => {
