@@ -29,36 +29,44 @@ function sampleKey(seed: number, id: string): string {
   return createHash("sha256").update(`${seed}\n${id}`).digest("hex").slice(0, 16);
 }
 
+/** One pass over the upstream: how many records the selection takes and, with a count, which. */
+export interface Chosen {
+  size: number;
+  /** the sample's ids; undefined without a count (every record of the languages) */
+  ids: Set<string> | undefined;
+}
+
+export async function chooseRecords(
+  read: () => AsyncIterable<PipelineRecord>,
+  selection: Selection,
+): Promise<Chosen> {
+  const { count } = selection;
+  const keyed: { key: string; id: string }[] = [];
+  let n = 0;
+  for await (const record of read()) {
+    if (!selectedLanguage(record, selection)) continue;
+    n++;
+    if (count !== undefined) keyed.push({ key: sampleKey(selection.seed, record.id), id: record.id });
+  }
+  if (count === undefined) return { size: n, ids: undefined };
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
+  return { size: Math.min(n, count), ids: new Set(keyed.slice(0, count).map((k) => k.id)) };
+}
+
+/**
+ * The selected records, in upstream order. `chosen`: the pass that counted them, where the caller
+ * made one already (the progress total): with a count, its sample is used instead of reading the
+ * upstream once more for it.
+ */
 export async function* selectRecords(
   read: () => AsyncIterable<PipelineRecord>,
   selection: Selection,
+  chosen: () => Promise<Chosen> = () => chooseRecords(read, selection),
 ): AsyncIterable<PipelineRecord> {
-  const chosen = selection.count === undefined ? undefined : await sampleIds(read, selection);
+  const ids = selection.count === undefined ? undefined : (await chosen()).ids;
   for await (const record of read()) {
     if (!selectedLanguage(record, selection)) continue;
-    if (chosen && !chosen.has(record.id)) continue;
+    if (ids && !ids.has(record.id)) continue;
     yield record;
   }
-}
-
-export async function countSelected(
-  read: () => AsyncIterable<PipelineRecord>,
-  selection: Selection,
-): Promise<number> {
-  let n = 0;
-  for await (const record of read()) if (selectedLanguage(record, selection)) n++;
-  return selection.count === undefined ? n : Math.min(n, selection.count);
-}
-
-async function sampleIds(
-  read: () => AsyncIterable<PipelineRecord>,
-  selection: Selection,
-): Promise<Set<string>> {
-  const keyed: { key: string; id: string }[] = [];
-  for await (const record of read()) {
-    if (selectedLanguage(record, selection))
-      keyed.push({ key: sampleKey(selection.seed, record.id), id: record.id });
-  }
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
-  return new Set(keyed.slice(0, selection.count).map((k) => k.id));
 }

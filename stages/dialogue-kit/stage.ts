@@ -15,7 +15,7 @@ import { learnServerWorkers } from "../../pipeline/sandbox/index.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
-import { countSelected, type Selection, selectRecords } from "./sample.js";
+import { type Chosen, chooseRecords, type Selection, selectRecords } from "./sample.js";
 import { type DialogueServices, openDialogueServices } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
@@ -59,7 +59,23 @@ export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends Me
 export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodCounts>(
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
-  const selected = (ctx: StageContext<C>) => selectRecords(() => ctx.read("filter"), ctx.config);
+  // The selection's pass over the filter's records, once per run: it gives the progress total and
+  // the sample both (reading the filter's output costs about a third of a millisecond a record).
+  const passes = new WeakMap<StageContext<C>, Promise<Chosen>>();
+  const chosen = (ctx: StageContext<C>) => {
+    let pass = passes.get(ctx);
+    if (!pass) {
+      pass = chooseRecords(() => ctx.read("filter"), ctx.config);
+      passes.set(ctx, pass);
+    }
+    return pass;
+  };
+  const selected = (ctx: StageContext<C>) =>
+    selectRecords(
+      () => ctx.read("filter"),
+      ctx.config,
+      () => chosen(ctx),
+    );
   return defineStage<C, DialogueServices, Sum>({
     kind: "record",
     name: spec.name,
@@ -70,7 +86,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     configSchema: spec.configSchema,
     fingerprint: spec.fingerprint,
     input: selected,
-    inputSize: (ctx) => countSelected(() => ctx.read("filter"), ctx.config),
+    inputSize: async (ctx) => (await chosen(ctx)).size,
     concurrency: (ctx) =>
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +

@@ -2,7 +2,7 @@
 // answer, the seeded sample.
 import { describe, expect, it } from "vitest";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
-import { selectRecords } from "../../stages/dialogue-kit/sample.js";
+import { chooseRecords, selectRecords } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 
 describe("the code of an answer", () => {
@@ -43,5 +43,25 @@ describe("the seeded sample", () => {
     expect(await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 1 }))).toEqual(some);
     const other = await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 2 }));
     expect(other).not.toEqual(some);
+  });
+
+  it("is chosen in one pass that also gives the progress total; the records take one read more", async () => {
+    let reads = 0;
+    const counted = async function* () {
+      reads++;
+      yield* records;
+    };
+    const selection = { languages: ["python"], count: 5, seed: 1 };
+    const pass = chooseRecords(counted, selection);
+    expect((await pass).size).toBe(5);
+    const some = await collect(selectRecords(counted, selection, () => pass));
+    expect(reads).toBe(2);
+    expect(some).toEqual(await collect(selectRecords(read, selection)));
+    // fewer records than the count: all of them; no count: every record of the languages, no sample
+    expect((await chooseRecords(read, { languages: ["python"], count: 100, seed: 1 })).size).toBe(20);
+    expect(await chooseRecords(read, { languages: "runnable", seed: 1 })).toEqual({
+      size: 30,
+      ids: undefined,
+    });
   });
 });
