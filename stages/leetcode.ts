@@ -130,6 +130,9 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   if (ctx.signal.aborted) return;
   // asked before the sandbox work, so a missing endpoint is said at once
   const client = ctx.services.llm(config.role, ctx.usage);
+  // with sandbox.url and no workers, the servers say theirs before the client is made; without
+  // sandbox.workers the judge otherwise runs 2 programs at once
+  if (config.validation.concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
   const judge = new SolutionJudge(
     ctx.services.sandbox(),
     path.join(ctx.workDir, VERDICTS_FILE),
@@ -139,8 +142,6 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   );
   try {
     problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    // with sandbox.url and no workers, the servers say theirs first; else 2 without sandbox.workers
-    if (config.validation.concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
     const concurrency = programsAtOnce(config.validation.concurrency, ctx.root, 2);
     const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
     if (ctx.signal.aborted) return;
