@@ -15,7 +15,7 @@ export const WORKERS_HEADER = "x-sandbox-workers";
 
 const PING_TIMEOUT_MS = 5000;
 
-/** What one server said about its workers: a count, null when it answered without one, or unreachable. */
+/** What one server said about its workers: a count, null when it answered without one (or without the path), or unreachable. */
 export type ServerWorkers = { url: string; workers: number | null } | { url: string; unreachable: string };
 
 /** sandbox config -> programs at once that its servers' workers give (twice their sum) */
@@ -84,7 +84,8 @@ export async function askServers(urls: readonly string[]): Promise<ServerWorkers
             signal: AbortSignal.timeout(PING_TIMEOUT_MS),
           });
           await response.text();
-          if (!response.ok) return { url: shown, unreachable: `HTTP ${response.status}` };
+          // any answer (a 404 from a server without the path too) is a server that does not say
+          if (!response.ok) return { url: shown, workers: null };
           const said = Number(response.headers.get(WORKERS_HEADER));
           return { url: shown, workers: Number.isInteger(said) && said > 0 ? said : null };
         } catch (error) {

@@ -2,7 +2,10 @@
 // not: our servers say how many workers they run on their health path, and the gate is twice their
 // sum; a server that does not say (a SandboxFusion-style /run_code server) or none answering leaves
 // the stage's default, with a line that says why. Real servers on loopback: ours in front of the
-// embedded sandbox (which knows its workers), ours in front of a runner that does not, and a dead port.
+// embedded sandbox (which knows its workers), ours in front of a runner that does not, one that has
+// no health path at all, and a dead port.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   askServers,
@@ -30,7 +33,12 @@ const servers: SandboxServer[] = await Promise.all([
 ]);
 const [three, five, silent] = servers.map((server) => server.url) as [string, string, string];
 const dead = `http://127.0.0.1:${await freePort()}`;
+// a /run_code server without GET /v1/ping: every other path is a 404
+const bare = createServer((_req, res) => res.writeHead(404).end("not found"));
+await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+const noPing = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 afterAll(async () => {
+  bare.close();
   await Promise.all(servers.map((server) => server.close()));
   await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 });
@@ -70,6 +78,8 @@ describe("a sandbox server's workers", () => {
         new RegExp(`^info: sandbox: ${silent} does not say how many workers it runs.*set sandbox.workers`),
       ),
     ]);
+    // a server without the health path answers, and so is one that does not say
+    expect(await askServers([noPing])).toEqual([{ url: noPing, workers: null }]);
     const none = recordingLogger();
     expect(gateFromServers(await askServers([dead]), none)).toBeNull();
     expect(none.lines.at(-1)).toMatch(/^warn: sandbox: no server answered to say its workers/);
