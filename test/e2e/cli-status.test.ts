@@ -1,29 +1,10 @@
 // `status` and `run --dry-run` as a user reads them: one line per stage, the full error on request,
 // and which config and data dir they read.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
-
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-// absolute, so that the CLI can run from another working directory
-const TSX = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
-
-function cli(args: string[], cwd?: string) {
-  const r = spawnSync(process.execPath, ["--import", TSX, CLI, ...args], {
-    encoding: "utf8",
-    ...(cwd ? { cwd } : {}),
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function setup(): { dir: string; config: string } {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 9}\n`);
-  return { dir, config };
-}
+import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
 const LONG_ERROR = [
   "expand: 3 records failed: 3 x llm-error (e.g. the weak role's endpoint answered HTTP 500",
@@ -42,33 +23,33 @@ function failStage(dir: string, stage: string): void {
 
 describe("status", () => {
   it("keeps one short line per stage after a multi-line error; --stage and --json give the full text", () => {
-    const { dir, config } = setup();
-    expect(cli(["run", "expand", "--config", config]).code).toBe(0);
+    const { dir, config } = toyConfig();
+    expect(toyCli(["run", "expand", "--config", config]).code).toBe(0);
     failStage(dir, "expand");
 
-    const table = cli(["status", "--config", config]);
+    const table = toyCli(["status", "--config", config]);
     expect(table.code).toBe(0);
     const rows = table.stdout.trimEnd().split("\n");
     expect(rows).toHaveLength(4); // header + three stages: the error adds no line
     for (const row of rows) expect(row.length).toBeLessThan(200);
     expect(table.stdout).toMatch(/^expand\s+partial \(expand: 3 records failed: .*\.\.\.\)/m);
 
-    const detail = cli(["status", "--stage", "expand", "--config", config]);
+    const detail = toyCli(["status", "--stage", "expand", "--config", config]);
     expect(detail.code).toBe(0);
     expect(detail.stdout).toContain(LONG_ERROR);
     expect(detail.stdout).toMatch(/^records: 9 in, 9 out, 3 rejected, 0 failed$/m);
     expect(detail.stdout).not.toContain("numbers");
 
-    const json = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    const json = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(json[1].reason).toBe(LONG_ERROR);
     expect(json[1].lastError).toBe(LONG_ERROR);
   }, 120_000);
 
   it("says which config and data dir it read", () => {
-    const { dir, config } = setup();
-    const status = cli(["status", "--config", config]);
+    const { dir, config } = toyConfig();
+    const status = toyCli(["status", "--config", config]);
     expect(status.stderr).toContain(`config ${config}, data dir ${join(dir, "data")}`);
-    const dry = cli(["run", "expand", "--dry-run", "--config", config]);
+    const dry = toyCli(["run", "expand", "--dry-run", "--config", config]);
     expect(dry.code).toBe(0);
     expect(dry.stderr).toContain(`config ${config}, data dir ${join(dir, "data")}`);
   }, 60_000);
@@ -79,10 +60,10 @@ describe("status", () => {
     writeFileSync(join(dir, "configs", "default.yaml"), "data_dir: data\n");
     writeFileSync(join(dir, "configs", "sample.yaml"), "data_dir: data/runs/sample\n");
     writeFileSync(join(dir, "configs", "unrelated.yaml"), "data_dir: elsewhere\n");
-    const run = cli(["run", "numbers", "--config", "configs/sample.yaml"], dir);
+    const run = toyCli(["run", "numbers", "--config", "configs/sample.yaml"], { cwd: dir });
     expect(run.code).toBe(0);
 
-    const bare = cli(["status", "--config", "configs/default.yaml"], dir);
+    const bare = toyCli(["status", "--config", "configs/default.yaml"], { cwd: dir });
     expect(bare.code).toBe(0);
     expect(bare.stderr).toContain("config configs/default.yaml, data dir data");
     expect(bare.stderr).toContain(
@@ -90,21 +71,23 @@ describe("status", () => {
     );
     expect(bare.stderr).not.toContain("unrelated");
     // once the default data dir has runs of its own, no hint
-    expect(cli(["run", "numbers", "--config", "configs/default.yaml"], dir).code).toBe(0);
-    expect(cli(["status", "--config", "configs/default.yaml"], dir).stderr).not.toContain("nothing has run");
+    expect(toyCli(["run", "numbers", "--config", "configs/default.yaml"], { cwd: dir }).code).toBe(0);
+    expect(toyCli(["status", "--config", "configs/default.yaml"], { cwd: dir }).stderr).not.toContain(
+      "nothing has run",
+    );
   }, 120_000);
 });
 
 describe("--limit", () => {
   it("refuses 0, -1 and fractions with exit 2 before touching any stage", () => {
-    const { config } = setup();
+    const { config } = toyConfig();
     for (const limit of ["0", "-1", "2.5"]) {
-      const r = cli(["run", "expand", "--config", config, "--limit", limit]);
+      const r = toyCli(["run", "expand", "--config", config, "--limit", limit]);
       expect(r.code, limit).toBe(2);
       expect(r.stderr, limit).toContain(`--limit ${limit}: expected a whole number of rows, 1 or more`);
     }
-    expect(cli(["status", "--config", config, "--limit", "0"]).code).toBe(2);
-    const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    expect(toyCli(["status", "--config", config, "--limit", "0"]).code).toBe(2);
+    const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(status.map((s: { state: string }) => s.state)).toEqual([
       "not started",
       "not started",
@@ -115,19 +98,19 @@ describe("--limit", () => {
 
 describe("a switched-off stage on the command line", () => {
   it("status shows it disabled with the key; cat says it has no records; the stage after it runs", () => {
-    const { config } = setup();
+    const { config } = toyConfig();
     const off = ["--config", config, "--set", "stages.expand.enabled=false"];
-    const table = cli(["status", ...off]).stdout;
+    const table = toyCli(["status", ...off]).stdout;
     expect(table).toMatch(/^expand\s+disabled \(stages\.expand\.enabled: false\)/m);
-    const cat = cli(["cat", "expand", ...off]);
+    const cat = toyCli(["cat", "expand", ...off]);
     expect(cat.code).toBe(0);
     expect(cat.stdout).toBe("");
     expect(cat.stderr).toContain(
       "note: expand is switched off (stages.expand.enabled: false): it has no records",
     );
-    const run = cli(["run", "total", ...off]);
+    const run = toyCli(["run", "total", ...off]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("expand: switched off (stages.expand.enabled: false)");
-    expect(JSON.parse(cli(["cat", "total", ...off]).stdout)).toMatchObject({ id: "total", n: 0 });
+    expect(JSON.parse(toyCli(["cat", "total", ...off]).stdout)).toMatchObject({ id: "total", n: 0 });
   }, 120_000);
 });

@@ -1,31 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
-
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function setup(): { config: string } {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 9}\n`);
-  return { config };
-}
+import { TOY_CLI, toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
 describe("cli", () => {
   it("run, status --json, cat, cat --rejects, reset", () => {
-    const { config } = setup();
-    const run = cli(["run", "expand", "--config", config]);
+    const { config } = toyConfig();
+    const run = toyCli(["run", "expand", "--config", config]);
     expect(run.stderr).toContain("expand: complete: 9 in, 9 out, 3 rejected");
     expect(run.code).toBe(0);
 
-    const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(status.map((s: { stage: string; state: string }) => [s.stage, s.state])).toEqual([
       ["numbers", "complete"],
       ["expand", "complete"],
@@ -33,55 +18,55 @@ describe("cli", () => {
     ]);
     expect(status[1].counts).toEqual({ in: 9, out: 9, rejected: 3, failed: 0 });
 
-    const lines = cli(["cat", "expand", "--config", config]).stdout.trim().split("\n");
+    const lines = toyCli(["cat", "expand", "--config", config]).stdout.trim().split("\n");
     expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(
       ["n:1/0", "n:2/0", "n:2/1", "n:4/0", "n:5/0", "n:5/1", "n:7/0", "n:8/0", "n:8/1"].sort(),
     );
-    const rejects = cli(["cat", "expand", "--rejects", "--config", config]).stdout.trim().split("\n");
+    const rejects = toyCli(["cat", "expand", "--rejects", "--config", config]).stdout.trim().split("\n");
     expect(rejects.map((l) => JSON.parse(l).reason)).toEqual(["no-copies", "no-copies", "no-copies"]);
 
-    const reset = cli(["reset", "numbers", "--config", config]);
+    const reset = toyCli(["reset", "numbers", "--config", config]);
     expect(reset.stderr).toContain("downstream: expand, total marked stale");
-    const table = cli(["status", "--config", config]).stdout;
+    const table = toyCli(["status", "--config", config]).stdout;
     expect(table).toMatch(/numbers\s+not started/);
     expect(table).toMatch(/expand\s+stale \(upstream numbers was reset\)/);
   }, 180_000);
 
   it("--set overrides a key; --limit applies to sources", () => {
-    const { config } = setup();
-    expect(cli(["run", "numbers", "--config", config, "--set", "stages.numbers.count=4"]).stderr).toContain(
-      "numbers: complete: 4 in, 4 out",
-    );
-    expect(cli(["run", "numbers", "--config", config, "--limit", "2"]).stderr).toContain(
+    const { config } = toyConfig();
+    expect(
+      toyCli(["run", "numbers", "--config", config, "--set", "stages.numbers.count=4"]).stderr,
+    ).toContain("numbers: complete: 4 in, 4 out");
+    expect(toyCli(["run", "numbers", "--config", config, "--limit", "2"]).stderr).toContain(
       "numbers: complete: 2 in, 2 out",
     );
   });
 
   it("stages lists every stage with its upstream", () => {
-    const out = cli(["stages"]).stdout;
+    const out = toyCli(["stages"]).stdout;
     expect(out).toMatch(/expand\s+record\s+numbers\s+flat-map with rejects/);
     expect(out).toMatch(/total\s+global\s+expand/);
   });
 
   it("--help works on every command", () => {
     for (const command of ["run", "status", "stages", "cat", "reset"]) {
-      const r = cli([command, "--help"]);
+      const r = toyCli([command, "--help"]);
       expect(r.code, command).toBe(0);
       expect(r.stdout, command).toContain(`pnpm pipeline ${command}`);
     }
   }, 180_000);
 
   it("a bad config key exits 2 naming file, key and line", () => {
-    const { config } = setup();
+    const { config } = toyConfig();
     writeFileSync(config, "data_dir: x\nstages:\n  expand:\n    copiez: 1\n");
-    const r = cli(["status", "--config", config]);
+    const r = toyCli(["status", "--config", config]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`invalid configuration in ${config}`);
     expect(r.stderr).toContain("stages.expand.copiez (line 4): unknown key");
   });
 
   it("an unknown stage is a usage error", () => {
-    const r = cli(["run", "nope", "--config", setup().config]);
+    const r = toyCli(["run", "nope", "--config", toyConfig().config]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/Invalid values|Choices/);
   });
@@ -91,19 +76,16 @@ describe("cli signals", () => {
   it("SIGINT lets in-flight records finish, saves, exits 130 saying how to resume; the rerun completes", async () => {
     const { spawn } = await import("node:child_process");
     const { existsSync } = await import("node:fs");
-    const dir = tempDir();
-    const config = join(dir, "c.yaml");
-    writeFileSync(
-      config,
-      `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 3000}\n  expand: {delay_ms: 12, concurrency: 4}\n`,
+    const { config, data } = toyConfig(
+      "stages:\n  numbers: {count: 3000}\n  expand: {delay_ms: 12, concurrency: 4}\n",
     );
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, "run", "expand", "--config", config], {
+    const child = spawn(process.execPath, ["--import", "tsx", TOY_CLI, "run", "expand", "--config", config], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const poll = setInterval(() => {
-      if (existsSync(join(dir, "data", "expand", "parts"))) {
+      if (existsSync(join(data, "expand", "parts"))) {
         clearInterval(poll);
         setTimeout(() => child.kill("SIGINT"), 300);
       }
@@ -115,13 +97,13 @@ describe("cli signals", () => {
     expect(stderr).toMatch(
       /interrupted: expand saved \d+ records so far\. Run the same command again to resume/,
     );
-    const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(status[1].state).toBe("partial");
     const saved = status[1].counts.in as number;
     expect(saved).toBeGreaterThan(0);
-    const rerun = cli(["run", "expand", "--config", config]);
+    const rerun = toyCli(["run", "expand", "--config", config]);
     expect(rerun.code).toBe(0);
-    const done = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    const done = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(done[1].counts).toEqual({ in: 3000, out: 3000, rejected: 1000, failed: 0 });
   }, 60_000);
 });

@@ -1,24 +1,20 @@
 // The Kubernetes manifests, parsed back from what `launch --executor k8s` prints and saves, checked
 // field by field against what the batch/v1 Job API requires and what the pipeline needs of them.
 // (No validator of Kubernetes schemas installs from the registries this project uses.)
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
-import { tempDir } from "../support/temp-dir.js";
-
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8", env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed manifest is walked field by field
 type Manifest = any;
 
-const K8S = `launch:
+/** the toy stages, launched on Kubernetes */
+const K8S = `stages:
+  numbers: {count: 9}
+launch:
   k8s:
     image: images.example/codefeedback:1.4
     pvc: cf-data
@@ -30,27 +26,20 @@ const K8S = `launch:
     global: { memory: 16Gi }
 `;
 
-function setup(extra = K8S) {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 9}\n${extra}`);
-  return { dir, config };
-}
-
 const SLOW = { timeout: 120_000 };
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 describe("launch --executor k8s", () => {
   it("prints and keeps one Job per stage: Indexed Jobs of N for record-wise stages, one pod for a global stage", () => {
-    const { dir, config } = setup();
+    const { dir, config } = toyConfig(K8S);
     const env = {
       ...process.env,
       OPENAI_BASE_URL: "http://vllm.curation:8000/v1",
       OPENAI_API_KEY: "sk-secret",
     };
-    const r = cli(
+    const r = toyCli(
       ["launch", "total", "--executor", "k8s", "--shards", "4", "--config", config, "--limit", "5"],
-      env,
+      { env },
     );
     expect(r.stderr).toContain("kubectl wait --for=condition=complete");
     expect(r.code).toBe(0);
@@ -161,12 +150,12 @@ fi
     "--apply applies the Jobs one at a time in pipeline order, each after the one before completes",
     SLOW,
     () => {
-      const { dir, config } = setup();
+      const { dir, config } = toyConfig(K8S);
       const bin = standInKubectl(dir);
       const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
-      const r = cli(
+      const r = toyCli(
         ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
-        env,
+        { env },
       );
       expect(r.code, r.stderr).toBe(0);
       const calls = readFileSync(join(dir, "calls"), "utf8").trim().split("\n");
@@ -198,12 +187,12 @@ fi
     "--apply stops at a failed Job, says how to see its pods' logs, and applies nothing after it",
     SLOW,
     () => {
-      const { dir, config } = setup();
+      const { dir, config } = toyConfig(K8S);
       const bin = standInKubectl(dir);
       const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAIL_JOB: "cf-expand-" };
-      const r = cli(
+      const r = toyCli(
         ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
-        env,
+        { env },
       );
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/expand: job cf-expand-\S+ failed/);
@@ -215,17 +204,17 @@ fi
   );
 
   it("without an image or a claim says which keys to set (exit 2)", () => {
-    const { config } = setup("");
-    const r = cli(["launch", "total", "--executor", "k8s", "--shards", "2", "--config", config]);
+    const { config } = toyConfig();
+    const r = toyCli(["launch", "total", "--executor", "k8s", "--shards", "2", "--config", config]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("launch.k8s.image");
     expect(r.stderr).toContain("launch.k8s.pvc");
   });
 
   it("--apply without kubectl on PATH names the package to install (exit 2)", () => {
-    const { config } = setup();
+    const { config } = toyConfig(K8S);
     const env = { ...process.env, PATH: "/nonexistent" };
-    const r = cli(["launch", "total", "--executor", "k8s", "--apply", "--config", config], env);
+    const r = toyCli(["launch", "total", "--executor", "k8s", "--apply", "--config", config], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("kubectl");
     expect(r.stderr).toContain("kubernetes-client");

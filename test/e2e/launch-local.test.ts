@@ -2,32 +2,20 @@
 // record-wise stage, the union as a one-process run makes it, failures with the command that reruns
 // the shard, and Ctrl-C stopping every child.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
+import { TOY_CLI, toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8", env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function setup(stages = "  numbers: {count: 30}\n") {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  writeFileSync(config, `data_dir: ${join(dir, "data")}\nstages:\n${stages}`);
-  return { dir, config };
-}
+const setup = (stages = "  numbers: {count: 30}\n") => toyConfig(`stages:\n${stages}`);
 
 const sorted = (jsonl: string) => jsonl.trim().split("\n").sort();
 
 /** What a one-process `run` of the same stages makes, to compare a launch's union with. */
 function oneProcess(stages: string, stage: string) {
   const { config } = setup(stages);
-  expect(cli(["run", stage, "--config", config]).code).toBe(0);
-  return sorted(cli(["cat", stage, "--config", config]).stdout);
+  expect(toyCli(["run", stage, "--config", config]).code).toBe(0);
+  return sorted(toyCli(["cat", stage, "--config", config]).stdout);
 }
 
 function logsOf(dir: string): string[] {
@@ -48,7 +36,7 @@ describe("launch --executor local", () => {
     SLOW,
     () => {
       const { dir, config } = setup();
-      const r = cli(["launch", "total", "--shards", "3", "--config", config]);
+      const r = toyCli(["launch", "total", "--shards", "3", "--config", config]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain("launch (local): numbers x3, expand x3, total");
       // stage after stage: expand starts only once numbers is done
@@ -57,10 +45,10 @@ describe("launch --executor local", () => {
       );
       for (const k of [0, 1, 2]) expect(r.stderr).toContain(`[expand ${k}/3]`);
 
-      expect(sorted(cli(["cat", "expand", "--config", config]).stdout)).toEqual(
+      expect(sorted(toyCli(["cat", "expand", "--config", config]).stdout)).toEqual(
         oneProcess("  numbers: {count: 30}\n", "expand"),
       );
-      expect(JSON.parse(cli(["cat", "total", "--config", config]).stdout)).toEqual({
+      expect(JSON.parse(toyCli(["cat", "total", "--config", config]).stdout)).toEqual({
         id: "total",
         sum: 455,
         n: 30,
@@ -79,11 +67,11 @@ describe("launch --executor local", () => {
           "total.log",
         ].sort(),
       );
-      const status = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+      const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
       expect(status.map((s: { state: string }) => s.state)).toEqual(["complete", "complete", "complete"]);
 
       // a second launch finds everything complete and starts only the named stage, which has nothing to do
-      const again = cli(["launch", "total", "--shards", "3", "--config", config]);
+      const again = toyCli(["launch", "total", "--shards", "3", "--config", config]);
       expect(again.code).toBe(0);
       expect(again.stderr).toContain("launch (local): total\n");
     },
@@ -96,24 +84,26 @@ describe("launch --executor local", () => {
       const stages = "  numbers: {count: 30}\n  expand: {fail_every: 7}\n";
       const { config } = setup(stages);
       const failing = { ...process.env, TOY_FAILING: "1" };
-      const r = cli(["launch", "total", "--shards", "3", "--config", config], failing);
+      const r = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: failing });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/process\(es\) failed/);
       expect(r.stderr).toContain("Not started: total");
       const reruns = [...r.stderr.matchAll(/rerun it alone: (.*)$/gm)].map((m) => m[1]!);
       expect(reruns.length).toBeGreaterThan(0);
       for (const rerun of reruns) expect(rerun).toMatch(/ run expand --only --shard [0-2]\/3 --config /);
-      expect(cli(["status", "--json", "--config", config]).stdout).toContain('"not started"');
+      expect(toyCli(["status", "--json", "--config", config]).stdout).toContain('"not started"');
 
       // the printed command reruns that shard alone; then the launch goes on from where it stopped
       const healthy = { ...process.env };
       delete healthy.TOY_FAILING;
       const rerun = spawnSync("bash", ["-c", reruns[0]!], { encoding: "utf8", env: healthy });
       expect(rerun.status, rerun.stderr).toBe(0);
-      const resumed = cli(["launch", "total", "--shards", "3", "--config", config], healthy);
+      const resumed = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: healthy });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).not.toContain("launch: numbers:");
-      expect(sorted(cli(["cat", "total", "--config", config]).stdout)).toEqual(oneProcess(stages, "total"));
+      expect(sorted(toyCli(["cat", "total", "--config", config]).stdout)).toEqual(
+        oneProcess(stages, "total"),
+      );
     },
   );
 
@@ -121,7 +111,7 @@ describe("launch --executor local", () => {
     const { dir, config } = setup("  numbers: {count: 40}\n  expand: {delay_ms: 3000, concurrency: 1}\n");
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", CLI, "launch", "expand", "--shards", "2", "--config", config],
+      ["--import", "tsx", TOY_CLI, "launch", "expand", "--shards", "2", "--config", config],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },
@@ -158,7 +148,7 @@ describe("launch --executor local", () => {
   it("refuses a shard count that is not a whole number of 1 or more, naming the flag (exit 2)", SLOW, () => {
     const { config } = setup();
     for (const bad of ["0", "-2", "1.5"]) {
-      const r = cli(["launch", "total", "--shards", bad, "--config", config]);
+      const r = toyCli(["launch", "total", "--shards", bad, "--config", config]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("--shards");
     }

@@ -1,29 +1,17 @@
 // `launch --executor slurm` against a real one-node Slurm (slurmctld, slurmd, munged from Debian's
 // packages) that the test starts for itself: job arrays per record-wise stage, a single job for the
 // global stage, afterok chaining, per-shard logs, and a union equal to a one-process run.
-import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SlurmCluster, slurmUnavailable, startSlurm } from "../support/slurm-cluster.js";
-import { tempDir } from "../support/temp-dir.js";
+import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-
-function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8", env });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function setup(stages: string) {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  writeFileSync(
-    config,
-    `data_dir: ${join(dir, "data")}\nstages:\n${stages}launch:\n  slurm:\n    partition: debug\n    time: "00:10:00"\n    mem: 500M\n    global: {mem: 600M}\n    extra_args: ["--comment=codefeedback-test"]\n`,
+const setup = (stages: string) =>
+  toyConfig(
+    `stages:\n${stages}launch:\n  slurm:\n    partition: debug\n    time: "00:10:00"\n    mem: 500M\n    global: {mem: 600M}\n    extra_args: ["--comment=codefeedback-test"]\n`,
   );
-  return { dir, config };
-}
 
 const sorted = (jsonl: string) => jsonl.trim().split("\n").sort();
 const SLOW = { timeout: 400_000 };
@@ -73,10 +61,9 @@ describe.skipIf(unavailable !== undefined && !required)(
       async () => {
         const stages = "  numbers: {count: 30}\n";
         const { dir, config } = setup(stages);
-        const r = cli(
-          ["launch", "total", "--executor", "slurm", "--shards", "3", "--config", config],
-          cluster.env,
-        );
+        const r = toyCli(["launch", "total", "--executor", "slurm", "--shards", "3", "--config", config], {
+          env: cluster.env,
+        });
         expect(r.code, r.stderr).toBe(0);
         const ids = r.stdout.trim().split(" ");
         expect(ids).toHaveLength(3);
@@ -101,10 +88,10 @@ describe.skipIf(unavailable !== undefined && !required)(
 
         // the union of the shards is what one process makes
         const one = setup(stages);
-        expect(cli(["run", "total", "--config", one.config]).code).toBe(0);
+        expect(toyCli(["run", "total", "--config", one.config]).code).toBe(0);
         for (const stage of ["expand", "total"]) {
-          expect(sorted(cli(["cat", stage, "--config", config]).stdout)).toEqual(
-            sorted(cli(["cat", stage, "--config", one.config]).stdout),
+          expect(sorted(toyCli(["cat", stage, "--config", config]).stdout)).toEqual(
+            sorted(toyCli(["cat", stage, "--config", one.config]).stdout),
           );
         }
 
@@ -146,16 +133,15 @@ describe.skipIf(unavailable !== undefined && !required)(
       async () => {
         const { config } = setup("  numbers: {count: 30}\n  expand: {fail_every: 7}\n");
         // the jobs get the submitter's environment (sbatch --export=ALL), so the toy stage fails in them
-        const r = cli(["launch", "total", "--executor", "slurm", "--shards", "3", "--config", config], {
-          ...cluster.env,
-          TOY_FAILING: "1",
+        const r = toyCli(["launch", "total", "--executor", "slurm", "--shards", "3", "--config", config], {
+          env: { ...cluster.env, TOY_FAILING: "1" },
         });
         expect(r.code, r.stderr).toBe(0);
         const ids = r.stdout.trim().split(" ");
         await finished(ids);
         expect(tasks(ids[1]!).some((t) => t.state === "FAILED")).toBe(true);
         expect(tasks(ids[2]!)[0]!.state).toBe("CANCELLED");
-        expect(cli(["status", "--json", "--config", config], cluster.env).stdout).toMatch(
+        expect(toyCli(["status", "--json", "--config", config], { env: cluster.env }).stdout).toMatch(
           /"stage": "total",\s*"state": "not started"/,
         );
       },
@@ -166,9 +152,8 @@ describe.skipIf(unavailable !== undefined && !required)(
 describe("launch --executor slurm without Slurm", () => {
   it("names the package that provides sbatch (exit 2)", SLOW, () => {
     const { config } = setup("  numbers: {count: 3}\n");
-    const r = cli(["launch", "total", "--executor", "slurm", "--config", config], {
-      ...process.env,
-      PATH: "/nonexistent",
+    const r = toyCli(["launch", "total", "--executor", "slurm", "--config", config], {
+      env: { PATH: "/nonexistent" },
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("sbatch");

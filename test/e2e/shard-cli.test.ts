@@ -1,14 +1,12 @@
 // `run --shard` on the command line: a bad spec is a usage error naming the flag, and without the
 // flag the shard comes from a Slurm job array or a Kubernetes Indexed Job's environment.
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { parseShardSpec, shardFromEnvironment, shardOfId } from "../../pipeline/runner/shard.js";
-import { tempDir } from "../support/temp-dir.js";
+import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 const SCHEDULER_ENV = [
   "SLURM_ARRAY_TASK_ID",
   "SLURM_ARRAY_TASK_COUNT",
@@ -17,22 +15,11 @@ const SCHEDULER_ENV = [
   "CODEFEEDBACK_SHARDS",
 ];
 
+/** The toy CLI without this process's scheduler variables, `env` set over them. */
 function cli(args: string[], env: Record<string, string> = {}) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of SCHEDULER_ENV) delete childEnv[name];
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], {
-    encoding: "utf8",
-    env: { ...childEnv, ...env },
+  return toyCli(args, {
+    env: { ...Object.fromEntries(SCHEDULER_ENV.map((name) => [name, undefined])), ...env },
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function setup(): { config: string; data: string } {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  const data = join(dir, "data");
-  writeFileSync(config, `data_dir: ${data}\nstages:\n  numbers: {count: 9}\n`);
-  return { config, data };
 }
 
 describe("--shard", () => {
@@ -46,7 +33,7 @@ describe("--shard", () => {
   });
 
   it("exits 2 with a message naming the flag for 0/0, 5/4 and x", () => {
-    const { config, data } = setup();
+    const { config, data } = toyConfig();
     for (const [spec, says] of [
       ["0/0", "the number of shards must be at least 1"],
       ["5/4", "there is no shard 5 of 4, shards are numbered 0 to 3"],
@@ -71,7 +58,7 @@ describe("--shard", () => {
     expect(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: "1" })).toThrow(/SLURM_ARRAY_TASK_COUNT is not/);
     expect(shardFromEnvironment({})).toBeUndefined();
 
-    const { config, data } = setup();
+    const { config, data } = toyConfig();
     const run = cli(["run", "numbers", "--config", config], fromOne);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("numbers shard 3/4: complete");
@@ -94,13 +81,13 @@ describe("--shard", () => {
     );
     expect(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: "one" })).toThrow(/not a whole number/);
 
-    const { config } = setup();
+    const { config } = toyConfig();
     const missing = cli(["run", "numbers", "--config", config], { JOB_COMPLETION_INDEX: "1" });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(
       "JOB_COMPLETION_INDEX is set but the number of shards is not: set CODEFEEDBACK_SHARDS",
     );
-    const other = setup().config;
+    const other = toyConfig().config;
     const launch = join(dirname(other), "launch.yaml");
     writeFileSync(launch, `${readFileSync(other, "utf8")}launch: {shards: 3}\n`);
     const fromConfig = cli(["run", "numbers", "--config", launch], { JOB_COMPLETION_INDEX: "2" });

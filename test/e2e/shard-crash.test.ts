@@ -1,17 +1,16 @@
 // kill -9 one shard mid-run, again and again: `status` shows it failed with the command that reruns
 // it, and once it is rerun alone the union of the shards is exactly a one-process run.
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readEntries } from "../../pipeline/store/index.js";
 import { runKillableChild } from "../support/killable-child.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
+import { toyCli } from "../support/toy-cli-kit.js";
 import { TOY_STAGES } from "../support/toy-stages.js";
 
 const CHILD_YAML = "stages:\n  numbers: {count: 4000}\n  expand: {delay_ms: 12, concurrency: 4}\n";
 const CHILD = new URL("../support/crash-child.ts", import.meta.url).pathname;
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
 
 /** Runs shard `spec` of expand in a child; SIGKILLs it `killAfterMs` after its parts appear. */
 function runShardChild(dir: string, spec: string, killAfterMs?: number): Promise<"done" | "killed"> {
@@ -47,28 +46,14 @@ describe("a shard killed with -9", () => {
     expect(kills).toBeGreaterThanOrEqual(3);
 
     // what `status` prints, as a person and a launcher read it
-    const table = spawnSync(
-      process.execPath,
-      ["--import", "tsx", CLI, "status", "--config", join(dir, "config.yaml")],
-      {
-        encoding: "utf8",
-      },
-    ).stdout;
+    const table = toyCli(["status", "--config", join(dir, "config.yaml")]).stdout;
     expect(table).toMatch(/expand\s+partial \(2 shards: 1 done, 1 failed \(1\)/);
     expect(table).toMatch(/ {2}shard 0\/2\s+done/);
     expect(table).toMatch(/ {2}shard 1\/2\s+failed \(process \d+ on .* died\)/);
     expect(table).toContain(
       `: pnpm pipeline run expand --only --shard 1/2 --config ${join(dir, "config.yaml")} --data-dir ${join(dir, "data")}`,
     );
-    const json = JSON.parse(
-      spawnSync(
-        process.execPath,
-        ["--import", "tsx", CLI, "status", "--json", "--config", join(dir, "config.yaml")],
-        {
-          encoding: "utf8",
-        },
-      ).stdout,
-    );
+    const json = JSON.parse(toyCli(["status", "--json", "--config", join(dir, "config.yaml")]).stdout);
     const expand = json.find((s: { stage: string }) => s.stage === "expand");
     expect(expand.shards.map((s: { state: string }) => s.state)).toEqual(["done", "failed"]);
     expect(expand.shards[1].command).toContain("--shard 1/2");

@@ -1,26 +1,16 @@
 // A complete stage is read against the seal its manifest keeps (each part's size and SHA-256, and the
 // counts): outside damage stops the reader with advice instead of losing a record without a word.
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore, StoreError } from "../../pipeline/store/index.js";
 import { collect } from "../support/runner-kit.js";
-import { tempDir } from "../support/temp-dir.js";
+import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 
-const CLI = new URL("../support/toy-cli.ts", import.meta.url).pathname;
-
-function cli(args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", CLI, ...args], { encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
+/** The toy stages run up to expand, in a fresh dir. */
 function setup(): { data: string; config: string } {
-  const dir = tempDir();
-  const config = join(dir, "c.yaml");
-  const data = join(dir, "data");
-  writeFileSync(config, `data_dir: ${data}\nstages:\n  numbers: {count: 9}\n`);
-  expect(cli(["run", "expand", "--config", config]).code).toBe(0);
+  const { data, config } = toyConfig();
+  expect(toyCli(["run", "expand", "--config", config]).code).toBe(0);
   return { data, config };
 }
 
@@ -38,31 +28,31 @@ describe("a complete stage damaged after it completed", () => {
     // cut inside the last line, as a disk fault or an interrupted copy leaves it
     truncateSync(part, text.length - 10);
 
-    const cat = cli(["cat", "expand", "--config", config]);
+    const cat = toyCli(["cat", "expand", "--config", config]);
     expect(cat.code).toBe(2);
     expect(cat.stderr).toContain("stage expand is damaged");
     expect(cat.stderr).toContain("pnpm pipeline run expand --force");
 
     // status says so, and a run of a stage after it recomputes it (like any stale stage) first
-    expect(cli(["status", "--config", config]).stdout).toMatch(
+    expect(toyCli(["status", "--config", config]).stdout).toMatch(
       /^expand\s+stale \(its parts were damaged after it completed/m,
     );
-    expect(cli(["status", "--stage", "expand", "--config", config]).stdout).toMatch(
+    expect(toyCli(["status", "--stage", "expand", "--config", config]).stdout).toMatch(
       /reason: +its parts were damaged after it completed: part part-00000\.jsonl has \d+ bytes where its manifest says \d+/,
     );
-    const total = cli(["run", "total", "--config", config]);
+    const total = toyCli(["run", "total", "--config", config]);
     expect(total.code).toBe(0);
     expect(total.stderr).toContain("expand: stale (its parts were damaged after it completed");
-    expect(cli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
-    const [sum] = cli(["cat", "total", "--config", config]).stdout.trim().split("\n");
+    expect(toyCli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
+    const [sum] = toyCli(["cat", "total", "--config", config]).stdout.trim().split("\n");
     expect(JSON.parse(sum!)).toMatchObject({ id: "total", n: 9 });
 
     // and so does the advice
     truncateSync(part, text.length - 10);
-    expect(cli(["cat", "expand", "--config", config]).code).toBe(2);
-    expect(cli(["run", "expand", "--force", "--config", config]).code).toBe(0);
-    expect(cli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
-    expect(cli(["run", "total", "--config", config]).code).toBe(0);
+    expect(toyCli(["cat", "expand", "--config", config]).code).toBe(2);
+    expect(toyCli(["run", "expand", "--force", "--config", config]).code).toBe(0);
+    expect(toyCli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
+    expect(toyCli(["run", "total", "--config", config]).code).toBe(0);
   }, 120_000);
 
   it("a whole last line gone is caught too", () => {
@@ -70,7 +60,7 @@ describe("a complete stage damaged after it completed", () => {
     const part = onlyPart(data, "expand");
     const lines = readFileSync(part, "utf8").split("\n").filter(Boolean);
     writeFileSync(part, `${lines.slice(0, -1).join("\n")}\n`);
-    const cat = cli(["cat", "expand", "--config", config]);
+    const cat = toyCli(["cat", "expand", "--config", config]);
     expect(cat.code).toBe(2);
     expect(cat.stderr).toMatch(
       /stage expand is damaged: part part-00000\.jsonl has \d+ bytes where its manifest says \d+/,
@@ -130,26 +120,26 @@ describe("an unreadable manifest.json", () => {
   it("status advises reset, and reset (with or without --purge) then works, also for the stage upstream of it", () => {
     const { data, config } = setup();
     writeFileSync(join(data, "expand", "manifest.json"), '{"version":1,"stage":"exp');
-    const status = cli(["status", "--config", config]);
+    const status = toyCli(["status", "--config", config]);
     expect(status.code).toBe(2);
     expect(status.stderr).toContain("pnpm pipeline reset");
 
     // resetting the stage upstream of it reads it for staleness: that must not stop the reset
-    const upstream = cli(["reset", "numbers", "--config", config]);
+    const upstream = toyCli(["reset", "numbers", "--config", config]);
     expect(upstream.stderr).toBe("numbers: outputs removed; downstream: expand, total marked stale\n");
     expect(upstream.code).toBe(0);
 
-    const reset = cli(["reset", "expand", "--config", config]);
+    const reset = toyCli(["reset", "expand", "--config", config]);
     expect(reset.code).toBe(0);
     writeFileSync(join(data, "expand", "manifest.json"), "not json");
-    const purge = cli(["reset", "expand", "--purge", "--config", config]);
+    const purge = toyCli(["reset", "expand", "--purge", "--config", config]);
     expect(purge.code).toBe(0);
-    const after = JSON.parse(cli(["status", "--json", "--config", config]).stdout);
+    const after = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(after.map((s: { state: string }) => s.state)).toEqual([
       "not started",
       "not started",
       "not started",
     ]);
-    expect(cli(["run", "expand", "--config", config]).code).toBe(0);
+    expect(toyCli(["run", "expand", "--config", config]).code).toBe(0);
   }, 120_000);
 });
