@@ -22,6 +22,7 @@ import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
 import { numberArg } from "../args.js";
+import { median } from "../median.js";
 import { filterContext } from "./filter-context.js";
 
 const RECORDS = numberArg("records", 20_000);
@@ -149,11 +150,6 @@ interface RunFigures {
 const micros = (usage: NodeJS.CpuUsage, n: number) => (usage.user + usage.system) / n;
 const f = (x: number, digits = 0) =>
   x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** One cold run (every answer from the server) then a fully cached rerun, in a fresh cache. */
 async function measure(server: ServerProcess, input: PipelineRecord[]): Promise<RunFigures> {

@@ -23,6 +23,7 @@ import { hubConfigSchema } from "../../pipeline/hub/config.js";
 import { seededRandom } from "../../pipeline/random.js";
 import { BERT_BASE_SHAPE, TEST_WORDS, writeBertModel } from "../../test/support/tiny-bert.js";
 import { numberArg } from "../args.js";
+import { upperMedian } from "../median.js";
 
 const TEXTS = numberArg("texts", 96);
 const BATCH = numberArg("batch", 16);
@@ -62,8 +63,6 @@ function texts(n: number): string[] {
     return Array.from({ length }, () => words[Math.floor(random() * words.length)]).join(" ");
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "cf-bench-embed-"));
 try {
@@ -142,8 +141,8 @@ try {
     pipeTimes.push(await pipeline());
     console.log(`  run ${r + 1}: raw ${rawTimes[r]!.toFixed(2)} s, pipeline ${pipeTimes[r]!.toFixed(2)} s`);
   }
-  const rawS = median(rawTimes);
-  const pipeS = median(pipeTimes);
+  const rawS = upperMedian(rawTimes);
+  const pipeS = upperMedian(pipeTimes);
   console.log(
     `embedding ${TEXTS} texts (${tokens} tokens, ${batches.length} batches of ${BATCH}, ${THREADS} threads), BERT-base shape:`,
   );

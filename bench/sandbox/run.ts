@@ -15,6 +15,7 @@ import { parseArgs } from "node:util";
 import pLimit from "p-limit";
 import { EmbeddedSandbox, findLanguage, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import { toolchainPaths } from "../../pipeline/sandbox/toolchains.js";
+import { median } from "../median.js";
 import { type BenchProgram, HUMANEVAL_PROGRAMS, PYTHON_HELLO } from "./programs.js";
 
 const { values } = parseArgs({
@@ -64,12 +65,6 @@ async function runSandboxed(sandbox: EmbeddedSandbox, program: BenchProgram): Pr
   const response = await sandbox.run({ ...program, compile_timeout: 60, run_timeout: 30 });
   if (response.status !== "Success")
     throw new Error(`sandboxed run failed: ${JSON.stringify(response).slice(0, 600)}`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
