@@ -5,8 +5,8 @@
 // answer derived from the query, so the same query always gets the same dialogue).
 import { createHash } from "node:crypto";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
+import { fence } from "../validate/fixtures.js";
 
-const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
 const json = (satisfied: string, notSatisfied: string, feedback: string) =>
   JSON.stringify({ satisfied, not_satisfied: notSatisfied, feedback }, null, 2);
 

@@ -20,8 +20,8 @@ import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
+import { fence } from "../validate/fixtures.js";
 
-const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
 const ANALYSIS = "The code ran and printed the answer. The task is done.";
 
 // the weak model's first answer per case; everything else follows the simulate tests' script
