@@ -5,17 +5,14 @@
 // by an independent reader (DuckDB) equal in schema and rows to its JSONL, the dataset card's
 // metadata, counts, sources and citations, the same bytes and ids on a rerun, and files that are whole
 // or absent.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { loadConfig } from "../../pipeline/config/load.js";
-import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { writeAtomically } from "../../stages/export/atomic.js";
@@ -24,7 +21,7 @@ import type { ExportStats } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { collect, noServices } from "../support/runner-kit.js";
+import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "../validate/fixtures.js";
 
@@ -131,11 +128,6 @@ function leetcodeSource(): Stage<unknown> {
 }
 
 function exportRunner(dir: string, yaml = "") {
-  const file = join(dir, "config.yaml");
-  writeFileSync(
-    file,
-    `data_dir: ${join(dir, "data")}\nllm:\n  weak: {model: test-weak-model}\nstages:\n  validate: {run_timeout_s: 2}\n${yaml}`,
-  );
   const stages = [
     downloadSource(),
     filterSource(),
@@ -144,10 +136,10 @@ function exportRunner(dir: string, yaml = "") {
     defineValidateStage(["pack", "leetcode"]),
     exportStage,
   ];
-  return new Runner(stages, loadConfig({ file, sets: [] }), {
+  return makeRunner(stages, {
+    dir,
+    yaml: `llm:\n  weak: {model: test-weak-model}\nstages:\n  validate: {run_timeout_s: 2}\n${yaml}`,
     services: { ...noServices, sandbox: () => sandbox },
-    log: silentLogger,
-    progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
   });
 }
 

@@ -1,14 +1,10 @@
 // A dry-run's cost for a model without a price says "price unknown", not "~$0.00".
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { loadConfig } from "../../pipeline/config/load.js";
 import { RequestEstimator } from "../../pipeline/llm/estimator.js";
-import { Runner } from "../../pipeline/runner.js";
 import type { Services } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import { noServices } from "../support/runner-kit.js";
+import { makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { numbersStage } from "../support/toy-stages.js";
 
@@ -56,18 +52,13 @@ function services(prices: Record<string, { prompt: number; completion: number }>
 }
 
 async function dryRun(role: string, prices: Record<string, { prompt: number; completion: number }>) {
-  const dir = tempDir();
-  const file = join(dir, "c.yaml");
-  writeFileSync(
-    file,
-    `data_dir: ${join(dir, "data")}\nstages:\n  numbers: {count: 20}\n  ask: {role: ${role}}\n`,
-  );
   const lines: string[] = [];
   const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), debug() {} };
-  const runner = new Runner([numbersStage, askStage] as Stage<unknown>[], loadConfig({ file }), {
+  const runner = makeRunner([numbersStage, askStage] as Stage<unknown>[], {
+    dir: tempDir(),
+    yaml: `stages:\n  numbers: {count: 20}\n  ask: {role: ${role}}\n`,
     services: services(prices),
     log,
-    progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
   });
   await runner.run(["ask"], { dryRun: true });
   return lines.find((l) => l.startsWith("ask: would send"))!;

@@ -1,20 +1,15 @@
 // The quality gates through the validate stage, on hand-written dialogues and the real embedded
 // sandbox: each rule tags the dialogue that breaks it and drops it by default, leaves its well-behaved
 // twin alone, only tags when left out of `gates.drop`, and is counted per method in the summary.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../pipeline/config/load.js";
 import type { DialogueMessage, DialogueMethod } from "../../pipeline/dialogue.js";
 import { makeDialogue } from "../../pipeline/dialogue.js";
-import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { FORK_TO_THE_CAP, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { collect, noServices } from "../support/runner-kit.js";
+import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { dialogueSource, fence } from "./fixtures.js";
 
@@ -95,17 +90,11 @@ const DIALOGUES: PipelineRecord[] = [
 ];
 
 function runnerFor(dir: string, yaml = "") {
-  const file = join(dir, "config.yaml");
-  writeFileSync(file, `data_dir: ${join(dir, "data")}\nstages:\n  validate:\n    run_timeout_s: 10\n${yaml}`);
-  return new Runner(
-    [dialogueSource("pack", () => DIALOGUES), defineValidateStage(["pack"])],
-    loadConfig({ file, sets: [] }),
-    {
-      services: { ...noServices, sandbox: () => sandbox },
-      log: silentLogger,
-      progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
-    },
-  );
+  return makeRunner([dialogueSource("pack", () => DIALOGUES), defineValidateStage(["pack"])], {
+    dir,
+    yaml: `stages:\n  validate:\n    run_timeout_s: 10\n${yaml}`,
+    services: { ...noServices, sandbox: () => sandbox },
+  });
 }
 
 type Gate = { rule: string; message: number; detail: string };

@@ -10,11 +10,10 @@ import type { PipelineRecord } from "../../pipeline/record.js";
 import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox, HttpSandboxClient, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
-import type { Services } from "../../pipeline/services.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
-import { collect, noServices } from "../support/runner-kit.js";
+import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "./fixtures.js";
 
@@ -22,9 +21,6 @@ const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
 
 function runnerFor(dir: string, yaml: string, runner: CodeRunner, upstream = ["pack", "simulate"]) {
-  const file = join(dir, "config.yaml");
-  writeFileSync(file, `data_dir: ${join(dir, "data")}\nstages:\n  validate:\n    run_timeout_s: 2\n${yaml}`);
-  const services: Services = { ...noServices, sandbox: () => runner };
   const samples = sampleDialogues();
   // pack gives the first three dialogues, simulate the rest: validate reads both, pack first
   const stages = [
@@ -32,10 +28,10 @@ function runnerFor(dir: string, yaml: string, runner: CodeRunner, upstream = ["p
     dialogueSource("simulate", () => samples.slice(3)),
     defineValidateStage(upstream),
   ];
-  return new Runner(stages, loadConfig({ file, sets: [] }), {
-    services,
-    log: silentLogger,
-    progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
+  return makeRunner(stages, {
+    dir,
+    yaml: `stages:\n  validate:\n    run_timeout_s: 2\n${yaml}`,
+    services: { ...noServices, sandbox: () => runner },
   });
 }
 
