@@ -56,7 +56,14 @@ export function llmYaml(url: string, extra = ""): string {
 export function runnerFor(
   dir: string,
   records: () => PipelineRecord[],
-  options: { url: string; sandbox: CodeRunner; stages?: string; llmExtra?: string },
+  options: {
+    url: string;
+    sandbox: CodeRunner;
+    stages?: string;
+    llmExtra?: string;
+    /** stages after simulate and correct (validate) */
+    downstream?: Stage<unknown>[];
+  },
 ): { runner: Runner; close(): Promise<void> } {
   const file = join(dir, "config.yaml");
   writeFileSync(
@@ -67,7 +74,7 @@ export function runnerFor(
   const services = createServices(loaded.config, { dataDir: join(dir, "data"), log: silentLogger });
   const sandbox = options.sandbox;
   const runner = new Runner(
-    [filterSource(records), simulateStage, correctStage] as Stage<unknown>[],
+    [filterSource(records), simulateStage, correctStage, ...(options.downstream ?? [])] as Stage<unknown>[],
     loaded,
     {
       // the sandbox is shared by the file's tests; the LLM side is closed by `close`

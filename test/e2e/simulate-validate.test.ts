@@ -1,20 +1,12 @@
 // The quality gates on dialogues a stage made: simulate against the scripted model over the real
 // OpenAI protocol, then validate. A model that answers a Go question in Python, and one whose answer
 // the server cut at max_tokens, used to be exported unnoticed; now validate names both and drops them.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../pipeline/config/load.js";
-import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { Runner } from "../../pipeline/runner.js";
-import { createServices } from "../../pipeline/services.js";
-import type { Stage } from "../../pipeline/stage.js";
 import { readEntries } from "../../pipeline/store/index.js";
 import type { SandboxUsage } from "../../pipeline/usage.js";
-import { simulateStage } from "../../stages/simulate.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { filterRecord, filterSource, llmYaml, scriptedWorld } from "../dialogue-kit/kit.js";
+import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
 import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
@@ -66,25 +58,14 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
   const committed: Record<string, number> = {};
 
   beforeAll(async () => {
-    const dir = tempDir("cf-gates-sim-");
-    const file = join(dir, "config.yaml");
-    writeFileSync(
-      file,
-      `data_dir: ${join(dir, "data")}\n${llmYaml(world.server.url)}stages:\n  simulate:\n    feedback_rounds: 0\n    execution: {run_timeout_s: 5}\n`,
-    );
-    const loaded = loadConfig({ file, sets: [] });
-    const services = createServices(loaded.config, { dataDir: join(dir, "data"), log: silentLogger });
-    const runner = new Runner(
-      [filterSource(() => RECORDS), simulateStage, defineValidateStage(["simulate"])] as Stage<unknown>[],
-      loaded,
-      {
-        services: { ...services, sandbox: () => sandbox },
-        log: silentLogger,
-        progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
-      },
-    );
+    const { runner, close } = runnerFor(tempDir("cf-gates-sim-"), () => RECORDS, {
+      url: world.server.url,
+      sandbox,
+      stages: "  simulate:\n    feedback_rounds: 0\n    execution: {run_timeout_s: 5}\n",
+      downstream: [defineValidateStage(["simulate"])],
+    });
     await runner.run(["validate"]);
-    await services.close();
+    await close();
     made = await collect(runner.store("simulate").read());
     kept = await collect(runner.store("validate").read());
     rejects = (await collect(runner.store("validate").read({ rejects: true }))) as never;

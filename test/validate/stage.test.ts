@@ -1,13 +1,8 @@
 // The validate stage through the runner: the dialogue stages read one after the other, the drop / keep
 // policy from the config, tags in meta.validation, the outcome table in the manifest, and a sandbox
 // outage that fails dialogues (retried on the next run) instead of dropping them.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../pipeline/config/load.js";
-import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { Runner } from "../../pipeline/runner.js";
 import { EmbeddedSandbox, HttpSandboxClient, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
@@ -118,9 +113,6 @@ describe("validate stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   });
 
   it("rejects a record that is not a dialogue, naming what is wrong, and goes on", async () => {
-    const dir = tempDir("cf-validate-");
-    const file = join(dir, "config.yaml");
-    writeFileSync(file, `data_dir: ${join(dir, "data")}\n`);
     const good = dialogue(
       "single-turn-packing",
       ["g:1"],
@@ -132,15 +124,10 @@ describe("validate stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       messages: [{ role: "user", content: "no answer" }],
       method: "single-turn-packing",
     };
-    const runner = new Runner(
-      [dialogueSource("pack", () => [bad, good]), defineValidateStage(["pack"])],
-      loadConfig({ file, sets: [] }),
-      {
-        services: { ...noServices, sandbox: () => sandbox },
-        log: silentLogger,
-        progressStream: { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream,
-      },
-    );
+    const runner = makeRunner([dialogueSource("pack", () => [bad, good]), defineValidateStage(["pack"])], {
+      dir: tempDir("cf-validate-"),
+      services: { ...noServices, sandbox: () => sandbox },
+    });
     await runner.run(["validate"]);
     const [reject] = await collect(runner.store("validate").read({ rejects: true }));
     expect(reject).toMatchObject({ id: "bad-1", reason: "malformed-dialogue" });
