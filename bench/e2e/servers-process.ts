@@ -6,6 +6,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { pipelineArgs, REPO_ROOT } from "../node.js";
+import { heapFlags, startServerProcess } from "../server-process.js";
 import type { CpuGroup } from "./cpu.js";
 
 export interface Servers {
@@ -20,29 +21,23 @@ export interface Servers {
 
 export async function startServers(root: string, latencyMs: number): Promise<Servers> {
   const script = fileURLToPath(new URL("./servers.ts", import.meta.url));
-  const flags = process.execArgv.filter((a) => a.startsWith("--max-"));
-  const child = spawn(
-    process.execPath,
-    [...flags, "--import", "tsx", script, "--root", root, "--latency", String(latencyMs)],
-    { stdio: ["ignore", "pipe", "inherit"] },
+  const server = startServerProcess(
+    script,
+    ["--root", root, "--latency", String(latencyMs)],
+    [...heapFlags(), "--import", "tsx"],
   );
-  const lines = createInterface({ input: child.stdout });
-  const next = () =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`the benchmark's servers exited with ${code}`)));
-      lines.once("line", (line) => resolve(JSON.parse(line)));
-    });
+  const next = async () => JSON.parse(await server.next()) as Record<string, unknown>;
   const urls = await next();
   return {
     hub: String(urls.hub),
     llm: String(urls.llm),
-    pid: child.pid,
+    pid: server.child.pid,
     count: async () => {
       const answer = next();
-      child.kill("SIGUSR2");
+      server.child.kill("SIGUSR2");
       return (await answer) as { requests: number; maxInFlight: number };
     },
-    stop: () => child.kill("SIGTERM"),
+    stop: server.stop,
   };
 }
 

@@ -11,16 +11,15 @@
 // Every request is a fresh prompt (the cache is off), so each one is sent.
 //
 //   pnpm bench llm-replicas [-- --requests 4000 --latency 100 --concurrency 16 --slow 10]
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
 import { silentLogger } from "../../pipeline/log.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { numberArg } from "../args.js";
+import { startServerProcess } from "../server-process.js";
 
 const REQUESTS = numberArg("requests", 4000);
 const LATENCY_MS = numberArg("latency", 100);
@@ -34,14 +33,8 @@ interface ServerProcess {
 
 async function startServer(latencyMs: number): Promise<ServerProcess> {
   const script = new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", script, "--latency", String(latencyMs)],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve) => lines.once("line", resolve));
-  return { url: url.replace(/^listening /, ""), stop: () => child.kill("SIGTERM") };
+  const server = startServerProcess(script, ["--latency", String(latencyMs)]);
+  return { url: (await server.next()).replace(/^listening /, ""), stop: server.stop };
 }
 
 /** Requests/s for REQUESTS fresh prompts against `urls`, and what each endpoint did. */

@@ -9,12 +9,10 @@
 //
 //   pnpm bench llm [-- --records 20000 --latency 200 --concurrency 256 --runs 3 --warmup 2000]
 // (`pnpm bench` starts it with the pipeline's node flags; plain `tsx` measures a default heap.)
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
 import { silentLogger } from "../../pipeline/log.js";
@@ -23,6 +21,7 @@ import { filterConfigSchema } from "../../stages/filter/config.js";
 import { filterRecord, openFilter } from "../../stages/filter.js";
 import { numberArg } from "../args.js";
 import { median } from "../median.js";
+import { heapFlags, startServerProcess } from "../server-process.js";
 import { filterContext } from "./filter-context.js";
 
 const RECORDS = numberArg("records", 20_000);
@@ -45,15 +44,11 @@ async function startServer(): Promise<ServerProcess> {
   const script = prebuilt ?? new URL("../../test/support/llm-server.ts", import.meta.url).pathname;
   const loader = prebuilt ? [] : ["--import", "tsx"];
   // The server runs with this process's node flags, like a second `pnpm pipeline` process would.
-  const flags = process.execArgv.filter((a) => a.startsWith("--max-"));
-  const args = [...flags, ...loader, script, "--latency", String(LATENCY_MS)];
-  const child: ChildProcess = spawn(process.execPath, args, {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on("line", (line) => waiting.shift()?.(line));
-  const next = () => new Promise<string>((resolve) => waiting.push(resolve));
+  const { child, next, stop } = startServerProcess(
+    script,
+    ["--latency", String(LATENCY_MS)],
+    [...heapFlags(), ...loader],
+  );
   const url = (await next()).replace(/^listening /, "");
   return {
     url,
@@ -63,7 +58,7 @@ async function startServer(): Promise<ServerProcess> {
       const [, requests, cpu] = /^count (\d+) cpu_us (\d+)/.exec(await line) ?? [];
       return { requests: Number(requests), cpu: Number(cpu) };
     },
-    stop: () => child.kill("SIGTERM"),
+    stop,
   };
 }
 

@@ -5,11 +5,9 @@
 // for the same programs, measured first in this run with nothing else going on. Target: >= 0.80.
 //
 //   pnpm bench simulate [-- --queries 2000 --latency 200 --llm-concurrency 64 --baseline-runs 300]
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { runBlock } from "../../pipeline/execution/index.js";
 import { llmConfigSchema } from "../../pipeline/llm/config.js";
 import { createLlmService } from "../../pipeline/llm/index.js";
@@ -22,6 +20,7 @@ import { openDialogueServices } from "../../stages/dialogue-kit/services.js";
 import { type SimulateConfig, simulateConfigSchema } from "../../stages/simulate/config.js";
 import { simulateInteraction } from "../../stages/simulate.js";
 import { numberArg } from "../args.js";
+import { heapFlags, startServerProcess } from "../server-process.js";
 
 const QUERIES = numberArg("queries", 2_000);
 const LATENCY_S = numberArg("latency", 200) / 1000;
@@ -34,19 +33,13 @@ const RUNS_PER_DIALOGUE = 2;
 
 async function startServer(): Promise<{ url: string; stop(): void }> {
   const script = new URL("./server.ts", import.meta.url).pathname;
-  const flags = process.execArgv.filter((a) => a.startsWith("--max-"));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...flags, "--import", "tsx", script, "--latency", String(LATENCY_S * 1000)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
+  const server = startServerProcess(
+    script,
+    ["--latency", String(LATENCY_S * 1000)],
+    [...heapFlags(), "--import", "tsx"],
   );
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve) =>
-    lines.once("line", (l) => resolve(l.replace(/^listening /, ""))),
-  );
-  return { url, stop: () => child.kill("SIGTERM") };
+  const url = (await server.next()).replace(/^listening /, "");
+  return { url, stop: server.stop };
 }
 
 function queries(n: number): (PipelineRecord & { query: string })[] {
