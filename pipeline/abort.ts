@@ -24,3 +24,27 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
   registered.add(callback);
   return () => registered.delete(callback);
 }
+
+/**
+ * Resolves after `ms`, or rejects as soon as `signal` aborts (at once if it has), with `reason()`: by
+ * default the signal's own reason. Watches the signal through `onAbort`, so the many back-offs of an
+ * outage add no listener each.
+ */
+export function sleep(
+  ms: number,
+  signal?: AbortSignal,
+  reason: () => unknown = () => signal?.reason,
+): Promise<void> {
+  if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise((resolve, reject) => {
+    const stopWatching = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(reason());
+    });
+    const timer = setTimeout(() => {
+      stopWatching();
+      resolve();
+    }, ms);
+  });
+}

@@ -10,11 +10,11 @@
 import { mkdir, open, readFile, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ReadableStreamDefaultReader, ReadableStreamReadResult } from "node:stream/web";
+import { sleep } from "../abort.js";
 import { UserError } from "../errors.js";
 import type { FileDescription, HubClient, HubFile } from "./client.js";
 import { fileDigest } from "./digest.js";
 import { FileIntegrityError, HubUnreachableError } from "./errors.js";
-import { sleep } from "./fetch.js";
 
 export interface DownloadedFile {
   /** absolute path of the verified file */

@@ -5,6 +5,7 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { sleep } from "../abort.js";
 import type { DirectoryHub, HubResponse } from "./directory-hub.js";
 
 export interface HubFetchOptions {
@@ -30,22 +31,6 @@ export function directoryOfEndpoint(endpoint: string): string | undefined {
 /** The base URL for a `file:` endpoint: a normalized file URL, so the client's URLs start with it verbatim. */
 export function fileBase(directory: string): string {
   return pathToFileURL(directory).href.replace(/\/+$/, "");
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function isRetriableStatus(status: number): boolean {

@@ -33,20 +33,3 @@ export function backoffMs(
   const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempt - 1));
   return ceiling / 2 + random() * (ceiling / 2);
 }
-
-/** Resolves after `ms`, or rejects with `onAbort()` when the signal fires first. */
-export function sleep(ms: number, signal: AbortSignal | undefined, onAbort: () => Error): Promise<void> {
-  if (signal?.aborted) return Promise.reject(onAbort());
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(onAbort());
-    };
-    signal?.addEventListener("abort", abort, { once: true });
-  });
-}

@@ -5,12 +5,13 @@
 // another at once.
 import type OpenAI from "openai";
 import pLimit, { type LimitFunction } from "p-limit";
+import { sleep } from "../abort.js";
 import { EndpointPool, type LeaseOutcome } from "../balance/pool.js";
 import { createHttpFetch } from "../http-fetch.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
-import { backoffMs, MAX_SERVER_WAIT_MS, sleep } from "./backoff.js";
+import { backoffMs, MAX_SERVER_WAIT_MS } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
 import type { CachedAnswer, ResponseCache } from "./cache.js";
 import { CachedCalls, CachedRoleBackend, type UncachedCall } from "./cached-call.js";

@@ -5,7 +5,7 @@
 // list several servers: runs are spread over them like an LLM role's replicas (balance/pool.ts), and
 // a run that fails on one goes to another at once.
 import pLimit from "p-limit";
-import { onAbort } from "../abort.js";
+import { onAbort, sleep } from "../abort.js";
 import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
 import { createHttpFetch } from "../http-fetch.js";
@@ -35,29 +35,6 @@ function shownUrl(url: string): string {
 function normalizeResult(value: unknown): CommandRunResult | null {
   if (value === null || typeof value !== "object") return null;
   return value as CommandRunResult;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (!signal) {
-      setTimeout(resolve, ms);
-      return;
-    }
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    // one listener per signal (pipeline/abort.ts): during an outage every request in flight backs
-    // off on the run's signal at once, and a listener each tripped MaxListenersExceededWarning
-    const stopWatching = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-    const timer = setTimeout(() => {
-      stopWatching();
-      resolve();
-    }, ms);
-  });
 }
 
 /** What a run may carry besides its signal: where to count what each server did. */
