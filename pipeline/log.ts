@@ -1,4 +1,5 @@
-// Plain leveled logging to stderr, so stdout stays clean for `cat` and JSON output.
+// Plain leveled logging to stderr, so stdout stays clean for `cat` and JSON output; and how a size reads
+// in a log line.
 
 export interface Logger {
   info(message: string): void;
@@ -21,3 +22,11 @@ export function createLogger(prefix?: string, options: { verbose?: boolean } = {
 }
 
 export const silentLogger: Logger = { info() {}, warn() {}, debug() {} };
+
+/** A size as log lines give it: `512 B`, `3.4 KiB`, `12.0 MiB`, `1.25 GiB`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MiB`;
+  return `${(n / (1 << 30)).toFixed(2)} GiB`;
+}

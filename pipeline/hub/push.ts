@@ -12,7 +12,7 @@
 import { pathToFileURL } from "node:url";
 import { commit, createBranch, createRepo, HubApiError, listFiles, repoExists } from "@huggingface/hub";
 import { InterruptedError, UserError } from "../errors.js";
-import { type Logger, silentLogger } from "../log.js";
+import { formatBytes, type Logger, silentLogger } from "../log.js";
 import { type HubConfig, resolveEndpoint } from "./config.js";
 import { createHubFetch } from "./fetch.js";
 import { type LocalFile, listLocalFiles, type RemoteFile, sameContent } from "./local-files.js";
@@ -293,11 +293,4 @@ function pushFetch(
 
 function owner(repo: string): string {
   return repo.split("/")[0] ?? repo;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1 << 20) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1 << 30) return `${(n / (1 << 20)).toFixed(1)} MiB`;
-  return `${(n / (1 << 30)).toFixed(2)} GiB`;
 }

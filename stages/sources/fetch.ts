@@ -4,7 +4,7 @@
 import path from "node:path";
 import type { HubClient } from "../../pipeline/hub/client.js";
 import { type DownloadedFile, downloadVerified } from "../../pipeline/hub/download.js";
-import type { Logger } from "../../pipeline/log.js";
+import { formatBytes, type Logger } from "../../pipeline/log.js";
 import type { HubFilesSpec } from "./spec.js";
 
 export interface FetchedFile extends DownloadedFile {
@@ -14,12 +14,6 @@ export interface FetchedFile extends DownloadedFile {
 export interface FetchedDataset {
   commit: string;
   files: FetchedFile[];
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 }
 
 /** `<workDir>/<owner>/<name>/<commit>/<path>`: a new commit never overwrites an old one's files. */
