@@ -218,8 +218,17 @@ async function verify(
 
 async function readNote(file: string): Promise<VerifiedNote | undefined> {
   try {
-    return JSON.parse(await readFile(file, "utf8")) as VerifiedNote;
+    const note = JSON.parse(await readFile(file, "utf8")) as Partial<VerifiedNote> | null;
+    return typeof note?.commit === "string" && typeof note.size === "number"
+      ? (note as VerifiedNote)
+      : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The commit and size that the `.verified` note beside `dest` vouches for, when it can be read. */
+export async function verifiedNote(dest: string): Promise<{ commit: string; size: number } | undefined> {
+  const note = await readNote(`${dest}.verified`);
+  return note && { commit: note.commit, size: note.size };
 }

@@ -4,12 +4,12 @@
 // `<data_dir>/models/<owner>/<name>/<revision>/<file>`. A file fetched and verified once is never
 // fetched again; one pinned to a commit is found without asking the hub at all. Offline, an earlier
 // copy is used; with none, the run stops with where to put the file or how to use a server instead.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../errors.js";
 import { HubClient } from "../../hub/client.js";
 import type { HubConfig } from "../../hub/config.js";
-import { downloadVerified } from "../../hub/download.js";
+import { downloadVerified, verifiedNote } from "../../hub/download.js";
 import { HubNotFoundError, HubUnreachableError } from "../../hub/errors.js";
 import type { Logger } from "../../log.js";
 import { type EmbeddedModelConfig, embeddedModelName } from "./config.js";
@@ -63,7 +63,7 @@ export async function ensureModelFile(
     return dest;
   }
   // Pinned to a commit and verified earlier: nothing to ask the hub.
-  const note = await readNote(`${dest}.verified`);
+  const note = await verifiedNote(dest);
   const size = (await stat(dest).catch(() => undefined))?.size;
   if (COMMIT.test(config.revision) && note?.commit === config.revision && note.size === size) return dest;
 
@@ -134,20 +134,4 @@ function unavailable(
     `${how}, which is not on this machine: ${why}.\nNothing was sent; what ran before is saved. Either:\n${fetch}${server}`,
     cause === undefined ? undefined : { cause },
   );
-}
-
-interface VerifiedNote {
-  commit: string;
-  size: number;
-}
-
-async function readNote(file: string): Promise<VerifiedNote | undefined> {
-  try {
-    const note = JSON.parse(await readFile(file, "utf8")) as Partial<VerifiedNote>;
-    return typeof note.commit === "string" && typeof note.size === "number"
-      ? { commit: note.commit, size: note.size }
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
