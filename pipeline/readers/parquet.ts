@@ -4,10 +4,17 @@
 // UTF-8, or a JSON cell that does not parse, is rejected like a JSONL line with broken bytes, not
 // silently repaired with U+FFFD (and one bad cell does not stop the file). Byte arrays without a
 // string annotation are binary: text when they are valid UTF-8, base64 otherwise.
-// Text and JSON cells are decoded only when their row is read, so a row the caller does not want
-// costs its share of decompressing and decoding the pages, not the decoding of its strings.
+// Text and JSON cells are decoded only when their row is read, and a row is made from its row group's
+// columns only when it is wanted, so a row the caller does not want costs its share of decompressing
+// and decoding the pages, not the decoding of its strings or the making of its object.
 import { isUtf8 } from "node:buffer";
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
+import {
+  asyncBufferFromFile,
+  type ColumnData,
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+} from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { tooLarge } from "./decode.js";
 import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions, SkippedRun } from "./types.js";
@@ -149,14 +156,38 @@ function approximateBytes(value: unknown): number {
   return 8;
 }
 
+/** A row group's columns as hyparquet hands them over (a column may come in several chunks). */
+class GroupColumns {
+  private readonly chunks = new Map<string, ColumnData[]>();
+
+  add(chunk: ColumnData): void {
+    const list = this.chunks.get(chunk.columnName);
+    if (list) list.push(chunk);
+    else this.chunks.set(chunk.columnName, [chunk]);
+  }
+
+  /** row `index` of the file as an object, its columns in the schema's order (as hyparquet makes rows) */
+  row(index: number, names: readonly string[]): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (const name of names) {
+      const chunk = this.chunks.get(name)?.find((c) => c.rowStart <= index && index < c.rowEnd);
+      row[name] = chunk?.columnData[index - chunk.rowStart];
+    }
+    return row;
+  }
+}
+
 export async function* readParquet(file: string, options: RowReadOptions): AsyncGenerator<RawRow> {
   const buffer = await asyncBufferFromFile(file);
   const metadata = await parquetMetadataAsync(buffer);
+  const names = parquetSchema(metadata).children.map((column) => column.element.name);
   const others = new SkippedRun();
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    const rows = await parquetReadObjects({
+    const columns = new GroupColumns();
+    // no onComplete: hyparquet hands over the columns and makes no rows (every chunk is in when it resolves)
+    await parquetRead({
       file: buffer,
       metadata,
       rowStart,
@@ -165,17 +196,15 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
       parsers: parquetParsers,
       // byte arrays without a string annotation stay bytes (see jsonSafe)
       utf8: false,
+      onChunk: (chunk) => columns.add(chunk),
     });
-    for (let k = 0; k < rows.length; k++) {
-      const index = rowStart + k;
-      const row = rows[k];
-      // a row read is let go, with the strings decoded from it and in the end its pages' bytes
-      (rows as unknown[])[k] = undefined;
+    for (let index = rowStart; index < rowEnd; index++) {
       if (options.wanted && !options.wanted(index)) {
         others.add(index);
         continue;
       }
       if (others.pending) yield others.take();
+      const row = columns.row(index, names);
       const bad = badCell(row, "");
       if (bad) {
         yield {

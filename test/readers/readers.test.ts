@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { readRows } from "../../pipeline/readers/index.js";
@@ -318,6 +319,32 @@ describe("readRows", () => {
     expect(cell(utf8("{not json"))).toEqual({ path: "j", reason: "malformed-json" });
     expect(cell(torn)).toEqual({ path: "j", reason: "invalid-utf8" });
     expect(cell(utf8("[1, 2]"))).toBeUndefined();
+  });
+
+  it("makes each row from its row group's columns as hyparquet makes its own rows, across row groups", async () => {
+    const n = 40;
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "id", data: Int32Array.from({ length: n }, (_, i) => i) },
+        {
+          name: "text",
+          data: Array.from({ length: n }, (_, i) => `row ${i} ${"t".repeat(i * 7)}`),
+          type: "STRING",
+        },
+        {
+          name: "tags",
+          data: Array.from({ length: n }, (_, i) => (i % 3 ? [`a${i}`, `b${i}`] : null)),
+          type: "JSON",
+        },
+      ],
+      rowGroupSize: 16,
+    } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
+    const file = path.join(dir, "pages.parquet");
+    await writeFile(file, Buffer.from(buffer));
+    const rows = await collect(readRows(file, { maxRowBytes: 1 << 20 }));
+    const theirs = await parquetReadObjects({ file: await asyncBufferFromFile(file) });
+    expect(rows.map((r) => r.value)).toEqual(theirs.map((row) => ({ ...row, tags: row.tags ?? null })));
+    expect(Object.keys(rows[5]!.value as object)).toEqual(["id", "text", "tags"]);
   });
 
   it("reads byte arrays without a string annotation as binary: text when UTF-8, base64 otherwise", async () => {
