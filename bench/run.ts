@@ -38,6 +38,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "e2e/e2e.ts",
     what: "the whole job at S x 287,252 rows against the test hub and LLM servers; per stage rate, RSS, disk, time shares",
   },
+  "e2e-alone": {
+    file: "e2e/alone.ts",
+    what: "one sandbox stage of a kept e2e run rerun alone: CPU per record of the stage and each server, time against its ideal",
+  },
   simulate: {
     file: "simulate/throughput.ts",
     what: "simulate's dialogues/s against the ideal from LLM latency, concurrency and sandbox throughput",
