@@ -7,7 +7,9 @@
 // everything the run depended on (the conversation before it, the code, the language, the limits).
 // Appended before the result is used, so no later request can have seen a result the journal lacks.
 // Each process appends to a file of its own (a segment: `<time>-<pid>.jsonl`), made at its first run,
-// and reads every segment once, when it opens its first record: a file per record cost the stage an
+// and indexes every segment once, when it opens its first record (where each record's lines lie, not
+// their text, so a shard's memory grows by a few dozen bytes a run whatever the runs say, other shards'
+// included; a record's lines are read when it opens): a file per record cost the stage an
 // inode a record, which ext4 takes ~0.5 ms of CPU to allocate where many files were deleted lately.
 // Shards of any count share the dir, each writing its own segment. A line torn by a kill is skipped
 // on reading; the next process writes a segment of its own. Appended synchronously: a small append
@@ -21,7 +23,16 @@
 // counts it as the run that made it did (the manifest's `sandbox`), once. (JSON escapes tabs: the
 // first one ends the id, and the id is all a process reads of the lines of records it never opens.)
 import { createHash } from "node:crypto";
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import type { ExecutionStatus } from "../../pipeline/execution/index.js";
 import { ReplayCosts, type SandboxUsage } from "../../pipeline/usage.js";
@@ -48,14 +59,23 @@ interface Entry {
 
 const SEGMENT = /^\d+-\d+(-\d+)?\.jsonl$/;
 const LEGACY_DIR = /^[0-9a-f]{2}$/;
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+
+/** Where an entry's JSON lies: a segment's path and the bytes [start, end) in it. */
+interface Place {
+  file: string;
+  start: number;
+  end: number;
+}
 
 export class ExecutionJournal {
-  /** record id -> the entries' JSON, in the order written; read from every segment at the first open */
-  private entries: Map<string, string[]> | undefined;
+  /** record id -> where its entries lie, in the order written; indexed from every segment at the first open */
+  private places: Map<string, Place[]> | undefined;
   /** whether the dir holds per-record files of the layout before segments */
   private legacy = false;
-  /** this process's segment, made at its first run */
-  private segment: string | undefined;
+  /** this process's segment, made at its first run, and its length in bytes */
+  private segment: { file: string; size: number } | undefined;
 
   constructor(readonly dir: string) {}
 
@@ -71,51 +91,52 @@ export class ExecutionJournal {
         // torn by a kill while appending: that run is simply done again
       }
     };
-    const entries = this.load();
+    const places = this.index();
     if (this.legacy) for (const line of this.legacyLines(recordId)) load(line);
-    for (const json of entries.get(recordId) ?? []) load(json);
+    for (const json of readPlaces(places.get(recordId) ?? [])) load(json);
     return new RecordJournal(recordId, runs, costs, this);
   }
 
   /** Appends a run of `recordId` to this process's segment, and to what later opens here read. */
   append(recordId: string, entry: Entry): void {
+    const id = JSON.stringify(recordId);
     const json = JSON.stringify(entry);
-    const line = `${JSON.stringify(recordId)}\t${json}\n`;
+    const line = `${id}\t${json}\n`;
     this.segment ??= this.newSegment();
     try {
-      appendFileSync(this.segment, line);
+      appendFileSync(this.segment.file, line);
     } catch (error) {
       // a failed append may have left part of the line: the next one goes to a segment of its own
       this.segment = undefined;
       // the dir went away since the segment was made (a purge of the work dir): start another
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       this.segment = this.newSegment();
-      appendFileSync(this.segment, line);
+      appendFileSync(this.segment.file, line);
     }
-    const entries = this.load();
-    const known = entries.get(recordId);
-    if (known) known.push(json);
-    else entries.set(recordId, [json]);
+    const start = this.segment.size + Buffer.byteLength(id) + 1;
+    const end = start + Buffer.byteLength(json);
+    this.segment.size = end + 1;
+    place(this.index(), recordId, { file: this.segment.file, start, end });
   }
 
   /** A new, empty segment: made exclusively, so no other journal (this process's too) appends to it. */
-  private newSegment(): string {
+  private newSegment(): { file: string; size: number } {
     mkdirSync(this.dir, { recursive: true });
     const started = Date.now();
     for (let n = 0; ; n++) {
       const file = path.join(this.dir, `${started}-${process.pid}${n ? `-${n}` : ""}.jsonl`);
       try {
         writeFileSync(file, "", { flag: "wx" });
-        return file;
+        return { file, size: 0 };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
     }
   }
 
-  private load(): Map<string, string[]> {
-    if (this.entries) return this.entries;
-    const entries = new Map<string, string[]>();
+  private index(): Map<string, Place[]> {
+    if (this.places) return this.places;
+    const places = new Map<string, Place[]>();
     let names: string[] = [];
     try {
       names = readdirSync(this.dir);
@@ -125,26 +146,27 @@ export class ExecutionJournal {
     // segments in the order they were started: a later line for a key wins
     const segments = names.filter((n) => SEGMENT.test(n)).sort((a, b) => segmentTime(a) - segmentTime(b));
     for (const name of segments) {
-      const text = readFileSync(path.join(this.dir, name), "utf8");
-      for (const line of text.split("\n")) {
-        const tab = line.indexOf("\t");
-        if (tab < 0) continue;
-        let id: unknown;
-        try {
-          id = JSON.parse(line.slice(0, tab));
-        } catch {
-          continue;
+      const file = path.join(this.dir, name);
+      const bytes = readFileSync(file);
+      for (let at = 0; at < bytes.length; ) {
+        const newline = bytes.indexOf(NEWLINE, at);
+        const end = newline < 0 ? bytes.length : newline;
+        const tab = bytes.indexOf(TAB, at);
+        if (tab >= 0 && tab < end) {
+          let id: unknown;
+          try {
+            id = JSON.parse(bytes.toString("utf8", at, tab));
+          } catch {
+            id = undefined;
+          }
+          if (typeof id === "string") place(places, id, { file, start: tab + 1, end });
         }
-        if (typeof id !== "string") continue;
-        const json = line.slice(tab + 1);
-        const known = entries.get(id);
-        if (known) known.push(json);
-        else entries.set(id, [json]);
+        at = end + 1;
       }
     }
     this.legacy = names.some((n) => LEGACY_DIR.test(n));
-    this.entries = entries;
-    return entries;
+    this.places = places;
+    return places;
   }
 
   /** The lines of a record's own file, in the layout before segments. */
@@ -156,6 +178,40 @@ export class ExecutionJournal {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       return [];
     }
+  }
+}
+
+function place(places: Map<string, Place[]>, id: string, at: Place): void {
+  const known = places.get(id);
+  if (known) known.push(at);
+  else places.set(id, [at]);
+}
+
+/** The entries' JSON at these places, read from their segments (none from a segment purged since). */
+function readPlaces(places: Place[]): string[] {
+  const texts: string[] = [];
+  const fds = new Map<string, number | undefined>();
+  try {
+    for (const at of places) {
+      if (!fds.has(at.file)) fds.set(at.file, openIfThere(at.file));
+      const fd = fds.get(at.file);
+      if (fd === undefined) continue;
+      const bytes = Buffer.alloc(at.end - at.start);
+      const read = readSync(fd, bytes, 0, bytes.length, at.start);
+      texts.push(bytes.toString("utf8", 0, read));
+    }
+  } finally {
+    for (const fd of fds.values()) if (fd !== undefined) closeSync(fd);
+  }
+  return texts;
+}
+
+function openIfThere(file: string): number | undefined {
+  try {
+    return openSync(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return undefined;
   }
 }
 

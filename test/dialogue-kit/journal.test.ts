@@ -98,6 +98,29 @@ describe("the execution journal", () => {
     expect((await shard1.open("r:6")).get(runKey(["same"]))?.feedback).toBe("six");
   });
 
+  it("reads back runs of any text, in the process that wrote them and the next: it indexes bytes, not characters", async () => {
+    const dir = tempDir("cf-journal-");
+    const journal = new ExecutionJournal(dir);
+    const texts = ["naïve café ✓", "日本語の出力\n\ttab", "😀 emoji", "plain"];
+    for (const [i, text] of texts.entries())
+      await (await journal.open(`r:ü${i}`)).put(runKey([i]), run(text));
+    for (const reader of [journal, new ExecutionJournal(dir)])
+      for (const [i, text] of texts.entries())
+        expect((await reader.open(`r:ü${i}`)).get(runKey([i]))?.feedback).toBe(text);
+  });
+
+  it("forgets the runs of a segment removed after it was indexed (a purge), and goes on", async () => {
+    const dir = tempDir("cf-journal-");
+    await (await new ExecutionJournal(dir).open("r:11")).put(runKey(["a"]), run("a"));
+    const next = new ExecutionJournal(dir);
+    await next.open("r:12"); // indexes the dir
+    for (const file of segments(dir)) rmSync(file);
+    const record = await next.open("r:11");
+    expect(record.get(runKey(["a"]))).toBeUndefined();
+    await record.put(runKey(["a"]), run("again"));
+    expect((await new ExecutionJournal(dir).open("r:11")).get(runKey(["a"]))?.feedback).toBe("again");
+  });
+
   it("reads a record's file of the layout before segments, with the programs it kept", async () => {
     const dir = tempDir("cf-journal-");
     const name = createHash("sha1").update("r:10").digest("hex");
