@@ -176,10 +176,15 @@ export class HttpSandboxClient implements CodeRunner {
       this.endpoints.length === 1
         ? `the sandbox server at ${lastUrl}`
         : `any of the sandbox servers (${this.endpoints.join(", ")})`;
+    const attempts = `${this.config.client_retries + 1} attempts`;
+    const status = lastError instanceof SandboxRemoteError ? lastError.status : null;
+    // A server that answered did run, or refused to: what it said is the news, not its address.
     throw new SandboxRemoteError(
-      `could not reach ${where} after ${this.config.client_retries + 1} attempts (${reason}). Check that it runs (pnpm pipeline sandbox serve) and that sandbox.url is right.`,
+      status === null
+        ? `could not reach ${where} after ${attempts} (${reason}). Check that it runs (pnpm pipeline sandbox serve) and that sandbox.url is right.`
+        : `${where} failed the run ${attempts} in a row; the last answer: ${reason}`,
       lastUrl,
-      lastError instanceof SandboxRemoteError ? lastError.status : null,
+      status,
       { cause: lastError },
     );
   }

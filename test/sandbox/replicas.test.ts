@@ -70,6 +70,17 @@ function client(urls: string[], extra: Record<string, unknown> = {}): HttpSandbo
 const programs = (n: number) => Array.from({ length: n }, (_, i) => `print(${i})`);
 
 describe("several /run_code servers", () => {
+  it("says what a server that answered every attempt with an error said, not that it could not be reached", async () => {
+    const broken = await refusingServer(500);
+    const c = client([broken.url], { client_retries: 1 });
+    const failure = c.run({ code: "print(1)", language: "python" });
+    await expect(failure).rejects.toThrow(
+      /failed the run 2 attempts in a row; the last answer: .*HTTP 500: .*not now/,
+    );
+    await expect(failure).rejects.not.toThrow(/could not reach/);
+    expect(broken.count()).toBe(2);
+  });
+
   it("spreads runs by least outstanding, ejects the failing server, and answers every run", async () => {
     const slow = await runCodeServer(3000);
     const fast = await runCodeServer(20);
