@@ -69,6 +69,8 @@ interface StepRun {
   usageFile: string | null;
   /** the run has a network namespace of its own, so the refused packets it counts are its own */
   isolated: boolean;
+  /** whether the command was given to it (a prepared sandbox may die idle, before its orders) */
+  ran(): boolean;
   start(options: CommandOptions): Promise<CommandOutcome>;
   dispose(): Promise<void>;
 }
@@ -111,8 +113,10 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
         run.cgroup?.peakMemoryKb() ?? (run.usageFile ? readPeakMemoryKb(run.usageFile) : null);
       const memory = run.cgroup?.memoryCounters();
       const memoryKill = memory ? memoryKillOf(memory) : "none";
-      // the host or a parent cgroup ran short and took the run: says nothing about the program
-      if (memory && memoryKill === "outside") throw new SandboxFaultError(outsideKillMessage(memory));
+      // the host or a parent cgroup ran short and took the run: says nothing about the program (a
+      // prepared sandbox killed idle, the likeliest victim, ran nothing: runStep builds another)
+      if (memory && memoryKill === "outside" && run.ran())
+        throw new SandboxFaultError(outsideKillMessage(memory));
       if (killedFor === null && memoryKill === "limit") killedFor = "memory";
       // what the limits refused, read from the kernel's counters: the program may have hidden it
       const stopped: SandboxStop[] = [];
@@ -133,6 +137,7 @@ function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
     cgroup: sandbox.cgroup,
     usageFile: sandbox.usageFile,
     isolated: true,
+    ran: () => sandbox.process.tookOrders,
     start: (options) => sandbox.process.run(options, prepareOrders(plan)),
     dispose: () => disposeSandbox(sandbox),
   };
@@ -169,6 +174,7 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     cgroup,
     usageFile,
     isolated: mode !== "none",
+    ran: () => true,
     start: (options) => runHostCommand(wrapped, options),
     dispose: async () => {
       await cgroup?.remove();
