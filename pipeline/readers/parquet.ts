@@ -158,20 +158,36 @@ function approximateBytes(value: unknown): number {
 
 /** A row group's columns as hyparquet hands them over (a column may come in several chunks). */
 class GroupColumns {
-  private readonly chunks = new Map<string, ColumnData[]>();
+  /** each column's chunks in row order, and the one the last row asked for was in */
+  private readonly columns = new Map<string, { chunks: ColumnData[]; at: number; sorted: boolean }>();
 
   add(chunk: ColumnData): void {
-    const list = this.chunks.get(chunk.columnName);
-    if (list) list.push(chunk);
-    else this.chunks.set(chunk.columnName, [chunk]);
+    const column = this.columns.get(chunk.columnName);
+    if (column) column.chunks.push(chunk);
+    else this.columns.set(chunk.columnName, { chunks: [chunk], at: 0, sorted: false });
   }
 
-  /** row `index` of the file as an object, its columns in the schema's order (as hyparquet makes rows) */
+  /**
+   * Row `index` of the file as an object, its columns in the schema's order (as hyparquet makes rows).
+   * Rows are asked for in ascending order, so each column's cursor only moves forward (a column may
+   * come in a chunk a page).
+   */
   row(index: number, names: readonly string[]): Record<string, unknown> {
     const row: Record<string, unknown> = {};
     for (const name of names) {
-      const chunk = this.chunks.get(name)?.find((c) => c.rowStart <= index && index < c.rowEnd);
-      row[name] = chunk?.columnData[index - chunk.rowStart];
+      const column = this.columns.get(name);
+      if (!column) {
+        row[name] = undefined;
+        continue;
+      }
+      if (!column.sorted) {
+        column.chunks.sort((a, b) => a.rowStart - b.rowStart);
+        column.sorted = true;
+      }
+      while (column.at < column.chunks.length && (column.chunks[column.at]?.rowEnd ?? 0) <= index)
+        column.at++;
+      const chunk = column.chunks[column.at];
+      row[name] = chunk && chunk.rowStart <= index ? chunk.columnData[index - chunk.rowStart] : undefined;
     }
     return row;
   }

@@ -338,6 +338,8 @@ describe("readRows", () => {
         },
       ],
       rowGroupSize: 16,
+      // small pages: a column of a row group comes in several chunks
+      pageSize: 64,
     } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
     const file = path.join(dir, "pages.parquet");
     await writeFile(file, Buffer.from(buffer));
