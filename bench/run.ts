@@ -32,6 +32,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "sandbox/server-cpu.ts",
     what: "CPU a program costs through `sandbox serve` and its client against the embedded sandbox",
   },
+  spawn: {
+    file: "sandbox/spawn.ts",
+    what: "CPU a host command costs its starter: our spawner process against Node's own spawn",
+  },
   pack: { file: "pack/knn.ts", what: "kNN at 105K x 768 against brute force; the pack stage's peak RSS" },
   "pack-embed": { file: "pack/embed.ts", what: "embedding pipeline against a raw onnxruntime-node loop" },
   e2e: {

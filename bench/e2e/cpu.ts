@@ -1,6 +1,6 @@
 // Where every CPU second of a stage went, read from the kernel around the stage's run: the machine's
 // busy time (/proc/stat), the LLM test server's and the sandbox server's own (/proc/PID/stat: every
-// thread of the process, none of its children), and the programs the sandbox started, through a
+// thread of the process, none of its children but the spawner that forks for it), and the programs the sandbox started, through a
 // cpuacct cgroup the benchmark puts a process in (the sandbox server, or in the embedded mode the
 // stage's process): whatever the process forks stays in it, so the group's usage less the process's
 // own is the sandboxes' (bwrap, our launcher, the toolchains, the programs). What is left of the
@@ -18,9 +18,39 @@ const TICKS_PER_S = (() => {
   return ticks > 0 ? ticks : 100;
 })();
 
-/** CPU seconds a live process has used itself (all its threads, not its children); 0 once it is gone. */
+/**
+ * CPU seconds a live process has used itself (all its threads, not its children, but its sandbox
+ * spawner: spawner.c forks the sandboxes on the process's behalf, and that work is the process's
+ * own); 0 once it is gone.
+ */
 export function processCpuS(pid: number | undefined): number {
   if (pid === undefined) return 0;
+  return threadsCpuS(pid) + spawnersOf(pid).reduce((sum, spawner) => sum + threadsCpuS(spawner), 0);
+}
+
+/** The children of `pid` that are our sandbox spawner (pipeline/sandbox/spawner.c). */
+export function spawnersOf(pid: number): number[] {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+  return children.filter((child) => {
+    try {
+      const argv0 = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[0]!;
+      return /\/codefeedback-sandbox-tools-[^/]+\/spawn-[0-9a-f]+$/.test(argv0);
+    } catch {
+      return false;
+    }
+  });
+}
+
+function threadsCpuS(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // the command name may hold spaces: the fields after it start two characters past its ')'

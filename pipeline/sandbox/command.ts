@@ -6,11 +6,10 @@
 // A command may be spawned before its run starts (a sandbox prepared ahead, waiting for its orders
 // on fd 4): `HostProcess.spawn` starts it, `run` sends the orders and supervises it from then on, so
 // the clock and the output caps cover the run only.
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
 import { constants as osConstants } from "node:os";
-import type { Duplex } from "node:stream";
+import { type ChildListeners, type SpawnedChild, spawnWithNode } from "./child.js";
 import type { HostCommand } from "./isolation.js";
+import { Spawner } from "./spawner.js";
 import type { CommandRunResult } from "./types.js";
 
 export interface CommandOptions {
@@ -84,86 +83,62 @@ export class HostProcess {
   private isReady = false;
   private acknowledged = false;
   private onReady: (() => void) | null = null;
-  private readonly control: Duplex | null;
+  private readonly child: SpawnedChild;
   private exited = false;
   /** told to leave (a prepared sandbox that will not be used): never to be given a run */
   private stopping = false;
   /** a kill asked for before the sandbox was built, carried out once it is (or at the deadline) */
   private pendingKill: NodeJS.Timeout | null = null;
 
-  private constructor(
-    private readonly host: HostCommand,
-    private readonly child: ChildProcess,
-  ) {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      this.stdout.push(chunk);
-      this.onOutput?.();
-    });
-    child.stderr!.on("data", (chunk: Buffer) => {
-      this.stderr.push(chunk);
-      this.onOutput?.();
-    });
-    // A program that never reads stdin, or exits early, closes the pipe under us: not an error.
-    child.stdin!.on("error", () => {});
-    const control = (child.stdio[4] as Duplex | null | undefined) ?? null;
-    this.control = control;
-    control?.on("error", () => {});
-    control?.on("data", (chunk: Buffer) => {
-      if (chunk.includes("G")) this.acknowledged = true;
-      if (this.isReady) return;
-      this.isReady = true;
-      // built: bwrap's --die-with-parent now holds, so a run stopped meanwhile can be killed (one
-      // without orders reads EOF and leaves by itself)
-      if (this.pendingKill && this.started) this.killNow();
-      this.onReady?.();
-    });
-    child.on("error", (error) => {
-      this.spawnError = error;
-      this.onSettled?.();
-    });
-    // Once our child is gone, stop waiting for pipes something else still holds: a daemon of
-    // `isolation: none`, or a half-built sandbox whose bwrap was killed before --die-with-parent was
-    // armed (its launcher, orphaned, would hold fd 4 for ever, and 'close' would never come).
-    // Closing fd 4 also makes such an orphaned launcher read EOF and leave without running anything.
-    child.on("exit", () => {
-      this.exited = true;
-      if (this.pendingKill) clearTimeout(this.pendingKill);
-      this.pendingKill = null;
-      setTimeout(() => {
-        child.stdout!.destroy();
-        child.stderr!.destroy();
-        control?.destroy();
-      }, PIPE_GRACE_MS).unref();
-    });
-    child.on("close", (code, signal) => {
-      this.closed = { code, signal };
-      this.onSettled?.();
-    });
+  private constructor(private readonly host: HostCommand) {
+    const listeners: ChildListeners = {
+      stdout: (chunk) => {
+        this.stdout.push(chunk);
+        this.onOutput?.();
+      },
+      stderr: (chunk) => {
+        this.stderr.push(chunk);
+        this.onOutput?.();
+      },
+      status: (chunk) => {
+        if (chunk.includes("G")) this.acknowledged = true;
+        if (this.isReady) return;
+        this.isReady = true;
+        // built: bwrap's --die-with-parent now holds, so a run stopped meanwhile can be killed (one
+        // without orders reads EOF and leaves by itself)
+        if (this.pendingKill && this.started) this.killNow();
+        this.onReady?.();
+      },
+      error: (error) => {
+        this.spawnError = error;
+        this.onSettled?.();
+      },
+      // Once our child is gone, stop waiting for pipes something else still holds: a daemon of
+      // `isolation: none`, or a half-built sandbox whose bwrap was killed before --die-with-parent was
+      // armed (its launcher, orphaned, would hold fd 4 for ever, and 'close' would never come).
+      // Closing fd 4 also makes such an orphaned launcher read EOF and leave without running anything.
+      exit: () => {
+        this.exited = true;
+        if (this.pendingKill) clearTimeout(this.pendingKill);
+        this.pendingKill = null;
+        setTimeout(() => this.child.destroyPipes(), PIPE_GRACE_MS).unref();
+      },
+      close: (code, signal) => {
+        this.closed = { code, signal };
+        this.onSettled?.();
+      },
+    };
+    this.child = host.spawner
+      ? Spawner.for(host.spawner).spawn(host, listeners)
+      : spawnWithNode(host, listeners);
   }
 
+  /** Starts `host` (through our spawner process where the host command names one). */
   static spawn(host: HostCommand): HostProcess {
-    // bwrap reads the seccomp filter from fd 3; a fresh descriptor each time, as reading moves its offset
-    const fd3 = host.fd3File ? openSync(host.fd3File, "r") : null;
-    try {
-      const stdio: ("pipe" | "ignore" | number)[] = ["pipe", "pipe", "pipe"];
-      if (fd3 !== null || host.controlFd) stdio.push(fd3 ?? "ignore");
-      if (host.controlFd) stdio.push("pipe");
-      const child = spawn(host.file, host.args, {
-        cwd: host.cwd,
-        env: host.env,
-        uid: host.uid,
-        gid: host.gid,
-        stdio,
-        // its own process group, so one kill reaches bwrap and anything it forked on the host side
-        detached: true,
-      });
-      return new HostProcess(host, child);
-    } finally {
-      if (fd3 !== null) closeSync(fd3);
-    }
+    return new HostProcess(host);
   }
 
-  /** Host pid of the command (undefined when it could not be started). */
+  /** Host pid of the command (undefined before it started, or when it could not be). */
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -175,7 +150,7 @@ export class HostProcess {
       !this.stopping &&
       this.closed === null &&
       this.spawnError === null &&
-      this.child.exitCode === null
+      !this.child.exited
     );
   }
 
@@ -212,11 +187,11 @@ export class HostProcess {
    * way it is killed at UNBUILT_KILL_DEADLINE_MS should it still be there.
    */
   kill(): void {
-    if (this.child.pid === undefined) return;
-    const waiting = this.control && !this.exited && !this.closed && !this.spawnError;
+    if (this.spawnError) return;
+    const waiting = this.host.controlFd && !this.exited && !this.closed;
     if (waiting && (!this.started || !this.isReady)) {
       this.stopping = true;
-      if (!this.started && !this.control!.writableEnded) this.control!.end();
+      if (!this.started && !this.child.ordersEnded) this.child.endOrders();
       this.pendingKill ??= setTimeout(() => this.killNow(), UNBUILT_KILL_DEADLINE_MS);
       return;
     }
@@ -226,13 +201,8 @@ export class HostProcess {
   private killNow(): void {
     if (this.pendingKill) clearTimeout(this.pendingKill);
     this.pendingKill = null;
-    if (this.child.pid === undefined) return;
     // the group outlives its leader while a member (a daemon of `isolation: none`) is left
-    try {
-      process.kill(-this.child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    this.child.killGroup();
   }
 
   /** Waits until the process is gone, for clean-up of one that was killed unused. */
@@ -280,10 +250,8 @@ export class HostProcess {
         finish();
       };
       if (this.closed || this.spawnError) finish();
-      const control = this.control;
-      if (control && !control.writableEnded) control.end(orders ?? Buffer.alloc(0));
-      if (options.stdin) this.child.stdin!.end(options.stdin);
-      else this.child.stdin!.end();
+      if (this.host.controlFd && !this.child.ordersEnded) this.child.endOrders(orders);
+      this.child.endStdin(options.stdin);
     });
   }
 

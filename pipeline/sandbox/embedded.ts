@@ -161,7 +161,7 @@ export class EmbeddedSandbox implements CodeRunner {
     let result = await probe(area.kit, cgroups);
     if (result.mode === null && (area.kit.launcher || area.kit.enter)) {
       // e.g. a temp dir mounted noexec, where our cached helpers cannot run: the stock tools can
-      const stock = { ...area.kit, launcher: null, enter: null };
+      const stock = { ...area.kit, launcher: null, enter: null, spawner: null };
       const fallback = await probe(stock, cgroups);
       if (fallback.mode !== null) {
         area.kit = stock;

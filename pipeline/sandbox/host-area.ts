@@ -127,9 +127,10 @@ export async function createHostArea(options: {
   }
   const launcher = options.launcher ? await helperBinary("launch") : null;
   const enter = options.launcher ? await helperBinary("enter") : null;
+  const spawner = options.launcher ? await helperBinary("spawn") : null;
   const toolBinds: [string, string][] = [];
   for (const [host, inside] of toolchainPaths().binds) toolBinds.push([await stagedTool(host), inside]);
-  return { base, kit: { etcDir, launcher, seccompFile, toolBinds, enter }, slots };
+  return { base, kit: { etcDir, launcher, seccompFile, toolBinds, enter, spawner }, slots };
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {

@@ -65,6 +65,8 @@ export interface SandboxKit {
   toolBinds: [string, string][];
   /** our cgroup-entering helper (enter.c), or null to do the same with a shell and setpriv */
   enter: string | null;
+  /** our spawner (spawner.c), which forks commands for us, or null to fork them ourselves */
+  spawner: string | null;
 }
 
 /** What to spawn on the host for one command. */
@@ -77,8 +79,10 @@ export interface HostCommand {
   gid?: number;
   /** a file whose content the child reads on fd 3 (bwrap's --seccomp) */
   fd3File?: string;
-  /** a prepared command: it waits for its orders on fd 4 (a pipe from us) */
+  /** a prepared command: it reads its orders on fd 4 and reports on fd 5 (pipes to and from us) */
   controlFd?: boolean;
+  /** our spawner binary, to start it through (see spawner.ts); else Node forks it */
+  spawner?: string;
 }
 
 export const WORK_DIR = "/work";
@@ -96,6 +100,14 @@ const PRLIMIT = "/usr/bin/prlimit";
 const SETPRIV = "/usr/bin/setpriv";
 const GNU_TIME = "/usr/bin/time";
 const SHELL = "/bin/sh";
+const BASH = "/usr/bin/bash";
+/**
+ * Closes every descriptor above stderr, then runs the program: bwrap and the stock tools pass on
+ * whatever the pipeline's process inherited without close-on-exec (our launcher closes them itself).
+ */
+const CLOSE_INHERITED_SCRIPT =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+  'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec "$@"';
 
 /** The top-level links of a merged-/usr system (/bin -> usr/bin, ...), mirrored inside. */
 const ROOT_LINKS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -166,7 +178,7 @@ function coreutilsArgs(usageFile: string, uid: number | null, limits: ProcessLim
     "--core=0",
   );
   if (limits.addressSpaceMb !== null) args.push(`--as=${limits.addressSpaceMb * MIB}`);
-  args.push("--", ...argv);
+  args.push("--", BASH, "-c", CLOSE_INHERITED_SCRIPT, "close-inherited", ...argv);
   return args;
 }
 
@@ -246,6 +258,7 @@ function hostBwrap(
 ) {
   const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
   if (kit.seccompFile) host.fd3File = kit.seccompFile;
+  if (kit.spawner) host.spawner = kit.spawner;
   if (mode === "userns" && process.getuid?.() === 0) {
     host.uid = shape.uid;
     host.gid = shape.uid;
@@ -312,7 +325,7 @@ export function prepareOrders(orders: CommandOrders): Buffer {
 export function runUnisolated(
   command: SandboxedCommand,
   hostTmpDir: string | null,
-  kit: Pick<SandboxKit, "launcher">,
+  kit: Pick<SandboxKit, "launcher" | "spawner">,
 ): HostCommand {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(command.env)) {
@@ -321,7 +334,9 @@ export function runUnisolated(
   const [file, ...args] = kit.launcher
     ? launcherArgs(kit.launcher, command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv)
     : coreutilsArgs(command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv);
-  return { file: file!, args, env, cwd: command.hostWorkDir };
+  const host: HostCommand = { file: file!, args, env, cwd: command.hostWorkDir };
+  if (kit.spawner) host.spawner = kit.spawner;
+  return host;
 }
 
 /** Moves the first process into the run's cgroups, then drops to the run's uid. */

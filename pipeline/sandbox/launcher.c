@@ -8,17 +8,22 @@
  * a local port nobody listens on (a name lookup: the sandbox has no resolver), counted by the kernel
  * while the program ran. Only meaningful in a namespace of the run's own (the host decides).
  *
+ * The program gets no descriptor above stderr: bwrap passes on whatever it inherited that is not
+ * close-on-exec, and the launcher closes it all before the exec.
+ *
  * usage: sandbox-launch USAGE_FILE UID CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE -- PROGRAM [ARGS...]
  *        sandbox-launch --wait USAGE_FILE UID
  *   UID -1 keeps the current uid; AS_BYTES -1 leaves the address space unlimited.
  *   --wait: a sandbox prepared before its request arrives. After the uid drop it reads the rest from
  *   fd 4 until EOF, as NUL-terminated fields: CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE ARGC ARGV...
  *   ENVC ENV... (the program's whole environment). EOF before a complete message: exit 125, unused.
- *   It writes "R" to fd 4 when it starts waiting, so the host knows the sandbox is built, and "G"
+ *   It writes "R" to fd 5 when it starts waiting, so the host knows the sandbox is built, and "G"
  *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
+ *   (Two pipes, not one socket: the spawner's pipes reach the host through /proc, see spawner.c.)
  * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -32,6 +37,7 @@
 #include <unistd.h>
 
 #define CONTROL_FD 4
+#define STATUS_FD 5
 #define MAX_MESSAGE (1 << 20)
 
 extern char **environ;
@@ -72,7 +78,7 @@ static void drop_to(long long uid) {
 /* Reads the whole message from the control fd and splits it into its NUL-terminated fields. */
 static char **read_message(int *count) {
   /* the host may ignore it, or be gone (EPIPE): either way, wait for the orders */
-  if (write(CONTROL_FD, "R", 1) != 1 && errno != EPIPE) die("write control fd");
+  if (write(STATUS_FD, "R", 1) != 1 && errno != EPIPE) die("write status fd");
   char *buffer = malloc(MAX_MESSAGE);
   if (!buffer) die("malloc");
   size_t length = 0;
@@ -88,8 +94,9 @@ static char **read_message(int *count) {
     }
   }
   if (length == 0) _exit(125);
-  if (write(CONTROL_FD, "G", 1) != 1 && errno != EPIPE) die("write control fd");
+  if (write(STATUS_FD, "G", 1) != 1 && errno != EPIPE) die("write status fd");
   close(CONTROL_FD);
+  close(STATUS_FD);
   if (buffer[length - 1] != '\0') {
     dprintf(2, "sandbox-launch: truncated message\n");
     _exit(126);
@@ -151,6 +158,26 @@ static long long network_refusals(void) {
   return net_counters("/proc/net/snmp", v4) + net_counters("/proc/net/snmp6", v6);
 }
 
+/* Closes every descriptor above stderr. bwrap passes on whatever it inherited that is not
+   close-on-exec (a pipe or file a process above the pipeline left open for its children), and the
+   program must see none of the host's files. */
+static void close_inherited(void) {
+  if (close_range(3, ~0U, 0) == 0) return;
+  DIR *dir = opendir("/proc/self/fd");
+  if (dir) {
+    int own = dirfd(dir);
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+      int fd = atoi(entry->d_name);
+      if (fd > 2 && fd != own) close(fd);
+    }
+    closedir(dir);
+    return;
+  }
+  long most = sysconf(_SC_OPEN_MAX);
+  for (long fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) close((int)fd);
+}
+
 int main(int argc, char **argv) {
   int waiting = argc == 4 && strcmp(argv[1], "--wait") == 0;
   if (!waiting && (argc < 10 || strcmp(argv[8], "--") != 0)) {
@@ -196,6 +223,7 @@ int main(int argc, char **argv) {
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
+    close_inherited();
     execvp(program[0], program);
     dprintf(2, "sandbox-launch: cannot run %s: %s\n", program[0], strerror(errno));
     _exit(127);

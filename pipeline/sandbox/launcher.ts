@@ -1,8 +1,10 @@
-// Builds our two small C helpers once per machine (cached by content hash under the temp dir):
-// launcher.c, which saves each run the two extra execs setpriv/prlimit/GNU time would cost, and
-// enter.c, which puts a command into its run's cgroups before bubblewrap starts. gcc is a sandbox
-// toolchain anyway; where it is missing or the build fails, the sandbox falls back to those tools and
-// a shell (same results, a few ms slower per run); `sandbox languages` shows which one is in use.
+// Builds our three small C helpers once per machine (cached by content hash under the temp dir):
+// launcher.c, which saves each run the two extra execs setpriv/prlimit/GNU time would cost,
+// enter.c, which puts a command into its run's cgroups before bubblewrap starts, and spawner.c,
+// which forks the commands for us at a fraction of what forking this process costs. gcc is a sandbox
+// toolchain anyway; where it is missing or the build fails, the sandbox falls back to those tools, a
+// shell and Node's own spawn (same results, a few ms slower per run); `sandbox languages` shows which
+// one is in use.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
@@ -17,6 +19,7 @@ const run = promisify(execFile);
 const SOURCES = {
   launch: fileURLToPath(new URL("./launcher.c", import.meta.url)),
   enter: fileURLToPath(new URL("./enter.c", import.meta.url)),
+  spawn: fileURLToPath(new URL("./spawner.c", import.meta.url)),
 };
 export type HelperName = keyof typeof SOURCES;
 const GCC = "/usr/bin/gcc";

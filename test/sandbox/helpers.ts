@@ -80,16 +80,30 @@ export function descendsFromUs(pid: string): boolean {
   return false;
 }
 
+/** Whether `pid` is this process, or the spawner process that forks sandboxes for it (spawner.c). */
+function usOrOurSpawner(pid: string | null): boolean {
+  if (pid === String(process.pid)) return true;
+  if (pid === null || parentOf(pid) !== String(process.pid)) return false;
+  try {
+    return /\/codefeedback-sandbox-tools-[^/]+\/spawn-[0-9a-f]+$/.test(
+      readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!,
+    );
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether `pid` belongs to a sandbox this process built ahead for a coming request: its ancestry
- * reaches a bwrap we started ourselves whose launcher waits for orders (`--wait`). A process a run
- * left behind cannot be one: when its sandbox ended it was reparented outside our tree.
+ * reaches a bwrap we started ourselves (or our spawner did) whose launcher waits for orders
+ * (`--wait`). A process a run left behind cannot be one: when its sandbox ended it was reparented
+ * outside our tree.
  */
 function inPreparedSandbox(pid: string): boolean {
   let current: string | null = pid;
   for (let depth = 0; current !== null && current !== "1" && depth < 64; depth++) {
     const parent = parentOf(current);
-    if (parent === String(process.pid)) {
+    if (usOrOurSpawner(parent)) {
       try {
         return readFileSync(`/proc/${current}/cmdline`, "utf8").split("\0").includes("--wait");
       } catch {

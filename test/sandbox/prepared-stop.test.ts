@@ -6,13 +6,15 @@
 //
 // The ordering is injected with a stand-in for bwrap that has the same shape: the command we spawn
 // starts an "init" in a new session that builds for a while, only then arms a parent-death signal
-// (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's fd 4 protocol: "R", orders until
-// EOF (none: exit 125, unused), "G", then the program.
+// (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's protocol: "R" on fd 5, orders on
+// fd 4 until EOF (none: exit 125, unused), "G" on fd 5, then the program. Both ways of starting it
+// are tested: Node's own spawn and our spawner process.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HostProcess } from "../../pipeline/sandbox/command.js";
 import { SANDBOX_TOOLS } from "../../pipeline/sandbox/isolation.js";
+import { helperBinary } from "../../pipeline/sandbox/launcher.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const STAND_IN = `
@@ -21,10 +23,10 @@ setsid sh -c '
   echo $$ > "$1"
   sleep "$2"
   exec setpriv --pdeathsig KILL -- sh -c "
-    printf R >&4
+    printf R >&5
     orders=\\$(cat <&4)
     [ -z \\"\\$orders\\" ] && exit 125
-    printf G >&4
+    printf G >&5
     exec sleep 1000"
 ' init "$pidfile" "$build_s" &
 # "orphaning": our child is gone (killed, crashed) while the init it started still holds fd 4
@@ -47,7 +49,7 @@ afterAll(() => {
 });
 
 /** Spawns the stand-in and waits until its init exists (so a kill now lands mid-build). */
-async function standIn(mode: "waiting" | "orphaning", buildSeconds: number) {
+async function standIn(mode: "waiting" | "orphaning", buildSeconds: number, spawner: string | null) {
   const pidFile = join(scratch, `init-${files++}`);
   const sandbox = HostProcess.spawn({
     file: SANDBOX_TOOLS.shell,
@@ -55,6 +57,7 @@ async function standIn(mode: "waiting" | "orphaning", buildSeconds: number) {
     env: { PATH: "/usr/bin:/bin" },
     cwd: "/",
     controlFd: true,
+    ...(spawner ? { spawner } : {}),
   });
   for (let i = 0; i < 500; i++) {
     const text = readText(pidFile);
@@ -97,37 +100,45 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | "hung"> {
   return Promise.race([promise, sleep(ms).then(() => "hung" as const)]);
 }
 
-describe("stopping a sandbox built ahead while it is still being built", () => {
-  it("lets an unused one leave on EOF instead of orphaning it, and is done once it is gone", async () => {
-    const { sandbox, init } = await standIn("waiting", 0.5);
-    sandbox.kill();
-    const settled = within(sandbox.settled(), 5000);
-    // told to leave: never handed to a request while it goes
-    expect(sandbox.usable).toBe(false);
-    expect(await settled).not.toBe("hung");
-    expect(sandbox.tookOrders).toBe(false);
-    expect(alive(init)).toBe(false);
-  });
+const spawnerBinary = await helperBinary("spawn");
+const starters: [string, string | null][] = [["Node's spawn", null]];
+// gcc is a sandbox toolchain: CI has it, so the spawner is tested there
+if (spawnerBinary) starters.push(["our spawner", spawnerBinary]);
 
-  it("kills a run stopped mid-build once the sandbox is built, so nothing of it runs on", async () => {
-    const { sandbox, init } = await standIn("waiting", 1);
-    const outcome = await within(
-      sandbox.run(
-        { stdin: null, timeoutSeconds: 0.1, maxOutputBytes: 1024, killOutputBytes: 4096 },
-        Buffer.from("orders\0"),
-      ),
-      5000,
-    );
-    expect(outcome).not.toBe("hung");
-    if (outcome === "hung") return;
-    expect(outcome.killedBy).toBe("timeout");
-    expect(outcome.result.status).toBe("TimeLimitExceeded");
-    expect(await goneWithin(init, 2000)).toBe(true);
-  });
+describe.each(starters)(
+  "stopping a sandbox built ahead while it is still being built (%s)",
+  (_name, spawner) => {
+    it("lets an unused one leave on EOF instead of orphaning it, and is done once it is gone", async () => {
+      const { sandbox, init } = await standIn("waiting", 0.5, spawner);
+      sandbox.kill();
+      const settled = within(sandbox.settled(), 5000);
+      // told to leave: never handed to a request while it goes
+      expect(sandbox.usable).toBe(false);
+      expect(await settled).not.toBe("hung");
+      expect(sandbox.tookOrders).toBe(false);
+      expect(alive(init)).toBe(false);
+    });
 
-  it("stops waiting for fd 4 once our child is gone, and the orphan holding it reads EOF and leaves", async () => {
-    const { sandbox, init } = await standIn("orphaning", 0.2);
-    expect(await within(sandbox.settled(), 5000)).not.toBe("hung");
-    expect(await goneWithin(init, 3000)).toBe(true);
-  });
-});
+    it("kills a run stopped mid-build once the sandbox is built, so nothing of it runs on", async () => {
+      const { sandbox, init } = await standIn("waiting", 1, spawner);
+      const outcome = await within(
+        sandbox.run(
+          { stdin: null, timeoutSeconds: 0.1, maxOutputBytes: 1024, killOutputBytes: 4096 },
+          Buffer.from("orders\0"),
+        ),
+        5000,
+      );
+      expect(outcome).not.toBe("hung");
+      if (outcome === "hung") return;
+      expect(outcome.killedBy).toBe("timeout");
+      expect(outcome.result.status).toBe("TimeLimitExceeded");
+      expect(await goneWithin(init, 2000)).toBe(true);
+    });
+
+    it("stops waiting for fd 4 once our child is gone, and the orphan holding it reads EOF and leaves", async () => {
+      const { sandbox, init } = await standIn("orphaning", 0.2, spawner);
+      expect(await within(sandbox.settled(), 5000)).not.toBe("hung");
+      expect(await goneWithin(init, 3000)).toBe(true);
+    });
+  },
+);

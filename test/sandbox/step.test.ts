@@ -54,7 +54,7 @@ function setUp(tookOrders: boolean): { host: StepHost; plan: StepPlan } {
       usageFile: join(dir, "usage"),
       mounted: false,
     },
-    kit: { etcDir: dir, launcher: null, seccompFile: null, toolBinds: [], enter: null },
+    kit: { etcDir: dir, launcher: null, seccompFile: null, toolBinds: [], enter: null, spawner: null },
     cgroups: null,
   };
   const plan: StepPlan = {

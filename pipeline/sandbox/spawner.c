@@ -1,0 +1,330 @@
+/*
+ * sandbox-spawn: forks and execs sandbox commands on behalf of the Node process that started it.
+ * A fork copies the forking process's page tables and mappings: a Node process of 100-250 MiB
+ * pays 1-5 ms of CPU for every child it forks itself, where this small process pays a fraction of
+ * that. Started once per Node process (pipeline/sandbox/spawner.ts), it serves requests on fd 0 and
+ * answers on fd 1, and exits when fd 0 reaches EOF (its parent is gone or done with it).
+ *
+ * A request is a 4-byte little-endian length, then NUL-terminated fields:
+ *   spawn ID FILE CWD UID GID FD3_FILE CONTROL ARGC ARGV... ENVC ENV...
+ *     UID/GID -1 keep ours. FD3_FILE "" leaves fd 3 closed, else a fresh descriptor of the file is
+ *     the child's fd 3. CONTROL "1" gives the child a pipe on fd 4 (it reads) and one on fd 5 (it
+ *     writes). The child leads a session and process group of its own, with default signal
+ *     dispositions and no blocked signals, and has no other descriptor.
+ *   release ID
+ *     the parent has opened its ends of the child's pipes: we close ours.
+ * Answers are lines:
+ *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   our descriptors of the parent's ends (stdin's write end, stdout's
+ *                                     and stderr's read ends, fd 4's write end, fd 5's read end),
+ *                                     which the parent opens as /proc/OUR_PID/fd/N, then releases
+ *   fail ID ERRNO WHAT                 the child could not be started (WHAT: chdir, setuid, exec, ...)
+ *   exit ID code N | exit ID signal N  the child ended (after its ok line)
+ * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_REQUEST (4 << 20)
+#define HIGH_FD 64
+
+struct child {
+  char id[32];
+  pid_t pid;     /* 0 once reaped */
+  int held[5];   /* our copies of the parent's ends, -1 once released */
+  int released;
+};
+
+static struct child *children = NULL;
+static size_t child_count = 0, child_room = 0;
+
+static void die(const char *what) {
+  dprintf(2, "sandbox-spawn: %s: %s\n", what, strerror(errno));
+  _exit(1);
+}
+
+/* Writes all of `text` to fd 1; a parent that stopped reading means we are done. */
+static void answer(const char *text) {
+  size_t length = strlen(text), done = 0;
+  while (done < length) {
+    ssize_t wrote = write(1, text + done, length - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote < 0) _exit(0);
+    done += (size_t)wrote;
+  }
+}
+
+static int read_full(int fd, void *buffer, size_t length) {
+  size_t done = 0;
+  while (done < length) {
+    ssize_t got = read(fd, (char *)buffer + done, length - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -1;
+    done += (size_t)got;
+  }
+  return 0;
+}
+
+static struct child *find_id(const char *id) {
+  for (size_t i = 0; i < child_count; i++)
+    if (strcmp(children[i].id, id) == 0) return &children[i];
+  return NULL;
+}
+
+static void forget(struct child *child) {
+  if (child->pid != 0 || !child->released) return;
+  *child = children[--child_count];
+}
+
+static void release(struct child *child) {
+  for (int i = 0; i < 5; i++) {
+    if (child->held[i] >= 0) close(child->held[i]);
+    child->held[i] = -1;
+  }
+  child->released = 1;
+  forget(child);
+}
+
+/* Reports every child that has ended. */
+static void reap(void) {
+  for (;;) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    for (size_t i = 0; i < child_count; i++) {
+      if (children[i].pid != pid) continue;
+      char line[96];
+      if (WIFSIGNALED(status))
+        snprintf(line, sizeof line, "exit %s signal %d\n", children[i].id, WTERMSIG(status));
+      else
+        snprintf(line, sizeof line, "exit %s code %d\n", children[i].id, WEXITSTATUS(status));
+      answer(line);
+      children[i].pid = 0;
+      forget(&children[i]);
+      break;
+    }
+  }
+}
+
+/* In the child: reports why it could not start, then leaves. */
+static void child_fail(int report, const char *what) {
+  int error = errno;
+  char text[64];
+  int length = snprintf(text, sizeof text, "%d %s", error, what);
+  if (write(report, text, (size_t)length) < 0) _exit(127);
+  _exit(127);
+}
+
+static const char *lookup(const char *name, const char *key) {
+  size_t length = strlen(key);
+  return strncmp(name, key, length) == 0 && name[length] == '=' ? name + length + 1 : NULL;
+}
+
+/* execve, searching the child's own PATH when FILE has no slash. */
+static void exec_file(const char *file, char **argv, char **env) {
+  if (strchr(file, '/')) {
+    execve(file, argv, env);
+    return;
+  }
+  const char *path = "/usr/local/bin:/usr/bin:/bin";
+  for (char **e = env; *e; e++)
+    if (lookup(*e, "PATH")) path = lookup(*e, "PATH");
+  int first_error = ENOENT;
+  while (*path) {
+    const char *colon = strchr(path, ':');
+    size_t length = colon ? (size_t)(colon - path) : strlen(path);
+    char candidate[4096];
+    if (length + strlen(file) + 2 < sizeof candidate) {
+      snprintf(candidate, sizeof candidate, "%.*s/%s", (int)length, length ? path : ".", file);
+      execve(candidate, argv, env);
+      if (errno != ENOENT && errno != ENOTDIR) first_error = errno;
+    }
+    path += length + (colon ? 1 : 0);
+  }
+  errno = first_error;
+}
+
+static long long number(const char *text) {
+  char *end = NULL;
+  errno = 0;
+  long long value = strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0') return -2;
+  return value;
+}
+
+static void spawn(char **field, int fields) {
+  /* spawn ID FILE CWD UID GID FD3 CONTROL ARGC ... */
+  char line[160];
+  const char *id = field[1];
+  if (fields < 10 || strlen(id) >= sizeof children[0].id || find_id(id)) {
+    snprintf(line, sizeof line, "fail %.31s %d request\n", id, EINVAL);
+    answer(line);
+    return;
+  }
+  const char *file = field[2], *cwd = field[3], *fd3_file = field[6];
+  long long uid = number(field[4]), gid = number(field[5]);
+  int control = strcmp(field[7], "1") == 0;
+  long long argc = number(field[8]);
+  long long envc = argc >= 1 && 9 + argc < fields ? number(field[9 + argc]) : -1;
+  if (uid < -1 || gid < -1 || argc < 1 || envc < 0 || 10 + argc + envc != fields) {
+    snprintf(line, sizeof line, "fail %s %d request\n", id, EINVAL);
+    answer(line);
+    return;
+  }
+  char **argv = &field[9];
+  char **env = &field[10 + argc];
+  argv[argc] = NULL; /* was the ENVC field, already read */
+  env[envc] = NULL;  /* one past the message's last field: calloc'd room */
+
+  /* pipes[i]: [0] read end, [1] write end; the child's end of each, and the parent's */
+  int pipes[5][2], count = control ? 5 : 3, report[2];
+  for (int i = 0; i < count; i++)
+    if (pipe2(pipes[i], O_CLOEXEC) != 0) die("pipe");
+  if (pipe2(report, O_CLOEXEC) != 0) die("pipe");
+  /* the child reads stdin and fd 4, writes the rest */
+  static const int child_reads[5] = {1, 0, 0, 1, 0};
+  static const int targets[5] = {0, 1, 2, 4, 5};
+
+  pid_t pid = fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_UNBLOCK, &all, NULL);
+    for (int signal_number = 1; signal_number < NSIG; signal_number++) signal(signal_number, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
+    if (setsid() < 0) child_fail(report[1], "setsid");
+    int fd3 = -1;
+    if (fd3_file[0] && (fd3 = open(fd3_file, O_RDONLY | O_CLOEXEC)) < 0) child_fail(report[1], "open-fd3");
+    if (chdir(cwd) != 0) child_fail(report[1], "chdir");
+    if (gid >= 0 || uid >= 0) {
+      if (setgroups(0, NULL) != 0 && errno != EPERM) child_fail(report[1], "setgroups");
+    }
+    if (gid >= 0 && setgid((gid_t)gid) != 0) child_fail(report[1], "setgid");
+    if (uid >= 0 && setuid((uid_t)uid) != 0) child_fail(report[1], "setuid");
+    /* lift every source above the targets first, so no dup2 overwrites a source still needed */
+    int sources[6], wanted[6], moves = 0;
+    for (int i = 0; i < count; i++) {
+      sources[moves] = fcntl(pipes[i][child_reads[i] ? 0 : 1], F_DUPFD_CLOEXEC, HIGH_FD);
+      wanted[moves++] = targets[i];
+    }
+    if (fd3 >= 0) {
+      sources[moves] = fcntl(fd3, F_DUPFD_CLOEXEC, HIGH_FD);
+      wanted[moves++] = 3;
+    }
+    for (int i = 0; i < moves; i++) {
+      if (sources[i] < 0 || dup2(sources[i], wanted[i]) < 0) child_fail(report[1], "dup2");
+    }
+    /* fds 3-5 that are not targets hold our placeholders, which close on exec */
+    exec_file(file, argv, env);
+    child_fail(report[1], "exec");
+  }
+  close(report[1]);
+  for (int i = 0; i < count; i++) close(pipes[i][child_reads[i] ? 0 : 1]);
+  int parents[5];
+  for (int i = 0; i < count; i++) parents[i] = pipes[i][child_reads[i] ? 1 : 0];
+  char failure[64] = {0};
+  ssize_t got;
+  do got = read(report[0], failure, sizeof failure - 1);
+  while (got < 0 && errno == EINTR);
+  close(report[0]);
+  if (got > 0) {
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    for (int i = 0; i < count; i++) close(parents[i]);
+    snprintf(line, sizeof line, "fail %s %s\n", id, failure);
+    answer(line);
+    return;
+  }
+  if (child_count == child_room) {
+    child_room = child_room ? child_room * 2 : 64;
+    children = realloc(children, child_room * sizeof *children);
+    if (!children) die("realloc");
+  }
+  struct child *entry = &children[child_count++];
+  snprintf(entry->id, sizeof entry->id, "%s", id);
+  entry->pid = pid;
+  entry->released = 0;
+  for (int i = 0; i < 5; i++) entry->held[i] = i < count ? parents[i] : -1;
+  if (control)
+    snprintf(line, sizeof line, "ok %s %d %d %d %d %d %d\n", id, pid, parents[0], parents[1], parents[2],
+             parents[3], parents[4]);
+  else
+    snprintf(line, sizeof line, "ok %s %d %d %d %d\n", id, pid, parents[0], parents[1], parents[2]);
+  answer(line);
+}
+
+int main(void) {
+  /* leave with the parent, whatever happens to it */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl");
+  if (getppid() == 1) return 0;
+  signal(SIGPIPE, SIG_IGN);
+  /* nothing of the parent's but our three standard descriptors; then fds 3-5 are held by
+     placeholders that close on exec, so every descriptor we make lies above a child's targets */
+  for (int fd = 3; fd < 1024; fd++) close(fd);
+  for (int fd = 3; fd <= 5; fd++)
+    if (open("/dev/null", O_RDONLY | O_CLOEXEC) != fd) die("placeholder descriptor");
+  fcntl(0, F_SETFD, FD_CLOEXEC);
+  fcntl(1, F_SETFD, FD_CLOEXEC);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  if (sigprocmask(SIG_BLOCK, &chld, NULL) != 0) die("sigprocmask");
+  int signals = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) die("signalfd");
+  char *buffer = malloc(MAX_REQUEST + 1);
+  char **field = calloc(MAX_REQUEST / 2 + 2, sizeof *field);
+  if (!buffer || !field) die("malloc");
+  for (;;) {
+    struct pollfd wait_on[2] = {{.fd = 0, .events = POLLIN}, {.fd = signals, .events = POLLIN}};
+    if (poll(wait_on, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      die("poll");
+    }
+    if (wait_on[1].revents) {
+      struct signalfd_siginfo info;
+      while (read(signals, &info, sizeof info) > 0) {
+      }
+      reap();
+    }
+    if (!wait_on[0].revents) continue;
+    uint8_t header[4];
+    if (read_full(0, header, 4) != 0) return 0;
+    uint32_t length = header[0] | header[1] << 8 | header[2] << 16 | (uint32_t)header[3] << 24;
+    if (length == 0 || length > MAX_REQUEST) {
+      dprintf(2, "sandbox-spawn: bad request length %u\n", length);
+      return 1;
+    }
+    if (read_full(0, buffer, length) != 0) return 0;
+    buffer[length] = '\0';
+    if (buffer[length - 1] != '\0') {
+      dprintf(2, "sandbox-spawn: request not NUL-terminated\n");
+      return 1;
+    }
+    int fields = 0;
+    for (char *at = buffer; at < buffer + length; at += strlen(at) + 1) field[fields++] = at;
+    field[fields] = NULL;
+    if (strcmp(field[0], "spawn") == 0) {
+      spawn(field, fields);
+    } else if (strcmp(field[0], "release") == 0 && fields == 2) {
+      struct child *child = find_id(field[1]);
+      if (child) release(child);
+    } else {
+      dprintf(2, "sandbox-spawn: unknown request %s\n", field[0]);
+      return 1;
+    }
+    /* a child may have ended while we were busy: the signalfd stays readable, so poll catches it */
+  }
+}
