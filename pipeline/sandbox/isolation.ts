@@ -100,7 +100,7 @@ const PRLIMIT = "/usr/bin/prlimit";
 const SETPRIV = "/usr/bin/setpriv";
 const GNU_TIME = "/usr/bin/time";
 const SHELL = "/bin/sh";
-const BASH = "/usr/bin/bash";
+const BASH = "/bin/bash";
 /**
  * Closes every descriptor above stderr, then runs the program: bwrap and the stock tools pass on
  * whatever the pipeline's process inherited without close-on-exec (our launcher closes them itself).

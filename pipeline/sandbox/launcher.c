@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,7 +163,7 @@ static long long network_refusals(void) {
    close-on-exec (a pipe or file a process above the pipeline left open for its children), and the
    program must see none of the host's files. */
 static void close_inherited(void) {
-  if (close_range(3, ~0U, 0) == 0) return;
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
   DIR *dir = opendir("/proc/self/fd");
   if (dir) {
     int own = dirfd(dir);

@@ -5,7 +5,10 @@
  * that. Started once per Node process (pipeline/sandbox/spawner.ts), it serves requests on fd 0 and
  * answers on fd 1, and exits when fd 0 reaches EOF (its parent is gone or done with it).
  *
- * A request is a 4-byte little-endian length, then NUL-terminated fields:
+ * usage: sandbox-spawn PARENT_PID (it leaves at once should its parent not be that process).
+ * It ignores the terminal's signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): its parent decides.
+ *
+ * A request is a 4-byte little-endian length (at most 4 MiB), then NUL-terminated fields:
  *   spawn ID FILE CWD UID GID FD3_FILE CONTROL ARGC ARGV... ENVC ENV...
  *     UID/GID -1 keep ours. FD3_FILE "" leaves fd 3 closed, else a fresh descriptor of the file is
  *     the child's fd 3. CONTROL "1" gives the child a pipe on fd 4 (it reads) and one on fd 5 (it
@@ -17,11 +20,13 @@
  *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   our descriptors of the parent's ends (stdin's write end, stdout's
  *                                     and stderr's read ends, fd 4's write end, fd 5's read end),
  *                                     which the parent opens as /proc/OUR_PID/fd/N, then releases
- *   fail ID ERRNO WHAT                 the child could not be started (WHAT: chdir, setuid, exec, ...)
+ *   fail ID ERRNO WHAT                 the child could not be started (WHAT: pipe, fork, chdir,
+ *                                      setuid, exec, ...); every other command runs on
  *   exit ID code N | exit ID signal N  the child ended (after its ok line)
  * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -33,12 +38,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_REQUEST (4 << 20)
-#define HIGH_FD 64
 
 struct child {
   char id[32];
@@ -164,24 +169,47 @@ static long long number(const char *text) {
   return value;
 }
 
+/* Answers that the command with `id` could not be started, for `error` at step `what`. */
+static void refuse(const char *id, int error, const char *what) {
+  char line[96];
+  snprintf(line, sizeof line, "fail %.31s %d %s\n", id, error, what);
+  answer(line);
+}
+
+static void close_pipes(int pipes[][2], int count) {
+  for (int i = 0; i < count; i++) {
+    close(pipes[i][0]);
+    close(pipes[i][1]);
+  }
+}
+
 static void spawn(char **field, int fields) {
   /* spawn ID FILE CWD UID GID FD3 CONTROL ARGC ... */
   char line[160];
-  const char *id = field[1];
+  const char *id = fields > 1 ? field[1] : "?";
   if (fields < 10 || strlen(id) >= sizeof children[0].id || find_id(id)) {
-    snprintf(line, sizeof line, "fail %.31s %d request\n", id, EINVAL);
-    answer(line);
+    refuse(id, EINVAL, "request");
     return;
   }
   const char *file = field[2], *cwd = field[3], *fd3_file = field[6];
   long long uid = number(field[4]), gid = number(field[5]);
   int control = strcmp(field[7], "1") == 0;
   long long argc = number(field[8]);
-  long long envc = argc >= 1 && 9 + argc < fields ? number(field[9 + argc]) : -1;
-  if (uid < -1 || gid < -1 || argc < 1 || envc < 0 || 10 + argc + envc != fields) {
-    snprintf(line, sizeof line, "fail %s %d request\n", id, EINVAL);
-    answer(line);
+  long long envc = argc >= 1 && argc < fields - 9 ? number(field[9 + argc]) : -1;
+  if (uid < -1 || gid < -1 || argc < 1 || envc < 0 || envc > fields || 10 + argc + envc != fields) {
+    refuse(id, EINVAL, "request");
     return;
+  }
+  /* room for the child's entry first: nothing may fail once it runs */
+  if (child_count == child_room) {
+    size_t room = child_room ? child_room * 2 : 64;
+    struct child *grown = realloc(children, room * sizeof *children);
+    if (!grown) {
+      refuse(id, ENOMEM, "request");
+      return;
+    }
+    children = grown;
+    child_room = room;
   }
   char **argv = &field[9];
   char **env = &field[10 + argc];
@@ -189,16 +217,27 @@ static void spawn(char **field, int fields) {
   env[envc] = NULL;  /* one past the message's last field: calloc'd room */
 
   /* pipes[i]: [0] read end, [1] write end; the child's end of each, and the parent's */
-  int pipes[5][2], count = control ? 5 : 3, report[2];
-  for (int i = 0; i < count; i++)
-    if (pipe2(pipes[i], O_CLOEXEC) != 0) die("pipe");
-  if (pipe2(report, O_CLOEXEC) != 0) die("pipe");
+  /* a failure here is this command's, answered as such: the others run on */
+  int pipes[6][2], count = control ? 5 : 3, made = 0;
+  while (made <= count && pipe2(pipes[made], O_CLOEXEC) == 0) made++;
+  if (made <= count) {
+    int error = errno;
+    close_pipes(pipes, made);
+    refuse(id, error, "pipe");
+    return;
+  }
+  int *report = pipes[count]; /* the child's exec error, if any; EOF once it has exec'd */
   /* the child reads stdin and fd 4, writes the rest */
   static const int child_reads[5] = {1, 0, 0, 1, 0};
   static const int targets[5] = {0, 1, 2, 4, 5};
 
   pid_t pid = fork();
-  if (pid < 0) die("fork");
+  if (pid < 0) {
+    int error = errno;
+    close_pipes(pipes, made);
+    refuse(id, error, "fork");
+    return;
+  }
   if (pid == 0) {
     sigset_t all;
     sigfillset(&all);
@@ -209,24 +248,15 @@ static void spawn(char **field, int fields) {
     int fd3 = -1;
     if (fd3_file[0] && (fd3 = open(fd3_file, O_RDONLY | O_CLOEXEC)) < 0) child_fail(report[1], "open-fd3");
     if (chdir(cwd) != 0) child_fail(report[1], "chdir");
-    if (gid >= 0 || uid >= 0) {
-      if (setgroups(0, NULL) != 0 && errno != EPERM) child_fail(report[1], "setgroups");
-    }
+    /* no supplementary group may survive a change of identity (group 0 among them) */
+    if ((gid >= 0 || uid >= 0) && setgroups(0, NULL) != 0) child_fail(report[1], "setgroups");
     if (gid >= 0 && setgid((gid_t)gid) != 0) child_fail(report[1], "setgid");
     if (uid >= 0 && setuid((uid_t)uid) != 0) child_fail(report[1], "setuid");
-    /* lift every source above the targets first, so no dup2 overwrites a source still needed */
-    int sources[6], wanted[6], moves = 0;
-    for (int i = 0; i < count; i++) {
-      sources[moves] = fcntl(pipes[i][child_reads[i] ? 0 : 1], F_DUPFD_CLOEXEC, HIGH_FD);
-      wanted[moves++] = targets[i];
-    }
-    if (fd3 >= 0) {
-      sources[moves] = fcntl(fd3, F_DUPFD_CLOEXEC, HIGH_FD);
-      wanted[moves++] = 3;
-    }
-    for (int i = 0; i < moves; i++) {
-      if (sources[i] < 0 || dup2(sources[i], wanted[i]) < 0) child_fail(report[1], "dup2");
-    }
+    /* every descriptor of ours lies above 5 (placeholders hold 3-5), so no dup2 overwrites a
+       source still needed */
+    for (int i = 0; i < count; i++)
+      if (dup2(pipes[i][child_reads[i] ? 0 : 1], targets[i]) < 0) child_fail(report[1], "dup2");
+    if (fd3 >= 0 && dup2(fd3, 3) < 0) child_fail(report[1], "dup2");
     /* fds 3-5 that are not targets hold our placeholders, which close on exec */
     exec_file(file, argv, env);
     child_fail(report[1], "exec");
@@ -248,11 +278,6 @@ static void spawn(char **field, int fields) {
     answer(line);
     return;
   }
-  if (child_count == child_room) {
-    child_room = child_room ? child_room * 2 : 64;
-    children = realloc(children, child_room * sizeof *children);
-    if (!children) die("realloc");
-  }
   struct child *entry = &children[child_count++];
   snprintf(entry->id, sizeof entry->id, "%s", id);
   entry->pid = pid;
@@ -266,14 +291,41 @@ static void spawn(char **field, int fields) {
   answer(line);
 }
 
-int main(void) {
-  /* leave with the parent, whatever happens to it */
+/* Closes every descriptor above stderr. */
+static void close_above_stderr(void) {
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir) die("close inherited descriptors");
+  int own = dirfd(dir);
+  int fds[256], found;
+  do {
+    /* collect, then close: closing while reading the directory would disturb the walk */
+    found = 0;
+    rewinddir(dir);
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL && found < 256) {
+      int fd = atoi(entry->d_name);
+      if (fd > 2 && fd != own) fds[found++] = fd;
+    }
+    for (int i = 0; i < found; i++) close(fds[i]);
+  } while (found == 256);
+  closedir(dir);
+}
+
+/* usage: sandbox-spawn PARENT_PID */
+int main(int argc, char **argv) {
+  /* leave with the parent, whatever happens to it; gone already (before the prctl): leave now */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl");
-  if (getppid() == 1) return 0;
+  if (argc != 2 || getppid() != (pid_t)atoll(argv[1])) return 0;
+  /* our parent decides when we go (EOF on fd 0, or its death): a terminal's Ctrl-C is for it */
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
   /* nothing of the parent's but our three standard descriptors; then fds 3-5 are held by
      placeholders that close on exec, so every descriptor we make lies above a child's targets */
-  for (int fd = 3; fd < 1024; fd++) close(fd);
+  close_above_stderr();
   for (int fd = 3; fd <= 5; fd++)
     if (open("/dev/null", O_RDONLY | O_CLOEXEC) != fd) die("placeholder descriptor");
   fcntl(0, F_SETFD, FD_CLOEXEC);
@@ -285,7 +337,8 @@ int main(void) {
   int signals = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signals < 0) die("signalfd");
   char *buffer = malloc(MAX_REQUEST + 1);
-  char **field = calloc(MAX_REQUEST / 2 + 2, sizeof *field);
+  /* a field may be a lone NUL: as many fields as bytes, at most */
+  char **field = calloc(MAX_REQUEST + 2, sizeof *field);
   if (!buffer || !field) die("malloc");
   for (;;) {
     struct pollfd wait_on[2] = {{.fd = 0, .events = POLLIN}, {.fd = signals, .events = POLLIN}};

@@ -28,15 +28,22 @@ function frame(fields: string[]): Buffer {
   return Buffer.concat([header, body]);
 }
 
-/** A pipe end of the spawner's, opened as ours; null when the other side is already gone. */
+/** The largest request the spawner reads (spawner.c's MAX_REQUEST). */
+const MAX_REQUEST_BYTES = 4 << 20;
+
+/**
+ * A pipe end of the spawner's, opened as ours; null for a write end whose reader (the command) has
+ * ended already (ENXIO). Any other failure (out of descriptors) throws: the command's output would
+ * be lost.
+ */
 function openEnd(spawnerPid: number, fd: string, write: boolean): Socket | null {
   let handle: number;
   try {
     const flags = (write ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NONBLOCK;
     handle = openSync(`/proc/${spawnerPid}/fd/${fd}`, flags);
-  } catch {
-    // ENXIO: a write end whose reader (the command) has ended already
-    return null;
+  } catch (error) {
+    if (write && (error as NodeJS.ErrnoException).code === "ENXIO") return null;
+    throw error;
   }
   const socket = new Socket({ fd: handle, readable: !write, writable: write });
   socket.on("error", () => {});
@@ -70,11 +77,31 @@ class SpawnerChild implements SpawnedChild {
   started_(pid: number, spawnerPid: number, fds: string[]): void {
     this.pid = pid;
     this.started = true;
-    this.stdin = openEnd(spawnerPid, fds[0]!, true);
-    const stdout = openEnd(spawnerPid, fds[1]!, false);
-    const stderr = openEnd(spawnerPid, fds[2]!, false);
-    if (this.control) this.orders = openEnd(spawnerPid, fds[3]!, true);
-    const status = this.control ? openEnd(spawnerPid, fds[4]!, false) : null;
+    const opened: Socket[] = [];
+    const open = (fd: string | undefined, write: boolean) => {
+      const socket = openEnd(spawnerPid, fd!, write);
+      if (socket) opened.push(socket);
+      return socket;
+    };
+    let stdout: Socket | null;
+    let stderr: Socket | null;
+    let status: Socket | null = null;
+    try {
+      this.stdin = open(fds[0], true);
+      stdout = open(fds[1], false);
+      stderr = open(fds[2], false);
+      if (this.control) {
+        this.orders = open(fds[3], true);
+        status = open(fds[4], false);
+      }
+    } catch (error) {
+      // its output could not be read: it must not run on unwatched, nor pass for a run
+      for (const socket of opened) socket.destroy();
+      this.stdin = this.orders = null;
+      killGroup(pid);
+      this.failed_(error as Error);
+      return;
+    }
     for (const [reader, listener] of [
       [stdout, this.on.stdout],
       [stderr, this.on.stderr],
@@ -104,6 +131,11 @@ class SpawnerChild implements SpawnedChild {
   ended(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exited) return;
     this.exited = true;
+    // what nobody wrote to any more (a prepared sandbox thrown away unused) is closed now
+    this.stdin?.destroy();
+    this.stdin = null;
+    this.stdinData = undefined;
+    if (this.failed) return;
     this.exitStatus = { code, signal };
     this.on.exit();
     this.maybeClose();
@@ -157,17 +189,96 @@ class SpawnerChild implements SpawnedChild {
   }
 }
 
-/** One spawner process and the commands it started that have not yet ended. */
+/** One spawner process and the commands it was asked to start that have not yet ended. */
+class SpawnerProcess {
+  private readonly waiting = new Map<string, SpawnerChild>();
+  private readonly process: ChildProcess;
+  gone = false;
+
+  constructor(binary: string, onGone: () => void) {
+    // a session of its own: a terminal's Ctrl-C is for us, not for it and the sandboxes it started
+    this.process = spawn(binary, [String(process.pid)], {
+      stdio: ["pipe", "pipe", "inherit"],
+      detached: true,
+    });
+    let pending = "";
+    this.process.stdin!.on("error", () => {});
+    this.process.stdout!.setEncoding("latin1");
+    this.process.stdout!.on("data", (text: string) => {
+      const lines = (pending + text).split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) this.answer(line);
+    });
+    const end = (reason: string) => {
+      if (this.gone) return;
+      this.gone = true;
+      onGone();
+      this.abandon(reason);
+    };
+    this.process.on("error", (error) => end(`the sandbox spawner ${binary} could not run: ${error.message}`));
+    // 'close', not 'exit': every answer it wrote has been read by then
+    this.process.on("close", (code, signal) =>
+      end(`the sandbox spawner ended (${signal ?? `exit code ${code}`})`),
+    );
+    // idle, it must not keep the process alive; its commands' pipes do that while they run
+    this.process.unref();
+    (this.process.stdout as Socket).unref();
+  }
+
+  send(id: string, child: SpawnerChild, request: Buffer): void {
+    this.waiting.set(id, child);
+    (this.process.stdout as Socket).ref();
+    this.process.stdin!.write(request);
+  }
+
+  private answer(line: string): void {
+    const [kind, id, ...rest] = line.split(" ");
+    const child = this.waiting.get(id!);
+    if (!child) return;
+    if (kind === "ok") {
+      child.started_(Number(rest[0]), this.process.pid!, rest.slice(1));
+      this.process.stdin!.write(frame(["release", id!]));
+    } else if (kind === "fail") {
+      this.forget(id!);
+      const errno = Number(rest[0]);
+      const name = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
+      child.failed_(Object.assign(new Error(`${rest[1] ?? "spawn"} ${name}`), { code: name, errno: -errno }));
+    } else if (kind === "exit") {
+      this.forget(id!);
+      const number = Number(rest[1]);
+      if (rest[0] === "signal") child.ended(null, SIGNAL_NAMES.get(number) ?? null);
+      else child.ended(number, null);
+    }
+  }
+
+  private forget(id: string): void {
+    this.waiting.delete(id);
+    if (this.waiting.size === 0) (this.process.stdout as Socket).unref();
+  }
+
+  /** It ended: commands it had not started cannot start; those it had die with it. */
+  private abandon(reason: string): void {
+    const children = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const child of children) {
+      if (child.pid === undefined) child.failed_(new Error(reason));
+      else {
+        // bwrap's --die-with-parent ends each sandbox with its parent; anything else, we end
+        child.killGroup();
+        child.ended(null, "SIGKILL");
+      }
+    }
+  }
+}
+
+/** The process's spawner for one binary: started on first use, and again should it end. */
 export class Spawner {
   private static readonly byBinary = new Map<string, Spawner>();
-  private process: ChildProcess | null = null;
-  private readonly waiting = new Map<string, SpawnerChild>();
+  private current: SpawnerProcess | null = null;
   private nextId = 0;
-  private pending = "";
 
   private constructor(private readonly binary: string) {}
 
-  /** The process's spawner for this binary (started on first use, and again should it end). */
   static for(binary: string): Spawner {
     let spawner = Spawner.byBinary.get(binary);
     if (!spawner) {
@@ -196,82 +307,18 @@ export class Spawner {
       String(env.length),
       ...env,
     ]);
-    const spawner = this.running();
-    this.waiting.set(id, child);
-    (spawner.stdout as Socket).ref();
-    spawner.stdin!.write(request);
+    if (request.length - 4 > MAX_REQUEST_BYTES) {
+      const error = new Error(`spawn E2BIG: command line and environment over ${MAX_REQUEST_BYTES} bytes`);
+      process.nextTick(() => child.failed_(Object.assign(error, { code: "E2BIG" })));
+      return child;
+    }
+    if (!this.current || this.current.gone) {
+      const started: SpawnerProcess = new SpawnerProcess(this.binary, () => {
+        if (this.current === started) this.current = null;
+      });
+      this.current = started;
+    }
+    this.current.send(id, child, request);
     return child;
-  }
-
-  private running(): ChildProcess {
-    if (this.process) return this.process;
-    const spawner = spawn(this.binary, [], { stdio: ["pipe", "pipe", "inherit"] });
-    this.process = spawner;
-    this.pending = "";
-    spawner.stdin!.on("error", () => {});
-    spawner.stdout!.setEncoding("latin1");
-    spawner.stdout!.on("data", (text: string) => this.read(spawner, text));
-    const gone = (reason: string) => {
-      if (this.process !== spawner) return;
-      this.process = null;
-      this.abandon(reason);
-    };
-    spawner.on("error", (error) =>
-      gone(`the sandbox spawner ${this.binary} could not run: ${error.message}`),
-    );
-    spawner.on("exit", (code, signal) =>
-      gone(`the sandbox spawner ended (${signal ?? `exit code ${code}`})`),
-    );
-    // idle, it must not keep the process alive; its commands' pipes do that while they run
-    spawner.unref();
-    (spawner.stdout as Socket).unref();
-    return spawner;
-  }
-
-  private read(spawner: ChildProcess, text: string): void {
-    const lines = (this.pending + text).split("\n");
-    this.pending = lines.pop()!;
-    for (const line of lines) {
-      const [kind, id, ...rest] = line.split(" ");
-      const child = this.waiting.get(id!);
-      if (!child) continue;
-      if (kind === "ok") {
-        child.started_(Number(rest[0]), spawner.pid!, rest.slice(1));
-        spawner.stdin!.write(frame(["release", id!]));
-      } else if (kind === "fail") {
-        this.forget(id!);
-        const errno = Number(rest[0]);
-        const name = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
-        const error = Object.assign(new Error(`${rest[1] ?? "spawn"} ${name}`), {
-          code: name,
-          errno: -errno,
-        });
-        child.failed_(error);
-      } else if (kind === "exit") {
-        this.forget(id!);
-        const number = Number(rest[1]);
-        if (rest[0] === "signal") child.ended(null, SIGNAL_NAMES.get(number) ?? null);
-        else child.ended(number, null);
-      }
-    }
-  }
-
-  private forget(id: string): void {
-    this.waiting.delete(id);
-    if (this.waiting.size === 0) (this.process?.stdout as Socket | undefined)?.unref();
-  }
-
-  /** The spawner ended: commands it had not started cannot start; those it had die with it. */
-  private abandon(reason: string): void {
-    const children = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const child of children) {
-      if (child.pid === undefined) child.failed_(new Error(reason));
-      else {
-        // bwrap's --die-with-parent ends each sandbox with its parent; anything else, we end
-        child.killGroup();
-        child.ended(null, "SIGKILL");
-      }
-    }
   }
 }

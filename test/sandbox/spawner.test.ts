@@ -2,7 +2,7 @@
 // command sees must be what Node's own spawn gave it: its stdin, stdout and stderr as pipes to us,
 // exactly the environment and working directory asked for, no descriptor of ours, a process group of
 // its own, the uid asked for; and we must learn how it ended. Each case runs both ways.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -145,6 +145,23 @@ describe.each(starters)("starting a host command (%s)", (_name, spawner) => {
     expect(sandbox.tookOrders).toBe(true);
   });
 
+  it("keeps no descriptor of a prepared command thrown away unused", async () => {
+    const before = readdirSync("/proc/self/fd").length;
+    for (let i = 0; i < 5; i++) {
+      const unused = HostProcess.spawn(
+        host(SH, ["-c", 'printf R >&5; orders=$(cat <&4); [ -z "$orders" ] && exit 125; exit 0'], {
+          controlFd: true,
+        }),
+      );
+      await unused.ready();
+      unused.kill();
+      await unused.settled();
+    }
+    // the pipes are let go a moment after the command ends (a descendant may still write)
+    await sleep(400);
+    expect(readdirSync("/proc/self/fd").length).toBeLessThanOrEqual(before);
+  });
+
   it("says a signal ended it, and a command that cannot start is an error naming it", async () => {
     const killed = await runHostCommand(host(SH, ["-c", "kill -TERM $$"]), options());
     expect(killed.result.signal).toBe("SIGTERM");
@@ -221,6 +238,55 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
     const replacement = spawnerPid(spawnerBinary!);
     expect(replacement).not.toBeNull();
     expect(replacement).not.toBe(pid);
+  });
+});
+
+describe.runIf(spawnerBinary)("our spawner process, under pressure", () => {
+  const host = (args: string[]): HostCommand => ({
+    file: SH,
+    args,
+    env: { PATH: "/usr/bin:/bin" },
+    cwd: scratch,
+    spawner: spawnerBinary!,
+  });
+
+  it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
+    const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
+    await sleep(150);
+    const pid = spawnerPid(spawnerBinary!);
+    expect(pid).not.toBeNull();
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.kill(pid!, signal);
+    const { result } = await running;
+    expect(result).toMatchObject({ return_code: 0, stdout: "done\n", signal: null });
+    expect(spawnerPid(spawnerBinary!)).toBe(pid);
+  });
+
+  it("answers a command it cannot start for want of descriptors as that command's error, and serves on", async () => {
+    await runHostCommand(host(["-c", "true"]), options());
+    const pid = spawnerPid(spawnerBinary!);
+    expect(pid).not.toBeNull();
+    // the soft limit only: raising a hard limit again may not be ours to do
+    const prlimit = (nofile: string) =>
+      spawnSync("/usr/bin/prlimit", [`--pid=${pid}`, `--nofile=${nofile}:`], { encoding: "utf8" });
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"))![1]!;
+    // 0-2, the placeholders 3-5 and its signalfd: no room for a command's pipes
+    expect(prlimit("8").status).toBe(0);
+    try {
+      const refused = await runHostCommand(host(["-c", "echo never"]), options());
+      expect(refused.result.status).toBe("Error");
+      expect(refused.result.stderr).toContain("EMFILE");
+    } finally {
+      expect(prlimit(soft).status).toBe(0);
+    }
+    const next = await runHostCommand(host(["-c", "echo served"]), options());
+    expect(next.result, JSON.stringify(next.result)).toMatchObject({ stdout: "served\n" });
+    expect(spawnerPid(spawnerBinary!)).toBe(pid);
+  });
+
+  it("leaves at once when started by another process than the one it names", () => {
+    const result = spawnSync(spawnerBinary!, ["1"], { input: "", timeout: 5000 });
+    expect(result.status).toBe(0);
+    expect(result.signal).toBeNull();
   });
 });
 
