@@ -74,6 +74,7 @@ const languages: CommandModule<object, ConfigOption & { json?: boolean }> = {
       const parts = [
         probe.mode,
         probe.launcher === "built" ? "launcher built" : "setpriv/prlimit/time",
+        probe.spawner === "built" ? "spawner built" : "forked by Node",
         probe.cgroup ? `memory+pids cgroup v${probe.cgroup}` : `no cgroup (${probe.cgroupProblem})`,
         probe.prepared ? "sandboxes built ahead" : "sandboxes built per step",
       ];

@@ -31,6 +31,8 @@ export interface IsolationReport {
   problem: string | null;
   /** our launcher, or the setpriv/prlimit/GNU time fallback */
   launcher: "built" | "coreutils";
+  /** who forks the host commands: our spawner process, or this process through Node's spawn */
+  spawner: "built" | "node";
   /** whether work dirs sit on size-capped tmpfs mounts (needs root); otherwise on the host's temp dir */
   workDirCapped: boolean;
   /** the cgroup version capping each run's whole process tree, or null (rlimits only) */
@@ -84,6 +86,7 @@ export class EmbeddedSandbox implements CodeRunner {
       mode,
       problem,
       launcher: area.kit.launcher ? "built" : "coreutils",
+      spawner: area.kit.spawner ? "built" : "node",
       workDirCapped: area.slots.every((slot) => slot.mounted),
       cgroup: cgroups?.version ?? null,
       cgroupProblem,

@@ -77,7 +77,10 @@ describe.each(VARIANTS.filter((v) => v.enabled))(
       const isolation = await sandbox.isolation();
       sandboxUids = isolation.uids;
       if (options.mode) expect(isolation.mode).toBe(options.mode);
-      if (options.launcher === "coreutils") expect(isolation.launcher).toBe("coreutils");
+      if (options.launcher === "coreutils") {
+        expect(isolation.launcher).toBe("coreutils");
+        expect(isolation.spawner).toBe("node");
+      }
       expect(isolation.cgroup).toBe(cgroup);
       server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
       client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));

@@ -37,6 +37,8 @@ describe.skipIf(!report.prepared)("sandboxes built ahead", () => {
     sandbox = new EmbeddedSandbox(testConfig({ workers: 1 }));
     const isolation = await sandbox.isolation();
     expect(isolation.prepared).toBe(true);
+    // gcc built the launcher, so it built the spawner too: these runs are forked by it
+    expect(isolation.spawner).toBe("built");
     uids = isolation.uids;
   });
   afterAll(() => sandbox.close());
