@@ -162,6 +162,15 @@ export class EmbeddedSandbox implements CodeRunner {
     const probe = (kit: SandboxKit, withCgroups: CgroupHost | null) =>
       probeIsolation(area.slots[0]!, kit, withCgroups, this.options.mode);
     let result = await probe(area.kit, cgroups);
+    if (result.mode === null && area.kit.spawner) {
+      // e.g. a host that will not let us open our spawner's pipes through /proc: Node forks instead
+      const forked = { ...area.kit, spawner: null };
+      const fallback = await probe(forked, cgroups);
+      if (fallback.mode !== null) {
+        area.kit = forked;
+        result = fallback;
+      }
+    }
     if (result.mode === null && (area.kit.launcher || area.kit.enter)) {
       // e.g. a temp dir mounted noexec, where our cached helpers cannot run: the stock tools can
       const stock = { ...area.kit, launcher: null, enter: null, spawner: null };

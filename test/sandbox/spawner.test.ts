@@ -239,16 +239,6 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
     expect(replacement).not.toBeNull();
     expect(replacement).not.toBe(pid);
   });
-});
-
-describe.runIf(spawnerBinary)("our spawner process, under pressure", () => {
-  const host = (args: string[]): HostCommand => ({
-    file: SH,
-    args,
-    env: { PATH: "/usr/bin:/bin" },
-    cwd: scratch,
-    spawner: spawnerBinary!,
-  });
 
   it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
     const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
