@@ -210,6 +210,8 @@ async function main(): Promise<void> {
         ),
       );
       await compareShards(results, shards, {
+        workers: serverMode ? 0 : workers,
+        serverWorkers: serverMode ? workers : 0,
         dir,
         config: sharded,
         single: config,
@@ -301,6 +303,10 @@ async function compareShards(
   results: StageResult[],
   shards: number,
   o: {
+    /** sandbox workers each shard runs itself (0 when they share one sandbox server) */
+    workers: number;
+    /** the workers of the one sandbox server the shards share (0: none) */
+    serverWorkers: number;
     dir: string;
     config: string;
     /** the one-process run's config */
@@ -314,6 +320,20 @@ async function compareShards(
   process.stdout.write(
     `\nthe job again, fresh data dir, record-wise stages as \`launch --executor local --shards ${shards}\`:\n`,
   );
+  // a shard is one process (and its sandbox workers): fewer cores than that, and the ratio of the
+  // stages that use CPU or the sandbox measures this machine's cores, not the pipeline
+  const wanted = shards * (1 + o.workers);
+  if (cpus().length < wanted) {
+    process.stdout.write(
+      `  note: ${shards} shards want ${wanted} cores to run side by side (a core each${o.workers ? `, plus ${o.workers} sandbox workers each` : ""}), this machine has ${cpus().length}: ` +
+        "the CPU- and sandbox-bound stages' ratios are bounded by the cores here; the LLM-bound ones are not\n",
+    );
+  }
+  if (o.serverWorkers) {
+    process.stdout.write(
+      `  note: the shards share one sandbox server of ${o.serverWorkers} workers, as the one process did: the sandbox-bound stages cannot run faster than it\n`,
+    );
+  }
   let one = 0;
   let many = 0;
   for (const stage of o.stages) {
