@@ -43,6 +43,9 @@ const EARLY_OUTPUT_BYTES = 64 * 1024;
  */
 export const UNBUILT_KILL_DEADLINE_MS = 10_000;
 
+/** The most of a prepared command's status pipe kept: "R", "G" and a usage report of two lines. */
+const MAX_STATUS_CHARS = 4096;
+
 /** How long after our child exits we still read its pipes (output a descendant may still flush). */
 const PIPE_GRACE_MS = 250;
 
@@ -84,6 +87,8 @@ export class HostProcess {
   private acknowledged = false;
   private onReady: (() => void) | null = null;
   private readonly child: SpawnedChild;
+  /** what a prepared command wrote on fd 5: "R", "G", then its launcher's usage report */
+  private statusText = "";
   private exited = false;
   /** told to leave (a prepared sandbox that will not be used): never to be given a run */
   private stopping = false;
@@ -101,6 +106,7 @@ export class HostProcess {
         this.onOutput?.();
       },
       status: (chunk) => {
+        if (this.statusText.length < MAX_STATUS_CHARS) this.statusText += chunk.toString("latin1");
         if (chunk.includes("G")) this.acknowledged = true;
         if (this.isReady) return;
         this.isReady = true;
@@ -152,6 +158,15 @@ export class HostProcess {
       this.spawnError === null &&
       !this.child.exited
     );
+  }
+
+  /**
+   * A prepared command's usage report (what its launcher wrote on fd 5 after "G", once the program
+   * ended), or null when it wrote none.
+   */
+  usageReport(): string | null {
+    const after = this.statusText.indexOf("G");
+    return after >= 0 && after + 1 < this.statusText.length ? this.statusText.slice(after + 1) : null;
   }
 
   /** Whether a prepared command took its orders (one that died before never ran anything). */

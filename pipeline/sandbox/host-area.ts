@@ -146,29 +146,27 @@ export function resetUsage(slot: SlotArea): void {
   writeFileSync(slot.usageFile, "");
 }
 
+/** A usage file's text; "" when it cannot be read. */
+export function readUsageFile(usageFile: string): string {
+  try {
+    return readFileSync(usageFile, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 /**
  * Packets the run's network namespace refused (no route, or a lookup sent to a resolver that is not
- * there), as our launcher reports them; null when it did not (GNU time, or a garbled file).
+ * there), as our launcher reports them in its usage report; null when it did not (GNU time, or a
+ * garbled report).
  */
-export function readNetworkRefusals(usageFile: string): number | null {
-  let text = "";
-  try {
-    text = readFileSync(usageFile, "utf8");
-  } catch {
-    return null;
-  }
-  const found = /^network (\d{1,12})$/m.exec(text);
+export function networkRefusalsOf(report: string): number | null {
+  const found = /^network (\d{1,12})$/m.exec(report);
   return found ? Number(found[1]) : null;
 }
 
-/** Peak resident memory in KiB as reported by the wrapper, or null when it is missing or garbled. */
-export function readPeakMemoryKb(usageFile: string): number | null {
-  let text = "";
-  try {
-    text = readFileSync(usageFile, "utf8");
-  } catch {
-    return null;
-  }
-  const last = text.trim().split("\n").pop() ?? "";
+/** Peak resident memory in KiB from a usage report (its last line), or null when missing or garbled. */
+export function peakMemoryKbOf(report: string): number | null {
+  const last = report.trim().split("\n").pop() ?? "";
   return /^\d{1,12}$/.test(last) ? Number(last) : null;
 }

@@ -236,10 +236,12 @@ function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape,
     shape.hostWorkDir,
     WORK_DIR,
   );
+  // bwrap would create mount-point parents 0700 when it runs as root
+  args.push("--perms", "0755", "--dir", "/run");
   if (shape.hostUsageFile !== null) {
-    // bwrap would create mount-point parents 0700 when it runs as root; a file mount: the program
-    // may scribble on it but cannot swap it for a link
-    args.push("--perms", "0755", "--dir", "/run", "--bind", shape.hostUsageFile, USAGE_PATH);
+    // a file mount: the program may scribble on it but cannot swap it for a link (a sandbox built
+    // ahead has none: its launcher reports on a pipe)
+    args.push("--bind", shape.hostUsageFile, USAGE_PATH);
   }
   const binds: [string, string][] = [...shape.readOnlyBinds];
   if (kit.launcher) binds.push([kit.launcher, LAUNCHER_INSIDE]);
@@ -295,7 +297,8 @@ export function prepareSandbox(
 ): HostCommand {
   const args = bwrapOptions(mode, shape, kit);
   const dropTo = mode === "setuid" ? shape.uid : -1;
-  args.push("--", LAUNCHER_INSIDE, "--wait", usagePath(shape), String(dropTo));
+  // "-": the launcher reports usage on fd 5 after the program, so no usage file is mounted
+  args.push("--", LAUNCHER_INSIDE, "--wait", shape.hostUsageFile === null ? "-" : USAGE_PATH, String(dropTo));
   return { ...hostBwrap(mode, shape, kit, args), controlFd: true };
 }
 

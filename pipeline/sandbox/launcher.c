@@ -20,6 +20,9 @@
  *   It writes "R" to fd 5 when it starts waiting, so the host knows the sandbox is built, and "G"
  *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
  *   (Two pipes, not one socket: the spawner's pipes reach the host through /proc, see spawner.c.)
+ *   USAGE_FILE "-" (--wait only): the usage report goes on fd 5 after "G", once the program has
+ *   ended, so the sandbox needs no usage file, and the program cannot reach the report (fd 5 is
+ *   closed in it, as every descriptor above stderr).
  * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
  */
 #define _GNU_SOURCE
@@ -27,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,9 @@
 
 #define CONTROL_FD 4
 #define STATUS_FD 5
+
+/* whether the usage report goes on STATUS_FD (USAGE_FILE "-") */
+static int report_on_status = 0;
 #define MAX_MESSAGE (1 << 20)
 
 extern char **environ;
@@ -97,7 +104,7 @@ static char **read_message(int *count) {
   if (length == 0) _exit(125);
   if (write(STATUS_FD, "G", 1) != 1 && errno != EPIPE) die("write status fd");
   close(CONTROL_FD);
-  close(STATUS_FD);
+  if (!report_on_status) close(STATUS_FD);
   if (buffer[length - 1] != '\0') {
     dprintf(2, "sandbox-launch: truncated message\n");
     _exit(126);
@@ -187,8 +194,10 @@ int main(int argc, char **argv) {
     return 126;
   }
   if (waiting) argv++;
-  int usage = open(argv[1], O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+  report_on_status = waiting && strcmp(argv[1], "-") == 0;
+  int usage = report_on_status ? STATUS_FD : open(argv[1], O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (usage < 0) die("open usage file");
+  if (report_on_status && fcntl(usage, F_SETFD, FD_CLOEXEC) != 0) die("status fd");
   long long uid = number(argv[2], "uid");
   if (uid >= 0) drop_to(uid);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
@@ -229,6 +238,8 @@ int main(int argc, char **argv) {
     dprintf(2, "sandbox-launch: cannot run %s: %s\n", program[0], strerror(errno));
     _exit(127);
   }
+  /* a host that stopped listening must not turn the program's exit status into our SIGPIPE */
+  signal(SIGPIPE, SIG_IGN);
   int status = 0;
   struct rusage usage_report;
   memset(&usage_report, 0, sizeof usage_report);

@@ -7,7 +7,6 @@
 //
 // Nothing is reused: every sandbox and run dir serves exactly one step (or one request) and is
 // thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.
-import { chownSync, unlinkSync, writeFileSync } from "node:fs";
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { HostProcess, UNBUILT_KILL_DEADLINE_MS } from "./command.js";
 import { SandboxRequestError } from "./errors.js";
@@ -19,8 +18,6 @@ import { RunDirectory } from "./workdir.js";
 export interface PreparedSandbox {
   process: HostProcess;
   cgroup: RunCgroup | null;
-  /** host file where its launcher reports peak memory (each sandbox has its own); null with cgroups */
-  usageFile: string | null;
 }
 
 export interface SupplyOptions {
@@ -36,24 +33,17 @@ export interface SupplyOptions {
   owner: number | null;
 }
 
-let sandboxes = 0;
-
 /** Builds one sandbox around `dir` now; it is ready when its launcher reads fd 4. */
 export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): PreparedSandbox {
   const { slot, kit } = options;
-  // even with cgroups, which keep the memory figure: the launcher also counts refused network packets
-  const usageFile = `${slot.usageFile}-${sandboxes++}`;
-  if (usageFile) {
-    writeFileSync(usageFile, "", { mode: 0o600 });
-    if (options.owner !== null) chownSync(usageFile, slot.uid, slot.uid);
-  }
   let cgroup: RunCgroup | null = null;
   try {
     let host = prepareSandbox(
       options.mode,
       {
         hostWorkDir: dir.work,
-        hostUsageFile: usageFile,
+        // its launcher reports usage on the status pipe, out of the program's reach
+        hostUsageFile: null,
         tmpMb: options.tmpMb,
         uid: slot.uid,
         // every tool: which one the command will need is not known yet
@@ -65,20 +55,10 @@ export function prepareSandboxFor(dir: RunDirectory, options: SupplyOptions): Pr
       cgroup = options.cgroups.createRun({ memoryBytes: options.memoryBytes, processes: options.processes });
       host = enterCgroups(host, cgroup.procsFiles, kit);
     }
-    return { process: HostProcess.spawn(host), cgroup, usageFile };
+    return { process: HostProcess.spawn(host), cgroup };
   } catch (error) {
-    if (usageFile) removeUsageFile(usageFile);
     void cgroup?.remove();
     throw error;
-  }
-}
-
-/** Removes a sandbox's usage file (an unlink: rmSync would stat it twice first). */
-function removeUsageFile(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
 }
 
@@ -89,8 +69,8 @@ function removeUsageFile(path: string): void {
 const DISPOSE_DEADLINE_MS = UNBUILT_KILL_DEADLINE_MS + 20_000;
 
 /**
- * Throws away a sandbox: stops it if it never ran, removes its cgroups (killing anything left in
- * them) and its usage file. Never waits for ever: a sandbox still there at the deadline is left to
+ * Throws away a sandbox: stops it if it never ran, and removes its cgroups (killing anything left in
+ * them). Never waits for ever: a sandbox still there at the deadline is left to
  * its cgroup's kill and reported.
  */
 export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
@@ -104,7 +84,6 @@ export async function disposeSandbox(sandbox: PreparedSandbox): Promise<void> {
   ]);
   clearTimeout(deadline);
   await sandbox.cgroup?.remove();
-  if (sandbox.usageFile) removeUsageFile(sandbox.usageFile);
   if (!gone) {
     throw new SandboxRequestError(
       "internal",

@@ -7,7 +7,7 @@
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
 import { SandboxFaultError } from "./errors.js";
-import { readNetworkRefusals, readPeakMemoryKb, resetUsage, type SlotArea } from "./host-area.js";
+import { networkRefusalsOf, peakMemoryKbOf, readUsageFile, resetUsage, type SlotArea } from "./host-area.js";
 import {
   enterCgroups,
   type HostCommand,
@@ -65,8 +65,9 @@ export interface StepOutcome {
 /** Where a step runs: the usage report and cgroup to read afterwards, and how to start it. */
 interface StepRun {
   cgroup: RunCgroup | null;
-  /** the launcher's report: peak memory (the cgroup's figure is preferred) and refused packets */
-  usageFile: string | null;
+  /** the launcher's usage report once the run ended: peak memory (the cgroup's figure is preferred)
+   * and refused packets; null where there is none */
+  usage(): string | null;
   /** the run has a network namespace of its own, so the refused packets it counts are its own */
   isolated: boolean;
   /** whether the command was given to it (a prepared sandbox may die idle, before its orders) */
@@ -109,8 +110,8 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
     let killedFor: StepKill = outcome.killedBy === "output" ? "output" : null;
     if (result.status !== "Error") {
       // the cgroup's figure covers the whole tree and is out of the program's reach
-      result.peak_memory_kb =
-        run.cgroup?.peakMemoryKb() ?? (run.usageFile ? readPeakMemoryKb(run.usageFile) : null);
+      const usage = run.usage();
+      result.peak_memory_kb = run.cgroup?.peakMemoryKb() ?? (usage !== null ? peakMemoryKbOf(usage) : null);
       const memory = run.cgroup?.memoryCounters();
       const memoryKill = memory ? memoryKillOf(memory) : "none";
       // the host or a parent cgroup ran short and took the run: says nothing about the program (a
@@ -122,8 +123,7 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
       const stopped: SandboxStop[] = [];
       if (killedFor) stopped.push(killedFor);
       if (run.cgroup?.processLimitHit()) stopped.push("processes");
-      if (run.isolated && run.usageFile && (readNetworkRefusals(run.usageFile) ?? 0) > 0)
-        stopped.push("network");
+      if (run.isolated && usage !== null && (networkRefusalsOf(usage) ?? 0) > 0) stopped.push("network");
       if (stopped.length > 0) result.stopped_by = stopped;
     }
     return { result, killedFor };
@@ -135,7 +135,8 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
 function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
   return {
     cgroup: sandbox.cgroup,
-    usageFile: sandbox.usageFile,
+    // the launcher reports on the sandbox's status pipe, after the program (no usage file)
+    usage: () => sandbox.process.usageReport(),
     isolated: true,
     ran: () => sandbox.process.tookOrders,
     start: (options) => sandbox.process.run(options, prepareOrders(plan)),
@@ -172,7 +173,7 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
   if (usageFile) resetUsage(slot);
   return {
     cgroup,
-    usageFile,
+    usage: () => (usageFile ? readUsageFile(usageFile) : null),
     isolated: mode !== "none",
     ran: () => true,
     start: (options) => runHostCommand(wrapped, options),

@@ -105,3 +105,33 @@ describe.skipIf(report.mode === null)("without building ahead", () => {
     }
   });
 });
+
+describe.skipIf(!report.prepared)("the usage report of a sandbox built ahead", () => {
+  it("comes on the launcher's pipe, out of the program's reach, and holds without cgroups", async () => {
+    // no cgroups: the launcher's figure is the only one, so a forged one would show
+    const sandbox = new EmbeddedSandbox(testConfig({ workers: 1, cgroups: "off", uid_base: 64700 }));
+    try {
+      const code = [
+        "import os",
+        "x = bytearray(96 * 1024 * 1024)",
+        // a usage file it could scribble on (it would forge its peak memory) is not there
+        "print(os.path.exists('/run/sandbox-usage'))",
+        "for fd in range(3, 64):",
+        "    try:",
+        "        os.write(fd, b'network 0\\n1\\n')",
+        "    except OSError:",
+        "        pass",
+      ].join("\n");
+      const runs = [];
+      // the first request's sandbox is built on demand, the next ones ahead
+      for (let i = 0; i < 3; i++) runs.push(await sandbox.run({ language: "python", code }));
+      for (const [i, run] of runs.entries()) {
+        expect(run.status, JSON.stringify(run)).toBe("Success");
+        expect(run.run_result?.peak_memory_kb).toBeGreaterThan(96 * 1024);
+        if (i > 0) expect(run.run_result?.stdout).toBe("False\n");
+      }
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

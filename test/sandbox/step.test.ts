@@ -39,8 +39,10 @@ function preparedKilled(tookOrders: boolean): PreparedSandbox {
     }),
     kill: () => {},
     settled: async () => {},
+    // killed: its launcher never wrote a report
+    usageReport: () => null,
   } as unknown as HostProcess;
-  return { process, cgroup, usageFile: null };
+  return { process, cgroup };
 }
 
 function setUp(tookOrders: boolean): { host: StepHost; plan: StepPlan } {
