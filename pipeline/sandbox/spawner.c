@@ -17,9 +17,11 @@
  *   release ID
  *     the parent has opened its ends of the child's pipes: we close ours.
  * Answers are lines:
- *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   our descriptors of the parent's ends (stdin's write end, stdout's
- *                                     and stderr's read ends, fd 4's write end, fd 5's read end),
- *                                     which the parent opens as /proc/OUR_PID/fd/N, then releases
+ *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   it has exec'd (we wait for no exec: starts run side by side);
+ *                                     our descriptors of the parent's ends (stdin's write end,
+ *                                     stdout's and stderr's read ends, fd 4's write end, fd 5's
+ *                                     read end), which the parent opens as /proc/OUR_PID/fd/N,
+ *                                     then releases
  *   fail ID ERRNO WHAT                 the child could not be started (WHAT: pipe, fork, chdir,
  *                                      setuid, exec, ...); every other command runs on
  *   exit ID code N | exit ID signal N  the child ended (after its ok line)
@@ -50,6 +52,8 @@ struct child {
   pid_t pid;     /* 0 once reaped */
   int held[5];   /* our copies of the parent's ends, -1 once released */
   int released;
+  int report;    /* while it starts: the read end of its exec-error pipe; -1 once answered */
+  int control;
 };
 
 static struct child *children = NULL;
@@ -102,7 +106,38 @@ static void release(struct child *child) {
   forget(child);
 }
 
-/* Reports every child that has ended. */
+/*
+ * Answers whether a starting child is running its program ("ok", its exec closed the pipe) or
+ * could not start ("fail": it wrote why, and the entry goes). Children start side by side: we wait
+ * for none of their execs. `reaped`: it has ended and been waited for. Returns whether it started.
+ */
+static int finish_start(struct child *child, int reaped) {
+  char failure[64] = {0}, line[160];
+  ssize_t got;
+  do got = read(child->report, failure, sizeof failure - 1);
+  while (got < 0 && errno == EINTR);
+  close(child->report);
+  child->report = -1;
+  if (got > 0) {
+    if (!reaped)
+      while (waitpid(child->pid, NULL, 0) < 0 && errno == EINTR) {
+      }
+    snprintf(line, sizeof line, "fail %s %s\n", child->id, failure);
+    answer(line);
+    child->pid = 0;
+    release(child);
+    return 0;
+  }
+  const int *p = child->held;
+  if (child->control)
+    snprintf(line, sizeof line, "ok %s %d %d %d %d %d %d\n", child->id, child->pid, p[0], p[1], p[2], p[3], p[4]);
+  else
+    snprintf(line, sizeof line, "ok %s %d %d %d %d\n", child->id, child->pid, p[0], p[1], p[2]);
+  answer(line);
+  return 1;
+}
+
+/* Reports every child that has ended (after its start, should that still be unanswered). */
 static void reap(void) {
   for (;;) {
     int status = 0;
@@ -110,6 +145,8 @@ static void reap(void) {
     if (pid <= 0) return;
     for (size_t i = 0; i < child_count; i++) {
       if (children[i].pid != pid) continue;
+      /* it ended before we read its start: the pipe holds the answer now */
+      if (children[i].report >= 0 && !finish_start(&children[i], 1)) break;
       char line[96];
       if (WIFSIGNALED(status))
         snprintf(line, sizeof line, "exit %s signal %d\n", children[i].id, WTERMSIG(status));
@@ -185,7 +222,6 @@ static void close_pipes(int pipes[][2], int count) {
 
 static void spawn(char **field, int fields) {
   /* spawn ID FILE CWD UID GID FD3 CONTROL ARGC ... */
-  char line[160];
   const char *id = fields > 1 ? field[1] : "?";
   if (fields < 10 || strlen(id) >= sizeof children[0].id || find_id(id)) {
     refuse(id, EINVAL, "request");
@@ -263,32 +299,14 @@ static void spawn(char **field, int fields) {
   }
   close(report[1]);
   for (int i = 0; i < count; i++) close(pipes[i][child_reads[i] ? 0 : 1]);
-  int parents[5];
-  for (int i = 0; i < count; i++) parents[i] = pipes[i][child_reads[i] ? 1 : 0];
-  char failure[64] = {0};
-  ssize_t got;
-  do got = read(report[0], failure, sizeof failure - 1);
-  while (got < 0 && errno == EINTR);
-  close(report[0]);
-  if (got > 0) {
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-    }
-    for (int i = 0; i < count; i++) close(parents[i]);
-    snprintf(line, sizeof line, "fail %s %s\n", id, failure);
-    answer(line);
-    return;
-  }
+  /* answered once its exec closes the report pipe (or it writes why it could not start) */
   struct child *entry = &children[child_count++];
   snprintf(entry->id, sizeof entry->id, "%s", id);
   entry->pid = pid;
   entry->released = 0;
-  for (int i = 0; i < 5; i++) entry->held[i] = i < count ? parents[i] : -1;
-  if (control)
-    snprintf(line, sizeof line, "ok %s %d %d %d %d %d %d\n", id, pid, parents[0], parents[1], parents[2],
-             parents[3], parents[4]);
-  else
-    snprintf(line, sizeof line, "ok %s %d %d %d %d\n", id, pid, parents[0], parents[1], parents[2]);
-  answer(line);
+  entry->report = report[0];
+  entry->control = control;
+  for (int i = 0; i < 5; i++) entry->held[i] = i < count ? pipes[i][child_reads[i] ? 1 : 0] : -1;
 }
 
 /* Closes every descriptor above stderr. */
@@ -340,9 +358,21 @@ int main(int argc, char **argv) {
   /* a field may be a lone NUL: as many fields as bytes, at most */
   char **field = calloc(MAX_REQUEST + 2, sizeof *field);
   if (!buffer || !field) die("malloc");
+  struct pollfd *wait_on = NULL;
+  size_t wait_room = 0;
   for (;;) {
-    struct pollfd wait_on[2] = {{.fd = 0, .events = POLLIN}, {.fd = signals, .events = POLLIN}};
-    if (poll(wait_on, 2, -1) < 0) {
+    /* requests, ended children, and the children still starting */
+    if (wait_room < child_count + 2) {
+      wait_room = child_room + 2;
+      wait_on = realloc(wait_on, wait_room * sizeof *wait_on);
+      if (!wait_on) die("realloc");
+    }
+    nfds_t watched = 0;
+    wait_on[watched++] = (struct pollfd){.fd = 0, .events = POLLIN};
+    wait_on[watched++] = (struct pollfd){.fd = signals, .events = POLLIN};
+    for (size_t i = 0; i < child_count; i++)
+      if (children[i].report >= 0) wait_on[watched++] = (struct pollfd){.fd = children[i].report, .events = POLLIN};
+    if (poll(wait_on, watched, -1) < 0) {
       if (errno == EINTR) continue;
       die("poll");
     }
@@ -351,6 +381,15 @@ int main(int argc, char **argv) {
       while (read(signals, &info, sizeof info) > 0) {
       }
       reap();
+    }
+    /* starts to answer; reap() may have answered (and removed) some meanwhile */
+    for (nfds_t k = 2; k < watched; k++) {
+      if (!wait_on[k].revents) continue;
+      for (size_t i = 0; i < child_count; i++) {
+        if (children[i].report != wait_on[k].fd) continue;
+        finish_start(&children[i], 0);
+        break;
+      }
     }
     if (!wait_on[0].revents) continue;
     uint8_t header[4];

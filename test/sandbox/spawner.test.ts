@@ -240,6 +240,25 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
     expect(replacement).not.toBe(pid);
   });
 
+  it("starts commands side by side: one stuck before its exec holds up no other", async () => {
+    // opening a FIFO for reading blocks until a writer comes: the child sits before its exec
+    const fifo = join(scratch, "stuck-fifo");
+    spawnSync("/usr/bin/mkfifo", [fifo]);
+    const stuck = runHostCommand({ ...host(["-c", "cat <&3"]), fd3File: fifo }, options());
+    await sleep(100);
+    const other = await Promise.race([
+      runHostCommand(host(["-c", "echo meanwhile"]), options()),
+      sleep(5000).then(() => "held up" as const),
+    ]);
+    // a writer comes: the stuck one starts, reads it and ends
+    const writer = spawn(SH, ["-c", `printf released > ${fifo}`]);
+    const written = new Promise((resolve) => writer.on("close", resolve));
+    expect(other === "held up" ? other : other.result.stdout).toBe("meanwhile\n");
+    const { result } = await stuck;
+    expect(result.stdout).toBe("released");
+    await written;
+  });
+
   it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
     const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
     await sleep(150);
