@@ -45,6 +45,8 @@ export const UNBUILT_KILL_DEADLINE_MS = 10_000;
 
 /** The most of a prepared command's status pipe kept: "R", "G" and a usage report of two lines. */
 const MAX_STATUS_CHARS = 4096;
+/** The launcher's usage report: refused packets, then peak resident memory in KiB. */
+const USAGE_REPORT = /^network \d{1,12}\n\d{1,12}\n$/;
 
 /** How long after our child exits we still read its pipes (output a descendant may still flush). */
 const PIPE_GRACE_MS = 250;
@@ -165,8 +167,13 @@ export class HostProcess {
    * ended), or null when it wrote none.
    */
   usageReport(): string | null {
-    const after = this.statusText.indexOf("G");
-    return after >= 0 && after + 1 < this.statusText.length ? this.statusText.slice(after + 1) : null;
+    // exactly the launcher's two lines, or nothing: a report cut at the cap, or otherwise not the
+    // launcher's, is no report
+    const orders = this.statusText.indexOf("G");
+    const report = this.statusText.slice(orders + 1);
+    return orders >= 0 && this.statusText.length < MAX_STATUS_CHARS && USAGE_REPORT.test(report)
+      ? report
+      : null;
   }
 
   /** Whether a prepared command took its orders (one that died before never ran anything). */

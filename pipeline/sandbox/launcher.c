@@ -201,6 +201,11 @@ int main(int argc, char **argv) {
   long long uid = number(argv[2], "uid");
   if (uid >= 0) drop_to(uid);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("no_new_privs");
+  /* the program runs as our uid: undumpable, we keep it out of /proc/OUR_PID/fd, where it could
+     reopen the report's pipe or file (its own exec makes it dumpable again) */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die("dumpable");
+  /* a host that stopped listening must not turn the program's exit status into our SIGPIPE */
+  signal(SIGPIPE, SIG_IGN);
   /* limits: CPU AS NPROC FSIZE NOFILE; then the program's argv (and, waiting, its environment) */
   char **limits = &argv[3];
   char **program = &argv[9];
@@ -234,12 +239,11 @@ int main(int argc, char **argv) {
   if (child < 0) die("fork");
   if (child == 0) {
     close_inherited();
+    signal(SIGPIPE, SIG_DFL);
     execvp(program[0], program);
     dprintf(2, "sandbox-launch: cannot run %s: %s\n", program[0], strerror(errno));
     _exit(127);
   }
-  /* a host that stopped listening must not turn the program's exit status into our SIGPIPE */
-  signal(SIGPIPE, SIG_IGN);
   int status = 0;
   struct rusage usage_report;
   memset(&usage_report, 0, sizeof usage_report);
@@ -250,8 +254,8 @@ int main(int argc, char **argv) {
     if (done == child) break;
     if (done < 0 && errno != EINTR) die("wait");
   }
-  dprintf(usage, "network %lld\n", network_refusals() - refused_before);
-  dprintf(usage, "%ld\n", usage_report.ru_maxrss);
+  /* one write: the report arrives whole or not at all */
+  dprintf(usage, "network %lld\n%ld\n", network_refusals() - refused_before, usage_report.ru_maxrss);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 126;

@@ -16,6 +16,8 @@
  *     dispositions and no blocked signals, and has no other descriptor.
  *   release ID
  *     the parent has opened its ends of the child's pipes: we close ours.
+ *   kill ID
+ *     SIGKILL to the child's process group (and the child), for a parent that has no pid yet.
  * Answers are lines:
  *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   it has exec'd (we wait for no exec: starts run side by side);
  *                                     our descriptors of the parent's ends (stdin's write end,
@@ -55,6 +57,8 @@ struct child {
   int report;    /* while it starts: the read end of its exec-error pipe; -1 once answered */
   int control;
 };
+
+static void close_above(int lowest, int keep);
 
 static struct child *children = NULL;
 static size_t child_count = 0, child_room = 0;
@@ -267,6 +271,7 @@ static void spawn(char **field, int fields) {
   static const int child_reads[5] = {1, 0, 0, 1, 0};
   static const int targets[5] = {0, 1, 2, 4, 5};
 
+  pid_t spawner = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int error = errno;
@@ -279,8 +284,14 @@ static void spawn(char **field, int fields) {
     sigfillset(&all);
     sigprocmask(SIG_UNBLOCK, &all, NULL);
     for (int signal_number = 1; signal_number < NSIG; signal_number++) signal(signal_number, SIG_DFL);
-    prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
     if (setsid() < 0) child_fail(report[1], "setsid");
+    /* its own descriptors first, then none of ours but the report pipe, before anything it may
+       block on (a FIFO, a hung mount): it must not hold another command's pipes, nor our request
+       and answer pipes, open meanwhile. Every descriptor of ours lies above 5 (placeholders hold
+       3-5, close-on-exec), so no dup2 overwrites a source still needed. */
+    for (int i = 0; i < count; i++)
+      if (dup2(pipes[i][child_reads[i] ? 0 : 1], targets[i]) < 0) child_fail(report[1], "dup2");
+    close_above(6, report[1]);
     int fd3 = -1;
     if (fd3_file[0] && (fd3 = open(fd3_file, O_RDONLY | O_CLOEXEC)) < 0) child_fail(report[1], "open-fd3");
     if (chdir(cwd) != 0) child_fail(report[1], "chdir");
@@ -288,12 +299,11 @@ static void spawn(char **field, int fields) {
     if ((gid >= 0 || uid >= 0) && setgroups(0, NULL) != 0) child_fail(report[1], "setgroups");
     if (gid >= 0 && setgid((gid_t)gid) != 0) child_fail(report[1], "setgid");
     if (uid >= 0 && setuid((uid_t)uid) != 0) child_fail(report[1], "setuid");
-    /* every descriptor of ours lies above 5 (placeholders hold 3-5), so no dup2 overwrites a
-       source still needed */
-    for (int i = 0; i < count; i++)
-      if (dup2(pipes[i][child_reads[i] ? 0 : 1], targets[i]) < 0) child_fail(report[1], "dup2");
+    /* after the change of identity, which would clear it: the command dies with us, and not
+       one we are already gone for */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != spawner)
+      child_fail(report[1], "parent");
     if (fd3 >= 0 && dup2(fd3, 3) < 0) child_fail(report[1], "dup2");
-    /* fds 3-5 that are not targets hold our placeholders, which close on exec */
     exec_file(file, argv, env);
     child_fail(report[1], "exec");
   }
@@ -309,11 +319,17 @@ static void spawn(char **field, int fields) {
   for (int i = 0; i < 5; i++) entry->held[i] = i < count ? pipes[i][child_reads[i] ? 1 : 0] : -1;
 }
 
-/* Closes every descriptor above stderr. */
-static void close_above_stderr(void) {
-  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+/* Closes every descriptor from `lowest` up, except `keep` (-1: none). */
+static void close_above(int lowest, int keep) {
+  if (keep < lowest) {
+    if (syscall(SYS_close_range, (unsigned)lowest, ~0U, 0U) == 0) return;
+  } else if ((keep == lowest || syscall(SYS_close_range, (unsigned)lowest, (unsigned)keep - 1, 0U) == 0) &&
+             syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0) {
+    return;
+  }
+  /* no close_range (Linux < 5.9): walk our descriptors */
   DIR *dir = opendir("/proc/self/fd");
-  if (!dir) die("close inherited descriptors");
+  if (!dir) _exit(127);
   int own = dirfd(dir);
   int fds[256], found;
   do {
@@ -323,7 +339,7 @@ static void close_above_stderr(void) {
     struct dirent *entry;
     while ((entry = readdir(dir)) != NULL && found < 256) {
       int fd = atoi(entry->d_name);
-      if (fd > 2 && fd != own) fds[found++] = fd;
+      if (fd >= lowest && fd != own && fd != keep) fds[found++] = fd;
     }
     for (int i = 0; i < found; i++) close(fds[i]);
   } while (found == 256);
@@ -343,7 +359,7 @@ int main(int argc, char **argv) {
   signal(SIGQUIT, SIG_IGN);
   /* nothing of the parent's but our three standard descriptors; then fds 3-5 are held by
      placeholders that close on exec, so every descriptor we make lies above a child's targets */
-  close_above_stderr();
+  close_above(3, -1);
   for (int fd = 3; fd <= 5; fd++)
     if (open("/dev/null", O_RDONLY | O_CLOEXEC) != fd) die("placeholder descriptor");
   fcntl(0, F_SETFD, FD_CLOEXEC);
@@ -413,6 +429,13 @@ int main(int argc, char **argv) {
     } else if (strcmp(field[0], "release") == 0 && fields == 2) {
       struct child *child = find_id(field[1]);
       if (child) release(child);
+    } else if (strcmp(field[0], "kill") == 0 && fields == 2) {
+      /* the parent has no pid yet (the start is unanswered): its group, or itself before setsid */
+      struct child *child = find_id(field[1]);
+      if (child && child->pid > 0) {
+        kill(-child->pid, SIGKILL);
+        kill(child->pid, SIGKILL);
+      }
     } else {
       dprintf(2, "sandbox-spawn: unknown request %s\n", field[0]);
       return 1;

@@ -176,11 +176,16 @@ class SpawnerChild implements SpawnedChild {
   killGroup(): void {
     if (this.failed) return;
     if (this.pid === undefined) {
+      // not started yet (perhaps stuck before its exec): the spawner knows its pid
       this.killWanted = true;
+      this.askKill?.();
       return;
     }
     killGroup(this.pid);
   }
+
+  /** Asks the spawner to kill it, while we have no pid. */
+  askKill: (() => void) | null = null;
 
   destroyPipes(): void {
     for (const reader of this.readers) reader.destroy();
@@ -227,6 +232,9 @@ class SpawnerProcess {
 
   send(id: string, child: SpawnerChild, request: Buffer): void {
     this.waiting.set(id, child);
+    child.askKill = () => {
+      if (!this.gone) this.process.stdin!.write(frame(["kill", id]));
+    };
     (this.process.stdout as Socket).ref();
     this.process.stdin!.write(request);
   }

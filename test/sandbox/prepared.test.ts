@@ -121,6 +121,17 @@ describe.skipIf(!report.prepared)("the usage report of a sandbox built ahead", (
         "        os.write(fd, b'network 0\\n1\\n')",
         "    except OSError:",
         "        pass",
+        // nor through its launcher's descriptors (the launcher is undumpable: /proc keeps it out)
+        "try:",
+        "    parent = f'/proc/{os.getppid()}/fd'",
+        "    for name in os.listdir(parent):",
+        "        try:",
+        "            with open(f'{parent}/{name}', 'w') as f:",
+        "                f.write('network 0\\n1\\n')",
+        "        except OSError:",
+        "            pass",
+        "except OSError:",
+        "    pass",
       ].join("\n");
       const runs = [];
       // the first request's sandbox is built on demand, the next ones ahead

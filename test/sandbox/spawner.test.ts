@@ -259,6 +259,30 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
     await written;
   });
 
+  it("keeps no other command's pipes open in a command stuck before its exec", async () => {
+    const fifo = join(scratch, "stuck-fifo-2");
+    spawnSync("/usr/bin/mkfifo", [fifo]);
+    // both asked for at once: the stuck one forks while the other's pipes are still the spawner's
+    const prepared = HostProcess.spawn({
+      ...host(["-c", 'printf R >&5; orders=$(cat <&4); printf G >&5; exec 4<&- 5>&-; echo "got $orders"']),
+      controlFd: true,
+    });
+    const stuck = runHostCommand(
+      { ...host(["-c", "cat <&3"]), fd3File: fifo },
+      options({ timeoutSeconds: 0.5 }),
+    );
+    await prepared.ready();
+    // its orders end at EOF on fd 4: only if no one else holds the pipe's write end
+    const outcome = await Promise.race([
+      prepared.run(options(), Buffer.from("the orders")),
+      sleep(5000).then(() => "held up" as const),
+    ]);
+    expect(outcome === "held up" ? outcome : outcome.result.stdout).toBe("got the orders\n");
+    // and a command that never reached its exec is still killed at its time limit
+    const stopped = await Promise.race([stuck, sleep(5000).then(() => "never stopped" as const)]);
+    expect(stopped === "never stopped" ? stopped : stopped.killedBy).toBe("timeout");
+  });
+
   it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
     const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
     await sleep(150);
