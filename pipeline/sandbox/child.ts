@@ -51,8 +51,9 @@ export function spawnWithNode(host: HostCommand, on: ChildListeners): SpawnedChi
   let child: ReturnType<typeof spawn>;
   try {
     const stdio: ("pipe" | "ignore" | number)[] = ["pipe", "pipe", "pipe"];
-    if (fd3 !== null || host.controlFd) stdio.push(fd3 ?? "ignore");
+    if (fd3 !== null || host.controlFd || host.reportFd) stdio.push(fd3 ?? "ignore");
     if (host.controlFd) stdio.push("pipe", "pipe");
+    else if (host.reportFd) stdio.push("ignore", "pipe");
     child = spawn(host.file, host.args, {
       cwd: host.cwd,
       env: host.env,

@@ -163,17 +163,17 @@ export class HostProcess {
   }
 
   /**
-   * A prepared command's usage report (what its launcher wrote on fd 5 after "G", once the program
-   * ended), or null when it wrote none.
+   * The usage report its launcher wrote on fd 5 once the program ended (a prepared command's after
+   * its "R" and "G", a report-only command's alone), or null when it wrote none.
    */
   usageReport(): string | null {
     // exactly the launcher's two lines, or nothing: a report cut at the cap, or otherwise not the
     // launcher's, is no report
-    const orders = this.statusText.indexOf("G");
-    const report = this.statusText.slice(orders + 1);
-    return orders >= 0 && this.statusText.length < MAX_STATUS_CHARS && USAGE_REPORT.test(report)
-      ? report
-      : null;
+    if (this.statusText.length >= MAX_STATUS_CHARS) return null;
+    const start = this.host.controlFd ? this.statusText.indexOf("G") + 1 : 0;
+    if (this.host.controlFd && start === 0) return null;
+    const report = this.statusText.slice(start);
+    return USAGE_REPORT.test(report) ? report : null;
   }
 
   /** Whether a prepared command took its orders (one that died before never ran anything). */

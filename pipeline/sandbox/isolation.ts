@@ -81,6 +81,8 @@ export interface HostCommand {
   fd3File?: string;
   /** a prepared command: it reads its orders on fd 4 and reports on fd 5 (pipes to and from us) */
   controlFd?: boolean;
+  /** its launcher writes its usage report on fd 5 (a pipe to us), with no orders on fd 4 */
+  reportFd?: boolean;
   /** our spawner binary, to start it through (see spawner.ts); else Node forks it */
   spawner?: string;
 }
@@ -277,13 +279,17 @@ export function wrapInSandbox(
   const args = bwrapOptions(mode, command, kit);
   for (const [key, value] of Object.entries(command.env)) args.push("--setenv", key, value);
   const dropTo = mode === "setuid" ? command.uid : null;
+  // no usage file: our launcher reports on fd 5, out of the program's reach
+  const onPipe = kit.launcher !== null && command.hostUsageFile === null;
   args.push(
     "--",
     ...(kit.launcher
-      ? launcherArgs(LAUNCHER_INSIDE, usagePath(command), dropTo, command.limits, command.argv)
+      ? launcherArgs(LAUNCHER_INSIDE, onPipe ? "-" : usagePath(command), dropTo, command.limits, command.argv)
       : coreutilsArgs(usagePath(command), dropTo, command.limits, command.argv)),
   );
-  return hostBwrap(mode, command, kit, args);
+  const host = hostBwrap(mode, command, kit, args);
+  if (onPipe) host.reportFd = true;
+  return host;
 }
 
 /**

@@ -20,9 +20,9 @@
  *   It writes "R" to fd 5 when it starts waiting, so the host knows the sandbox is built, and "G"
  *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
  *   (Two pipes, not one socket: the spawner's pipes reach the host through /proc, see spawner.c.)
- *   USAGE_FILE "-" (--wait only): the usage report goes on fd 5 after "G", once the program has
- *   ended, so the sandbox needs no usage file, and the program cannot reach the report (fd 5 is
- *   closed in it, as every descriptor above stderr).
+ *   USAGE_FILE "-": the usage report goes on fd 5 once the program has ended (after "G" with
+ *   --wait), so the sandbox needs no usage file, and the program cannot reach the report (fd 5 is
+ *   closed in it, as every descriptor above stderr, and we are undumpable).
  * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
  */
 #define _GNU_SOURCE
@@ -194,7 +194,7 @@ int main(int argc, char **argv) {
     return 126;
   }
   if (waiting) argv++;
-  report_on_status = waiting && strcmp(argv[1], "-") == 0;
+  report_on_status = strcmp(argv[1], "-") == 0;
   int usage = report_on_status ? STATUS_FD : open(argv[1], O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (usage < 0) die("open usage file");
   if (report_on_status && fcntl(usage, F_SETFD, FD_CLOEXEC) != 0) die("status fd");

@@ -12,7 +12,7 @@
  *   spawn ID FILE CWD UID GID FD3_FILE CONTROL ARGC ARGV... ENVC ENV...
  *     UID/GID -1 keep ours. FD3_FILE "" leaves fd 3 closed, else a fresh descriptor of the file is
  *     the child's fd 3. CONTROL "1" gives the child a pipe on fd 4 (it reads) and one on fd 5 (it
- *     writes). The child leads a session and process group of its own, with default signal
+ *     writes), "2" the fd 5 one alone (our launcher's usage report). The child leads a session and process group of its own, with default signal
  *     dispositions and no blocked signals, and has no other descriptor.
  *   release ID
  *     the parent has opened its ends of the child's pipes: we close ours.
@@ -22,8 +22,8 @@
  *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   it has exec'd (we wait for no exec: starts run side by side);
  *                                     our descriptors of the parent's ends (stdin's write end,
  *                                     stdout's and stderr's read ends, fd 4's write end, fd 5's
- *                                     read end), which the parent opens as /proc/OUR_PID/fd/N,
- *                                     then releases
+ *                                     read end; "-" for the one it lacks), which the parent
+ *                                     opens as /proc/OUR_PID/fd/N, then releases
  *   fail ID ERRNO WHAT                 the child could not be started (WHAT: pipe, fork, chdir,
  *                                      setuid, exec, ...); every other command runs on
  *   exit ID code N | exit ID signal N  the child ended (after its ok line)
@@ -133,10 +133,15 @@ static int finish_start(struct child *child, int reaped) {
     return 0;
   }
   const int *p = child->held;
-  if (child->control)
-    snprintf(line, sizeof line, "ok %s %d %d %d %d %d %d\n", child->id, child->pid, p[0], p[1], p[2], p[3], p[4]);
-  else
-    snprintf(line, sizeof line, "ok %s %d %d %d %d\n", child->id, child->pid, p[0], p[1], p[2]);
+  int length = snprintf(line, sizeof line, "ok %s %d %d %d %d", child->id, child->pid, p[0], p[1], p[2]);
+  /* fds 4 and 5, "-" for the one a report-only command does not have */
+  if (child->control) {
+    for (int slot = 3; slot < 5; slot++) {
+      if (p[slot] >= 0) length += snprintf(line + length, sizeof line - (size_t)length, " %d", p[slot]);
+      else length += snprintf(line + length, sizeof line - (size_t)length, " -");
+    }
+  }
+  snprintf(line + length, sizeof line - (size_t)length, "\n");
   answer(line);
   return 1;
 }
@@ -233,7 +238,8 @@ static void spawn(char **field, int fields) {
   }
   const char *file = field[2], *cwd = field[3], *fd3_file = field[6];
   long long uid = number(field[4]), gid = number(field[5]);
-  int control = strcmp(field[7], "1") == 0;
+  /* CONTROL: "0" none, "1" fd 4 (orders) and fd 5 (reports), "2" fd 5 alone */
+  int control = field[7][0] == '1' ? 1 : field[7][0] == '2' ? 2 : 0;
   long long argc = number(field[8]);
   long long envc = argc >= 1 && argc < fields - 9 ? number(field[9 + argc]) : -1;
   if (uid < -1 || gid < -1 || argc < 1 || envc < 0 || envc > fields || 10 + argc + envc != fields) {
@@ -256,9 +262,15 @@ static void spawn(char **field, int fields) {
   argv[argc] = NULL; /* was the ENVC field, already read */
   env[envc] = NULL;  /* one past the message's last field: calloc'd room */
 
-  /* pipes[i]: [0] read end, [1] write end; the child's end of each, and the parent's */
-  /* a failure here is this command's, answered as such: the others run on */
-  int pipes[6][2], count = control ? 5 : 3, made = 0;
+  /* the child's descriptors, by slot: stdin, stdout, stderr, fd 4, fd 5 */
+  static const int child_reads[5] = {1, 0, 0, 1, 0};
+  static const int targets[5] = {0, 1, 2, 4, 5};
+  int slots[5] = {0, 1, 2}, count = 3;
+  if (control == 1) slots[count++] = 3;
+  if (control) slots[count++] = 4;
+  /* pipes[i] (for slots[i]): [0] read end, [1] write end; the child's end of each, and the
+     parent's. A failure here is this command's, answered as such: the others run on */
+  int pipes[6][2], made = 0;
   while (made <= count && pipe2(pipes[made], O_CLOEXEC) == 0) made++;
   if (made <= count) {
     int error = errno;
@@ -267,9 +279,6 @@ static void spawn(char **field, int fields) {
     return;
   }
   int *report = pipes[count]; /* the child's exec error, if any; EOF once it has exec'd */
-  /* the child reads stdin and fd 4, writes the rest */
-  static const int child_reads[5] = {1, 0, 0, 1, 0};
-  static const int targets[5] = {0, 1, 2, 4, 5};
 
   pid_t spawner = getpid();
   pid_t pid = fork();
@@ -290,7 +299,7 @@ static void spawn(char **field, int fields) {
        and answer pipes, open meanwhile. Every descriptor of ours lies above 5 (placeholders hold
        3-5, close-on-exec), so no dup2 overwrites a source still needed. */
     for (int i = 0; i < count; i++)
-      if (dup2(pipes[i][child_reads[i] ? 0 : 1], targets[i]) < 0) child_fail(report[1], "dup2");
+      if (dup2(pipes[i][child_reads[slots[i]] ? 0 : 1], targets[slots[i]]) < 0) child_fail(report[1], "dup2");
     close_above(6, report[1]);
     int fd3 = -1;
     if (fd3_file[0] && (fd3 = open(fd3_file, O_RDONLY | O_CLOEXEC)) < 0) child_fail(report[1], "open-fd3");
@@ -308,7 +317,7 @@ static void spawn(char **field, int fields) {
     child_fail(report[1], "exec");
   }
   close(report[1]);
-  for (int i = 0; i < count; i++) close(pipes[i][child_reads[i] ? 0 : 1]);
+  for (int i = 0; i < count; i++) close(pipes[i][child_reads[slots[i]] ? 0 : 1]);
   /* answered once its exec closes the report pipe (or it writes why it could not start) */
   struct child *entry = &children[child_count++];
   snprintf(entry->id, sizeof entry->id, "%s", id);
@@ -316,7 +325,8 @@ static void spawn(char **field, int fields) {
   entry->released = 0;
   entry->report = report[0];
   entry->control = control;
-  for (int i = 0; i < 5; i++) entry->held[i] = i < count ? pipes[i][child_reads[i] ? 1 : 0] : -1;
+  for (int slot = 0; slot < 5; slot++) entry->held[slot] = -1;
+  for (int i = 0; i < count; i++) entry->held[slots[i]] = pipes[i][child_reads[slots[i]] ? 1 : 0];
 }
 
 /* Closes every descriptor from `lowest` up, except `keep` (-1: none). */

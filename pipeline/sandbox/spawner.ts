@@ -68,7 +68,10 @@ class SpawnerChild implements SpawnedChild {
 
   constructor(
     private readonly on: ChildListeners,
+    /** orders on fd 4 */
     readonly control: boolean,
+    /** a status/report pipe on fd 5 */
+    readonly status: boolean,
   ) {
     this.ordersEnded = !control;
   }
@@ -90,10 +93,9 @@ class SpawnerChild implements SpawnedChild {
       this.stdin = open(fds[0], true);
       stdout = open(fds[1], false);
       stderr = open(fds[2], false);
-      if (this.control) {
-        this.orders = open(fds[3], true);
-        status = open(fds[4], false);
-      }
+      // the spawner answers "-" for a pipe the command does not have
+      if (this.control) this.orders = open(fds[3], true);
+      if (this.status) status = open(fds[4], false);
     } catch (error) {
       // its output could not be read: it must not run on unwatched, nor pass for a run
       for (const socket of opened) socket.destroy();
@@ -297,7 +299,11 @@ export class Spawner {
   }
 
   spawn(host: HostCommand, on: ChildListeners): SpawnedChild {
-    const child = new SpawnerChild(on, host.controlFd === true);
+    const child = new SpawnerChild(
+      on,
+      host.controlFd === true,
+      host.controlFd === true || host.reportFd === true,
+    );
     const id = String(this.nextId++);
     const args = [host.file, ...host.args];
     const env = Object.entries(host.env).map(([key, value]) => `${key}=${value}`);
@@ -309,7 +315,7 @@ export class Spawner {
       String(host.uid ?? -1),
       String(host.gid ?? -1),
       host.fd3File ?? "",
-      host.controlFd ? "1" : "0",
+      host.controlFd ? "1" : host.reportFd ? "2" : "0",
       String(args.length),
       ...args,
       String(env.length),

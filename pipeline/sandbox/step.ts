@@ -5,7 +5,7 @@
 // response's message. An OOM kill that was not the run's own cap (memory-kill.ts) is no result at
 // all: the step throws SandboxFaultError.
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
-import { type CommandOptions, type CommandOutcome, runHostCommand } from "./command.js";
+import { type CommandOptions, type CommandOutcome, HostProcess } from "./command.js";
 import { SandboxFaultError } from "./errors.js";
 import { networkRefusalsOf, peakMemoryKbOf, readUsageFile, resetUsage, type SlotArea } from "./host-area.js";
 import {
@@ -146,7 +146,9 @@ function preparedRun(sandbox: PreparedSandbox, plan: StepPlan): StepRun {
 
 function builtRun(host: StepHost, plan: StepPlan): StepRun {
   const { mode, slot, kit } = host;
-  const usageFile = slot.usageFile;
+  // isolated with our launcher: it reports usage on a pipe (no file the program could write to)
+  const onPipe = mode !== "none" && kit.launcher !== null;
+  const usageFile = onPipe ? null : slot.usageFile;
   const command: SandboxedCommand = {
     argv: plan.argv,
     env: plan.env,
@@ -171,12 +173,16 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     wrapped = enterCgroups(wrapped, cgroup.procsFiles, kit);
   }
   if (usageFile) resetUsage(slot);
+  let started: HostProcess | null = null;
   return {
     cgroup,
-    usage: () => (usageFile ? readUsageFile(usageFile) : null),
+    usage: () => (onPipe ? (started?.usageReport() ?? null) : usageFile ? readUsageFile(usageFile) : null),
     isolated: mode !== "none",
     ran: () => true,
-    start: (options) => runHostCommand(wrapped, options),
+    start: (options) => {
+      started = HostProcess.spawn(wrapped);
+      return started.run(options);
+    },
     dispose: async () => {
       await cgroup?.remove();
     },
