@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import path from "node:path";
+import { isHelperBinary } from "../../pipeline/sandbox/launcher.js";
 
 const TICKS_PER_S = (() => {
   const out = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim();
@@ -42,8 +43,7 @@ export function spawnersOf(pid: number): number[] {
   }
   return children.filter((child) => {
     try {
-      const argv0 = readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[0]!;
-      return /\/codefeedback-sandbox-tools-[^/]+\/spawn-[0-9a-f]+$/.test(argv0);
+      return isHelperBinary("spawn", readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[0]!);
     } catch {
       return false;
     }

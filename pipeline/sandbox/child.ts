@@ -4,6 +4,7 @@
 // at a fraction of what a fork of this process costs.
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
+import { constants as osConstants } from "node:os";
 import type { Duplex } from "node:stream";
 import type { HostCommand } from "./isolation.js";
 
@@ -34,6 +35,11 @@ export interface SpawnedChild {
   /** stops reading its pipes (something else still holds them after it ended) */
   destroyPipes(): void;
 }
+
+/** Signal numbers to their names (SIGKILL, ...). */
+export const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
+  Object.entries(osConstants.signals).map(([name, number]) => [number as number, name as NodeJS.Signals]),
+);
 
 /** SIGKILLs a process group, which may be gone already. */
 export function killGroup(pid: number): void {

@@ -6,8 +6,7 @@
 // A command may be spawned before its run starts (a sandbox prepared ahead, waiting for its orders
 // on fd 4): `HostProcess.spawn` starts it, `run` sends the orders and supervises it from then on, so
 // the clock and the output caps cover the run only.
-import { constants as osConstants } from "node:os";
-import { type ChildListeners, type SpawnedChild, spawnWithNode } from "./child.js";
+import { type ChildListeners, SIGNAL_NAMES, type SpawnedChild, spawnWithNode } from "./child.js";
 import type { HostCommand } from "./isolation.js";
 import { Spawner } from "./spawner.js";
 import type { CommandRunResult } from "./types.js";
@@ -30,10 +29,6 @@ export interface CommandOutcome {
   killedBy: KillReason | null;
 }
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]),
-);
-
 /** Output a prepared command may write before its run (bwrap's own errors), kept per stream. */
 const EARLY_OUTPUT_BYTES = 64 * 1024;
 
@@ -43,7 +38,7 @@ const EARLY_OUTPUT_BYTES = 64 * 1024;
  */
 export const UNBUILT_KILL_DEADLINE_MS = 10_000;
 
-/** The most of a prepared command's status pipe kept: "R", "G" and a usage report of two lines. */
+/** The most of a command's fd 5 kept: "R", "G" and a usage report of two lines. */
 const MAX_STATUS_CHARS = 4096;
 /** The launcher's usage report: refused packets, then peak resident memory in KiB. */
 const USAGE_REPORT = /^network \d{1,12}\n\d{1,12}\n$/;
@@ -89,7 +84,8 @@ export class HostProcess {
   private acknowledged = false;
   private onReady: (() => void) | null = null;
   private readonly child: SpawnedChild;
-  /** what a prepared command wrote on fd 5: "R", "G", then its launcher's usage report */
+  /** what the command wrote on fd 5: a prepared one "R", "G", then its launcher's usage report; a
+   * report-only one the report alone */
   private statusText = "";
   private exited = false;
   /** told to leave (a prepared sandbox that will not be used): never to be given a run */

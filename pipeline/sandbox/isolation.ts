@@ -241,8 +241,8 @@ function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape,
   // bwrap would create mount-point parents 0700 when it runs as root
   args.push("--perms", "0755", "--dir", "/run");
   if (shape.hostUsageFile !== null) {
-    // a file mount: the program may scribble on it but cannot swap it for a link (a sandbox built
-    // ahead has none: its launcher reports on a pipe)
+    // a file mount: the program may scribble on it but cannot swap it for a link (GNU time's
+    // fallback only: our launcher reports on a pipe)
     args.push("--bind", shape.hostUsageFile, USAGE_PATH);
   }
   const binds: [string, string][] = [...shape.readOnlyBinds];

@@ -43,10 +43,10 @@
 
 #define CONTROL_FD 4
 #define STATUS_FD 5
+#define MAX_MESSAGE (1 << 20)
 
 /* whether the usage report goes on STATUS_FD (USAGE_FILE "-") */
 static int report_on_status = 0;
-#define MAX_MESSAGE (1 << 20)
 
 extern char **environ;
 

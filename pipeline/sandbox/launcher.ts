@@ -89,6 +89,14 @@ export async function stagedTool(hostPath: string): Promise<string> {
   }
 }
 
+/**
+ * Whether `path` (a process's argv[0], say) is a build of our helper `name`: the tool cache's
+ * `<name>-<hash>` (bench/e2e/measure.mjs, plain JavaScript, repeats the pattern for the spawner).
+ */
+export function isHelperBinary(name: HelperName, path: string): boolean {
+  return new RegExp(`/codefeedback-sandbox-tools-[^/]+/${name}-[0-9a-f]+$`).test(path);
+}
+
 const pending = new Map<HelperName, Promise<string | null>>();
 
 /** A helper binary's path, building it on first use; null when it cannot be built here. */

@@ -337,22 +337,16 @@ static void close_above(int lowest, int keep) {
              syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0) {
     return;
   }
-  /* no close_range (Linux < 5.9): walk our descriptors */
+  /* no close_range (Linux < 5.9): walk our descriptors (the walk goes by number, so closing
+     the ones behind it disturbs nothing) */
   DIR *dir = opendir("/proc/self/fd");
   if (!dir) _exit(127);
   int own = dirfd(dir);
-  int fds[256], found;
-  do {
-    /* collect, then close: closing while reading the directory would disturb the walk */
-    found = 0;
-    rewinddir(dir);
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL && found < 256) {
-      int fd = atoi(entry->d_name);
-      if (fd >= lowest && fd != own && fd != keep) fds[found++] = fd;
-    }
-    for (int i = 0; i < found; i++) close(fds[i]);
-  } while (found == 256);
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    int fd = atoi(entry->d_name);
+    if (fd >= lowest && fd != own && fd != keep) close(fd);
+  }
   closedir(dir);
 }
 

@@ -1,6 +1,6 @@
 // The client of our spawner process (spawner.c): it forks and execs sandbox commands for us. A fork
-// copies the forking process's page tables, so a Node process of 100-250 MiB pays 1-5 ms of CPU for
-// each child it forks itself (bench/sandbox/spawn.ts); the spawner is a few hundred KiB.
+// copies the forking process's page tables, so a Node process of 120-350 MiB pays 2-12 ms of CPU for
+// each child it forks itself, against about 0.5 ms through the spawner (bench/sandbox/spawn.ts).
 //
 // Each command's pipes are made by the spawner; we open our ends of them through
 // /proc/<spawner>/fd/<n> (a pipe opened there is the same pipe), then tell it to close its copies, so
@@ -11,12 +11,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { constants, openSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
-import { type ChildListeners, killGroup, type SpawnedChild } from "./child.js";
+import { type ChildListeners, killGroup, SIGNAL_NAMES, type SpawnedChild } from "./child.js";
 import type { HostCommand } from "./isolation.js";
 
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(
-  Object.entries(osConstants.signals).map(([name, number]) => [number as number, name as NodeJS.Signals]),
-);
 const ERRNO_NAMES = new Map<number, string>(
   Object.entries(osConstants.errno).map(([name, number]) => [number as number, name]),
 );
@@ -64,6 +61,8 @@ class SpawnerChild implements SpawnedChild {
   private stdinData: string | null | undefined = undefined;
   private ordersData: Buffer | undefined = undefined;
   private killWanted = false;
+  /** asks the spawner to kill it, while we have no pid */
+  askKill: (() => void) | null = null;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | null = null;
 
   constructor(
@@ -77,7 +76,7 @@ class SpawnerChild implements SpawnedChild {
   }
 
   /** The spawner started it: its pipes become ours. */
-  started_(pid: number, spawnerPid: number, fds: string[]): void {
+  adoptPipes(pid: number, spawnerPid: number, fds: string[]): void {
     this.pid = pid;
     this.started = true;
     const opened: Socket[] = [];
@@ -101,7 +100,7 @@ class SpawnerChild implements SpawnedChild {
       for (const socket of opened) socket.destroy();
       this.stdin = this.orders = null;
       killGroup(pid);
-      this.failed_(error as Error);
+      this.fail(error as Error);
       return;
     }
     for (const [reader, listener] of [
@@ -124,7 +123,7 @@ class SpawnerChild implements SpawnedChild {
   }
 
   /** The spawner could not start it. */
-  failed_(error: Error): void {
+  fail(error: Error): void {
     this.failed = true;
     this.on.error(error);
   }
@@ -186,9 +185,6 @@ class SpawnerChild implements SpawnedChild {
     killGroup(this.pid);
   }
 
-  /** Asks the spawner to kill it, while we have no pid. */
-  askKill: (() => void) | null = null;
-
   destroyPipes(): void {
     for (const reader of this.readers) reader.destroy();
     this.orders?.destroy();
@@ -246,13 +242,13 @@ class SpawnerProcess {
     const child = this.waiting.get(id!);
     if (!child) return;
     if (kind === "ok") {
-      child.started_(Number(rest[0]), this.process.pid!, rest.slice(1));
+      child.adoptPipes(Number(rest[0]), this.process.pid!, rest.slice(1));
       this.process.stdin!.write(frame(["release", id!]));
     } else if (kind === "fail") {
       this.forget(id!);
       const errno = Number(rest[0]);
       const name = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
-      child.failed_(Object.assign(new Error(`${rest[1] ?? "spawn"} ${name}`), { code: name, errno: -errno }));
+      child.fail(Object.assign(new Error(`${rest[1] ?? "spawn"} ${name}`), { code: name, errno: -errno }));
     } else if (kind === "exit") {
       this.forget(id!);
       const number = Number(rest[1]);
@@ -271,7 +267,7 @@ class SpawnerProcess {
     const children = [...this.waiting.values()];
     this.waiting.clear();
     for (const child of children) {
-      if (child.pid === undefined) child.failed_(new Error(reason));
+      if (child.pid === undefined) child.fail(new Error(reason));
       else {
         // bwrap's --die-with-parent ends each sandbox with its parent; anything else, we end
         child.killGroup();
@@ -323,7 +319,7 @@ export class Spawner {
     ]);
     if (request.length - 4 > MAX_REQUEST_BYTES) {
       const error = new Error(`spawn E2BIG: command line and environment over ${MAX_REQUEST_BYTES} bytes`);
-      process.nextTick(() => child.failed_(Object.assign(error, { code: "E2BIG" })));
+      process.nextTick(() => child.fail(Object.assign(error, { code: "E2BIG" })));
       return child;
     }
     if (!this.current || this.current.gone) {

@@ -176,7 +176,7 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
   let started: HostProcess | null = null;
   return {
     cgroup,
-    usage: () => (onPipe ? (started?.usageReport() ?? null) : usageFile ? readUsageFile(usageFile) : null),
+    usage: () => (usageFile ? readUsageFile(usageFile) : (started?.usageReport() ?? null)),
     isolated: mode !== "none",
     ran: () => true,
     start: (options) => {

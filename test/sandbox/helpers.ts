@@ -7,6 +7,7 @@ import {
   type SandboxConfig,
   sandboxConfigSchema,
 } from "../../pipeline/sandbox/index.js";
+import { isHelperBinary } from "../../pipeline/sandbox/launcher.js";
 
 export function testConfig(overrides: Record<string, unknown> = {}): SandboxConfig {
   return sandboxConfigSchema.parse({
@@ -85,9 +86,7 @@ function usOrOurSpawner(pid: string | null): boolean {
   if (pid === String(process.pid)) return true;
   if (pid === null || parentOf(pid) !== String(process.pid)) return false;
   try {
-    return /\/codefeedback-sandbox-tools-[^/]+\/spawn-[0-9a-f]+$/.test(
-      readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!,
-    );
+    return isHelperBinary("spawn", readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0]!);
   } catch {
     return false;
   }
