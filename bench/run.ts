@@ -27,6 +27,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "store/seal.ts",
     what: "reading a complete stage checked against its seal against the same read unchecked",
   },
+  "store-read": {
+    file: "store/read.ts",
+    what: "reading a filter-like stage's outputs and rejects: the store's reader against a line reader over a stream",
+  },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   "sandbox-server": {
     file: "sandbox/server-cpu.ts",

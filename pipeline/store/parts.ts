@@ -1,17 +1,8 @@
 // Append-only JSONL parts. One line is one committed entry: the outcome of one input record (its
 // outputs, rejects, or failure), written in a single append. A `kill -9` can only tear the last line,
 // which `repairTail` cuts off on the next open; an input whose entry is missing is simply redone.
-import {
-  closeSync,
-  createReadStream,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  writeSync,
-} from "node:fs";
-import { createInterface } from "node:readline";
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import type { SandboxUsage } from "../usage.js";
@@ -87,39 +78,119 @@ export function repairTail(path: string): number {
   }
 }
 
+/** Bytes read at a time: a line longer than this is carried over into the next read. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Which entries a reader wants: `all`, or only those that may hold outputs (`o`) or rejects (`r`).
+ * An entry that certainly holds none is not parsed: its position (and whether it is a failure) is
+ * read from its first bytes, which `entryLine` always writes as `{"s":N,` (then `"g":N,` in a shard).
+ */
+export type EntryWant = "all" | "o" | "r";
+
+/** An entry the reader did not parse, because it holds nothing the reader wants. */
+export interface SkippedEntry {
+  s: number;
+  g?: number;
+  /** it records a failure (a failed entry never marks its position done) */
+  f: boolean;
+  skipped: true;
+}
+
+const SKIP_PREFIX = /^\{"s":(-?\d+),(?:"g":(\d+),)?"(\w+)":/;
+
+/**
+ * The line's position when it holds no `"o":[` (or `"r":[`) anywhere: a quote inside a JSON string is
+ * always escaped, so that text only ever appears as a key, and a line without it has no such items.
+ * Undefined when the line must be parsed.
+ */
+function skippable(line: string, want: EntryWant): SkippedEntry | undefined {
+  if (want === "all" || !line.endsWith("}") || line.includes(want === "o" ? '"o":[' : '"r":['))
+    return undefined;
+  const m = SKIP_PREFIX.exec(line);
+  if (!m) return undefined;
+  return {
+    s: Number(m[1]),
+    ...(m[2] !== undefined ? { g: Number(m[2]) } : {}),
+    f: m[3] === "f",
+    skipped: true,
+  };
+}
+
 /**
  * Streams the entries of a part. `completeOnly` stops before a torn last line instead of failing on
- * it: for reading a stage that is running, or was killed and not yet resumed.
+ * it: for reading a stage that is running, or was killed and not yet resumed. `onBytes` sees every
+ * byte read, in order (the seal's hash). With `want`, an entry that holds none of the wanted items
+ * comes back as a `SkippedEntry`, unparsed.
+ *
+ * The file is read a megabyte at a time and cut at newline bytes (a UTF-8 character never contains
+ * one), each chunk's complete lines decoded at once: less CPU than a line reader over a stream
+ * (`pnpm bench store-read`; docs/BENCHMARKS.md).
  */
+export function readEntries(
+  path: string,
+  options?: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void },
+): AsyncGenerator<Entry>;
+export function readEntries(
+  path: string,
+  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void; want: EntryWant },
+): AsyncGenerator<Entry | SkippedEntry>;
 export async function* readEntries(
   path: string,
-  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer | string) => void } = {},
-): AsyncGenerator<Entry> {
-  let end: number | undefined;
-  if (options.completeOnly) {
-    const fd = openSync(path, "r");
-    try {
-      end = completeLength(fd);
-    } finally {
-      closeSync(fd);
+  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void; want?: EntryWant } = {},
+): AsyncGenerator<Entry | SkippedEntry> {
+  const want = options.want ?? "all";
+  const file = await open(path, "r");
+  try {
+    let end = Number.POSITIVE_INFINITY;
+    if (options.completeOnly) {
+      end = completeLength(file.fd);
+      if (end === 0) return;
     }
-    if (end === 0) return;
-  }
-  const input = createReadStream(path, { highWaterMark: 1 << 20, ...(end ? { end: end - 1 } : {}) });
-  if (options.onBytes) input.on("data", options.onBytes);
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.length === 0) continue;
-    try {
-      yield JSON.parse(line) as Entry;
-    } catch {
-      // appends only ever tear the final line, which is cut off or skipped: anything else is outside damage
-      throw new StoreError(
-        `${path}:${n}: damaged entry (not written by this tool); run \`pnpm pipeline reset\` on this stage to recompute it`,
-      );
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let carry: Buffer | undefined;
+    let offset = 0;
+    let n = 0;
+    const parse = (line: string): Entry | SkippedEntry => {
+      const skipped = skippable(line, want);
+      if (skipped) return skipped;
+      try {
+        return JSON.parse(line) as Entry;
+      } catch {
+        // appends only ever tear the final line, which is cut off or skipped: anything else is outside damage
+        throw new StoreError(
+          `${path}:${n}: damaged entry (not written by this tool); run \`pnpm pipeline reset\` on this stage to recompute it`,
+        );
+      }
+    };
+    while (offset < end) {
+      const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - offset), offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+      const chunk = buffer.subarray(0, bytesRead);
+      options.onBytes?.(chunk);
+      const last = chunk.lastIndexOf(10);
+      if (last < 0) {
+        carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+        continue;
+      }
+      const lines = (
+        carry ? Buffer.concat([carry, chunk.subarray(0, last + 1)]) : chunk.subarray(0, last + 1)
+      ).toString("utf8");
+      carry = last + 1 < bytesRead ? Buffer.from(chunk.subarray(last + 1)) : undefined;
+      let at = 0;
+      for (let nl = lines.indexOf("\n"); nl >= 0; at = nl + 1, nl = lines.indexOf("\n", at)) {
+        n++;
+        if (nl > at) yield parse(lines.slice(at, nl));
+      }
     }
+    // a last line without its newline: what a line reader would have given (JSON.parse fails on a torn one)
+    if (carry && carry.length > 0) {
+      n++;
+      yield parse(carry.toString("utf8"));
+    }
+  } finally {
+    await file.close();
   }
 }
 

@@ -192,8 +192,10 @@ export class StageStore {
       const sealed = seal?.find((p) => p.file === basename(part));
       const check = sealed ? new PartHashCheck(sealed) : undefined;
       // a running or killed stage may have a torn last line: read only the complete ones
+      // an entry without the items asked for is not parsed, only its position marked as seen
       for await (const entry of readEntries(part, {
         completeOnly: true,
+        want: options.rejects ? "r" : "o",
         ...(check ? { onBytes: check.add } : {}),
       })) {
         if (entry.f) continue;
@@ -201,6 +203,7 @@ export class StageStore {
           if (seen.has(entry.s)) continue;
           seen.add(entry.s);
         }
+        if ("skipped" in entry) continue;
         const items: (PipelineRecord | Reject)[] | undefined = options.rejects ? entry.r : entry.o;
         if (items?.length) {
           yielded += items.length;

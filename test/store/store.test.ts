@@ -132,3 +132,52 @@ describe("reading a stage that is running or was killed", () => {
     await expect(collect(store.read())).rejects.toBeInstanceOf(StoreError);
   });
 });
+
+describe("reading parts", () => {
+  /** A store with one part holding exactly these entries, written as the runner writes them. */
+  function storeWith(entries: Entry[]): StageStore {
+    const store = new StageStore(tempDir(), "s");
+    const writer = store.newPart();
+    for (const entry of entries) writer.append(entry);
+    writer.close();
+    return store;
+  }
+
+  it("reads lines longer than a read chunk, and characters cut by a chunk's end, whole", async () => {
+    // records of 0.3-2.5 MB of multi-byte text: chunk ends (1 MiB) fall inside lines and inside characters
+    const entries: Entry[] = [];
+    for (let i = 0; i < 6; i++) {
+      const text = `${"ä".repeat(150_000 * (i + 1) + i)}🙂${"x".repeat(i * 7919)}`;
+      entries.push({ s: i, o: [{ id: `r${i}`, text }] });
+      entries.push({ s: 100 + i, r: [{ id: `j${i}`, reason: "short", detail: text.slice(0, 1000 + i) }] });
+    }
+    const store = storeWith(entries);
+    expect(await collect(store.read())).toEqual(entries.flatMap((e) => e.o ?? []));
+    expect(await collect(store.read({ rejects: true }))).toEqual(entries.flatMap((e) => e.r ?? []));
+  });
+
+  it("skips entries without the items asked for, yet keeps the first-committed-wins rule", async () => {
+    const entries: Entry[] = [
+      // the text `"o":[` inside a string is escaped, so this reject-only line is skipped unparsed
+      { s: 0, r: [{ id: "a", reason: "short", detail: 'says "o":[ and "r":[' }] },
+      // a later entry for the same position is a duplicate: never read, whatever it holds
+      { s: 0, o: [{ id: "a-again" }] },
+      // a failure does not mark its position: the success after it is read
+      { s: 1, f: { reason: "llm-error" } },
+      { s: 1, o: [{ id: "b" }], t: { n: 1 } },
+      // a nested key "o" makes the line look as if it had outputs: parsed, and still right
+      { s: 2, r: [{ id: "c", reason: "r", record: { id: "c", o: [1] } }] },
+      { s: 3, o: [{ id: "d" }], r: [{ id: "e", reason: "r" }] },
+      { s: 4, t: { seen: 1 } },
+      { s: 4, o: [{ id: "late" }] },
+      { s: 5, g: 12, x: { runs: 1, busyMs: 3 } },
+      { s: 5, g: 12, o: [{ id: "late-too" }] },
+    ];
+    const store = storeWith(entries);
+    expect((await collect(store.read())).map((r) => r.id)).toEqual(["b", "d"]);
+    expect((await collect(store.read({ rejects: true }))).map((r) => r.id)).toEqual(["a", "c", "e"]);
+    const positions: number[] = [];
+    for await (const { at } of store.readOrdered()) positions.push(at);
+    expect(positions).toEqual([1, 3]);
+  });
+});
