@@ -79,7 +79,15 @@ export async function runStage(
       total: shard ? undefined : progressTotal(stage, ctx),
       ...(r.options.progressStream ? { stream: r.options.progressStream } : {}),
     });
-    if (stage.kind === "record" && stage.inputSize && !shard) progress.setTotal(await stage.inputSize(ctx));
+    // the total is set once the stage has counted its input, without holding up its first records (a
+    // dialogue stage with no sample to choose counts its languages over the whole filter output);
+    // whatever fails the count fails the input's own read too, so its error is left to that read
+    if (stage.kind === "record" && stage.inputSize && !shard) {
+      stage.inputSize(ctx).then(
+        (total) => progress.setTotal(total),
+        () => {},
+      );
+    }
     const hooks = {
       progress,
       tally,

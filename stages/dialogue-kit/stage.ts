@@ -60,7 +60,9 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
   // The selection's pass over the filter's records, once per run: it gives the progress total and
-  // the sample both (reading the filter's output costs about a third of a millisecond a record).
+  // the sample both, and with a count the sample's records too (sample.ts), so the filter's output,
+  // which holds every scored record, is read once more only for a sample too large for memory or
+  // for a selection without a count (all the records of its languages, read as they come).
   const passes = new WeakMap<StageContext<C>, Promise<Chosen>>();
   const chosen = (ctx: StageContext<C>) => {
     let pass = passes.get(ctx);

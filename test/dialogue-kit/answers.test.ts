@@ -1,5 +1,6 @@
 // What simulate and correct share to read a model's answer and choose their records: the code of an
 // answer, the seeded sample.
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
 import { chooseRecords, selectRecords } from "../../stages/dialogue-kit/sample.js";
@@ -45,7 +46,7 @@ describe("the seeded sample", () => {
     expect(other).not.toEqual(some);
   });
 
-  it("is chosen in one pass that also gives the progress total; the records take one read more", async () => {
+  it("is chosen in one pass that also gives the progress total and, where it fits, the records", async () => {
     let reads = 0;
     const counted = async function* () {
       reads++;
@@ -55,13 +56,38 @@ describe("the seeded sample", () => {
     const pass = chooseRecords(counted, selection);
     expect((await pass).size).toBe(5);
     const some = await collect(selectRecords(counted, selection, () => pass));
-    expect(reads).toBe(2);
+    expect(reads).toBe(1);
     expect(some).toEqual(await collect(selectRecords(read, selection)));
+    // a sample too large for the memory allowed is read again, by its ids: the same records
+    reads = 0;
+    const tight = chooseRecords(counted, selection, 300);
+    expect((await tight).records).toBeUndefined();
+    expect(await collect(selectRecords(counted, selection, () => tight))).toEqual(some);
+    expect(reads).toBe(2);
     // fewer records than the count: all of them; no count: every record of the languages, no sample
     expect((await chooseRecords(read, { languages: ["python"], count: 100, seed: 1 })).size).toBe(20);
     expect(await chooseRecords(read, { languages: "runnable", seed: 1 })).toEqual({
       size: 30,
       ids: undefined,
     });
+  });
+
+  it("is the count records of the smallest SHA-256 of (seed, id), whatever the memory allowed", async () => {
+    // the definition, pinned: changing it would change every release's sample
+    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `m:${(i * 7919) % 3001}`, lang: "python" }));
+    const readMany = async function* () {
+      yield* many;
+    };
+    const key = (id: string) => createHash("sha256").update(`7\n${id}`).digest("hex").slice(0, 16);
+    const expected = [...many]
+      .sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : a.id < b.id ? -1 : 1))
+      .slice(0, 137);
+    const inOrder = many.filter((r) => expected.includes(r));
+    const selection = { languages: ["python"], count: 137, seed: 7 };
+    for (const memory of [1 << 30, 5_000, 0]) {
+      const pass = chooseRecords(readMany, selection, memory);
+      expect((await pass).records === undefined).toBe(memory < 1 << 30);
+      expect(await collect(selectRecords(readMany, selection, () => pass))).toEqual(inOrder);
+    }
   });
 });
