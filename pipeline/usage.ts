@@ -114,6 +114,11 @@ export function describeEndpoints(usage: UsageTotals | undefined, sandbox?: Sand
 export interface SandboxUsage {
   runs: number;
   busyMs: number;
+  /**
+   * The longest program's busy time (no program's time can be shared between workers: a stage can
+   * never finish sooner). Kept where more than one program ran; for one, it is `busyMs`.
+   */
+  longestMs?: number;
   /** per /run_code server (shown URL), when `sandbox.url` lists several */
   endpoints?: Record<string, { runs: number; busyMs: number }>;
 }
@@ -131,7 +136,12 @@ export class SandboxMeter implements SandboxRunSink {
   ran(busyMs: number, endpoint?: string): void {
     this.totals.runs++;
     this.totals.busyMs += busyMs;
+    this.longest(busyMs);
     if (endpoint !== undefined) this.addEndpoint(endpoint, 1, busyMs);
+  }
+
+  private longest(ms: number): void {
+    if (ms > (this.totals.longestMs ?? 0)) this.totals.longestMs = ms;
   }
 
   private addEndpoint(name: string, runs: number, busyMs: number): void {
@@ -147,6 +157,8 @@ export class SandboxMeter implements SandboxRunSink {
     if (!other) return;
     this.totals.runs += other.runs;
     this.totals.busyMs += other.busyMs;
+    // counted before the longest was kept: for one program it is its time, for more it is unknown
+    this.longest(other.longestMs ?? (other.runs === 1 ? other.busyMs : 0));
     for (const [name, at] of Object.entries(other.endpoints ?? {}))
       this.addEndpoint(name, at.runs, at.busyMs);
   }
@@ -154,7 +166,8 @@ export class SandboxMeter implements SandboxRunSink {
   /** a copy for a manifest or an entry; undefined while nothing ran */
   saved(): SandboxUsage | undefined {
     if (this.totals.runs === 0) return undefined;
-    const { endpoints, ...counts } = this.totals;
+    const { endpoints, longestMs, ...sums } = this.totals;
+    const counts = this.totals.runs > 1 && longestMs !== undefined ? { ...sums, longestMs } : sums;
     return endpoints
       ? { ...counts, endpoints: Object.fromEntries(Object.entries(endpoints).map(([n, e]) => [n, { ...e }])) }
       : counts;
@@ -196,6 +209,7 @@ function isSandboxUsage(value: unknown): value is SandboxUsage {
   if (typeof value !== "object" || value === null) return false;
   const usage = value as Partial<SandboxUsage>;
   if (!isCount(usage.runs) || !isCount(usage.busyMs)) return false;
+  if (usage.longestMs !== undefined && !isCount(usage.longestMs)) return false;
   if (usage.endpoints === undefined) return true;
   if (typeof usage.endpoints !== "object" || usage.endpoints === null) return false;
   return Object.values(usage.endpoints).every((e) => isCount(e?.runs) && isCount(e?.busyMs));

@@ -1,27 +1,39 @@
 // The time a stage could not beat, from the same run's figures: the LLM-bound ideal (the busiest role's
 // requests x latency / requests in flight, plus the calls that must come before its first one), the
 // sandbox-bound ideal (the programs the stage's manifest says it ran / the sandbox's own throughput,
-// measured alone in this run, or their busy time / its workers, whichever is longer) and the chain of
-// one record (its calls one after another). The stage's own overhead is how far its wall time is
-// past the largest of the three (leetcode judges before it writes: its two add up); the shares say
-// where the time went.
+// measured alone in this run, or their busy time / its workers, or its longest program, whichever is
+// longest; plus the LLM calls that must come before any program and after the last one, since the
+// sandbox waits on them) and the chain of one record (its calls one after another). The stage's own
+// overhead is how far its wall time is past the largest of the three (leetcode judges before it
+// writes: its judging and its writing add up); the shares say where the time went.
 import type { SandboxUsage } from "../../pipeline/usage.js";
 
 /** Per LLM stage: share of its requests the busiest role answers; calls before that role's first;
  * calls and programs one record makes one after another (with the answers the benchmark's server
- * writes); `phased`: its sandbox work comes before its LLM work instead of beside it. */
+ * writes); calls a record makes before its first program and after its last (`before`, `after`);
+ * `phased`: its sandbox work comes before its LLM work instead of beside it. */
 export const LLM_SHAPE: Record<
   string,
-  { busiest: number; lead: number; chain: number; runs: number; phased?: boolean }
+  {
+    busiest: number;
+    lead: number;
+    chain: number;
+    runs: number;
+    before: number;
+    after: number;
+    phased?: boolean;
+  }
 > = {
   // one scorer; the second prompt only after the first
-  filter: { busiest: 1, lead: 0, chain: 2, runs: 0 },
+  filter: { busiest: 1, lead: 0, chain: 2, runs: 0, before: 0, after: 0 },
   // weak answer, run, then strong: analysis, reviewer, refinement, run, analysis
-  simulate: { busiest: 4 / 5, lead: 1, chain: 5, runs: 2 },
+  simulate: { busiest: 4 / 5, lead: 1, chain: 5, runs: 2, before: 1, after: 1 },
   // strong only: the mistake, run, the fix, run, the analysis of the fixed run
-  correct: { busiest: 1, lead: 0, chain: 3, runs: 2 },
-  // TACO's solutions judged first, then the strong model's texts and translations (each judged)
-  leetcode: { busiest: 1, lead: 0, chain: 1, runs: 0, phased: true },
+  correct: { busiest: 1, lead: 0, chain: 3, runs: 2, before: 1, after: 1 },
+  // TACO's solutions judged first; then, one dialogue's turns one after another: at most a first
+  // text, a second solution's text and two translations (the benchmark's server writes them no code,
+  // so none is judged)
+  leetcode: { busiest: 1, lead: 0, chain: 4, runs: 0, before: 0, after: 0, phased: true },
 };
 
 export interface IdealInput {
@@ -58,16 +70,22 @@ export function idealOf(x: IdealInput): Ideal {
   const chainS =
     shape && x.requests > 0 ? shape.chain * x.latencyS + (shape.runs * x.workers) / x.sandboxRate : 0;
   // programs at the rate of the benchmark's own, or the time the sandbox says they took over its
-  // workers, whichever is longer (a stage's programs may be heavier than the baseline's)
-  const sandboxS = Math.max(
+  // workers, or the longest one, whichever is longer (a stage's programs may be heavier than the
+  // baseline's, and one program's time is never shared between workers)
+  const programsS = Math.max(
     (x.sandbox?.runs ?? 0) / x.sandboxRate,
     (x.sandbox?.busyMs ?? 0) / 1000 / x.workers,
+    (x.sandbox?.longestMs ?? 0) / 1000,
   );
-  const idealS = shape?.phased ? Math.max(llmS + sandboxS, chainS) : Math.max(llmS, sandboxS, chainS);
+  // the sandbox has nothing to run before a record's first calls are answered, nor after its last
+  // program while the calls after it are answered
+  const waitS = programsS > 0 && shape && !shape.phased ? (shape.before + shape.after) * x.latencyS : 0;
+  const sandboxS = programsS + waitS;
+  const idealS = shape?.phased ? programsS + Math.max(llmS, chainS) : Math.max(llmS, sandboxS, chainS);
   const bound =
     idealS === 0
       ? "pipeline"
-      : shape?.phased && idealS === llmS + sandboxS && sandboxS > 0
+      : shape?.phased && programsS > 0
         ? "LLM+sandbox"
         : idealS === llmS
           ? "LLM"
@@ -84,7 +102,7 @@ export function idealOf(x: IdealInput): Ideal {
     overhead: idealS > 0 ? x.wallS / idealS - 1 : undefined,
     share: {
       llm: part(Math.max(llmS, chainS)),
-      sandbox: part(sandboxS),
+      sandbox: part(programsS),
       pipeline: 1 - part(idealS),
     },
   };

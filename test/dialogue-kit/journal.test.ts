@@ -182,7 +182,7 @@ describe("the sandbox programs behind journaled runs", () => {
       const face = executor.using(meteredRunner(sandbox, { runs: counted }));
       const records = await journal.open("r:5");
       for (let i = 0; i < times; i++) await face.run(records, program);
-      return counted.totals;
+      return counted.saved();
     };
     // the run that paid: one program, asked for twice (the second time from the journal)
     expect(await attempt(2)).toEqual({ runs: 1, busyMs: 250 });

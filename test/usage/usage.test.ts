@@ -92,7 +92,17 @@ describe("usage per endpoint", () => {
     expect(sum).toEqual({
       runs: 3,
       busyMs: 200,
+      longestMs: 120,
       endpoints: { [S1]: { runs: 2, busyMs: 170 }, [S2]: { runs: 1, busyMs: 30 } },
+    });
+    // one program's entry keeps no longest (its busy time is it); one counted before the longest was
+    // kept adds nothing to it
+    expect(two.saved()).toEqual({ runs: 1, busyMs: 50, endpoints: { [S1]: { runs: 1, busyMs: 50 } } });
+    expect(sumSandbox([{ runs: 1, busyMs: 300 }, { runs: 4, busyMs: 900 }, two.saved()])).toEqual({
+      runs: 6,
+      busyMs: 1250,
+      longestMs: 300,
+      endpoints: { [S1]: { runs: 1, busyMs: 50 } },
     });
     // the inputs are left as they were
     expect(one.totals.endpoints![S1]).toEqual({ runs: 1, busyMs: 120 });
