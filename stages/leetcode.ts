@@ -18,6 +18,7 @@ import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { programsAtOnce } from "../pipeline/execution/settings.js";
+import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
@@ -162,7 +163,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
     );
 
     const writer: Writer = { client, judge, maxTests: config.validation.max_tests, signal: ctx.signal };
-    const limit = pLimit(config.concurrency);
+    const limit = pLimit(config.concurrency ?? roleConfig(ctx.root.llm, config.role)?.concurrency ?? 16);
     const stats: LeetcodeStats = {
       read,
       validation: checked.stats,

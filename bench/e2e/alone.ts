@@ -1,5 +1,6 @@
 // One sandbox stage rerun alone on the data of a kept e2e run, for its CPU per record: the stage run
-// with `--force`, its LLM cache and execution journal removed first (every request and program is
+// with `--force`, its LLM cache and kept program results (execution journal, leetcode's verdicts)
+// removed first (every request and program is
 // made again), its servers started as `bench e2e --sandbox-server` starts them, and the sandbox alone
 // measured just before and just after (the better of the two is the rate of its sandbox-bound ideal,
 // the baseline). Prints one JSON line: the CPU per record of the stage process (start-up, a no-op
@@ -72,11 +73,12 @@ const servers = await startServers(path.join(dir, "hub"), 500);
 const group = CpuGroup.create("sandbox-server-alone");
 const sandboxServer = await startSandboxServer(dir, workers, group);
 try {
-  // the kept run's config with these servers
+  // the kept run's config with these servers, on the data under `--dir` (a copy of a kept run works)
   const config = path.join(dir, "config-alone.yaml");
   writeFileSync(
     config,
     readFileSync(path.join(dir, "config.yaml"), "utf8")
+      .replace(/^data_dir: .*$/m, `data_dir: ${dataDir}`)
       .replace(/^( {2}endpoint: ).*$/m, `$1${servers.hub}`)
       .replace(/^( {2}url: ).*$/m, `$1${sandboxServer.url}`),
   );
@@ -85,7 +87,9 @@ try {
   const usageFile = path.join(dir, "usage-alone.jsonl");
   for (const file of ["llm-cache.sqlite", "llm-cache.sqlite-wal", "llm-cache.sqlite-shm"])
     rmSync(path.join(dataDir, file), { force: true });
+  // kept program results: simulate's and correct's execution journal, leetcode's verdicts
   rmSync(path.join(dataDir, stage, "work", "executions"), { recursive: true, force: true });
+  rmSync(path.join(dataDir, stage, "work", "verdicts.jsonl"), { force: true });
 
   const rateBefore = sandboxAlone();
   const loadBefore = load();

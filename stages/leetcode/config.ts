@@ -99,8 +99,11 @@ export const leetcodeConfigSchema = z
     role: z.string().min(1).default("strong"),
     /** seed of every draw (groups, solution order, follow-up wording): same seed, same dialogues */
     seed: z.number().int().min(0).default(42),
-    /** dialogues written at once (each turn's text waits for the previous one) */
-    concurrency: z.number().int().min(1).default(8),
+    /**
+     * dialogues written at once; each has one request in flight (a turn's text waits for the one
+     * before), so the default is the role's requests in flight (`llm.<role>.concurrency`)
+     */
+    concurrency: z.number().int().min(1).optional(),
     validation: validationSchema.default(validationSchema.parse({})),
     similar: similarSchema.default(similarSchema.parse({})),
     follow_up: followUpSchema.default(followUpSchema.parse({})),
