@@ -32,6 +32,31 @@ describe("runner", () => {
     expect(total).toEqual({ id: "total", sum: expected, n: 30 });
   });
 
+  it("starts a record-wise stage's records before its input is counted", async () => {
+    // the count (a dialogue stage's pass over the filter's output) comes only once every record is done
+    let processed = 0;
+    let counted!: (n: number) => void;
+    const counting = new Promise<number>((resolve) => (counted = resolve));
+    const slowCount = defineStage({
+      name: "slow-count",
+      description: "its input size is known only at the end",
+      upstream: ["numbers"],
+      kind: "record",
+      configSchema: z.object({}).strict(),
+      inputSize: () => counting,
+      process: async (record) => {
+        if (++processed === 12) counted(12);
+        return { out: [record] };
+      },
+    });
+    const runner = makeRunner([numbersStage, slowCount] as Stage<unknown>[], {
+      dir: tempDir(),
+      yaml: "stages:\n  numbers: {count: 12}\n",
+    });
+    await runner.run(["slow-count"]);
+    expect(runner.status("slow-count").manifest!.counts).toMatchObject({ in: 12, out: 12 });
+  });
+
   it("skips complete stages and recomputes a stage whose config changed, then its downstream", async () => {
     const dir = tempDir();
     await makeRunner(TOY_STAGES, { dir }).run(["total"]);
