@@ -148,7 +148,9 @@ export async function* readEntries(
       if (end === 0) return;
     }
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let carry: Buffer | undefined;
+    // the start of a line the chunks read so far have not finished: its pieces, joined once it ends
+    // (a line of many megabytes is copied once, not once per chunk)
+    let carry: Buffer[] = [];
     let offset = 0;
     let n = 0;
     const parse = (line: string): Entry | SkippedEntry => {
@@ -171,13 +173,15 @@ export async function* readEntries(
       options.onBytes?.(chunk);
       const last = chunk.lastIndexOf(10);
       if (last < 0) {
-        carry = carry ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+        carry.push(Buffer.from(chunk));
         continue;
       }
       const lines = (
-        carry ? Buffer.concat([carry, chunk.subarray(0, last + 1)]) : chunk.subarray(0, last + 1)
+        carry.length > 0
+          ? Buffer.concat([...carry, chunk.subarray(0, last + 1)])
+          : chunk.subarray(0, last + 1)
       ).toString("utf8");
-      carry = last + 1 < bytesRead ? Buffer.from(chunk.subarray(last + 1)) : undefined;
+      carry = last + 1 < bytesRead ? [Buffer.from(chunk.subarray(last + 1))] : [];
       let at = 0;
       for (let nl = lines.indexOf("\n"); nl >= 0; at = nl + 1, nl = lines.indexOf("\n", at)) {
         n++;
@@ -185,9 +189,9 @@ export async function* readEntries(
       }
     }
     // a last line without its newline: what a line reader would have given (JSON.parse fails on a torn one)
-    if (carry && carry.length > 0) {
+    if (carry.length > 0) {
       n++;
-      yield parse(carry.toString("utf8"));
+      yield parse(Buffer.concat(carry).toString("utf8"));
     }
   } finally {
     await file.close();

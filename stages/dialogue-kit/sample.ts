@@ -134,16 +134,21 @@ class Sample {
 /**
  * One pass over the upstream: how many records the selection takes and, with a count, which, with
  * the records themselves where they fit in `memoryBytes` (then `selectRecords` reads nothing more).
+ * `signal` ends a pass without a count early (its total is then a part).
  */
 export async function chooseRecords(
   read: () => AsyncIterable<PipelineRecord>,
   selection: Selection,
   memoryBytes = SAMPLE_MEMORY_BYTES,
+  signal?: AbortSignal,
 ): Promise<Chosen> {
   const { count } = selection;
   const sample = count === undefined ? undefined : new Sample(count, memoryBytes);
   let n = 0;
   for await (const record of read()) {
+    // without a count the pass is only the progress total, counted beside the stage's own read: it
+    // stops with the stage (a sample is the input, and is never cut short)
+    if (!sample && signal?.aborted) break;
     if (!selectedLanguage(record, selection)) continue;
     if (sample) {
       const keep = sample.keeping;

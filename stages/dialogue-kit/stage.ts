@@ -67,7 +67,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
   const chosen = (ctx: StageContext<C>) => {
     let pass = passes.get(ctx);
     if (!pass) {
-      pass = chooseRecords(() => ctx.read("filter"), ctx.config);
+      pass = chooseRecords(() => ctx.read("filter"), ctx.config, undefined, ctx.signal);
       passes.set(ctx, pass);
     }
     return pass;

@@ -72,6 +72,23 @@ describe("the seeded sample", () => {
     });
   });
 
+  it("stops counting when the stage stops, but never cuts a sample short", async () => {
+    const stop = new AbortController();
+    const stopping = async function* () {
+      for (const [i, record] of records.entries()) {
+        if (i === 10) stop.abort();
+        yield record;
+      }
+    };
+    // the total of a selection without a count is only for progress: a part of it is fine
+    expect(
+      (await chooseRecords(stopping, { languages: "runnable", seed: 1 }, undefined, stop.signal)).size,
+    ).toBeLessThan(30);
+    const selection = { languages: ["python"], count: 5, seed: 1 };
+    const whole = await chooseRecords(read, selection);
+    expect(await chooseRecords(stopping, selection, undefined, stop.signal)).toEqual(whole);
+  });
+
   it("is the count records of the smallest SHA-256 of (seed, id), whatever the memory allowed", async () => {
     // the definition, pinned: changing it would change every release's sample
     const many = Array.from({ length: 3000 }, (_, i) => ({ id: `m:${(i * 7919) % 3001}`, lang: "python" }));
