@@ -118,7 +118,7 @@ export class Runner implements RunnerCore {
   configHash(stage: Stage<unknown>): string {
     const config = this.configOf(stage);
     const extra = stage.fingerprint?.({ config, root: this.root, limit: this.options.limit });
-    return hashOf({ stage: stage.name, config, extra });
+    return hashOf({ stage: stage.name, config: stage.hashedConfig?.(config) ?? config, extra });
   }
 
   /** Where a stage stands for the current configuration, and why (runner/status.ts). */

@@ -94,6 +94,11 @@ interface StageBase<C, S, Sum> {
    */
   fingerprint?(ctx: { config: C; root: RootConfig; limit: number | undefined }): unknown;
   /**
+   * The stage's config as its hash sees it, where a setting moves no output (how many records are in
+   * flight): hashed at a fixed value, changing it never makes the stage stale. Default: the config.
+   */
+  hashedConfig?(config: C): unknown;
+  /**
    * `run --dry-run`: what the stage would send to LLMs for its input, before any spend. Requests already
    * in the response cache are not counted.
    */
