@@ -27,13 +27,14 @@ describe("leetcode --dry-run", () => {
     const asked = leetcode.server.count;
     expect(asked).toBeGreaterThan(0);
 
-    // a config change that makes the stage stale without changing any request
+    // a config change that makes the stage stale without changing any request (the dialogues
+    // written at once would not: its hash does not see them)
     const after = await leetcode.run([
       "run",
       "leetcode",
       "--dry-run",
       "--set",
-      "stages.leetcode.concurrency=3",
+      "stages.leetcode.validation.concurrency=3",
     ]);
     expect(after.code, after.stderr).toBe(0);
     expect(sent(after.stderr)).toBe(0);
