@@ -13,7 +13,7 @@ import { hashOf } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
 import { StageRegistry } from "./registry.js";
-import { manifestOfStage, readStage } from "./runner/read.js";
+import { indexStage, manifestOfStage, readStage } from "./runner/read.js";
 import { downstreamOfStage, resetStage } from "./runner/reset.js";
 import { runAll } from "./runner/run-loop.js";
 import { runShard } from "./runner/run-shard.js";
@@ -22,7 +22,7 @@ import type { ShardStatus } from "./runner/shard-status.js";
 import { shardCommandOf, shardCountOf, shardStatusOf, stageStatus } from "./runner/status.js";
 import { readSwitch } from "./runner/switch.js";
 import type { RunnerCore, RunnerOptions, RunOptions, StageReport, StageStatus } from "./runner/types.js";
-import type { ReadOptions, Stage } from "./stage.js";
+import type { ReadOptions, Stage, StageIndex } from "./stage.js";
 import { type Manifest, StageStore } from "./store/index.js";
 
 export type { RunnerOptions, RunOptions, StageReport, StageState, StageStatus } from "./runner/types.js";
@@ -82,6 +82,11 @@ export class Runner implements RunnerCore {
   /** A stage's committed outputs (or rejects): a sharded stage's are its shards', in shard order. */
   read(name: string, options: ReadOptions = {}): AsyncGenerator<PipelineRecord> {
     return readStage(this, name, options);
+  }
+
+  /** A complete stage's outputs, indexed by `fields`: a sharded stage's shards' as one (runner/read.ts). */
+  index(name: string, fields: readonly string[]): Promise<StageIndex> {
+    return indexStage(this, name, fields);
   }
 
   /**

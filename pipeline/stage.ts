@@ -25,11 +25,20 @@ import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
 import type { StageRegistry } from "./registry.js";
 import type { StageRelease, StageReport } from "./report/contract.js";
 import type { Services } from "./services.js";
+import type { IndexRow } from "./store/output-index.js";
 import type { UsageMeter } from "./usage.js";
 
 export interface ReadOptions {
   /** read the stage's rejects instead of its outputs */
   rejects?: boolean;
+}
+
+/** A complete stage's outputs, indexed (pipeline/store/output-index.ts). */
+export interface StageIndex {
+  /** one per output record, in the order `read` yields them: its id, the fields asked for, its place */
+  readonly rows: readonly IndexRow[];
+  /** the records of these rows, in the order given, each read by its offset */
+  records(rows: Iterable<IndexRow>): AsyncIterable<PipelineRecord>;
 }
 
 export interface StageContext<C> {
@@ -54,6 +63,11 @@ export interface StageContext<C> {
   usage: UsageMeter;
   /** stream a completed stage's outputs (or rejects) */
   read(stage: string, options?: ReadOptions): AsyncIterable<PipelineRecord>;
+  /**
+   * A completed upstream stage's outputs indexed by their ids and `fields` (string fields of each
+   * record): to choose a few records of a large stage and read only those.
+   */
+  index(stage: string, fields: readonly string[]): Promise<StageIndex>;
   /** number of output records of a completed stage, from its manifest (for progress totals) */
   countOf(stage: string): number | undefined;
   /**
@@ -81,6 +95,12 @@ interface StageBase<C, S, Sum> {
    */
   methods?: readonly DialogueMethod[];
   upstream: readonly string[];
+  /**
+   * The fields of its outputs its downstream stages choose records by (the filter's `lang`): its
+   * outputs are indexed with their ids and these fields in the pass that seals the complete stage, so
+   * a downstream stage taking a sample reads the index and its sample's lines, not every output.
+   */
+  indexed?: readonly string[];
   /** schema of `stages.<name>` in the config; `{}` must parse (every key has a default) */
   configSchema: z.ZodType<C>;
   /**

@@ -185,6 +185,8 @@ export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
   name: "filter",
   description: "rates each query's complexity (1-5) with the scorer LLM, twice, and keeps 4-5",
   upstream: ["dedup"],
+  // the dialogue stages choose their languages, and samples, from its index
+  indexed: ["lang"],
   configSchema: filterConfigSchema,
   fingerprint: ({ config, root }) => {
     const role = roleConfig(root.llm, config.role);

@@ -41,6 +41,12 @@ export function stageContext(
       // a shard reads its own outputs, and the whole of its upstream stages
       return name === stage.name ? store.read(opts) : r.read(name, opts);
     },
+    index: (name, fields) => {
+      if (!stage.upstream.includes(name)) {
+        throw new Error(`stage ${stage.name} indexed stage ${name}, which is not one of its upstream stages`);
+      }
+      return r.index(name, fields);
+    },
     countOf: (name) =>
       name === stage.name ? store.manifest()?.counts.out : r.status(name).manifest?.counts.out,
     // outside a record (record-wise stages count each record's with it: execute.ts)

@@ -2,8 +2,9 @@
 // stages, the report and push read, never a shard's files or `<stage>/manifest.json` directly.
 import { silentLogger } from "../log.js";
 import type { PipelineRecord } from "../record.js";
-import type { ReadOptions, StageContext } from "../stage.js";
-import type { Manifest } from "../store/index.js";
+import type { ReadOptions, StageContext, StageIndex } from "../stage.js";
+import { type IndexRow, type Manifest, readIndexed } from "../store/index.js";
+import { damagedStage } from "../store/seal.js";
 import { UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
 import type { RunnerCore } from "./types.js";
@@ -25,6 +26,35 @@ export async function* readStage(
 }
 
 /**
+ * A complete stage's outputs, indexed with `fields` (pipeline/store/output-index.ts): a sharded
+ * stage's shards' indexes as one, in the order `read` yields, each row naming its part among all the
+ * shards' parts.
+ */
+export async function indexStage(
+  r: RunnerCore,
+  name: string,
+  fields: readonly string[],
+): Promise<StageIndex> {
+  const status = r.status(name);
+  if (status.state === "disabled") return { rows: [], records: async function* () {} };
+  const stores = status.shards ? status.shards.map((shard) => r.store(name, shard)) : [r.store(name)];
+  const rows: IndexRow[] = [];
+  const paths: string[] = [];
+  for (const store of stores) {
+    const index = await store.outputIndex(fields);
+    for (const row of index.rows) {
+      row.part += paths.length;
+      rows.push(row);
+    }
+    paths.push(...index.paths);
+  }
+  // a shard's rows are each in its input order: the shards' together, as `read` merges them
+  if (stores.length > 1) rows.sort((a, b) => a.at - b.at);
+  const dir = r.store(name).dir;
+  return { rows, records: (some) => readIndexed(paths, some, (what) => damagedStage(name, dir, what)) };
+}
+
+/**
  * A stage's manifest as one: a one-process stage's own; a sharded stage's shards summed (counts,
  * usage, counters, reject reasons) with, once every shard is done, the summary of the whole stage
  * made by its `summarize` over the union (a shard's summary covers only its own records).
@@ -39,6 +69,7 @@ export async function manifestOfStage(r: RunnerCore, name: string): Promise<Mani
     ...whole,
     log: silentLogger,
     read: (from, options) => r.read(from, options),
+    index: (from, fields) => r.index(from, fields),
     countOf: (from) => r.status(from).manifest?.counts.out,
   };
   const state = await stage.open?.(ctx);

@@ -136,8 +136,11 @@ export async function runStage(
       { exitCode: 1 },
     );
   }
+  // a stage its downstream stages choose records from is indexed in the pass that seals it
+  const sealed = stage.indexed ? { parts: await store.sealIndexed(stage.indexed) } : {};
   const complete: Manifest = {
     ...manifest,
+    ...sealed,
     state: "complete",
     counts: result.counts,
     usage: usage.totals,

@@ -127,17 +127,21 @@ function skippable(line: string, want: EntryWant): SkippedEntry | undefined {
  * one), each chunk's complete lines decoded at once: less CPU than a line reader over a stream
  * (`pnpm bench store-read`; docs/BENCHMARKS.md).
  */
+export interface ReadEntriesOptions {
+  completeOnly?: boolean;
+  onBytes?: (chunk: Buffer) => void;
+  /** told each line's byte offset and length (without its newline) just before its entry comes */
+  onLine?: (offset: number, length: number) => void;
+}
+
+export function readEntries(path: string, options?: ReadEntriesOptions): AsyncGenerator<Entry>;
 export function readEntries(
   path: string,
-  options?: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void },
-): AsyncGenerator<Entry>;
-export function readEntries(
-  path: string,
-  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void; want: EntryWant },
+  options: ReadEntriesOptions & { want: EntryWant },
 ): AsyncGenerator<Entry | SkippedEntry>;
 export async function* readEntries(
   path: string,
-  options: { completeOnly?: boolean; onBytes?: (chunk: Buffer) => void; want?: EntryWant } = {},
+  options: ReadEntriesOptions & { want?: EntryWant } = {},
 ): AsyncGenerator<Entry | SkippedEntry> {
   const want = options.want ?? "all";
   const file = await open(path, "r");
@@ -153,6 +157,9 @@ export async function* readEntries(
     let carry: Buffer[] = [];
     let offset = 0;
     let n = 0;
+    const { onLine } = options;
+    // the file offset of the next line, kept only for `onLine` (a line's bytes are counted from its text)
+    let lineAt = 0;
     const parse = (line: string): Entry | SkippedEntry => {
       const skipped = skippable(line, want);
       if (skipped) return skipped;
@@ -185,13 +192,25 @@ export async function* readEntries(
       let at = 0;
       for (let nl = lines.indexOf("\n"); nl >= 0; at = nl + 1, nl = lines.indexOf("\n", at)) {
         n++;
-        if (nl > at) yield parse(lines.slice(at, nl));
+        if (nl === at) {
+          lineAt++;
+          continue;
+        }
+        const line = lines.slice(at, nl);
+        if (onLine) {
+          const bytes = Buffer.byteLength(line);
+          onLine(lineAt, bytes);
+          lineAt += bytes + 1;
+        }
+        yield parse(line);
       }
     }
     // a last line without its newline: what a line reader would have given (JSON.parse fails on a torn one)
     if (carry.length > 0) {
       n++;
-      yield parse(Buffer.concat(carry).toString("utf8"));
+      const line = Buffer.concat(carry);
+      onLine?.(lineAt, line.length);
+      yield parse(line.toString("utf8"));
     }
   } finally {
     await file.close();

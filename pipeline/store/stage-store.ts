@@ -14,8 +14,16 @@ import { processAlive } from "../pid.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
-import { type Entry, PartWriter, readEntries, repairTail } from "./parts.js";
-import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
+import { buildIndex, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
+import { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
+import {
+  checkPartsAgainstSeal,
+  damagedStage,
+  PartHashCheck,
+  type PartSeal,
+  sealMismatch,
+  sealParts,
+} from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 import { Tally } from "./tally.js";
 
@@ -223,6 +231,58 @@ export class StageStore {
         );
       }
     }
+  }
+
+  /**
+   * Seals the parts of a stage that has just completed and indexes its outputs by `fields` in the
+   * same pass (output-index.ts): the seal to save in its complete manifest.
+   */
+  async sealIndexed(fields: readonly string[]): Promise<PartSeal[]> {
+    const built = await buildIndex(this.parts(), fields);
+    saveIndex(this.partsDir, built, fields);
+    return built.seal;
+  }
+
+  /**
+   * The complete stage's outputs, indexed with `fields` (output-index.ts): the saved index where it
+   * was made from this seal, else one made now from the parts, checked against the seal and the
+   * manifest's count as they are read, and saved for the next reader.
+   */
+  async outputIndex(fields: readonly string[]): Promise<{ rows: IndexRow[]; paths: string[] }> {
+    const manifest = this.manifest();
+    if (manifest?.state !== "complete") {
+      throw new StoreError(`${this.label} is not complete: its outputs cannot be indexed`);
+    }
+    const paths = this.parts();
+    const seal = manifest.parts;
+    if (seal) checkPartsAgainstSeal(this.stage, this.dir, paths, seal);
+    const saved = seal && loadIndex(this.partsDir, seal, fields);
+    if (saved) return { rows: saved, paths };
+    const built = await buildIndex(paths, fields);
+    if (seal) {
+      for (const [i, part] of built.seal.entries()) {
+        if (part.sha256 !== seal[i]!.sha256) {
+          throw damagedStage(
+            this.stage,
+            this.dir,
+            `part ${part.file} differs from what its manifest recorded`,
+          );
+        }
+      }
+      if (built.rows.length !== manifest.counts.out) {
+        throw damagedStage(
+          this.stage,
+          this.dir,
+          `its parts hold ${built.rows.length} records where its manifest counts ${manifest.counts.out}`,
+        );
+      }
+      try {
+        saveIndex(this.partsDir, built, fields);
+      } catch {
+        // storage this process may only read: the index serves this run, and is made again next time
+      }
+    }
+    return { rows: built.rows, paths };
   }
 
   /** Removes outputs and manifest; keeps `work/` (verified downloads, indexes) unless `purge`. */

@@ -12,10 +12,17 @@ import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import type { MethodCounts } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
 import { learnServerWorkers } from "../../pipeline/sandbox/index.js";
-import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
+import {
+  defineStage,
+  type RecordStage,
+  type Stage,
+  type StageContext,
+  type StageIndex,
+} from "../../pipeline/stage.js";
+import type { IndexRow } from "../../pipeline/store/index.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
-import { type Chosen, chooseRecords, type Selection, selectRecords } from "./sample.js";
+import { chooseRows, SELECTION_FIELDS, type Selection, selectRecords } from "./sample.js";
 import { type DialogueServices, openDialogueServices } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
@@ -59,25 +66,24 @@ export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends Me
 export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodCounts>(
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
-  // The selection's pass over the filter's records, once per run: it gives the progress total and
-  // the sample both, and with a count the sample's records too (sample.ts), so the filter's output,
-  // which holds every scored record, is read once more only for a sample too large for memory or
-  // for a selection without a count (all the records of its languages, read as they come).
-  const passes = new WeakMap<StageContext<C>, Promise<Chosen>>();
-  const chosen = (ctx: StageContext<C>) => {
-    let pass = passes.get(ctx);
-    if (!pass) {
-      pass = chooseRecords(() => ctx.read("filter"), ctx.config, undefined, ctx.signal);
-      passes.set(ctx, pass);
+  // The selection, once per run, from the filter's index: the progress total and, with a count, the
+  // sample's rows, whose records alone are then read (sample.ts).
+  const chosen = new WeakMap<StageContext<C>, Promise<{ index: StageIndex; rows: IndexRow[] }>>();
+  const choose = (ctx: StageContext<C>) => {
+    let choice = chosen.get(ctx);
+    if (!choice) {
+      choice = ctx.index("filter", SELECTION_FIELDS).then((index) => ({
+        index,
+        rows: chooseRows(index.rows, ctx.config),
+      }));
+      chosen.set(ctx, choice);
     }
-    return pass;
+    return choice;
   };
-  const selected = (ctx: StageContext<C>) =>
-    selectRecords(
-      () => ctx.read("filter"),
-      ctx.config,
-      () => chosen(ctx),
-    );
+  async function* selected(ctx: StageContext<C>): AsyncIterable<PipelineRecord> {
+    const { index, rows } = await choose(ctx);
+    yield* selectRecords({ index, read: () => ctx.read("filter") }, ctx.config, rows);
+  }
   return defineStage<C, DialogueServices, Sum>({
     kind: "record",
     name: spec.name,
@@ -88,7 +94,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     configSchema: spec.configSchema,
     fingerprint: spec.fingerprint,
     input: selected,
-    inputSize: async (ctx) => (await chosen(ctx)).size,
+    inputSize: async (ctx) => (await choose(ctx)).rows.length,
     concurrency: (ctx) =>
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +

@@ -2,8 +2,11 @@
 // answer, the seeded sample.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import type { StageIndex } from "../../pipeline/stage.js";
+import type { IndexRow } from "../../pipeline/store/index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
-import { chooseRecords, selectRecords } from "../../stages/dialogue-kit/sample.js";
+import { chooseRows, selectRecords } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 
 describe("the code of an answer", () => {
@@ -25,86 +28,88 @@ describe("the code of an answer", () => {
   });
 });
 
+/**
+ * The records as an upstream's index and its read: the index's rows name each record by its place
+ * (the real index, built from a stage's parts, is tested in test/store/output-index.test.ts).
+ */
+function upstreamOf(records: readonly PipelineRecord[]) {
+  const lines = { read: 0, streamed: 0 };
+  const rows: IndexRow[] = records.map((r, i) => ({
+    id: r.id,
+    at: i,
+    fields: (typeof r.lang === "string" ? { lang: r.lang } : {}) as Record<string, string>,
+    part: 0,
+    offset: i,
+    length: 1,
+    item: 0,
+  }));
+  const index: StageIndex = {
+    rows,
+    records: async function* (some) {
+      for (const row of some) {
+        lines.read++;
+        yield records[row.offset]!;
+      }
+    },
+  };
+  const read = async function* () {
+    for (const record of records) {
+      lines.streamed++;
+      yield record;
+    }
+  };
+  return { upstream: { index, read }, lines };
+}
+
 describe("the seeded sample", () => {
   const records = Array.from({ length: 40 }, (_, i) => ({
     id: `r:${i}`,
     lang: i % 4 === 0 ? "html" : i % 2 ? "python" : "cpp",
   }));
-  const read = async function* () {
-    yield* records;
-  };
+  const { upstream } = upstreamOf(records);
   it("takes runnable languages, a seeded count, in upstream order, the same on every call", async () => {
-    const all = await collect(selectRecords(read, { languages: "runnable", seed: 1 }));
+    const all = await collect(selectRecords(upstream, { languages: "runnable", seed: 1 }));
     expect(all).toHaveLength(30);
-    const some = await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 1 }));
+    const some = await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 1 }));
     expect(some).toHaveLength(5);
     expect(some.every((r) => r.lang === "python")).toBe(true);
     const ids = some.map((r) => Number(r.id.slice(2)));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 1 }))).toEqual(some);
-    const other = await collect(selectRecords(read, { languages: ["python"], count: 5, seed: 2 }));
+    expect(await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 1 }))).toEqual(
+      some,
+    );
+    const other = await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 2 }));
     expect(other).not.toEqual(some);
   });
 
-  it("is chosen in one pass that also gives the progress total and, where it fits, the records", async () => {
-    let reads = 0;
-    const counted = async function* () {
-      reads++;
-      yield* records;
-    };
+  it("reads the sample's records alone, and streams the upstream only without a count", async () => {
+    const { upstream, lines } = upstreamOf(records);
     const selection = { languages: ["python"], count: 5, seed: 1 };
-    const pass = chooseRecords(counted, selection);
-    expect((await pass).size).toBe(5);
-    const some = await collect(selectRecords(counted, selection, () => pass));
-    expect(reads).toBe(1);
-    expect(some).toEqual(await collect(selectRecords(read, selection)));
-    // a sample too large for the memory allowed is read again, by its ids: the same records
-    reads = 0;
-    const tight = chooseRecords(counted, selection, 300);
-    expect((await tight).records).toBeUndefined();
-    expect(await collect(selectRecords(counted, selection, () => tight))).toEqual(some);
-    expect(reads).toBe(2);
-    // fewer records than the count: all of them; no count: every record of the languages, no sample
-    expect((await chooseRecords(read, { languages: ["python"], count: 100, seed: 1 })).size).toBe(20);
-    expect(await chooseRecords(read, { languages: "runnable", seed: 1 })).toEqual({
-      size: 30,
-      ids: undefined,
-    });
+    const rows = chooseRows(upstream.index.rows, selection);
+    expect(rows).toHaveLength(5);
+    expect(await collect(selectRecords(upstream, selection, rows))).toHaveLength(5);
+    expect(lines).toEqual({ read: 5, streamed: 0 });
+    // fewer records than the count: all of them; no count: every record of the languages, streamed
+    expect(chooseRows(upstream.index.rows, { languages: ["python"], count: 100, seed: 1 })).toHaveLength(20);
+    expect(chooseRows(upstream.index.rows, { languages: "runnable", seed: 1 })).toHaveLength(30);
+    lines.read = 0;
+    expect(await collect(selectRecords(upstream, { languages: "runnable", seed: 1 }))).toHaveLength(30);
+    expect(lines).toEqual({ read: 0, streamed: 40 });
   });
 
-  it("stops counting when the stage stops, but never cuts a sample short", async () => {
-    const stop = new AbortController();
-    const stopping = async function* () {
-      for (const [i, record] of records.entries()) {
-        if (i === 10) stop.abort();
-        yield record;
-      }
-    };
-    // the total of a selection without a count is only for progress: a part of it is fine
-    expect(
-      (await chooseRecords(stopping, { languages: "runnable", seed: 1 }, undefined, stop.signal)).size,
-    ).toBeLessThan(30);
-    const selection = { languages: ["python"], count: 5, seed: 1 };
-    const whole = await chooseRecords(read, selection);
-    expect(await chooseRecords(stopping, selection, undefined, stop.signal)).toEqual(whole);
-  });
-
-  it("is the count records of the smallest SHA-256 of (seed, id), whatever the memory allowed", async () => {
+  it("is the count records of the smallest SHA-256 of (seed, id)", async () => {
     // the definition, pinned: changing it would change every release's sample
-    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `m:${(i * 7919) % 3001}`, lang: "python" }));
-    const readMany = async function* () {
-      yield* many;
-    };
+    const many = Array.from({ length: 3000 }, (_, i) => ({
+      id: `m:${(i * 7919) % 3001}`,
+      lang: i % 5 ? "python" : "html",
+    }));
     const key = (id: string) => createHash("sha256").update(`7\n${id}`).digest("hex").slice(0, 16);
-    const expected = [...many]
+    const expected = many
+      .filter((r) => r.lang === "python")
       .sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : a.id < b.id ? -1 : 1))
       .slice(0, 137);
     const inOrder = many.filter((r) => expected.includes(r));
     const selection = { languages: ["python"], count: 137, seed: 7 };
-    for (const memory of [1 << 30, 5_000, 0]) {
-      const pass = chooseRecords(readMany, selection, memory);
-      expect((await pass).records === undefined).toBe(memory < 1 << 30);
-      expect(await collect(selectRecords(readMany, selection, () => pass))).toEqual(inOrder);
-    }
+    expect(await collect(selectRecords(upstreamOf(many).upstream, selection))).toEqual(inOrder);
   });
 });

@@ -166,6 +166,7 @@ function contextFor(files: DownloadedFileRecord[], config: Partial<NormalizeConf
     async *read(stage: string) {
       if (stage === "download") yield* files;
     },
+    index: () => Promise.reject(new Error("normalize reads no index")),
     countOf: () => undefined,
     registry: new StageRegistry([]),
     stat: () => undefined,

@@ -92,6 +92,24 @@ describe("shards", () => {
     expect(again.map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
   });
 
+  it("index a sharded stage as one: every shard's outputs in the order read yields, each read back", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });
+    await runShards(runner, "numbers", 3);
+    await runShards(runner, "expand", 3);
+    const all = await collect(runner.read("expand"));
+    const index = await runner.index("expand", ["id"]);
+    expect(index.rows.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(index.rows.every((r) => r.fields.id === r.id)).toBe(true);
+    expect(await collect(index.records(index.rows))).toEqual(all);
+    // a few, from different shards: those records, read from the shard that holds each
+    const some = [index.rows.at(-1)!, index.rows[0]!, index.rows[7]!];
+    expect(await collect(index.records(some))).toEqual([all.at(-1), all[0], all[7]]);
+    expect(new Set(some.map((r) => shardOfId(String(r.id).replace(/\/\d+$/, ""), 3))).size).toBeGreaterThan(
+      1,
+    );
+  });
+
   it("a global stage refuses to start before every shard is done, naming the missing ones", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: YAML });

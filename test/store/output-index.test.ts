@@ -1,0 +1,150 @@
+// A complete stage's outputs, indexed: every output's id and fields in the order `read` yields them,
+// each record read back by its line's offset; the index made in the pass that seals the stage, or on
+// first use, and never served once the parts differ from the seal it was made from.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { type Manifest, readIndexed, StageStore, StoreError } from "../../pipeline/store/index.js";
+import type { Entry } from "../../pipeline/store/parts.js";
+import { sealParts } from "../../pipeline/store/seal.js";
+import { collect } from "../support/runner-kit.js";
+import { tempDir } from "../support/temp-dir.js";
+
+const INDEX = "outputs.index.jsonl";
+
+/** Entries as a stage commits them: multi-byte text (offsets are bytes), every kind of line. */
+function entries(): Entry[] {
+  const list: Entry[] = [];
+  for (let i = 0; i < 30; i++) {
+    const text = `${"ä🙂".repeat(i * 3)} query ${i}`;
+    if (i % 7 === 3) list.push({ s: i, f: { reason: "llm-error" } });
+    if (i % 5 === 4) list.push({ s: i, r: [{ id: `j${i}`, reason: "short", detail: text }] });
+    else list.push({ s: i, o: [{ id: `r${i}`, lang: i % 3 ? "python" : "cpp", query: text }] });
+  }
+  // two outputs of one input, one without the field; a duplicate of a committed position; a record
+  // longer than a read chunk (1 MiB)
+  list.push({
+    s: 30,
+    o: [
+      { id: "two-a", lang: "go" },
+      { id: "two-b", lang: 7 },
+    ],
+  });
+  list.push({ s: 2, o: [{ id: "r2-again", lang: "python" }] });
+  list.push({ s: 31, o: [{ id: "long", lang: "python", query: "é".repeat(700_000) }] });
+  return list;
+}
+
+/** A stage of two parts holding these entries, completed as the runner completes one. */
+async function completeStore(list: Entry[], fields?: readonly string[]): Promise<StageStore> {
+  const store = new StageStore(tempDir(), "s");
+  for (const half of [list.slice(0, 12), list.slice(12)]) {
+    const writer = store.newPart();
+    for (const entry of half) writer.append(entry);
+    writer.close();
+  }
+  const outputs = (await collect(store.read())).length;
+  const manifest: Manifest = {
+    version: 1,
+    stage: "s",
+    state: "complete",
+    configHash: "c",
+    upstream: {},
+    counts: { in: 0, out: outputs, rejected: 0, failed: 0 },
+    runs: 1,
+    startedAt: "",
+    updatedAt: "",
+    elapsedMs: 0,
+    ...(fields ? { parts: await store.sealIndexed(fields) } : {}),
+  };
+  store.saveManifest(manifest);
+  return store;
+}
+
+async function recordsOf(store: StageStore, fields: readonly string[]): Promise<PipelineRecord[]> {
+  const { rows, paths } = await store.outputIndex(fields);
+  return collect(readIndexed(paths, rows, (what) => new StoreError(what)));
+}
+
+describe("a complete stage's output index", () => {
+  it("lists every output read() yields, in its order, with its fields, and reads each back by offset", async () => {
+    const store = await completeStore(entries());
+    const all = await collect(store.read());
+    const { rows } = await store.outputIndex(["lang"]);
+    expect(rows.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    expect(rows.find((r) => r.id === "r2")).toBeDefined();
+    expect(rows.some((r) => r.id === "r2-again")).toBe(false);
+    expect(rows.find((r) => r.id === "two-a")!.fields).toEqual({ lang: "go" });
+    // a field the record lacks, or holds as something else than a string, is absent
+    expect(rows.find((r) => r.id === "two-b")!.fields).toEqual({});
+    expect(await recordsOf(store, ["lang"])).toEqual(all);
+    // a few rows, in any order: those records and no others
+    const { paths } = await store.outputIndex(["lang"]);
+    const some = [rows.at(-1)!, rows[3]!, rows.find((r) => r.id === "two-b")!];
+    const read = await collect(readIndexed(paths, some, (what) => new StoreError(what)));
+    expect(read.map((r) => r.id)).toEqual(["long", rows[3]!.id, "two-b"]);
+    expect(read[0]).toEqual(all.at(-1));
+  });
+
+  it("is made in the pass that seals the stage, with the very seal the parts would get", async () => {
+    const store = await completeStore(entries(), ["lang"]);
+    expect(store.manifest()!.parts).toEqual(sealParts(store.parts()));
+    const path = join(store.partsDir, INDEX);
+    expect(existsSync(path)).toBe(true);
+    // the saved index is what is read: a row renamed in it shows (and then fails the read: below)
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.replace('["r1",', '["r1-renamed",'));
+    expect((await store.outputIndex(["lang"])).rows[1]!.id).toBe("r1-renamed");
+    await expect(recordsOf(store, ["lang"])).rejects.toThrow(/is not the entry its index names/);
+    // asked for a field it lacks, it is made again from the parts
+    const { rows } = await store.outputIndex(["lang", "query"]);
+    expect(rows[1]!.id).toBe("r1");
+    expect(rows[1]!.fields.query).toBe(`${"ä🙂".repeat(3)} query 1`);
+  });
+
+  it("made on first use, it is saved for the next reader, and never served for other parts", async () => {
+    const store = await completeStore(entries());
+    const path = join(store.partsDir, INDEX);
+    expect(existsSync(path)).toBe(false);
+    const first = await store.outputIndex(["lang"]);
+    expect(existsSync(path)).toBe(true);
+    expect((await store.outputIndex(["lang"])).rows).toEqual(first.rows);
+    // the stage recomputed (other parts, another seal): the old index is not its index
+    const saved = readFileSync(path, "utf8");
+    const other = await completeStore(entries().slice(5));
+    writeFileSync(join(other.partsDir, INDEX), saved);
+    const { rows } = await other.outputIndex(["lang"]);
+    expect(rows.map((r) => r.id)).toEqual((await collect(other.read())).map((r) => r.id));
+    expect(rows).not.toEqual(first.rows);
+  });
+
+  it("stops with the stage's damage advice when a part changed after it completed", async () => {
+    // made on first use: the parts are checked against the seal as they are read
+    const store = await completeStore(entries());
+    const part = store.parts()[0]!;
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replace('"id":"r1"', '"id":"q1"'));
+    const error = await store.outputIndex(["lang"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(String(error)).toMatch(/stage s is damaged: part part-00000\.jsonl differs .* --force/);
+    // saved before the damage: the line read by its offset is checked to be the one it names
+    const sealed = await completeStore(entries(), ["lang"]);
+    const first = sealed.parts()[0]!;
+    writeFileSync(first, readFileSync(first, "utf8").replace('"id":"r1"', '"id":"q1"'));
+    await expect(recordsOf(sealed, ["lang"])).rejects.toThrow(
+      /part-00000\.jsonl at byte \d+ is not the entry/,
+    );
+    // a part of another size is caught before anything is read
+    writeFileSync(first, `${readFileSync(first, "utf8")}{"s":99,"o":[]}\n`);
+    await expect(sealed.outputIndex(["lang"])).rejects.toThrow(/has \d+ bytes where its manifest says/);
+  });
+
+  it("is refused for a stage that is not complete", async () => {
+    const store = new StageStore(tempDir(), "s");
+    const writer = store.newPart();
+    writer.append({ s: 0, o: [{ id: "a" }] });
+    writer.close();
+    await expect(store.outputIndex(["lang"])).rejects.toThrow(/s is not complete/);
+  });
+});
