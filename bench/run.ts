@@ -31,6 +31,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "store/read.ts",
     what: "reading a filter-like stage's outputs and rejects: the store's reader against a line reader over a stream",
   },
+  "store-sample": {
+    file: "store/sample.ts",
+    what: "a dialogue stage's seeded sample: chosen from the filter's output index against one read of its outputs",
+  },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   "sandbox-server": {
     file: "sandbox/server-cpu.ts",

@@ -2,40 +2,25 @@
 // read a megabyte at a time and cut at newline bytes, entries without the items asked for left
 // unparsed) against a line reader over a file stream that parses every entry (the store's reader
 // before 2026-11-28), both checking the same seal and keeping the same first-committed-wins rule.
-// The stage looks like the filter's output: every input's entry holds its record, as an output when
-// it passed and inside a reject when it did not (`--rejects` of them, 0.45 by default, the paper's
-// filter), so both the outputs and the rejects are read.
+// The stage looks like the filter's output (filter-like.ts: `--rejects` of its entries, 0.45 by
+// default, are rejects holding their record), so both the outputs and the rejects are read.
 //
 //   pnpm bench store-read [-- --records 100000 --rejects 0.45 --runs 5]
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
-import { DoneSet, type Entry, StageStore } from "../../pipeline/store/index.js";
+import { DoneSet, type Entry, type StageStore } from "../../pipeline/store/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
 import { PartHashCheck } from "../../pipeline/store/seal.js";
 import { numberArg } from "../args.js";
 import { upperMedian } from "../median.js";
+import { writeFilterLike } from "./filter-like.js";
 
 const records = numberArg("records", 100_000);
 const rejectShare = numberArg("rejects", 0.45);
 const runs = numberArg("runs", 5);
 const dir = mkdtempSync(join(tmpdir(), "cf-bench-store-read-"));
-
-/** A normalized seed with its scores (~2.3 KB, as the filter writes them), unicode in its text. */
-function record(i: number) {
-  const code = `def f${i}(xs):\n    # sorted, scaled\n    return sorted(x * ${i % 97} for x in xs)\n`.repeat(
-    12,
-  );
-  return {
-    id: `src:${i}`,
-    query: `Write a function number ${i} that sorts scaled values and explains why. `.repeat(6),
-    answer: `Here is the function:\n\n\`\`\`python\n${code}\`\`\`\n`,
-    resource: "bench",
-    lang: "python",
-    scores: { first: 4, second: 5 },
-  };
-}
 
 /** The baseline: each part through a line reader, every entry parsed, the seal checked as it streams. */
 async function lineReader(store: StageStore, want: "o" | "r", seal: Manifest["parts"]): Promise<number> {
@@ -70,30 +55,7 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 };
 
 try {
-  const store = new StageStore(dir, "filter");
-  const writer = store.newPart();
-  let outputs = 0;
-  for (let i = 0; i < records; i++) {
-    // spread evenly: the share of rejects is exact whatever the count
-    const rejected = Math.floor((i + 1) * rejectShare) > Math.floor(i * rejectShare);
-    if (rejected) writer.append({ s: i, r: [{ id: `src:${i}`, reason: "low-score", record: record(i) }] });
-    else writer.append({ s: i, o: [record(i)] }, () => {});
-    if (!rejected) outputs++;
-  }
-  writer.close();
-  const now = new Date().toISOString();
-  store.saveManifest({
-    version: 1,
-    stage: "filter",
-    state: "complete",
-    configHash: "bench",
-    upstream: {},
-    counts: { in: records, out: outputs, rejected: records - outputs, failed: 0 },
-    runs: 1,
-    startedAt: now,
-    updatedAt: now,
-    elapsedMs: 0,
-  });
+  const { store, outputs } = await writeFilterLike(dir, records, rejectShare);
   const seal = store.manifest()!.parts;
   const bytes = store.parts().reduce((sum, p) => sum + statSync(p).size, 0);
 

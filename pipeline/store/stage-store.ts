@@ -257,7 +257,7 @@ export class StageStore {
     const seal = manifest.parts;
     if (seal) checkPartsAgainstSeal(this.stage, this.dir, paths, seal);
     const saved = seal && loadIndex(this.partsDir, seal, fields);
-    if (saved) return { rows: saved, paths };
+    if (saved && saved.length === manifest.counts.out) return { rows: saved, paths };
     const built = await buildIndex(paths, fields);
     if (seal) {
       for (const [i, part] of built.seal.entries()) {

@@ -6,7 +6,7 @@
 // as the runner's resume-by-position needs. The sample is chosen from the filter's index (each
 // output's id and language: pipeline/store/output-index.ts) and only its records are read, by
 // offset, so a stage that takes 500 of 150K filtered records reads 500 lines, not 680 MB.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalLanguage, type LanguageName } from "../../pipeline/code/index.js";
 import { runnable } from "../../pipeline/execution/index.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
@@ -33,7 +33,7 @@ export function selectedLanguage(
 }
 
 function sampleKey(seed: number, id: string): string {
-  return createHash("sha256").update(`${seed}\n${id}`).digest("hex").slice(0, 16);
+  return hash("sha256", `${seed}\n${id}`).slice(0, 16);
 }
 
 interface Candidate {

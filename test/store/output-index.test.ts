@@ -119,6 +119,26 @@ describe("a complete stage's output index", () => {
     expect(rows).not.toEqual(first.rows);
   });
 
+  it("made again where the saved one is not as this tool writes it", async () => {
+    const store = await completeStore(entries(), ["lang"]);
+    const path = join(store.partsDir, INDEX);
+    const good = readFileSync(path, "utf8");
+    const expected = (await collect(store.read())).map((r) => r.id);
+    const lines = good.split("\n");
+    for (const damaged of [
+      "garbage\n",
+      "null\n",
+      `${lines[0]}\n`, // the header alone: no row
+      `${lines.slice(0, -2).join("\n")}\n`, // a row short
+      `${lines[0]}\n["a",1,0,0\n`, // cut inside a row
+      good.slice(0, -1), // no newline at its end
+    ]) {
+      writeFileSync(path, damaged);
+      expect((await store.outputIndex(["lang"])).rows.map((r) => r.id)).toEqual(expected);
+      expect(readFileSync(path, "utf8")).toBe(good);
+    }
+  });
+
   it("stops with the stage's damage advice when a part changed after it completed", async () => {
     // made on first use: the parts are checked against the seal as they are read
     const store = await completeStore(entries());

@@ -1,0 +1,107 @@
+// What a dialogue stage's seeded sample costs it before its first record, in CPU: choosing it from
+// the filter's output index and reading the sample's lines by offset, against one read of the
+// filter's whole output that chooses it (the dialogue stages before 2026-11-28, which kept the
+// sample's records from that pass), on a filter-like stage (filter-like.ts). Also what indexing
+// costs the filter when it completes: sealing with the index against sealing alone.
+//
+//   pnpm bench store-sample [-- --records 100000 --count 500 --runs 5]
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PipelineRecord } from "../../pipeline/record.js";
+import { type IndexRow, readIndexed, type StageStore, StoreError } from "../../pipeline/store/index.js";
+import { INDEX_FILE } from "../../pipeline/store/output-index.js";
+import { sealParts } from "../../pipeline/store/seal.js";
+import { chooseRows, type Selection, selectedLanguage } from "../../stages/dialogue-kit/sample.js";
+import { numberArg } from "../args.js";
+import { upperMedian } from "../median.js";
+import { writeFilterLike } from "./filter-like.js";
+
+const records = numberArg("records", 100_000);
+const count = numberArg("count", 500);
+const runs = numberArg("runs", 5);
+const dir = mkdtempSync(join(tmpdir(), "cf-bench-store-sample-"));
+const selection: Selection = { languages: ["python"], count, seed: 3 };
+
+/** The baseline: every output parsed in one pass that chooses the sample, its records kept. */
+async function chooseByReading(store: StageStore): Promise<PipelineRecord[]> {
+  const rows: IndexRow[] = [];
+  const kept = new Map<string, PipelineRecord>();
+  const all: PipelineRecord[] = [];
+  for await (const record of store.read()) {
+    const lang: Record<string, string> = typeof record.lang === "string" ? { lang: record.lang } : {};
+    rows.push({ id: record.id, at: rows.length, fields: lang, part: 0, offset: 0, length: 0, item: 0 });
+    if (selectedLanguage(record, selection)) all.push(record);
+  }
+  // the old pass kept its heap's records as it went; keeping them all and picking at the end costs less
+  const chosen = chooseRows(rows, selection);
+  for (const record of all) kept.set(record.id, record);
+  return chosen.map((row) => kept.get(row.id)!);
+}
+
+async function chooseByIndex(store: StageStore): Promise<PipelineRecord[]> {
+  const { rows, paths } = await store.outputIndex(["lang"]);
+  const chosen = chooseRows(rows, selection);
+  const out: PipelineRecord[] = [];
+  for await (const record of readIndexed(paths, chosen, (what) => new StoreError(what))) out.push(record);
+  return out;
+}
+
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+};
+
+try {
+  const { store, outputs } = await writeFilterLike(dir, records, 0.45, ["lang"]);
+  const bytes = store.parts().reduce((sum, p) => sum + statSync(p).size, 0);
+  const indexBytes = statSync(join(store.partsDir, INDEX_FILE)).size;
+
+  const reading: number[] = [];
+  const indexed: number[] = [];
+  const sealing: number[] = [];
+  const sealingIndexed: number[] = [];
+  for (let r = 0; r < runs + 1; r++) {
+    const pair = [
+      [() => chooseByReading(store), reading],
+      [() => chooseByIndex(store), indexed],
+    ] as const;
+    // alternating, which goes first alternating too; the first round a warm-up (page cache, JIT)
+    const results: string[] = [];
+    for (const [choose, times] of r % 2 ? [...pair].reverse() : pair) {
+      const start = process.cpuUsage();
+      const sample = await choose();
+      if (r > 0) times.push(cpuMs(start));
+      results.push(JSON.stringify(sample));
+      if (sample.length !== count) throw new Error(`chose ${sample.length} of ${count}`);
+    }
+    if (results[0] !== results[1]) throw new Error("the two ways chose different samples");
+    const seals = [
+      [() => sealParts(store.parts()), sealing],
+      [() => store.sealIndexed(["lang"]), sealingIndexed],
+    ] as const;
+    for (const [seal, times] of r % 2 ? [...seals].reverse() : seals) {
+      const start = process.cpuUsage();
+      await seal();
+      if (r > 0) times.push(cpuMs(start));
+    }
+  }
+  console.log(
+    `${records} entries (${outputs} outputs, the rest rejects holding their record), ` +
+      `${(bytes / 2 ** 20).toFixed(1)} MiB; its index ${(indexBytes / 2 ** 20).toFixed(1)} MiB; ` +
+      `a sample of ${count}; ${runs} rounds, alternating; CPU ms, median`,
+  );
+  const ratio = upperMedian(reading.map((t, i) => t / indexed[i]!));
+  console.log(
+    `choose the sample and read its records: by the index ${upperMedian(indexed).toFixed(0)} ms, ` +
+      `by reading every output (baseline) ${upperMedian(reading).toFixed(0)} ms: ` +
+      `baseline / index = ${ratio.toFixed(1)}x (median of per-round ratios)`,
+  );
+  const cost = upperMedian(sealingIndexed.map((t, i) => t / sealing[i]!));
+  console.log(
+    `complete the stage: seal and index ${upperMedian(sealingIndexed).toFixed(0)} ms, seal alone ` +
+      `${upperMedian(sealing).toFixed(0)} ms: ${cost.toFixed(1)}x the seal's CPU, once, when the filter completes`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
