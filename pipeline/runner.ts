@@ -23,7 +23,7 @@ import { shardCommandOf, shardCountOf, shardStatusOf, stageStatus } from "./runn
 import { readSwitch } from "./runner/switch.js";
 import type { RunnerCore, RunnerOptions, RunOptions, StageReport, StageStatus } from "./runner/types.js";
 import type { ReadOptions, Stage, StageIndex } from "./stage.js";
-import { type Manifest, StageStore } from "./store/index.js";
+import { type IndexOptions, type Manifest, StageStore } from "./store/index.js";
 
 export type { RunnerOptions, RunOptions, StageReport, StageState, StageStatus } from "./runner/types.js";
 
@@ -85,8 +85,8 @@ export class Runner implements RunnerCore {
   }
 
   /** A complete stage's outputs, indexed by `fields`: a sharded stage's shards' as one (runner/read.ts). */
-  index(name: string, fields: readonly string[]): Promise<StageIndex> {
-    return indexStage(this, name, fields);
+  index(name: string, fields: readonly string[], options?: IndexOptions): Promise<StageIndex> {
+    return indexStage(this, name, fields, options);
   }
 
   /**

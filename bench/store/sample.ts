@@ -30,7 +30,16 @@ async function chooseByReading(store: StageStore): Promise<PipelineRecord[]> {
   const all: PipelineRecord[] = [];
   for await (const record of store.read()) {
     const lang: Record<string, string> = typeof record.lang === "string" ? { lang: record.lang } : {};
-    rows.push({ id: record.id, at: rows.length, fields: lang, part: 0, offset: 0, length: 0, item: 0 });
+    rows.push({
+      id: record.id,
+      at: rows.length,
+      fields: lang,
+      part: 0,
+      offset: 0,
+      length: 0,
+      item: 0,
+      sha: "",
+    });
     if (selectedLanguage(record, selection)) all.push(record);
   }
   // the old pass kept its heap's records as it went; keeping them all and picking at the end costs less

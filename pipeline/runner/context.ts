@@ -17,6 +17,8 @@ export function stageContext(
   usage: UsageMeter,
   shard?: ShardSpec,
   tally = new Tally(),
+  /** a dry run's: it reads, and writes nothing (not even an upstream's index) */
+  dryRun = false,
 ): StageContext<unknown> {
   const store = r.store(stage.name, shard);
   // Every stage may keep private files; having the dir there is part of the contract.
@@ -45,7 +47,7 @@ export function stageContext(
       if (!stage.upstream.includes(name)) {
         throw new Error(`stage ${stage.name} indexed stage ${name}, which is not one of its upstream stages`);
       }
-      return r.index(name, fields);
+      return r.index(name, fields, { save: !dryRun });
     },
     countOf: (name) =>
       name === stage.name ? store.manifest()?.counts.out : r.status(name).manifest?.counts.out,

@@ -15,7 +15,10 @@ export async function estimateStage(
   shard?: ShardSpec,
 ): Promise<StageReport> {
   const prices = watchPrices(r.options.services);
-  const ctx = { ...stageContext(r, stage, signal, new UsageMeter(), shard), services: prices.services };
+  const ctx = {
+    ...stageContext(r, stage, signal, new UsageMeter(), shard, undefined, true),
+    services: prices.services,
+  };
   const estimate = await stage.estimate!(ctx);
   const cost = costText(estimate, prices.unpriced);
   r.log.info(

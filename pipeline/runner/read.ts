@@ -3,7 +3,7 @@
 import { silentLogger } from "../log.js";
 import type { PipelineRecord } from "../record.js";
 import type { ReadOptions, StageContext, StageIndex } from "../stage.js";
-import { type IndexRow, type Manifest, readIndexed } from "../store/index.js";
+import { type IndexOptions, type IndexRow, type Manifest, readIndexed } from "../store/index.js";
 import { damagedStage } from "../store/seal.js";
 import { UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
@@ -34,24 +34,45 @@ export async function indexStage(
   r: RunnerCore,
   name: string,
   fields: readonly string[],
+  options: IndexOptions = {},
 ): Promise<StageIndex> {
   const status = r.status(name);
   if (status.state === "disabled") return { rows: [], records: async function* () {} };
   const stores = status.shards ? status.shards.map((shard) => r.store(name, shard)) : [r.store(name)];
-  const rows: IndexRow[] = [];
+  const shards: IndexRow[][] = [];
   const paths: string[] = [];
   for (const store of stores) {
-    const index = await store.outputIndex(fields);
-    for (const row of index.rows) {
-      row.part += paths.length;
-      rows.push(row);
-    }
+    const index = await store.outputIndex(fields, options);
+    for (const row of index.rows) row.part += paths.length;
+    shards.push(index.rows);
     paths.push(...index.paths);
   }
-  // a shard's rows are each in its input order: the shards' together, as `read` merges them
-  if (stores.length > 1) rows.sort((a, b) => a.at - b.at);
   const dir = r.store(name).dir;
-  return { rows, records: (some) => readIndexed(paths, some, (what) => damagedStage(name, dir, what)) };
+  return {
+    rows: shards.length === 1 ? shards[0]! : mergeRows(shards),
+    records: (some) => readIndexed(paths, some, (what) => damagedStage(name, dir, what)),
+  };
+}
+
+/**
+ * The shards' rows in the order `mergeShards` reads their entries: a shard's rows are in its file
+ * order (the order its records completed), and the shards' are merged entry by entry (an entry's
+ * rows share its position), taking the shard whose next entry has the smallest position.
+ */
+function mergeRows(shards: readonly IndexRow[][]): IndexRow[] {
+  const merged: IndexRow[] = [];
+  const next = shards.map(() => 0);
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < shards.length; i++) {
+      const head = shards[i]![next[i]!];
+      if (head && (pick < 0 || head.at < shards[pick]![next[pick]!]!.at)) pick = i;
+    }
+    if (pick < 0) return merged;
+    const rows = shards[pick]!;
+    const at = rows[next[pick]!]!.at;
+    while (next[pick]! < rows.length && rows[next[pick]!]!.at === at) merged.push(rows[next[pick]!++]!);
+  }
 }
 
 /**

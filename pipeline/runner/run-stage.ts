@@ -80,8 +80,9 @@ export async function runStage(
       ...(r.options.progressStream ? { stream: r.options.progressStream } : {}),
     });
     // the total is set once the stage has counted its input, without holding up its first records (a
-    // dialogue stage with no sample to choose counts its languages over the whole filter output);
-    // whatever fails the count fails the input's own read too, so its error is left to that read
+    // dialogue stage with no sample to choose counts its languages in the filter's index, which an
+    // upgraded data dir makes on first use); whatever fails the count fails the input's own read too,
+    // so its error is left to that read
     if (stage.kind === "record" && stage.inputSize && !shard) {
       stage.inputSize(ctx).then(
         (total) => progress.setTotal(total),

@@ -8,7 +8,7 @@ import type { PipelineRecord } from "../record.js";
 import type { StageRegistry } from "../registry.js";
 import type { Services } from "../services.js";
 import type { CostEstimate, ReadOptions, Stage, StageIndex } from "../stage.js";
-import type { Manifest, StageStore } from "../store/index.js";
+import type { IndexOptions, Manifest, StageStore } from "../store/index.js";
 import type { ShardSpec } from "./shard.js";
 import type { ShardStatus } from "./shard-status.js";
 
@@ -66,7 +66,7 @@ export interface RunnerCore {
   stage(name: string): Stage<unknown>;
   store(name: string, shard?: ShardSpec): StageStore;
   read(name: string, options?: ReadOptions): AsyncGenerator<PipelineRecord>;
-  index(name: string, fields: readonly string[]): Promise<StageIndex>;
+  index(name: string, fields: readonly string[], options?: IndexOptions): Promise<StageIndex>;
   configOf(stage: Stage<unknown>): unknown;
   configHash(stage: Stage<unknown>): string;
   status(name: string): StageStatus;

@@ -4,12 +4,15 @@
 // by offset, instead of parsing the whole stage's output (680 MB for the filter at the paper's scale)
 // before its first record can start.
 //
-// The index is `parts/outputs.index.jsonl`: a header naming the fields and the seal it was made from
-// (every part's name, size and SHA-256), then one line per output record. It is good exactly while
-// its seal is the stage's seal, so a stage recomputed, reset or damaged never serves a stale index:
-// it is made again from the parts, checked against the seal as they are read. A stage that declares
-// `indexed` fields makes it in the pass that seals it; any other complete stage gets it on first use.
-import { createHash } from "node:crypto";
+// The index is `parts/outputs.index.jsonl`: a header naming the fields, the seal it was made from
+// (every part's name, size and SHA-256) and the SHA-256 of the rows after it, then one row per output
+// record, each with a hash of its entry's line. It is used exactly while its seal is the stage's
+// seal and its rows hash as the header says, so a stage recomputed, reset or damaged, or an index
+// changed, never serves: it is made again from the parts, checked against the seal as they are read.
+// A line read by its offset must hash as its row says, so a part changed in place after the index
+// was made stops the read as a full read would. A stage that declares `indexed` fields makes it in
+// the pass that seals it; any other complete stage gets it on first use.
+import { createHash, hash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -20,7 +23,9 @@ import { type Entry, readEntries, type StoreError } from "./parts.js";
 import type { PartSeal } from "./seal.js";
 
 export const INDEX_FILE = "outputs.index.jsonl";
-const VERSION = 1;
+const VERSION = 2;
+/** hex digits of a line's SHA-256 kept in its row */
+const LINE_HASH = 16;
 
 /** One output record of the stage. */
 export interface IndexRow {
@@ -35,12 +40,25 @@ export interface IndexRow {
   length: number;
   /** its place among its entry's outputs */
   item: number;
+  /** the first hex digits of its entry line's SHA-256, checked when the line is read */
+  sha: string;
 }
 
 interface Header {
   version: number;
   fields: string[];
   parts: PartSeal[];
+  /** SHA-256 of every byte after the header's line */
+  rows: string;
+}
+
+type StoredRow = [string, number, number, number, number, number, string, ...(string | null)[]];
+
+const lineHash = (line: string | Buffer) => hash("sha256", line).slice(0, LINE_HASH);
+
+export interface IndexOptions {
+  /** keep an index made now for the next reader (default); a dry run writes nothing */
+  save?: boolean;
 }
 
 export interface BuiltIndex {
@@ -58,19 +76,21 @@ export async function buildIndex(paths: readonly string[], fields: readonly stri
   const seal: PartSeal[] = [];
   const seen = new DoneSet();
   for (const [part, path] of paths.entries()) {
-    const hash = createHash("sha256");
+    const digest = createHash("sha256");
     let bytes = 0;
     let offset = 0;
     let length = 0;
+    let text = "";
     for await (const entry of readEntries(path, {
       want: "o",
       onBytes: (chunk) => {
-        hash.update(chunk);
+        digest.update(chunk);
         bytes += chunk.length;
       },
-      onLine: (at, n) => {
+      onLine: (at, n, line) => {
         offset = at;
         length = n;
+        text = line;
       },
     })) {
       if (entry.f) continue;
@@ -80,6 +100,7 @@ export async function buildIndex(paths: readonly string[], fields: readonly stri
       }
       if ("skipped" in entry) continue;
       const outputs = entry.o ?? [];
+      const sha = outputs.length > 0 ? lineHash(text) : "";
       for (let item = 0; item < outputs.length; item++) {
         rows.push({
           id: outputs[item]!.id,
@@ -89,10 +110,11 @@ export async function buildIndex(paths: readonly string[], fields: readonly stri
           offset,
           length,
           item,
+          sha,
         });
       }
     }
-    seal.push({ file: basename(path), bytes, sha256: hash.digest("hex") });
+    seal.push({ file: basename(path), bytes, sha256: digest.digest("hex") });
   }
   return { rows, seal };
 }
@@ -106,7 +128,13 @@ function pick(record: PipelineRecord, fields: readonly string[]): Record<string,
   return picked;
 }
 
-/** The saved index of `partsDir` if it was made from exactly `seal` and holds `fields`. */
+/** Rows parsed at a time: one parse of many rows as an array costs half a parse per row. */
+const ROWS_AT_ONCE = 10_000;
+
+/**
+ * The saved index of `partsDir` if it was made from exactly `seal`, holds `fields` and is whole
+ * (its rows hash as its header says); undefined otherwise, for the caller to make it again.
+ */
 export function loadIndex(
   partsDir: string,
   seal: readonly PartSeal[],
@@ -114,61 +142,79 @@ export function loadIndex(
 ): IndexRow[] | undefined {
   const path = join(partsDir, INDEX_FILE);
   if (!existsSync(path)) return undefined;
-  const lines = readFileSync(path, "utf8").split("\n");
+  const file = readFileSync(path);
+  const headerEnd = file.indexOf(10);
+  if (headerEnd < 0) return undefined;
   let header: Header;
   try {
-    header = JSON.parse(lines[0]!) as Header;
+    header = JSON.parse(file.toString("utf8", 0, headerEnd)) as Header;
   } catch {
     return undefined;
   }
   if (!Array.isArray(header?.parts) || !Array.isArray(header.fields)) return undefined;
   if (header.version !== VERSION || !sameSeal(header.parts, seal)) return undefined;
   if (!fields.every((f) => header.fields.includes(f))) return undefined;
-  // a kill while it was written leaves no file (it is renamed into place): a short one is damage
-  if (lines.at(-1) !== "") return undefined;
-  // one parse of every row as one array: a parse per line costs twice as much
-  let values: [string, number, number, number, number, number, ...(string | null)[]][];
-  try {
-    values = JSON.parse(`[${lines.slice(1, -1).join(",")}]`);
-  } catch {
-    // not as this tool writes it (two machines wrote it at once, a disk fault): made again
-    return undefined;
-  }
-  const rows: IndexRow[] = new Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const [id, at, part, offset, length, item, ...picked] = values[i]!;
-    const fields: Record<string, string> = {};
-    for (let f = 0; f < header.fields.length; f++) {
-      const value = picked[f];
-      if (typeof value === "string") fields[header.fields[f]!] = value;
+  // written whole and renamed into place: rows that do not hash as the header says were changed
+  if (hash("sha256", file.subarray(headerEnd + 1)) !== header.rows) return undefined;
+  const rows: IndexRow[] = [];
+  let batch: string[] = [];
+  const flush = () => {
+    for (const [id, at, part, offset, length, item, sha, ...values] of JSON.parse(
+      `[${batch.join(",")}]`,
+    ) as StoredRow[]) {
+      const picked: Record<string, string> = {};
+      for (let f = 0; f < header.fields.length; f++) {
+        const value = values[f];
+        if (typeof value === "string") picked[header.fields[f]!] = value;
+      }
+      rows.push({ id, at, fields: picked, part, offset, length, item, sha });
     }
-    rows[i] = { id, at, fields, part, offset, length, item };
+    batch = [];
+  };
+  for (let at = headerEnd + 1, nl = file.indexOf(10, at); nl >= 0; at = nl + 1, nl = file.indexOf(10, at)) {
+    batch.push(file.toString("utf8", at, nl));
+    if (batch.length === ROWS_AT_ONCE) flush();
   }
+  flush();
   return rows;
 }
 
 /** Writes the index beside the parts it was made from, whole or not at all. */
 export function saveIndex(partsDir: string, built: BuiltIndex, fields: readonly string[]): void {
-  const header: Header = { version: VERSION, fields: [...fields], parts: built.seal };
-  const lines = [JSON.stringify(header)];
+  const body: Buffer[] = [];
+  let lines: string[] = [];
+  const flush = () => {
+    body.push(Buffer.from(lines.join("")));
+    lines = [];
+  };
   for (const row of built.rows) {
-    lines.push(
-      JSON.stringify([
-        row.id,
-        row.at,
-        row.part,
-        row.offset,
-        row.length,
-        row.item,
-        ...fields.map((f) => row.fields[f] ?? null),
-      ]),
-    );
+    const stored: StoredRow = [
+      row.id,
+      row.at,
+      row.part,
+      row.offset,
+      row.length,
+      row.item,
+      row.sha,
+      ...fields.map((f) => row.fields[f] ?? null),
+    ];
+    lines.push(`${JSON.stringify(stored)}\n`);
+    if (lines.length === ROWS_AT_ONCE) flush();
   }
+  flush();
+  const digest = createHash("sha256");
+  for (const chunk of body) digest.update(chunk);
+  const header: Header = {
+    version: VERSION,
+    fields: [...fields],
+    parts: built.seal,
+    rows: digest.digest("hex"),
+  };
   // a name of its own per process: two readers of a stage, on one machine or on several sharing the
   // data dir, may make its index at once; each renames a whole one into place
   const tmp = join(partsDir, `${INDEX_FILE}.${hostname()}.${process.pid}.tmp`);
   try {
-    writeFileSync(tmp, `${lines.join("\n")}\n`);
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), ...body]));
     renameSync(tmp, join(partsDir, INDEX_FILE));
   } finally {
     rmSync(tmp, { force: true });
@@ -204,14 +250,14 @@ export async function* readIndexed(
       }
       const buffer = Buffer.allocUnsafe(row.length);
       const { bytesRead } = await file.read(buffer, 0, row.length, row.offset);
-      let entry: Entry | undefined;
-      try {
-        entry = JSON.parse(buffer.subarray(0, bytesRead).toString("utf8")) as Entry;
-      } catch {
-        entry = undefined;
+      const line = buffer.subarray(0, bytesRead);
+      // the line as it was when the index was made (which was checked against the seal then)
+      let record: PipelineRecord | undefined;
+      if (bytesRead === row.length && lineHash(line) === row.sha) {
+        const entry = JSON.parse(line.toString("utf8")) as Entry;
+        record = entry.o?.[row.item];
       }
-      const record = entry?.o?.[row.item];
-      if (!entry || (entry.g ?? entry.s) !== row.at || record?.id !== row.id) {
+      if (record?.id !== row.id) {
         throw damaged(`${paths[row.part]} at byte ${row.offset} is not the entry its index names`);
       }
       yield record;

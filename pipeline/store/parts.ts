@@ -130,8 +130,8 @@ function skippable(line: string, want: EntryWant): SkippedEntry | undefined {
 export interface ReadEntriesOptions {
   completeOnly?: boolean;
   onBytes?: (chunk: Buffer) => void;
-  /** told each line's byte offset and length (without its newline) just before its entry comes */
-  onLine?: (offset: number, length: number) => void;
+  /** told each line's byte offset, length (without its newline) and text just before its entry comes */
+  onLine?: (offset: number, length: number, line: string) => void;
 }
 
 export function readEntries(path: string, options?: ReadEntriesOptions): AsyncGenerator<Entry>;
@@ -199,7 +199,7 @@ export async function* readEntries(
         const line = lines.slice(at, nl);
         if (onLine) {
           const bytes = Buffer.byteLength(line);
-          onLine(lineAt, bytes);
+          onLine(lineAt, bytes, line);
           lineAt += bytes + 1;
         }
         yield parse(line);
@@ -208,9 +208,9 @@ export async function* readEntries(
     // a last line without its newline: what a line reader would have given (JSON.parse fails on a torn one)
     if (carry.length > 0) {
       n++;
-      const line = Buffer.concat(carry);
-      onLine?.(lineAt, line.length);
-      yield parse(line.toString("utf8"));
+      const line = Buffer.concat(carry).toString("utf8");
+      onLine?.(lineAt, Buffer.byteLength(line), line);
+      yield parse(line);
     }
   } finally {
     await file.close();

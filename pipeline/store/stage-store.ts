@@ -14,7 +14,7 @@ import { processAlive } from "../pid.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
-import { buildIndex, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
+import { buildIndex, type IndexOptions, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
 import { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
 import {
   checkPartsAgainstSeal,
@@ -246,9 +246,12 @@ export class StageStore {
   /**
    * The complete stage's outputs, indexed with `fields` (output-index.ts): the saved index where it
    * was made from this seal, else one made now from the parts, checked against the seal and the
-   * manifest's count as they are read, and saved for the next reader.
+   * manifest's count as they are read, and saved for the next reader unless `save` is false.
    */
-  async outputIndex(fields: readonly string[]): Promise<{ rows: IndexRow[]; paths: string[] }> {
+  async outputIndex(
+    fields: readonly string[],
+    options: IndexOptions = {},
+  ): Promise<{ rows: IndexRow[]; paths: string[] }> {
     const manifest = this.manifest();
     if (manifest?.state !== "complete") {
       throw new StoreError(`${this.label} is not complete: its outputs cannot be indexed`);
@@ -277,7 +280,7 @@ export class StageStore {
         );
       }
       try {
-        saveIndex(this.partsDir, built, fields);
+        if (options.save !== false) saveIndex(this.partsDir, built, fields);
       } catch {
         // storage this process may only read: the index serves this run, and is made again next time
       }

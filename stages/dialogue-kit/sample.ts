@@ -10,7 +10,7 @@ import { hash } from "node:crypto";
 import { canonicalLanguage, type LanguageName } from "../../pipeline/code/index.js";
 import { runnable } from "../../pipeline/execution/index.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import type { StageIndex } from "../../pipeline/stage.js";
+import { NotInShard, type StageIndex } from "../../pipeline/stage.js";
 import type { IndexRow } from "../../pipeline/store/index.js";
 
 export interface Selection {
@@ -109,20 +109,44 @@ export function chooseRows(rows: readonly IndexRow[], selection: Selection): Ind
 }
 
 /**
- * The selected records, in upstream order: a sample's read by their offsets; without a count, every
- * record of the languages, read as the upstream streams (each of its lines is wanted or skipped in
- * turn, which a read in order does with less work than one read per line).
+ * A sample's records, in upstream order, each read by its offset. `inShard`: a shard's test, whose
+ * other shards' records are passed over unread, as counts (their positions still count).
  */
-export async function* selectRecords(
-  upstream: { index: StageIndex; read: () => AsyncIterable<PipelineRecord> },
-  selection: Selection,
-  rows: readonly IndexRow[] = chooseRows(upstream.index.rows, selection),
-): AsyncIterable<PipelineRecord> {
-  if (selection.count !== undefined) {
-    yield* upstream.index.records(rows);
+export async function* sampleRecords(
+  index: StageIndex,
+  rows: readonly IndexRow[],
+  inShard?: (record: PipelineRecord) => boolean,
+): AsyncIterable<PipelineRecord | NotInShard> {
+  if (!inShard) {
+    yield* index.records(rows);
     return;
   }
-  for await (const record of upstream.read()) {
+  const mine = rows.filter((row) => inShard({ id: row.id }));
+  const records = index.records(mine)[Symbol.asyncIterator]();
+  let others = 0;
+  for (const row of rows) {
+    if (!inShard({ id: row.id })) {
+      others++;
+      continue;
+    }
+    if (others > 0) yield new NotInShard(others);
+    others = 0;
+    const next = await records.next();
+    if (next.done) throw new Error(`the index read fewer records than it names (${row.id})`);
+    yield next.value;
+  }
+  if (others > 0) yield new NotInShard(others);
+}
+
+/**
+ * Without a count: every record of the selection's languages, as the upstream streams them (from its
+ * first record, and with less work than a read per line).
+ */
+export async function* languageRecords(
+  read: () => AsyncIterable<PipelineRecord>,
+  selection: Selection,
+): AsyncIterable<PipelineRecord> {
+  for await (const record of read()) {
     if (selectedLanguage(record, selection)) yield record;
   }
 }

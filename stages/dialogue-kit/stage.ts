@@ -14,6 +14,7 @@ import { outputsStep } from "../../pipeline/report/flow.js";
 import { learnServerWorkers } from "../../pipeline/sandbox/index.js";
 import {
   defineStage,
+  type NotInShard,
   type RecordStage,
   type Stage,
   type StageContext,
@@ -22,7 +23,7 @@ import {
 import type { IndexRow } from "../../pipeline/store/index.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
-import { chooseRows, SELECTION_FIELDS, type Selection, selectRecords } from "./sample.js";
+import { chooseRows, languageRecords, SELECTION_FIELDS, type Selection, sampleRecords } from "./sample.js";
 import { type DialogueServices, openDialogueServices } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
@@ -67,7 +68,8 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
   // The selection, once per run, from the filter's index: the progress total and, with a count, the
-  // sample's rows, whose records alone are then read (sample.ts).
+  // sample's rows, whose records alone are then read (sample.ts). Without a count the records stream
+  // from the filter's output at once, and the index gives the total only.
   const chosen = new WeakMap<StageContext<C>, Promise<{ index: StageIndex; rows: IndexRow[] }>>();
   const choose = (ctx: StageContext<C>) => {
     let choice = chosen.get(ctx);
@@ -80,9 +82,17 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     }
     return choice;
   };
-  async function* selected(ctx: StageContext<C>): AsyncIterable<PipelineRecord> {
+  /** the selected records; a shard's input passes over the sample's records of other shards unread */
+  async function* selected(
+    ctx: StageContext<C>,
+    asInput: boolean,
+  ): AsyncIterable<PipelineRecord | NotInShard> {
+    if (ctx.config.count === undefined) {
+      yield* languageRecords(() => ctx.read("filter"), ctx.config);
+      return;
+    }
     const { index, rows } = await choose(ctx);
-    yield* selectRecords({ index, read: () => ctx.read("filter") }, ctx.config, rows);
+    yield* sampleRecords(index, rows, asInput ? ctx.inShard : undefined);
   }
   return defineStage<C, DialogueServices, Sum>({
     kind: "record",
@@ -93,7 +103,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     switchable: true,
     configSchema: spec.configSchema,
     fingerprint: spec.fingerprint,
-    input: selected,
+    input: (ctx) => selected(ctx, true),
     inputSize: async (ctx) => (await choose(ctx)).rows.length,
     concurrency: (ctx) =>
       ctx.config.concurrency ??
@@ -122,7 +132,9 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     estimate: (ctx) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);
       const system = loadPrompt(systemPrompt).render({});
-      return estimateDialogues(ctx as StageContext<unknown>, selected(ctx), {
+      // every record of the sample (no NotInShard): the estimate counts a shard's own itself
+      const records = selected(ctx, false) as AsyncIterable<PipelineRecord>;
+      return estimateDialogues(ctx as StageContext<unknown>, records, {
         completionTokens: 400,
         ...plan,
         first: (record) => [

@@ -3,10 +3,15 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import type { StageIndex } from "../../pipeline/stage.js";
+import { NotInShard, type StageIndex } from "../../pipeline/stage.js";
 import type { IndexRow } from "../../pipeline/store/index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
-import { chooseRows, selectRecords } from "../../stages/dialogue-kit/sample.js";
+import {
+  chooseRows,
+  languageRecords,
+  type Selection,
+  sampleRecords,
+} from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 
 describe("the code of an answer", () => {
@@ -42,6 +47,7 @@ function upstreamOf(records: readonly PipelineRecord[]) {
     offset: i,
     length: 1,
     item: 0,
+    sha: "",
   }));
   const index: StageIndex = {
     rows,
@@ -61,6 +67,19 @@ function upstreamOf(records: readonly PipelineRecord[]) {
   return { upstream: { index, read }, lines };
 }
 
+/** The selection as a dialogue stage makes it: a sample from the index, else every record streamed. */
+function select(
+  upstream: ReturnType<typeof upstreamOf>["upstream"],
+  selection: Selection,
+): AsyncIterable<PipelineRecord | NotInShard> {
+  return selection.count === undefined
+    ? languageRecords(upstream.read, selection)
+    : sampleRecords(upstream.index, chooseRows(upstream.index.rows, selection));
+}
+
+const recordsOf = async (input: AsyncIterable<PipelineRecord | NotInShard>) =>
+  (await collect(input)).filter((r): r is PipelineRecord => !(r instanceof NotInShard));
+
 describe("the seeded sample", () => {
   const records = Array.from({ length: 40 }, (_, i) => ({
     id: `r:${i}`,
@@ -68,33 +87,50 @@ describe("the seeded sample", () => {
   }));
   const { upstream } = upstreamOf(records);
   it("takes runnable languages, a seeded count, in upstream order, the same on every call", async () => {
-    const all = await collect(selectRecords(upstream, { languages: "runnable", seed: 1 }));
+    const all = await recordsOf(select(upstream, { languages: "runnable", seed: 1 }));
     expect(all).toHaveLength(30);
-    const some = await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 1 }));
+    const some = await recordsOf(select(upstream, { languages: ["python"], count: 5, seed: 1 }));
     expect(some).toHaveLength(5);
     expect(some.every((r) => r.lang === "python")).toBe(true);
     const ids = some.map((r) => Number(r.id.slice(2)));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
-    expect(await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 1 }))).toEqual(
-      some,
-    );
-    const other = await collect(selectRecords(upstream, { languages: ["python"], count: 5, seed: 2 }));
+    expect(await recordsOf(select(upstream, { languages: ["python"], count: 5, seed: 1 }))).toEqual(some);
+    const other = await recordsOf(select(upstream, { languages: ["python"], count: 5, seed: 2 }));
     expect(other).not.toEqual(some);
   });
 
   it("reads the sample's records alone, and streams the upstream only without a count", async () => {
     const { upstream, lines } = upstreamOf(records);
     const selection = { languages: ["python"], count: 5, seed: 1 };
-    const rows = chooseRows(upstream.index.rows, selection);
-    expect(rows).toHaveLength(5);
-    expect(await collect(selectRecords(upstream, selection, rows))).toHaveLength(5);
+    expect(await recordsOf(select(upstream, selection))).toHaveLength(5);
     expect(lines).toEqual({ read: 5, streamed: 0 });
     // fewer records than the count: all of them; no count: every record of the languages, streamed
     expect(chooseRows(upstream.index.rows, { languages: ["python"], count: 100, seed: 1 })).toHaveLength(20);
     expect(chooseRows(upstream.index.rows, { languages: "runnable", seed: 1 })).toHaveLength(30);
     lines.read = 0;
-    expect(await collect(selectRecords(upstream, { languages: "runnable", seed: 1 }))).toHaveLength(30);
+    expect(await recordsOf(select(upstream, { languages: "runnable", seed: 1 }))).toHaveLength(30);
     expect(lines).toEqual({ read: 0, streamed: 40 });
+  });
+
+  it("a shard reads its own records of the sample, and passes over the others' as counts", async () => {
+    const { upstream, lines } = upstreamOf(records);
+    const rows = chooseRows(upstream.index.rows, { languages: "runnable", count: 12, seed: 4 });
+    const whole = await recordsOf(sampleRecords(upstream.index, rows));
+    lines.read = 0;
+    const inShard = (record: PipelineRecord) => Number(record.id.slice(2)) % 3 === 0;
+    const input = await collect(sampleRecords(upstream.index, rows, inShard));
+    // in order: each record of the sample is either read (this shard's) or counted (another's)
+    const expected: (string | number)[] = [];
+    for (const record of whole) {
+      if (inShard(record)) expected.push(record.id);
+      else if (typeof expected.at(-1) === "number") (expected[expected.length - 1] as number)++;
+      else expected.push(1);
+    }
+    expect(input.map((r) => (r instanceof NotInShard ? r.count : r.id))).toEqual(expected);
+    expect(expected.some((e) => typeof e === "number") && expected.some((e) => typeof e === "string")).toBe(
+      true,
+    );
+    expect(lines.read).toBe(whole.filter(inShard).length);
   });
 
   it("is the count records of the smallest SHA-256 of (seed, id)", async () => {
@@ -110,6 +146,6 @@ describe("the seeded sample", () => {
       .slice(0, 137);
     const inOrder = many.filter((r) => expected.includes(r));
     const selection = { languages: ["python"], count: 137, seed: 7 };
-    expect(await collect(selectRecords(upstreamOf(many).upstream, selection))).toEqual(inOrder);
+    expect(await recordsOf(select(upstreamOf(many).upstream, selection))).toEqual(inOrder);
   });
 });
