@@ -230,8 +230,8 @@ function sameSeal(a: readonly PartSeal[], b: readonly PartSeal[]): boolean {
 
 /**
  * The records of `rows` of the parts at `paths`, in the order given, each line read by its offset.
- * The parts' sizes were checked against the seal; each line read is checked to be the entry the
- * index names (its position and the record's id), so a part changed in place stops the read.
+ * The parts' sizes were checked against the seal; each line read must hash as its row says and hold
+ * the record the row names, so a part changed in place stops the read.
  */
 export async function* readIndexed(
   paths: readonly string[],

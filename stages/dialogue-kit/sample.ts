@@ -124,16 +124,18 @@ export async function* sampleRecords(
   const mine = rows.filter((row) => inShard({ id: row.id }));
   const records = index.records(mine)[Symbol.asyncIterator]();
   let others = 0;
+  let next = 0;
   for (const row of rows) {
-    if (!inShard({ id: row.id })) {
+    if (row !== mine[next]) {
       others++;
       continue;
     }
+    next++;
     if (others > 0) yield new NotInShard(others);
     others = 0;
-    const next = await records.next();
-    if (next.done) throw new Error(`the index read fewer records than it names (${row.id})`);
-    yield next.value;
+    const record = await records.next();
+    if (record.done) throw new Error(`the index read fewer records than it names (${row.id})`);
+    yield record.value;
   }
   if (others > 0) yield new NotInShard(others);
 }
