@@ -5,10 +5,9 @@ import type { CacheShard } from "./llm/cache.js";
 import { createLlmService } from "./llm/index.js";
 import type { LlmClient, LlmEstimator } from "./llm/types.js";
 import type { Logger } from "./log.js";
-import { createCodeRunner } from "./sandbox/index.js";
-import { meteredRunner } from "./sandbox/metered.js";
-import type { CodeRunner } from "./sandbox/types.js";
-import type { SandboxRunSink, UsageMeter } from "./usage.js";
+import { createCodeRunner, HttpSandboxClient } from "./sandbox/index.js";
+import type { CodeRunner, RunCodeResponse } from "./sandbox/types.js";
+import type { UsageMeter } from "./usage.js";
 
 export interface Services {
   /** the client for an LLM role (scorer, weak, strong); throws NotConfiguredError with advice if unset */
@@ -63,12 +62,36 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
 }
 
 /**
- * The services as one stage (or one record of it) sees them: its sandbox counts per server in the
- * stage's usage, as its LLM clients do (they are given the meter by the stage itself), and counts
- * each program it runs in `runs` (the runner's: the record's, committed with it, or the stage's).
+ * The services as one stage sees them: its sandbox counts in the stage's usage what each server did
+ * and every program it ran, as its LLM clients count their requests (given the meter by the stage).
  */
-export function stageServices(services: Services, usage: UsageMeter, runs?: SandboxRunSink): Services {
+export function stageServices(services: Services, usage: UsageMeter): Services {
   const metered: Services = Object.create(services);
-  metered.sandbox = () => meteredRunner(services.sandbox(), { usage, runs });
+  metered.sandbox = () => {
+    const runner = services.sandbox();
+    const several = runner instanceof HttpSandboxClient && runner.endpoints.length > 1;
+    return {
+      async run(request, options) {
+        let server: string | undefined;
+        const response =
+          runner instanceof HttpSandboxClient
+            ? await runner.run(request, { ...options, usage, answeredBy: (name) => (server = name) })
+            : await runner.run(request, options);
+        const busyMs = programBusyMs(response);
+        if (busyMs !== undefined) usage.ran(busyMs, several ? server : undefined);
+        return response;
+      },
+      // the shared client outlives the stage: the services close it
+      async close() {},
+    };
+  };
   return metered;
+}
+
+/** The compile and run time the sandbox reports, in whole ms; undefined when it ran nothing. */
+function programBusyMs(response: RunCodeResponse): number | undefined {
+  if (response.status === "SandboxError") return undefined;
+  const steps = [response.compile_result, response.run_result].filter((r) => r !== null && r !== undefined);
+  if (steps.length === 0) return undefined;
+  return Math.round(steps.reduce((sum, step) => sum + (step.execution_time ?? 0), 0) * 1000);
 }

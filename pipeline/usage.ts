@@ -1,8 +1,6 @@
 // Per-stage accounting of LLM and sandbox traffic. The LLM layer and the sandbox client add to it;
-// the runner keeps it in the stage's manifest so `status` can show requests, tokens, cost and what
-// each endpoint did, across resumed runs. The sandbox's programs and busy time (SandboxUsage) are
-// counted per record and committed with it, like the stage's counters, so they are exact after a
-// kill -9 and add up over shards.
+// the runner keeps it in the stage's manifest so `status` can show requests, tokens, cost, programs
+// and what each endpoint did, across resumed runs.
 import type { EndpointStats, EndpointUsageSink } from "./balance/pool.js";
 
 export type { EndpointStats } from "./balance/pool.js";
@@ -50,7 +48,10 @@ function emptyEndpoint(): EndpointStats {
 
 export class UsageMeter implements EndpointUsageSink {
   readonly totals: UsageTotals;
-  constructor(start?: Partial<UsageTotals>) {
+  /** the programs the sandbox ran, carried on from the previous runs' */
+  programs: SandboxUsage | undefined;
+  constructor(start?: Partial<UsageTotals>, programs?: SandboxUsage) {
+    this.programs = sumSandbox([programs]);
     const { endpoints, ...counts } = start ?? {};
     this.totals = { ...emptyUsage(), ...counts };
     if (endpoints) {
@@ -74,6 +75,17 @@ export class UsageMeter implements EndpointUsageSink {
       this.totals.endpoints[name] = stats;
     }
     for (const key of Object.keys(delta) as (keyof EndpointStats)[]) stats[key] += delta[key] ?? 0;
+  }
+  /** one program the sandbox ran, and the server that ran it where there are several */
+  ran(busyMs: number, endpoint?: string): void {
+    this.programs = sumSandbox([
+      this.programs,
+      {
+        runs: 1,
+        busyMs,
+        ...(endpoint === undefined ? {} : { endpoints: { [endpoint]: { runs: 1, busyMs } } }),
+      },
+    ]);
   }
 }
 
@@ -108,8 +120,10 @@ export function describeEndpoints(usage: UsageTotals | undefined, sandbox?: Sand
 
 /**
  * Programs a stage ran in the sandbox and the time the sandbox says they took (compile plus run, in
- * whole milliseconds per program, so sums over records and shards stay exact). A program is counted
- * when the sandbox ran something of it; a refusal or an outage is not a program.
+ * whole milliseconds per program). A program is counted when the sandbox ran something of it; a
+ * refusal or an outage is not a program, and a result replayed from a stage's kept results is not one
+ * either. Counted per run and carried on like the LLM usage: a kill -9 loses what ran since the last
+ * checkpoint, and a redone record counts again what was not kept (docs/sandbox.md).
  */
 export interface SandboxUsage {
   runs: number;
@@ -123,103 +137,26 @@ export interface SandboxUsage {
   endpoints?: Record<string, { runs: number; busyMs: number }>;
 }
 
-/** Where the stage's sandbox face counts each program it ran (metered.ts). */
-export interface SandboxRunSink {
-  ran(busyMs: number, endpoint?: string): void;
-  /** programs an earlier process ran, whose kept results are replayed now (ReplayCosts) */
-  add(usage: SandboxUsage | undefined): void;
-}
-
-export class SandboxMeter implements SandboxRunSink {
-  readonly totals: SandboxUsage = { runs: 0, busyMs: 0 };
-
-  ran(busyMs: number, endpoint?: string): void {
-    this.totals.runs++;
-    this.totals.busyMs += busyMs;
-    this.longest(busyMs);
-    if (endpoint !== undefined) this.addEndpoint(endpoint, 1, busyMs);
-  }
-
-  private longest(ms: number): void {
-    if (ms > (this.totals.longestMs ?? 0)) this.totals.longestMs = ms;
-  }
-
-  private addEndpoint(name: string, runs: number, busyMs: number): void {
-    this.totals.endpoints ??= {};
-    const at = this.totals.endpoints[name] ?? { runs: 0, busyMs: 0 };
-    at.runs += runs;
-    at.busyMs += busyMs;
-    this.totals.endpoints[name] = at;
-  }
-
-  /** adds what another meter (a committed record, a shard) counted */
-  add(other: SandboxUsage | undefined): void {
-    if (!other) return;
-    this.totals.runs += other.runs;
-    this.totals.busyMs += other.busyMs;
-    // counted before the longest was kept: for one program it is its time, for more it is unknown
-    this.longest(other.longestMs ?? (other.runs === 1 ? other.busyMs : 0));
-    for (const [name, at] of Object.entries(other.endpoints ?? {}))
-      this.addEndpoint(name, at.runs, at.busyMs);
-  }
-
-  /** a copy for a manifest or an entry; undefined while nothing ran */
-  saved(): SandboxUsage | undefined {
-    if (this.totals.runs === 0) return undefined;
-    const { endpoints, longestMs, ...sums } = this.totals;
-    const counts = this.totals.runs > 1 && longestMs !== undefined ? { ...sums, longestMs } : sums;
-    return endpoints
-      ? { ...counts, endpoints: Object.fromEntries(Object.entries(endpoints).map(([n, e]) => [n, { ...e }])) }
-      : counts;
+/** Adds `other`'s programs to `into`. */
+function addSandbox(into: SandboxUsage, other: SandboxUsage): void {
+  into.runs += other.runs;
+  into.busyMs += other.busyMs;
+  const longest = other.longestMs ?? (other.runs === 1 ? other.busyMs : 0);
+  if (longest > (into.longestMs ?? 0)) into.longestMs = longest;
+  for (const [name, at] of Object.entries(other.endpoints ?? {})) {
+    into.endpoints ??= {};
+    const sum = into.endpoints[name] ?? { runs: 0, busyMs: 0 };
+    into.endpoints[name] = { runs: sum.runs + at.runs, busyMs: sum.busyMs + at.busyMs };
   }
 }
 
-/**
- * What the programs behind kept results cost when they ran (an execution journal's runs, a verdict
- * cache's verdicts), so that replaying a result counts its programs as running them would have: once,
- * by the first replay in this process. A result this process made is not here: its programs were
- * counted as they ran.
- */
-export class ReplayCosts {
-  private readonly unpaid = new Map<string, SandboxUsage>();
-
-  /** an entry read back from its file, with the cost saved beside it (a later line for a key wins) */
-  loaded(key: string, cost: unknown): void {
-    if (isSandboxUsage(cost)) this.unpaid.set(key, cost);
-    else this.unpaid.delete(key);
-  }
-
-  /** an entry this process made */
-  made(key: string): void {
-    this.unpaid.delete(key);
-  }
-
-  /** what replaying `key` costs now: its earlier cost the first time, then nothing */
-  take(key: string): SandboxUsage | undefined {
-    const cost = this.unpaid.get(key);
-    this.unpaid.delete(key);
-    return cost;
-  }
-}
-
-const isCount = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-
-/** A SandboxUsage as a file may hold it; anything else (a damaged line) counts nothing. */
-function isSandboxUsage(value: unknown): value is SandboxUsage {
-  if (typeof value !== "object" || value === null) return false;
-  const usage = value as Partial<SandboxUsage>;
-  if (!isCount(usage.runs) || !isCount(usage.busyMs)) return false;
-  if (usage.longestMs !== undefined && !isCount(usage.longestMs)) return false;
-  if (usage.endpoints === undefined) return true;
-  if (typeof usage.endpoints !== "object" || usage.endpoints === null) return false;
-  return Object.values(usage.endpoints).every((e) => isCount(e?.runs) && isCount(e?.busyMs));
-}
-
-/** The sum of stages' or shards' sandbox usage; undefined when none ran a program. */
+/** The sum of runs', stages' or shards' sandbox usage (a copy); undefined when none ran a program. */
 export function sumSandbox(all: readonly (SandboxUsage | undefined)[]): SandboxUsage | undefined {
-  const meter = new SandboxMeter();
-  for (const usage of all) meter.add(usage);
-  return meter.saved();
+  const sum: SandboxUsage = { runs: 0, busyMs: 0 };
+  for (const usage of all) if (usage) addSandbox(sum, usage);
+  if (sum.runs === 0) return undefined;
+  if (sum.runs === 1) delete sum.longestMs;
+  return sum;
 }
 
 /** `12,345 programs, 678.9 s busy`, for `status` and the end of a run. */

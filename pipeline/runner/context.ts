@@ -1,13 +1,14 @@
 // The `ctx` a stage is handed: its config, services metered into its usage, its own work dir, and
 // reads limited to itself and its upstream stages (a shard reads its own outputs and the whole of
-// its upstream stages, and is told which records of its input are its own).
+// its upstream stages).
 import { mkdirSync } from "node:fs";
 import { createLogger } from "../log.js";
 import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { Tally } from "../store/index.js";
 import type { UsageMeter } from "../usage.js";
-import { type ShardSpec, shardTest } from "./shard.js";
+import { indexStage, type StageIndex, sampleOf } from "./read.js";
+import type { ShardSpec } from "./shard.js";
 import type { RunnerCore } from "./types.js";
 
 export function stageContext(
@@ -23,6 +24,8 @@ export function stageContext(
   const store = r.store(stage.name, shard);
   // Every stage may keep private files; having the dir there is part of the contract.
   mkdirSync(store.workDir, { recursive: true });
+  // an upstream's index is read once per run, however many samples are taken of it
+  const indexes = new Map<string, Promise<StageIndex>>();
   return {
     name: stage.name,
     config: r.configOf(stage),
@@ -32,8 +35,7 @@ export function stageContext(
     limit: r.options.limit,
     signal,
     log: createLogger(stage.name),
-    // programs run outside a record (a global stage's) count in the run's tally
-    services: stageServices(r.options.services, usage, tally.sandbox),
+    services: stageServices(r.options.services, usage),
     usage,
     read: (name, opts) => {
       // upstream stages are checked complete before a stage starts; anything else would bypass staleness
@@ -43,17 +45,21 @@ export function stageContext(
       // a shard reads its own outputs, and the whole of its upstream stages
       return name === stage.name ? store.read(opts) : r.read(name, opts);
     },
-    index: (name, fields) => {
+    sample: (name, options) => {
       if (!stage.upstream.includes(name)) {
-        throw new Error(`stage ${stage.name} indexed stage ${name}, which is not one of its upstream stages`);
+        throw new Error(`stage ${stage.name} sampled stage ${name}, which is not one of its upstream stages`);
       }
-      return r.index(name, fields, { save: !dryRun });
+      const key = `${name}\n${options.field}`;
+      const index = () => {
+        if (!indexes.has(key)) indexes.set(key, indexStage(r, name, [options.field], { save: !dryRun }));
+        return indexes.get(key)!;
+      };
+      return sampleOf(() => r.read(name), index, options);
     },
     countOf: (name) =>
       name === stage.name ? store.manifest()?.counts.out : r.status(name).manifest?.counts.out,
     // outside a record (record-wise stages count each record's with it: execute.ts)
     stat: (name, value = 1) => tally.add(tally.counters, name, value),
     registry: r.registry,
-    ...(shard ? { inShard: shardTest(shard) } : {}),
   };
 }

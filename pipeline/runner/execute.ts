@@ -4,11 +4,9 @@
 import { createHash } from "node:crypto";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
-import type { Services } from "../services.js";
-import { type GlobalStage, NotInShard, type RecordStage, type StageContext } from "../stage.js";
+import type { GlobalStage, RecordStage, StageContext } from "../stage.js";
 import type { OutputDigest, StageStore, Tally } from "../store/index.js";
 import type { StageCounts } from "../store/manifest.js";
-import { SandboxMeter, type SandboxRunSink } from "../usage.js";
 import type { Progress } from "./progress.js";
 
 export interface ExecutionResult {
@@ -44,8 +42,6 @@ export interface ExecutionHooks {
   forceCommand?: string;
   /** the run's counters and reject reasons (`ctx.stat` outside a record adds to it too) */
   tally: Tally;
-  /** the services one record sees: its sandbox counts the programs it runs in `runs` */
-  recordServices?(runs: SandboxRunSink): Services;
 }
 
 export async function executeRecordStage<C, S>(
@@ -81,17 +77,15 @@ export async function executeRecordStage<C, S>(
     const at = global === undefined ? { s: position } : { s: position, g: global };
     try {
       let outcome: RecordOutcome;
-      // a record's counters and sandbox programs are committed with its outcome: a failed or lost one
-      // counts nothing, and a redone one counts only what the run that commits it did
+      // a record's counters are committed with its outcome: a failed or lost one counts nothing, and
+      // a redone one counts only what the run that commits it did
       let stats: Record<string, number> | undefined;
-      const programs = new SandboxMeter();
       const recordCtx: StageContext<C> = {
         ...ctx,
         stat: (name, value = 1) => {
           stats ??= {};
           stats[name] = (stats[name] ?? 0) + value;
         },
-        ...(hooks.recordServices ? { services: hooks.recordServices(programs) } : {}),
       };
       try {
         outcome = await stage.process(record, recordCtx, state);
@@ -110,18 +104,16 @@ export async function executeRecordStage<C, S>(
         const out = outcome.out ?? [];
         checkIds(stage.name, out, record);
         const rejects = outcome.rejects ?? [];
-        const ran = programs.saved();
         writer.append(
           {
             ...at,
             ...(out.length ? { o: out } : {}),
             ...(rejects.length ? { r: rejects } : {}),
             ...(stats ? { t: stats } : {}),
-            ...(ran ? { x: ran } : {}),
           },
           digest.addJson,
         );
-        hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}), ...(ran ? { x: ran } : {}) });
+        hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}) });
         counts.in++;
         counts.out += out.length;
         counts.rejected += rejects.length;
@@ -133,16 +125,10 @@ export async function executeRecordStage<C, S>(
   };
 
   try {
-    const input = stage.input ? stage.input(ctx) : ctx.read(stage.upstream[0]!);
+    const input = stage.input ? stage.input(ctx, state) : ctx.read(stage.upstream[0]!);
     const previous = hooks.previousInput;
     let global = -1;
     for await (const record of input) {
-      if (record instanceof NotInShard) {
-        if (!hooks.keep)
-          throw new Error(`stage ${stage.name} passed records over as another shard's outside a shard`);
-        global += record.count;
-        continue;
-      }
       global++;
       if (hooks.keep && !hooks.keep(record)) continue;
       position++;

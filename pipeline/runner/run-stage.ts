@@ -3,14 +3,13 @@
 // records failed, each with the advice that goes with it) written before it returns or throws.
 import { hostname } from "node:os";
 import { clause, InterruptedError, UserError } from "../errors.js";
-import { stageServices } from "../services.js";
 import type { Stage, StageContext } from "../stage.js";
 import { type Manifest, OutputDigest, Tally } from "../store/index.js";
-import { describeEndpoints, describeSandbox, type SandboxRunSink, UsageMeter } from "../usage.js";
+import { describeEndpoints, describeSandbox, UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
 import { type ExecutionResult, executeGlobalStage, executeRecordStage, type InputCheck } from "./execute.js";
 import { createProgress, formatDuration } from "./progress.js";
-import type { ShardSpec } from "./shard.js";
+import { type ShardSpec, shardTest } from "./shard.js";
 import { invocationOf, outputHashOf } from "./status.js";
 import type { RunnerCore, StageReport, StageStatus } from "./types.js";
 
@@ -26,7 +25,8 @@ export async function runStage(
   const store = r.store(stage.name, shard);
   const label = store.label;
   const previous = status.manifest;
-  const usage = new UsageMeter(previous?.usage);
+  // LLM usage and sandbox programs go on from the previous run's checkpoint (approximate after a kill)
+  const usage = new UsageMeter(previous?.usage, previous?.sandbox);
   const started = Date.now();
   const now = new Date().toISOString();
   const manifest: Manifest = {
@@ -52,11 +52,7 @@ export async function runStage(
   const ctx = stageContext(r, stage, signal, usage, shard, tally);
   const elapsed = () => manifest.elapsedMs + (Date.now() - started);
   let counts = manifest.counts;
-  // what the committed records (and this run outside them) ran in the sandbox, once the scan is in
-  const programs = () => {
-    const sandbox = tally.sandbox.saved();
-    return sandbox ? { sandbox } : {};
-  };
+  const programs = () => (usage.programs ? { sandbox: usage.programs } : {});
   const partial = (lastError?: string) =>
     store.saveManifest({
       ...manifest,
@@ -97,11 +93,10 @@ export async function runStage(
         if (input) manifest.inputCheck = input;
         store.saveManifest({ ...manifest, counts, usage: usage.totals, ...programs(), elapsedMs: elapsed() });
       },
-      recordServices: (runs: SandboxRunSink) => stageServices(r.options.services, usage, runs),
       ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
       ...(shard
         ? {
-            keep: ctx.inShard!,
+            keep: shardTest(shard),
             forceCommand: `${r.shardCommand(stage.name, shard)} --force`,
           }
         : {}),
@@ -137,11 +132,8 @@ export async function runStage(
       { exitCode: 1 },
     );
   }
-  // a stage its downstream stages choose records from is indexed in the pass that seals it
-  const sealed = stage.indexed ? { parts: await store.sealIndexed(stage.indexed) } : {};
   const complete: Manifest = {
     ...manifest,
-    ...sealed,
     state: "complete",
     counts: result.counts,
     usage: usage.totals,
@@ -150,8 +142,7 @@ export async function runStage(
     outputHash: result.outputHash,
     finishedAt: new Date().toISOString(),
     ...(result.stats ? { stats: result.stats } : {}),
-    // the tally's, not an earlier run's: a global stage counts only the run that completed it
-    sandbox: undefined,
+    ...programs(),
     ...tally.saved(),
   };
   store.saveManifest(complete);

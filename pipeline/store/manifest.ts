@@ -30,7 +30,7 @@ export interface Manifest {
   /** order-independent hash of the outputs; set when complete */
   outputHash?: string;
   usage?: UsageTotals;
-  /** programs the sandbox ran for the committed records (and a global stage's run), and their busy time */
+  /** programs the sandbox ran for the stage and their busy time, summed over its runs (usage.ts) */
   sandbox?: SandboxUsage;
   runs: number;
   pid?: number;

@@ -5,7 +5,6 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, wri
 import { open } from "node:fs/promises";
 import { UserError } from "../errors.js";
 import type { PipelineRecord, Reject } from "../record.js";
-import type { SandboxUsage } from "../usage.js";
 
 /** The data dir is damaged or cannot be written; the message says what to do. */
 export class StoreError extends UserError {}
@@ -23,8 +22,6 @@ export interface Entry {
   f?: { reason: string; detail?: string };
   /** the counters the stage added (`ctx.stat`) while handling this input, committed with its outcome */
   t?: Record<string, number>;
-  /** the programs the sandbox ran while handling this input, and their busy time, committed with it */
-  x?: SandboxUsage;
 }
 
 /**
@@ -46,7 +43,6 @@ export function entryLine(entry: Entry, onOutput?: (json: string) => void): stri
   if (entry.r !== undefined) line += `,"r":${JSON.stringify(entry.r)}`;
   if (entry.f !== undefined) line += `,"f":${JSON.stringify(entry.f)}`;
   if (entry.t !== undefined) line += `,"t":${JSON.stringify(entry.t)}`;
-  if (entry.x !== undefined) line += `,"x":${JSON.stringify(entry.x)}`;
   return `${line}}\n`;
 }
 
