@@ -1,6 +1,5 @@
 // Seeded randomness: every draw the pipeline makes comes from a seed in the config, so the same
 // config gives the same release on every machine. Math.random is for jitter only (backoffs).
-import { mix32 } from "./dedup/hash.js";
 
 /**
  * Floats in [0, 1) from a seed (mulberry32): small, fast and the same on every platform. Packing,
@@ -15,6 +14,17 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Murmur3's finalizer: every input bit affects every output bit (not cryptographic, only well mixed). */
+export function mix32(x: number): number {
+  let h = x | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 /** Whole 32-bit values from a seed (splitmix32), for hash parameters such as MinHash's. */

@@ -2,9 +2,16 @@
 // downward. Every import of every .ts file under pipeline/ and stages/ is read (with TypeScript's own
 // scanner, so imports in strings and comments do not count) and checked: no service imports a stage,
 // the runner or the CLI; no stage imports the runner or the CLI; the runner does not import the CLI;
-// and no file reaches itself through its imports. Files over ~400 lines are listed, as a warning only.
+// and no file, nor folder (pipeline/llm/, with pipeline/runner.ts beside pipeline/runner/ as one), reaches
+// itself through its imports. Files over ~400 lines are listed, as a warning only.
 import { describe, expect, it } from "vitest";
-import { backArrows, type ImportGraph, importCycles, readGraph } from "./support/import-graph.js";
+import {
+  backArrows,
+  folderCycles,
+  type ImportGraph,
+  importCycles,
+  readGraph,
+} from "./support/import-graph.js";
 
 const LONG_FILE = 400;
 
@@ -29,6 +36,10 @@ describe("the import graph of pipeline/ and stages/", () => {
   it("has no import cycle", () => {
     expect(importCycles(graph)).toEqual([]);
   });
+
+  it("has no cycle between folders: the shared piece lives in the lower one", () => {
+    expect(folderCycles(graph)).toEqual([]);
+  });
 });
 
 describe("the checks themselves", () => {
@@ -46,6 +57,24 @@ describe("the checks themselves", () => {
       "stages/export.ts -> pipeline/runner/switch.ts (stages -> runner)",
       "pipeline/runner.ts -> pipeline/cli.ts (runner -> cli)",
     ]);
+  });
+
+  it("catch a back arrow between folders, which no file cycle shows", () => {
+    const graph: ImportGraph = new Map([
+      ["pipeline/random.ts", ["pipeline/dedup/hash.ts"]],
+      ["pipeline/dedup/hash.ts", []],
+      ["pipeline/dedup/minhash.ts", ["pipeline/random.ts", "pipeline/dedup/hash.ts"]],
+      ["pipeline/runner.ts", ["pipeline/runner/status.ts"]],
+      ["pipeline/runner/status.ts", ["pipeline/stage.ts"]],
+      ["pipeline/llm/embedded/engine.ts", ["pipeline/llm/cache.ts"]],
+      ["pipeline/llm/cache.ts", []],
+    ]);
+    expect(importCycles(graph)).toEqual([]);
+    expect(folderCycles(graph)).toEqual([
+      "pipeline/dedup -> pipeline/random -> pipeline/dedup " +
+        "(pipeline/dedup/minhash.ts -> pipeline/random.ts; pipeline/random.ts -> pipeline/dedup/hash.ts)",
+    ]);
+    expect(folderCycles(new Map([["pipeline/dedup/minhash.ts", ["pipeline/random.ts"]]]))).toEqual([]);
   });
 
   it("catch a circle, however long, and a file importing itself", () => {

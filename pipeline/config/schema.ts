@@ -3,9 +3,9 @@
 import { z } from "zod";
 import { evalConfigSchema } from "../eval/config.js";
 import { hubConfigSchema } from "../hub/config.js";
-import { launchConfigSchema } from "../launch/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { sandboxConfigSchema } from "../sandbox/config.js";
+import { launchConfigSchema } from "./launch.js";
 
 export const rootConfigSchema = z
   .object({

@@ -1,7 +1,7 @@
 // Locality-sensitive hashing over MinHash signatures: the signature is cut into `bands` of `rows`
 // values; two documents become candidates when any band is identical. Candidates are then checked
 // against the threshold with the full signature, so LSH only decides who is compared, not who matches.
-import { combine } from "./hash.js";
+import { mix32 } from "../random.js";
 
 export interface LshParameters {
   bands: number;
@@ -136,4 +136,9 @@ export class LshIndex {
       return table;
     });
   }
+}
+
+/** Combines a running hash with one more value (order matters). */
+function combine(h: number, value: number): number {
+  return mix32(Math.imul(h ^ value, 0x9e3779b1) + 0x7f4a7c15);
 }

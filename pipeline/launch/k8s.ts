@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import type { K8sLaunchConfig } from "../config/launch.js";
 import { UserError } from "../errors.js";
-import type { K8sLaunchConfig } from "./config.js";
 import { runArgs } from "./invocation.js";
 import type { LaunchStep } from "./plan.js";
 import { requireTool, runTool } from "./tools.js";

@@ -4,8 +4,8 @@
 // resubmitted by hand (`sbatch --array=K script`).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SlurmLaunchConfig } from "../config/launch.js";
 import { UserError } from "../errors.js";
-import type { SlurmLaunchConfig } from "./config.js";
 import { type PipelineInvocation, runArgs, shellQuote } from "./invocation.js";
 import type { LaunchStep } from "./plan.js";
 import { requireTool, runTool } from "./tools.js";

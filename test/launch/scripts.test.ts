@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { slurmLaunchSchema } from "../../pipeline/launch/config.js";
+import { slurmLaunchSchema } from "../../pipeline/config/launch.js";
 import { pipelineInvocation } from "../../pipeline/launch/invocation.js";
 import type { LaunchStep } from "../../pipeline/launch/plan.js";
 import { slurmScript } from "../../pipeline/launch/slurm.js";

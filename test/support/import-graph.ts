@@ -1,5 +1,5 @@
-// The import graph of the product code (pipeline/ and stages/) and the two checks docs/design.md
-// promises of it: every arrow points down through the rooms, and no file reaches itself.
+// The import graph of the product code (pipeline/ and stages/) and the checks docs/design.md promises
+// of it: every arrow points down through the rooms, and no file, nor folder, reaches itself.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
@@ -74,6 +74,40 @@ export function importCycles(graph: ImportGraph): string[] {
   };
   for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
   return cycles;
+}
+
+/**
+ * The folder a file belongs to, as a node of the coarser graph: the second level of its path, where a
+ * file and the folder of the same name are one (`pipeline/runner.ts` and `pipeline/runner/`).
+ */
+export function folderOf(file: string): string {
+  const [top, second = ""] = file.split("/");
+  return `${top}/${second.replace(/\.ts$/, "")}`;
+}
+
+/**
+ * Circles between folders: a folder importing one that imports it back, however far round. Each
+ * names the imports that close it, so a back arrow is found by its file.
+ */
+export function folderCycles(graph: ImportGraph): string[] {
+  const folders = new Map<string, Set<string>>();
+  const via = new Map<string, string>();
+  for (const [from, targets] of graph) {
+    const a = folderOf(from);
+    if (!folders.has(a)) folders.set(a, new Set());
+    for (const to of targets) {
+      const b = folderOf(to);
+      if (a === b) continue;
+      folders.get(a)!.add(b);
+      if (!via.has(`${a} ${b}`)) via.set(`${a} ${b}`, `${from} -> ${to}`);
+    }
+  }
+  const folderGraph = new Map([...folders].map(([a, bs]) => [a, [...bs]]));
+  return importCycles(folderGraph).map((cycle) => {
+    const steps = cycle.split(" -> ");
+    const imports = steps.slice(1).map((b, i) => via.get(`${steps[i]} ${b}`));
+    return `${cycle} (${imports.join("; ")})`;
+  });
 }
 
 /** One concrete circle inside a strongly connected part, for the message. */
