@@ -1,10 +1,7 @@
-// How many programs a stage keeps in the sandbox at once when its config does not say: `sandbox.workers`
-// where set; with `sandbox.url` and no `workers`, twice the workers the servers say they run (each of
-// our servers tells on its health path, GET /v1/ping, in the `x-sandbox-workers` header), so that a
-// run is waiting at a server whenever one of its workers frees (docs/sandbox.md, Scaling out); else
-// (embedded, or a server that does not say: SandboxFusion's) the stage's default, the cores of this
-// machine (pipeline/execution's programsAtOnce). The servers are asked once per config, by a stage's
-// `open` (learnServerWorkers), before its gates are sized.
+// How many programs a stage keeps in the sandbox at once when its config does not say:
+// `sandbox.workers` where set; with `sandbox.url`, twice the workers the servers report on GET
+// /v1/ping, so a run is waiting whenever a worker frees (docs/sandbox.md, Scaling out); else
+// (embedded, or a server that does not say: SandboxFusion's) the cores of this machine.
 import { urlList } from "../balance/config.js";
 import { createHttpFetch } from "../http-fetch.js";
 import type { Logger } from "../log.js";

@@ -1,15 +1,8 @@
-// Run cgroups: every sandboxed command runs in a fresh memory + pids cgroup of its own, so the whole
-// process tree of a run, however many processes it forks, holds at most one memory cap (resident
-// and kernel memory, and the files it writes to its tmpfs dirs) and one process cap, and the
-// kernel's OOM killer acts inside the run only. RLIMIT_AS alone is per process: 128 processes could
-// each take the full limit. The cgroup's peak usage is also the run's peak memory, a figure the
-// program cannot forge.
-//
-// cgroup v1 (this machine's kind): the memory and pids hierarchies, nested under this process's own
-// cgroups. cgroup v2: controllers can only be handed to children of a cgroup that holds no
-// processes itself, so we nest under `sandbox.cgroup_parent` when set, else under our own cgroup or
-// the hierarchy's root, whichever lets us enable memory and pids for children. Where none works
-// (no root, no delegation) the sandbox runs without and says why (`sandbox languages`).
+// Run cgroups: every sandboxed command runs in a fresh memory + pids cgroup of its own, so a run's
+// whole process tree holds one memory cap (resident, kernel, and its tmpfs files) and one process
+// cap, and the OOM killer acts inside the run only (RLIMIT_AS alone is per process: 128 processes
+// could each take the full limit). The cgroup's peak usage is also the run's peak memory, a figure
+// the program cannot forge.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive } from "./liveness.js";
@@ -161,6 +154,7 @@ async function removeStaleBases(parent: string): Promise<void> {
   }
 }
 
+/** cgroup v1: the memory and pids hierarchies, nested under this process's own cgroups. */
 class CgroupV1Host implements CgroupHost {
   readonly version = 1;
   private runs = 0;
@@ -217,6 +211,11 @@ class CgroupV1Host implements CgroupHost {
   }
 }
 
+/**
+ * cgroup v2: controllers can only be handed to children of a cgroup that holds no processes itself,
+ * so we nest under `sandbox.cgroup_parent` when set, else under our own cgroup or the hierarchy's
+ * root, whichever lets us enable memory and pids for children.
+ */
 class CgroupV2Host implements CgroupHost {
   readonly version = 2;
   private runs = 0;
@@ -326,7 +325,7 @@ async function openV2(mount: Mount, own: Map<string, string>, parent?: string): 
 
 /**
  * This sandbox's cgroups, or why there are none. Needs root (or a delegated cgroup); callers fall
- * back to rlimits alone when it fails.
+ * back to rlimits alone when it fails, and say why (`sandbox languages`).
  */
 export async function openCgroupHost(
   parent?: string,

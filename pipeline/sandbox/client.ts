@@ -1,9 +1,8 @@
-// A CodeRunner that sends requests to a remote SandboxFusion-compatible POST /run_code: our own
-// `pipeline sandbox serve`, or a SandboxFusion deployment. Replicas behind a load balancer are how
-// sandbox work grows past one machine, so the client retries what a busy or restarting replica
-// answers (connection errors, 429, 5xx) with backoff, and honours Retry-After. `sandbox.url` may
-// list several servers: runs are spread over them like an LLM role's replicas (balance/pool.ts), and
-// a run that fails on one goes to another at once.
+// A CodeRunner that sends requests to a remote SandboxFusion-compatible POST /run_code (our own
+// `pipeline sandbox serve`, or SandboxFusion). Replicas are how sandbox work grows past one machine,
+// so it retries what a busy or restarting replica answers (connection errors, 429, 5xx) with backoff,
+// honouring Retry-After. Several `sandbox.url`s are balanced like an LLM role's replicas
+// (balance/pool.ts), and a run that fails on one goes to another at once.
 import pLimit from "p-limit";
 import { onAbort, sleep } from "../abort.js";
 import { urlList } from "../balance/config.js";

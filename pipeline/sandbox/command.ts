@@ -2,10 +2,6 @@
 // stream, enforces the wall-clock limit by killing the whole process group (bwrap's --die-with-parent
 // then tears down the PID namespace, so nothing the program started survives), and reports the
 // outcome in SandboxFusion's CommandRunResult shape.
-//
-// A command may be spawned before its run starts (a sandbox prepared ahead, waiting for its orders
-// on fd 4): `HostProcess.spawn` starts it, `run` sends the orders and supervises it from then on, so
-// the clock and the output caps cover the run only.
 import { type ChildListeners, SIGNAL_NAMES, type SpawnedChild, spawnWithNode } from "./child.js";
 import type { HostCommand } from "./isolation.js";
 import { Spawner } from "./spawner.js";
@@ -72,6 +68,11 @@ class CappedBuffer {
   }
 }
 
+/**
+ * A command may be spawned before its run starts (a sandbox prepared ahead, waiting for its orders on
+ * fd 4): `spawn` starts it, `run` sends the orders and supervises it from then on, so the clock and
+ * the output caps cover the run only.
+ */
 export class HostProcess {
   private stdout = new CappedBuffer(EARLY_OUTPUT_BYTES);
   private stderr = new CappedBuffer(EARLY_OUTPUT_BYTES);

@@ -1,19 +1,18 @@
 // How one command is wrapped so untrusted code cannot reach the host: a fresh bubblewrap sandbox with
-// its own user, PID, network, IPC, UTS and cgroup namespaces, a read-only /usr (with /usr/local
-// masked), a whitelisted /etc, private size-capped /tmp and /dev/shm, the run's work dir as its only
-// writable host path, a seccomp filter, an environment built from scratch, and rlimits set just
-// before the program starts.
-//
-// Two ways to get an unprivileged uid (the kernel exempts root from RLIMIT_NPROC, so a fork bomb run
-// as root is unbounded):
-//   userns  - bwrap itself is started as an unprivileged uid (uid_base + worker when we are root, our
-//             own uid otherwise) and creates a user namespace; needs unprivileged user namespaces.
-//   setuid  - we are root and user namespaces are off: bwrap runs as root without one and the
-//             launcher drops to uid_base + worker, with no capabilities and no_new_privs.
-// The launcher is our small C helper (launcher.c); where it cannot be built, setpriv + prlimit +
-// GNU time do the same job in three execs.
+// its own user, PID, network, IPC, UTS and cgroup namespaces, a read-only /usr (/usr/local masked), a
+// whitelisted /etc, private size-capped /tmp and /dev/shm, the run's work dir as its only writable
+// host path, a seccomp filter, a fresh environment, and rlimits set by our launcher (launcher.c;
+// where it cannot be built, setpriv + prlimit + GNU time) just before the program starts.
 import { lstatSync, readlinkSync } from "node:fs";
 
+/**
+ * Two ways to get an unprivileged uid (the kernel exempts root from RLIMIT_NPROC, so a fork bomb run
+ * as root is unbounded):
+ *   userns  - bwrap itself is started as an unprivileged uid (uid_base + worker when we are root, our
+ *             own uid otherwise) and creates a user namespace; needs unprivileged user namespaces.
+ *   setuid  - we are root and user namespaces are off: bwrap runs as root without one and the
+ *             launcher drops to uid_base + worker, with no capabilities and no_new_privs.
+ */
 export type IsolationMode = "userns" | "setuid" | "none";
 
 /** rlimits applied to the untrusted process tree; `null` leaves one unlimited */

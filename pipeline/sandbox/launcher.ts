@@ -1,10 +1,8 @@
 // Builds our three small C helpers once per machine (cached by content hash under the temp dir):
-// launcher.c, which saves each run the two extra execs setpriv/prlimit/GNU time would cost,
-// enter.c, which puts a command into its run's cgroups before bubblewrap starts, and spawner.c,
-// which forks the commands for us at a fraction of what forking this process costs. gcc is a sandbox
-// toolchain anyway; where it is missing or the build fails, the sandbox falls back to those tools, a
-// shell and Node's own spawn (same results, a few ms slower per run); `sandbox languages` shows which
-// one is in use.
+// launcher.c (saves each run the execs of setpriv/prlimit/GNU time), enter.c (puts a command into
+// its run's cgroups before bubblewrap starts) and spawner.c (forks commands far cheaper than this
+// process can). Where gcc is missing or the build fails, the sandbox falls back to those tools, a
+// shell and Node's own spawn (same results, slower); `sandbox languages` shows which is in use.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";

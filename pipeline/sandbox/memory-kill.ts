@@ -1,12 +1,7 @@
 // Who ended a run that the kernel's OOM killer ended. A run's cgroup counts every process of it the
-// OOM killer took (`oom_kill`), whichever memory ran out: the run's own cap, or the host's or a parent
-// cgroup's, where the run's tree volunteers first (oom_score_adj 1000). Only the first says anything
-// about the program. The run's own counters tell them apart: the times its own cap refused memory
-// (v1 memory.failcnt and memory.memsw.failcnt; v2 memory.events `max` and `oom`, which count this
-// cgroup's cap only, never a parent's), and its peak against its cap (v1 memory.max_usage_in_bytes and
-// memory.memsw.max_usage_in_bytes; v2 memory.peak). Both are needed: a v1 kernel may not count
-// failures of the memory+swap cap (6.x counts them on the memory counter only), while its peak then
-// sits at the cap.
+// OOM killer took (`oom_kill`), whichever memory ran out: the run's own cap, or the host's or a
+// parent cgroup's, where the run's tree volunteers first (oom_score_adj 1000). Only the first says
+// anything about the program.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -31,6 +26,13 @@ export type MemoryKill = "none" | "limit" | "outside";
  */
 export const CAP_MARGIN_BYTES = 4 << 20;
 
+/**
+ * The run's own counters tell the kinds apart: the times its own cap refused memory (v1
+ * memory.failcnt and memory.memsw.failcnt; v2 memory.events `max` and `oom`, this cgroup's cap only),
+ * and its peak against its cap (v1 memory.max_usage_in_bytes and memory.memsw.max_usage_in_bytes; v2
+ * memory.peak). Both are needed: a v1 kernel may not count failures of the memory+swap cap (6.x
+ * counts them on the memory counter only), while its peak then sits at the cap.
+ */
 export function memoryKillOf(counters: MemoryCounters): MemoryKill {
   if (counters.oomKills === 0) return "none";
   if (counters.limitHits > 0) return "limit";

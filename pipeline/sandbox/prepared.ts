@@ -1,12 +1,8 @@
-// Sandboxes made ahead of their requests. Building a sandbox (forking us, namespaces, mounts,
-// seccomp, joining its cgroups, which waits for an RCU grace period in the kernel) costs
-// milliseconds that a short program would otherwise wait for. So once a slot has answered a request,
-// the next request's run dir and first sandbox are built in the background, and while a compile
-// step runs, the sandbox for its run step; each waits, unprivileged, for its orders on fd 4 (see
-// launcher.c --wait).
-//
-// Nothing is reused: every sandbox and run dir serves exactly one step (or one request) and is
-// thrown away after it, used or not. Preparing ahead only moves the set-up off the critical path.
+// Sandboxes made ahead of their requests: building one (a fork, namespaces, mounts, seccomp, joining
+// cgroups, which waits for a kernel RCU grace period) costs milliseconds a short program would wait
+// for. So after a request, the next one's run dir and first sandbox are built in the background, and
+// during a compile, the sandbox for its run; each waits, unprivileged, for its orders on fd 4
+// (launcher.c --wait). Nothing is reused: each serves one step and is thrown away, used or not.
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { HostProcess, UNBUILT_KILL_DEADLINE_MS } from "./command.js";
 import { SandboxRequestError } from "./errors.js";

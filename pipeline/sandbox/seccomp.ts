@@ -1,11 +1,8 @@
-// A small seccomp filter (classic BPF, handed to bwrap with --seccomp) that refuses the system calls
-// no test program needs and sandbox escapes love: ptrace and cross-process memory access (so a run
-// cannot take over the sandbox's own init or wrappers), kernel keyrings, bpf, perf, userfaultfd,
-// io_uring, module and kexec loading, mounts, and new namespaces (clone with CLONE_NEW*, unshare,
-// setns; clone3 answers ENOSYS so libcs fall back to clone, whose flags we can inspect). Sockets are
-// limited to the families a network namespace contains (unix, inet, inet6, netlink): AF_VSOCK, for
-// one, is not namespaced and would reach the hypervisor and other VMs from inside an empty netns.
-// Only x86_64 has a table; on other architectures no filter is installed (see docs/sandbox.md).
+// A small seccomp filter (classic BPF, for bwrap's --seccomp) refusing the system calls no test
+// program needs and sandbox escapes love: ptrace and cross-process memory access, keyrings, bpf, perf,
+// userfaultfd, io_uring, module and kexec loading, mounts, new namespaces (clone3 answers ENOSYS so
+// libcs fall back to clone, whose flags we can inspect), and socket families a network namespace does
+// not contain (AF_VSOCK would reach the hypervisor). x86_64 only; elsewhere none (docs/sandbox.md).
 import { arch } from "node:os";
 
 const AUDIT_ARCH_X86_64 = 0xc000003e;
@@ -40,6 +37,7 @@ export const X86_64_SYSCALLS = {
   clone3: 435,
   socket: 41,
   denied: {
+    // so a run cannot take over the sandbox's own init or wrappers
     ptrace: 101,
     process_vm_readv: 310,
     process_vm_writev: 311,

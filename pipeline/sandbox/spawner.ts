@@ -1,12 +1,7 @@
-// The client of our spawner process (spawner.c): it forks and execs sandbox commands for us. A fork
-// copies the forking process's page tables, so a Node process of 120-350 MiB pays 2-12 ms of CPU for
-// each child it forks itself, against about 0.5 ms through the spawner (bench/sandbox/spawn.ts).
-//
-// Each command's pipes are made by the spawner; we open our ends of them through
-// /proc/<spawner>/fd/<n> (a pipe opened there is the same pipe), then tell it to close its copies, so
-// end-of-file and broken pipes behave as if we had made them. One spawner serves the whole process
-// and is started again if it ends; the spawner dies with us (PR_SET_PDEATHSIG), and so does each
-// sandbox, whose bwrap runs with --die-with-parent.
+// The client of our spawner process (spawner.c), which forks and execs sandbox commands for us: a
+// fork copies the forking process's page tables, so a large Node process pays far more CPU per child
+// than the small spawner does (docs/sandbox.md). One spawner serves the whole process and is started
+// again if it ends; it dies with us (PR_SET_PDEATHSIG), and so does each sandbox (--die-with-parent).
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants, openSync } from "node:fs";
 import { Socket } from "node:net";
@@ -29,9 +24,10 @@ function frame(fields: string[]): Buffer {
 const MAX_REQUEST_BYTES = 4 << 20;
 
 /**
- * A pipe end of the spawner's, opened as ours; null for a write end whose reader (the command) has
- * ended already (ENXIO). Any other failure (out of descriptors) throws: the command's output would
- * be lost.
+ * A pipe end of the spawner's, opened as ours through /proc/<spawner>/fd/<n> (the same pipe); the
+ * spawner then closes its copies, so end-of-file and broken pipes behave as if we had made them.
+ * Null for a write end whose reader (the command) has ended already (ENXIO). Any other failure
+ * (out of descriptors) throws: the command's output would be lost.
  */
 function openEnd(spawnerPid: number, fd: string, write: boolean): Socket | null {
   let handle: number;

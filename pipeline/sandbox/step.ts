@@ -1,9 +1,8 @@
 // One step of a request (its compile or its run): a fresh bubblewrap sandbox around the command
 // (prepared ahead, or built now), in fresh cgroups of its own where the machine has them, run to
 // completion, then everything it left killed and removed. The result says what happened in
-// SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it, for the
-// response's message. An OOM kill that was not the run's own cap (memory-kill.ts) is no result at
-// all: the step throws SandboxFaultError.
+// SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it. An OOM kill
+// that was not the run's own cap (memory-kill.ts) is no result at all: SandboxFaultError.
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, HostProcess } from "./command.js";
 import { SandboxFaultError } from "./errors.js";
