@@ -1,17 +1,7 @@
 // The `fetch` the LLM SDK and the sandbox client (/run_code) are given: node:http(s) with a
 // keep-alive agent sized to the caller's concurrency, answering with a lean Response. Node's
-// built-in fetch costs about four times the CPU of node:http per request (WHATWG streams and headers
-// on both sides); at a thousand requests a second on two cores that is the difference between
-// keeping 256 requests in flight and not.
-//
-// It keeps fetch's contract where the SDK relies on it: the promise settles with the response
-// headers, the body is read by json()/text() or iterated (SSE); an aborted signal rejects with an
-// AbortError; a connection failure rejects with a TypeError whose cause is the socket error.
-// One liberty: unless the request asked for an event stream (its Accept header names
-// text/event-stream) and got one, the body is read whole before the promise settles, so the SDK's
-// own timeout, which runs until `fetch` settles, covers the whole answer and a caller needs no
-// second deadline for it. (Deciding by the request: a server that answers a plain request with a
-// never-ending event stream still meets the deadline.)
+// built-in fetch costs several times the CPU per request (WHATWG streams and headers on both
+// sides), too much at hundreds of requests in flight (docs/llm.md).
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
@@ -115,6 +105,15 @@ function decoded(message: IncomingMessage): Readable {
   }
 }
 
+/**
+ * Keeps fetch's contract where the SDK relies on it: the promise settles with the response headers,
+ * the body is read by json()/text() or iterated (SSE); an aborted signal rejects with an AbortError;
+ * a connection failure rejects with a TypeError whose cause is the socket error. One liberty: unless
+ * the request asked for an event stream (Accept: text/event-stream) and got one, the body is read
+ * whole before the promise settles, so the SDK's own timeout, which runs until `fetch` settles,
+ * covers the whole answer. Deciding by the request means a server that answers a plain request with
+ * a never-ending event stream still meets the deadline.
+ */
 export function createHttpFetch(maxSockets: number): { fetch: FetchLike; close(): void } {
   const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: "lifo" as const };
   const agents = { "http:": new http.Agent(options), "https:": new https.Agent(options) };

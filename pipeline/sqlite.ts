@@ -1,10 +1,6 @@
 // How the pipeline opens its SQLite files (the LLM response cache, the embedding cache): the same
 // durability choices for every one, so a file that survives a `kill -9` in one cache survives it in
 // the other.
-//
-// WAL with synchronous=NORMAL survives a killed process (the WAL is in the OS page cache) without an
-// fsync per commit; only a power cut may lose the last few commits, which then cost one recomputation
-// each.
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
@@ -36,6 +32,8 @@ export function openSqlite(path: string, options: SqliteOptions): SqliteDatabase
   try {
     if (options.exclusive) db.pragma("locking_mode = EXCLUSIVE");
     db.pragma("journal_mode = WAL");
+    // Survives a killed process (the WAL is in the OS page cache) without an fsync per commit; only a
+    // power cut may lose the last few commits, which then cost one recomputation each.
     db.pragma("synchronous = NORMAL");
     // Several processes (a run and a `status`, two stages) may share the file.
     db.pragma("busy_timeout = 15000");

@@ -1,11 +1,7 @@
-// Spreads requests over replicas of one service: LLM servers of a role, /run_code servers. Each
-// request goes to the replica with the fewest requests outstanding (a slow one keeps its requests
-// longer, so it is given fewer). A replica that fails `eject_after` times in a row is taken out for
-// `eject_s`, then given one trial request; while trials fail the time out doubles up to
-// `max_eject_s`. A server that asks for a pause (429 with Retry-After) pauses only itself.
-//
-// A lone endpoint is never ejected: there is nowhere else to send its requests, and the caller's own
-// backoff already paces them, so one endpoint behaves exactly as before there were lists.
+// Spreads requests over replicas of one service (LLM servers of a role, /run_code servers): each goes
+// to the replica with the fewest outstanding, so a slow one is given fewer. One that fails
+// `eject_after` times in a row is out for `eject_s`, then gets one trial request; while trials fail
+// the time out doubles up to `max_eject_s`. A 429 with Retry-After pauses only its own server.
 
 import { onAbort } from "../abort.js";
 import type { BalanceConfig } from "./config.js";
@@ -241,6 +237,8 @@ export class EndpointPool<T> {
       sink?.endpoint(member.name, { failures: 1 });
       member.failuresInARow++;
       if (wasProbe) this.eject(member, now, sink, "its trial request failed");
+      // A lone endpoint is never ejected: there is nowhere else to send its requests, and the
+      // caller's own backoff already paces them.
       else if (
         member.ejectedUntil === 0 &&
         this.members.length > 1 &&

@@ -1,21 +1,7 @@
-// MinHash's inner loop as a WebAssembly SIMD function: for every permutation, the minimum over the
-// shingles of one round of xor-multiply-xorshift. Sixteen permutations (four 128-bit vectors of four
-// lanes) share each pass over the shingles, so a shingle costs five vector instructions per four
-// permutations where the same loop in JavaScript costs about seven scalar ones per permutation: MinHash
-// went from two fifths of dedup's own compute to under a tenth. WebAssembly SIMD is on by default in
-// every Node this project supports.
-//
-// The function, in the text format, abridged (each `v` is one of the four vectors, $p a local):
-//   (func (export "minima") (param $shingles i32) (param $end i32) (param $params i32)
-//                           (param $out i32) (param $passes i32)
-//     (loop $pass
-//       a[v] = v128.load($params + 16v)   b[v] = v128.load($params + 64 + 16v)   m[v] = all ones
-//       (loop $shingle  while $p < $end:
-//         x = i32x4.splat(i32.load $p)
-//         t = i32x4.mul(x xor b[v], a[v]);  m[v] = i32x4.min_u(m[v], t xor (t >>> 15))
-//         $p += 4)
-//       v128.store($out + 16v, m[v]);  $params += 128;  $out += 64
-//       (br_if $pass (--$passes != 0))))
+// MinHash's inner loop as a WebAssembly SIMD function, built at start-up from its instructions: for
+// every permutation, the minimum over the shingles of one round of xor-multiply-xorshift. Sixteen
+// permutations (four 128-bit vectors) share each pass over the shingles; the same loop in JavaScript
+// costs several times the instructions. WebAssembly SIMD is on in every Node this project supports.
 
 /** Permutations per pass over the shingles: four vectors of four 32-bit lanes. */
 const PERMUTATIONS_PER_PASS = 16;
@@ -82,6 +68,19 @@ const tee = (local: number): number[] => [LOCAL_TEE, local];
 /** align 2^4, then the offset */
 const vectorAt = (op: number, offset: number): number[] => [...simd(op), 4, ...uleb(offset)];
 
+/**
+ * The function, in the text format, abridged (each `v` is one of the four vectors, $p a local):
+ *   (func (export "minima") (param $shingles i32) (param $end i32) (param $params i32)
+ *                           (param $out i32) (param $passes i32)
+ *     (loop $pass
+ *       a[v] = v128.load($params + 16v)   b[v] = v128.load($params + 64 + 16v)   m[v] = all ones
+ *       (loop $shingle  while $p < $end:
+ *         x = i32x4.splat(i32.load $p)
+ *         t = i32x4.mul(x xor b[v], a[v]);  m[v] = i32x4.min_u(m[v], t xor (t >>> 15))
+ *         $p += 4)
+ *       v128.store($out + 16v, m[v]);  $params += 128;  $out += 64
+ *       (br_if $pass (--$passes != 0))))
+ */
 function minimaBody(): number[] {
   // parameters 0-4, then the locals: $p, a[4], b[4], m[4], x, t
   const [SHINGLES, END_AT, PARAMS, OUT, PASSES, P] = [0, 1, 2, 3, 4, 5];

@@ -1,13 +1,7 @@
-// A sentence model run in-process by transformers.js (@huggingface/transformers, ONNX Runtime for
-// Node): tokenize a batch with padding and truncation at the model's maximum length, one forward
-// pass, mean of the token vectors under the attention mask (sentence-transformers' pooling for the
-// BERT-base NLI models the paper's "BERT-base embeddings" stand for). Normalising is done by the
-// caller for every embedder alike.
-//
-// Why @huggingface/transformers and not @xenova/transformers (the name the project card gives): see
-// docs/pack.md. In short, the old package pins sharp 0.32, whose install step downloads libvips from
-// GitHub, which a registry-only machine cannot do; the maintained successor installs from the
-// registry alone (sharp 0.35 ships its binaries as npm packages) and runs a current ONNX Runtime.
+// A sentence model run in-process by transformers.js (@huggingface/transformers, ONNX Runtime): one
+// forward pass per padded, truncated batch, then the mean of the token vectors under the attention
+// mask (sentence-transformers' pooling for the BERT-base NLI models the paper's "BERT-base
+// embeddings" stand for). The caller normalises. Why not @xenova/transformers: docs/pack.md.
 import os from "node:os";
 import path from "node:path";
 import type { HubConfig } from "../hub/config.js";

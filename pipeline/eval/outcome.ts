@@ -1,14 +1,6 @@
 // Step 4 of BabelCode: read the `TEST-{idx}...{RESULT}` lines a program printed and decide the
-// prediction's outcome. The order of the rules matters and is the contract:
-//   1. the sandbox could not run it            -> Had Error
-//   2. compile or run ran out of time          -> Timed Out
-//   3. the compile step failed                 -> Had Error
-//   4. a test id never printed (MISSING)       -> Had Error (the program died or exited early)
-//   5. a test printed an exception name        -> Had Runtime Error
-//   6. a test printed FAILED                   -> Failed Tests
-//   7. non-zero exit after reporting every test -> Had Error
-//   8. otherwise                               -> Passed
-// Unlike BabelCode, output on stderr alone (compiler warnings, deprecation notices) is not an error.
+// prediction's outcome (the rules, in order, on judgePrediction). Unlike BabelCode, output on stderr
+// alone (compiler warnings, deprecation notices) is not an error.
 import type { CommandRunResult, RunCodeResponse } from "../sandbox/types.js";
 import type { Outcome, TestResult } from "./types.js";
 
@@ -48,7 +40,18 @@ function exitText(result: CommandRunResult): string {
   return result.signal ? `signal ${result.signal}` : `exit code ${result.return_code}`;
 }
 
-/** The outcome of one prediction from the sandbox's answer and the test ids its program should print. */
+/**
+ * The outcome of one prediction from the sandbox's answer and the test ids its program should print.
+ * The order of the rules is the contract:
+ *   1. the sandbox could not run it            -> Had Error
+ *   2. compile or run ran out of time          -> Timed Out
+ *   3. the compile step failed                 -> Had Error
+ *   4. a test id never printed (MISSING)       -> Had Error (the program died or exited early)
+ *   5. a test printed an exception name        -> Had Runtime Error
+ *   6. a test printed FAILED                   -> Failed Tests
+ *   7. non-zero exit after reporting every test -> Had Error
+ *   8. otherwise                               -> Passed
+ */
 export function judgePrediction(response: RunCodeResponse, expectedIds: readonly string[]): Judgement {
   const compile = response.compile_result;
   const run = response.run_result;

@@ -1,10 +1,8 @@
-// A local directory answered in the Hugging Face hub's own protocol, so the very same client code
-// (`@huggingface/hub`, resume, verification) runs against bundled samples offline (`hub.endpoint:
-// file:DIR`) and against the test hub in test/support. The directory holds `<owner>/<name>/<path>`;
-// every dataset has one revision: any branch or tag name resolves to it, and a commit id must match
-// the id derived from the files' contents (so a pinned commit still means "these exact bytes").
-//
-// Only what the client calls is spoken: revision info, tree listing, and `resolve` with Range.
+// A local directory (`<owner>/<name>/<path>`) answered in the hub's own protocol, so the same client
+// code (`@huggingface/hub`, resume, verification) runs offline (`hub.endpoint: file:DIR`) and against
+// the test hub in test/support. Only what the client calls is spoken. Every dataset has one revision:
+// any branch or tag resolves to it, and a commit id must match the id derived from the files'
+// contents (so a pinned commit still means "these exact bytes").
 
 import { createHash } from "node:crypto";
 import { readdir, stat } from "node:fs/promises";

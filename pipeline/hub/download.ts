@@ -2,10 +2,6 @@
 // interrupted transfer (dropped connection, Ctrl-C, kill -9) continues from the part's length with a
 // Range request, and only a file whose size and hash match the hub's listing is renamed into place,
 // followed by a small `.verified` note so later runs trust it without fetching or rehashing.
-//
-// A kill can land between any two of those steps, and each leftover is recognised on the next run
-// without fetching again: a part with every byte is verified as it is, and a file in place without
-// its note (killed between the rename and the note) is rehashed and kept.
 
 import { mkdir, open, readFile, rename, rm, stat, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -43,7 +39,11 @@ export interface DownloadOptions {
   onProgress?: ((bytes: number, total: number) => void) | undefined;
 }
 
-/** Downloads `file` at `commit` to `dest`, resuming and verifying; see the file comment. */
+/**
+ * Downloads `file` at `commit` to `dest`, resuming and verifying. A kill can land between any two
+ * steps, and each leftover is recognised on the next run without fetching again: a part with every
+ * byte is verified as it is, and a file in place without its note is rehashed and kept.
+ */
 export async function downloadVerified(
   client: HubClient,
   file: HubFile,

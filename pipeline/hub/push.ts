@@ -1,13 +1,5 @@
-// Uploading a directory (the export) to a dataset repository on the hub, through `@huggingface/hub`.
-//
-// Resumable by construction, in three layers:
-// 1. Before sending anything, every local file's sha256 and git blob id are compared with the hub's
-//    tree listing of the branch: a file the branch already holds byte for byte is not sent at all.
-// 2. Each large file is its own commit, so what an interrupted push finished is on the branch and
-//    layer 1 skips it next time; the small files (the dataset card, the report) share the last
-//    commit, so the card appears once the data it describes is there.
-// 3. Within a commit, a large file goes through the LFS batch API, which answers "already have it"
-//    for bytes the hub stored before the commit was cut (the library then sends nothing for it).
+// Uploading a directory (the export) to a dataset repository on the hub, through `@huggingface/hub`,
+// resumably (pushDirectory says how).
 
 import { pathToFileURL } from "node:url";
 import { commit, createBranch, createRepo, HubApiError, listFiles, repoExists } from "@huggingface/hub";
@@ -65,6 +57,13 @@ const REPO_NAME = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
 /** No time limit on an upload's answer: it starts only once the whole body is sent. */
 const UPLOAD_TIMEOUT_MS = 2 ** 31 - 1;
 
+/**
+ * Resumable in three layers: (1) a file the branch already holds byte for byte (sha256 and git blob
+ * id against the hub's tree) is not sent; (2) each large file is its own commit, so what an
+ * interrupted push finished is on the branch, and the small files (card, report) share the last
+ * commit, so the card appears once its data is there; (3) within a commit, the LFS batch API answers
+ * "already have it" for bytes the hub stored before the commit was cut.
+ */
 export async function pushDirectory(options: PushOptions): Promise<PushResult> {
   const env = options.env ?? process.env;
   const log = options.log ?? silentLogger;

@@ -1,12 +1,8 @@
 // Parquet (the hub's conversions, TACO, benchmark sets), read one row group at a time so memory is
-// bounded by a row group, not the file. Compressed with any codec hyparquet-compressors knows.
-// Text is decoded strictly: a row with a string (or a map key, or a JSON cell) that is not valid
-// UTF-8, or a JSON cell that does not parse, is rejected like a JSONL line with broken bytes, not
-// silently repaired with U+FFFD (and one bad cell does not stop the file). Byte arrays without a
-// string annotation are binary: text when they are valid UTF-8, base64 otherwise.
-// Text and JSON cells are decoded only when their row is read, and a row is made from its row group's
-// columns only when it is wanted, so a row the caller does not want costs its share of decompressing
-// and decoding the pages, not the decoding of its strings or the making of its object.
+// bounded by a row group, not the file. Text is decoded strictly and lazily: a row with a string,
+// map key or JSON cell that is not valid UTF-8 or JSON is rejected like a broken JSONL line, not
+// repaired with U+FFFD (one bad cell does not stop the file). Byte arrays without a string
+// annotation are binary: text when they are valid UTF-8, base64 otherwise.
 import { isUtf8 } from "node:buffer";
 import {
   asyncBufferFromFile,
@@ -156,7 +152,11 @@ function approximateBytes(value: unknown): number {
   return 8;
 }
 
-/** A row group's columns as hyparquet hands them over (a column may come in several chunks). */
+/**
+ * A row group's columns as hyparquet hands them over (a column may come in several chunks). A row is
+ * made only when it is wanted, so an unwanted row costs its share of decompressing the pages, not
+ * the decoding of its strings or the making of its object.
+ */
 class GroupColumns {
   /** each column's chunks in row order, and the one the last row asked for was in */
   private readonly columns = new Map<string, { chunks: ColumnData[]; at: number; sorted: boolean }>();

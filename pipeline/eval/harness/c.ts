@@ -1,9 +1,8 @@
 // C harness for questions whose types are all leaves (BabelCode has no C; the mapping follows C's
-// own: int, long long, float, double, bool, char, char* for strings). C has no list, set or map
-// that carries its length, so a question using one is a generation failure, not a guess at some
-// pointer-and-length convention. C has no exceptions either: a test that crashes (SIGSEGV, SIGFPE,
-// SIGABRT) is caught with sigsetjmp and reported by the signal's name, the way other harnesses
-// report an exception's.
+// own: int, long long, float, double, bool, char, char* for strings). C has no list, set or map that
+// carries its length, so a question using one is a generation failure, not a guess at a convention.
+// A test that crashes (SIGSEGV, SIGFPE, SIGABRT) is caught with sigsetjmp and reported by the
+// signal's name, the way other harnesses report an exception's.
 import type { SchemaType } from "../schema-type.js";
 import { formatSchemaType, tolerance } from "../schema-type.js";
 import type { Question } from "../types.js";

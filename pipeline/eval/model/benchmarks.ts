@@ -1,15 +1,7 @@
 // The paper's four benchmarks as tasks: the original prompt the model sees, the canonical solution
-// (for the oracle's guidance), and how the solution is judged. Rows come from the hub through the
-// project's hub client, pinned by revision; a row without the fields a task needs, or a file that
-// does not parse, becomes an invalid task with its reason, never a crash.
-//
-// Layouts (dataset cards, docs/eval.md):
-//   openai/openai_humaneval, evalplus/humanevalplus: task_id, prompt, canonical_solution, test,
-//     entry_point. `test` defines `check(candidate)`; the "+" version's check loops over its inputs.
-//   google-research-datasets/mbpp (full): task_id, text, code, test_list, test_setup_code,
-//     challenge_test_list. `test_list` holds three `assert` lines.
-//   evalplus/mbppplus: task_id, code, prompt, source_file, test_imports, test_list, test. `test` is a
-//     script calling the function on every extended input.
+// (for the oracle's guidance), and how the solution is judged. Rows come through the hub client,
+// pinned by revision (layouts: the dataset cards, docs/eval.md); a row without the fields a task
+// needs, or a file that does not parse, becomes an invalid task with its reason, never a crash.
 import path from "node:path";
 import { definesEntryPoint } from "../../code/extract.js";
 import { HubClient } from "../../hub/client.js";
@@ -81,6 +73,7 @@ function calledFunction(tests: readonly string[], code: string): string | undefi
   return undefined;
 }
 
+/** openai/openai_humaneval, evalplus/humanevalplus: `test` defines `check(candidate)`. */
 function humanEvalTask(row: Row): BenchmarkTask {
   const prompt = text(row, "prompt");
   const entryPoint = text(row, "entry_point");
@@ -95,6 +88,7 @@ function humanEvalTask(row: Row): BenchmarkTask {
   };
 }
 
+/** google-research-datasets/mbpp (full): `test_list` holds three `assert` lines. */
 function mbppTask(row: Row): BenchmarkTask {
   const tests = texts(row, "test_list");
   if (tests.length === 0) throw new RowProblem(`"test_list" is empty`);
@@ -113,6 +107,7 @@ function mbppTask(row: Row): BenchmarkTask {
   };
 }
 
+/** evalplus/mbppplus: `test` is a script calling the function on every extended input. */
 function mbppPlusTask(row: Row): BenchmarkTask {
   const code = text(row, "code");
   const tests = texts(row, "test_list");

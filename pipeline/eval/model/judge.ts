@@ -1,9 +1,8 @@
-// Judging one solution of one task in the sandbox: judge.py (beside this file) gets the task's tests
-// and the solution, runs them and prints a verdict line; here that verdict becomes the shared
-// `ExecutionResult` of pipeline/execution, so the feedback turn is rendered the way every other
-// stage renders it: the exception's traceback, the test's input with expected and actual output, or
-// "Execution timed out". The whole run is one sandbox request under one time limit, asked again
-// under pipeline/execution's outage policy while the sandbox fails (then SandboxOutageError).
+// Judging one solution of one task in the sandbox: judge.py (beside this file) runs the task's tests
+// on the solution and prints a verdict line, which becomes pipeline/execution's `ExecutionResult`, so
+// the feedback turn reads as every other stage's (traceback, input with expected and actual output,
+// or "Execution timed out"). One sandbox request under one time limit, retried under
+// pipeline/execution's outage policy while the sandbox fails (then SandboxOutageError).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { definesEntryPoint } from "../../code/extract.js";

@@ -1,13 +1,7 @@
 // The paper's evaluation prompts (seed 003, "Model Evaluation Prompts" and the two "Prompt for GPT
 // models mimicking human feedback" blocks), kept verbatim in prompts/eval-*.md. Their placeholders
-// have spaces in them (`{original prompt}`), so they are filled here, in one pass, by name.
-//
-// Two renderings are decisions, documented in docs/eval.md:
-// - The seed writes its code fences as “‘ (a triple backtick after the web page's smart quotes).
-//   With `fence: backticks` (the default) the model is sent ```, the fence the answer is read with.
-// - The prompt *without* the canonical solution still ends with an "@@Canonical Solution" section and
-//   its placeholder in the seed. For `human` feedback that section is cut when rendering, so the
-//   guidance can never see the solution; the file itself stays as the seed has it.
+// have spaces in them (`{original prompt}`), so they are filled here, in one pass, by name. The two
+// renderings that are decisions (the fence, the canonical section) are in docs/eval.md.
 import { loadPrompt } from "../../llm/prompts.js";
 import type { BenchmarkName, FeedbackKind } from "./config.js";
 
@@ -18,7 +12,10 @@ export const PROMPT_NAMES = {
   human: "eval-feedback-human",
 } as const;
 
-/** The seed's rendering of a Markdown fence. */
+/**
+ * The seed's rendering of a Markdown fence (a triple backtick after the web page's smart quotes).
+ * With `fence: backticks` (the default) the model is sent ```, the fence the answer is read with.
+ */
 export const SEED_FENCE = "\u201c\u2018";
 
 const PLACEHOLDER = /\{(language|original prompt|sanitized code|execution result|canonical solution)\}/g;
@@ -52,7 +49,10 @@ export function taskPrompt(
   });
 }
 
-/** The section of the no-canonical prompt that the seed kept by mistake: cut before rendering. */
+/**
+ * The section of the no-canonical prompt that the seed kept by mistake: cut when rendering, so
+ * `human` guidance never sees the solution; the file itself stays as the seed has it.
+ */
 const CANONICAL_SECTION = /@@Canonical Solution[ \t]*\n\{canonical solution\}[ \t]*\n\n(?=@@Guidance)/;
 
 /** The prompt that asks the feedback role for human-like guidance on a failed attempt. */

@@ -1,9 +1,8 @@
-// Where the embedded model's GGUF file comes from: a local path as configured, or a file of a hub
-// repository fetched through the project's hub client (HF_ENDPOINT or the configured endpoint, the
-// token, retries, a resumable download verified against the hub's hash) into
-// `<data_dir>/models/<owner>/<name>/<revision>/<file>`. A file fetched and verified once is never
-// fetched again; one pinned to a commit is found without asking the hub at all. Offline, an earlier
-// copy is used; with none, the run stops with where to put the file or how to use a server instead.
+// Where the embedded model's GGUF file comes from: a local path, or a hub file fetched through the
+// project's hub client (endpoint, token, retries, resumable and verified) into
+// `<data_dir>/models/<owner>/<name>/<revision>/<file>`. A verified file is never fetched again; one
+// pinned to a commit is found without asking the hub. Offline, an earlier copy is used; with none,
+// the run stops with where to put the file or how to use a server instead.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../errors.js";
