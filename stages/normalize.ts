@@ -2,8 +2,6 @@
 // (CodeFeedback-Filtered-Instruction's shape). The input is every raw row of every downloaded file,
 // streamed in a fixed order (sources as configured, files as listed, rows as stored), so resume by
 // position is exact; each row goes through its source's adapter, and a bad row becomes a reject.
-// A shard counts every row (ids and positions are the one-process run's) but parses only its own,
-// and passes each run of other shards' rows to the runner as one count.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -11,7 +9,7 @@ import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
-import { defineStage, NotInShard, type StageContext } from "../pipeline/stage.js";
+import { defineStage, type StageContext } from "../pipeline/stage.js";
 import type { DownloadedFileRecord } from "./download.js";
 import { ADAPTERS, type AdapterName } from "./sources/index.js";
 import { seedLanguage } from "./sources/language.js";
@@ -80,7 +78,7 @@ async function checkStillThere(local: string, file: DownloadedFileRecord): Promi
   );
 }
 
-async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord | NotInShard> {
+async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
   const files = await filesToRead(ctx);
   const rowsSoFar = new Map<string, number>();
   for (const file of files) {
@@ -88,33 +86,16 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
     const local = path.resolve(ctx.dataDir, file.local_path);
     await checkStillThere(local, file);
-    const first = n;
-    const inShard = ctx.inShard;
-    const rows = readRows(local, {
-      maxRowBytes: ctx.config.max_row_bytes,
-      format: file.format,
-      // each run of another shard's rows reaches the runner as one count, which it passes over
-      wanted: inShard && ((index) => inShard({ id: seedId(file.source, first + index) })),
-    });
-    for await (const row of rows) {
-      // the reader numbers a file's rows from 0 as n does from `first`, so `wanted` was asked about this id
-      if (row.index !== n - first)
-        throw new Error(`${local}: the reader gave row ${row.index} where row ${n - first} was due`);
-      if (row.skipped !== undefined) {
-        const count = ctx.limit === undefined ? row.skipped : Math.min(row.skipped, ctx.limit - n);
-        yield new NotInShard(count);
-        n += count;
-      } else {
-        yield {
-          id: seedId(file.source, n),
-          adapter: file.adapter as AdapterName,
-          repo: file.repo,
-          file: file.path,
-          commit: file.commit,
-          row,
-        };
-        n++;
-      }
+    for await (const row of readRows(local, { maxRowBytes: ctx.config.max_row_bytes, format: file.format })) {
+      yield {
+        id: seedId(file.source, n),
+        adapter: file.adapter as AdapterName,
+        repo: file.repo,
+        file: file.path,
+        commit: file.commit,
+        row,
+      };
+      n++;
       if (ctx.limit !== undefined && n >= ctx.limit) break;
     }
     rowsSoFar.set(file.source, n);

@@ -1,12 +1,7 @@
-// Whether an answer lets on that its mistake was made on purpose. The error-inducing prompt forbids it
-// ("do not tell me you are writing the wrong code in any form (e.g., in text/code/comments)"), but
-// models slip, and most often in a comment that labels the mistake: `# Syntax Error: missing
-// parenthesis`, `// bug: should be total / n`. Such a comment is published twice, in the answer and in
-// the traceback that quotes the line, so the dialogue no longer reads as a genuine debugging session.
-//
-// Every answer is held to the words of intent ("deliberately", "on purpose"). The answer with the
-// mistake is held to more: a comment in its code that points at a mistake at all, and prose that names
-// one of the prompt's five kinds of error. A correction may of course talk about the error it fixes.
+// Whether an answer lets on that its mistake was made on purpose. The error-inducing prompt forbids
+// it, but models slip, most often in a comment that labels the mistake (`# Syntax Error: missing
+// parenthesis`). Such a comment is published twice, in the answer and in the traceback that quotes
+// the line, so the dialogue no longer reads as a genuine debugging session.
 import { extractCodeBlocks } from "../../pipeline/code/index.js";
 
 const INTENT =
@@ -32,7 +27,12 @@ function comments(code: string): string[] {
   return found;
 }
 
-/** What in `text` gives the game away, quoted, or undefined. `mistake`: the answer that holds the mistake. */
+/**
+ * What in `text` gives the game away, quoted, or undefined. Every answer is held to the words of
+ * intent ("deliberately", "on purpose"); the answer with the mistake (`mistake`) also to a comment in
+ * its code that points at a mistake at all, and prose that names one of the prompt's five kinds of
+ * error. A correction may of course talk about the error it fixes.
+ */
 export function givesAway(text: string, mistake: boolean): string | undefined {
   const intent = INTENT.exec(text);
   if (intent) return `"${intent[0]}"`;

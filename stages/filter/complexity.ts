@@ -1,9 +1,7 @@
 // One round of complexity scoring: the prompt with the query in it, one answer, the score read out
 // of it. An answer without a readable score gets one follow-up turn with a reminder; if that one has
-// none either, the round is unscored and keeps both raw answers. Both requests go through the
-// response cache, so a rerun replays them for free. The prompt stays the paper's, word for word; a
-// provider that can constrain sampling (the embedded model) is also given SCORE_GRAMMAR, so its
-// answer starts with the score and always parses.
+// none either, the round is unscored and keeps both raw answers. The prompt stays the paper's, word
+// for word; a provider that can constrain sampling (the embedded model) is also given SCORE_GRAMMAR.
 import type { PromptTemplate } from "../../pipeline/llm/prompts.js";
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import { criterionLabels, parseComplexityScore } from "./score-parser.js";

@@ -2,6 +2,7 @@
 // rates each query with Query Filtering Prompt 1, keeps 4-5, rates the survivors with the second
 // prompt, keeps 4-5 again.
 import { z } from "zod";
+import { operational } from "../../pipeline/hash.js";
 
 export const DEFAULT_REMINDER =
   "Please answer with the score first: one whole number from 1 to 5, chosen from the list above, " +
@@ -22,18 +23,20 @@ export const filterConfigSchema = z
     role: z.string().min(1).default("scorer"),
     /** sent once, as a follow-up turn, when an answer has no readable score */
     reminder: z.string().min(1).default(DEFAULT_REMINDER),
-    /** records in flight; default: the role's concurrency */
-    concurrency: z.number().int().positive().optional(),
+    /** records in flight; default: twice the role's request limit (see the stage's `concurrency`) */
+    concurrency: operational(z.number().int().positive().optional()),
     /** assumptions of `run --dry-run` for answers not in the cache */
-    estimate: z
-      .object({
-        /** share of a round's records that pass it (paper, round 1: 191,122 of 287,252) */
-        pass_rate: z.number().min(0).max(1).default(0.665),
-        /** tokens of a typical answer: a score and a few sentences of rationale */
-        completion_tokens: z.number().int().positive().default(120),
-      })
-      .strict()
-      .default({ pass_rate: 0.665, completion_tokens: 120 }),
+    estimate: operational(
+      z
+        .object({
+          /** share of a round's records that pass it (paper, round 1: 191,122 of 287,252) */
+          pass_rate: z.number().min(0).max(1).default(0.665),
+          /** tokens of a typical answer: a score and a few sentences of rationale */
+          completion_tokens: z.number().int().positive().default(120),
+        })
+        .strict()
+        .default({ pass_rate: 0.665, completion_tokens: 120 }),
+    ),
   })
   .strict();
 

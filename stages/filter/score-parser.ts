@@ -1,9 +1,7 @@
-// Reading a complexity score out of a model's answer. The prompt says "give the score first then
-// explain why", but real answers read "4", "Score: 4", "**4 Points** - Difficult", "I would rate this
-// query a 4", "Rating: 5/5", "评分：4分"... The parser looks for a score said as a score (a label, a
-// verb of rating, "N points", "N/5", a leading number), takes the first one, and refuses rather than
-// guesses: "between 3 and 4", "4.5", "8/10" and answers with no score at all are unparseable, so the
-// model is asked once more instead of being counted as any score.
+// Reading a complexity score out of a model's answer: "4", "Score: 4", "**4 Points** - Difficult",
+// "Rating: 5/5", "评分：4分"... The first score said as a score (a label, a verb of rating, "N
+// points", "N/5", a leading number) counts; the parser refuses rather than guesses ("between 3 and
+// 4", "4.5", "8/10", none at all), so the model is asked once more instead of being given any score.
 
 export const MIN_SCORE = 1;
 export const MAX_SCORE = 5;

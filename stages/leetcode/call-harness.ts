@@ -1,7 +1,6 @@
-// TACO's function-call tests, for its Python solutions: `fn_name` is called once per case with the
-// case's argument list, on a fresh `Solution()` when the code is written against LeetCode's
-// `class Solution` starter, else as a module-level function. TACO's values are untyped JSON, so the
-// comparison is APPS's rule (which TACO's tests were written for): tuples read as lists, and an
+// TACO's function-call tests, for its Python solutions: `fn_name` is called once per case on a fresh
+// `Solution()` (LeetCode's starter) or as a module-level function. TACO's values are untyped JSON, so
+// the comparison is APPS's rule, which TACO's tests were written for: tuples read as lists, and an
 // expected value wrapped in a one-element list also accepts the bare value. Each case prints the
 // eval library's `TEST-{i}...PASSED|FAILED|<exception>` line, judged by `judgePrediction`.
 import { harnessFor } from "../../pipeline/eval/index.js";

@@ -1,20 +1,22 @@
 // "Different solutions of the same problem, differing in time or space complexity, or implemented in
 // different programming languages." A follow-up dialogue is one problem and a first solution, then
-// follow-up questions, each answered by a solution that passed the same tests:
-//   complexity   TACO names an expected time / auxiliary space complexity: the user asks for it, and
-//                another passing solution answers (the one with the shallowest loop nesting; the
-//                deepest comes first, so the answer is the likelier improvement; a heuristic, since
-//                TACO does not say which of its solutions meets the bound);
-//   alternative  no expected complexity: the user asks for another approach, same choice of pair;
-//   language     the user asks for another language: the strong model translates the latest answer,
-//                and the translation is kept only if it passes the tests in the sandbox.
-// Everything here is decided before any LLM call, from the seed; a translation that fails only drops
-// its own turn.
+// follow-up questions (FollowUpStep), each answered by a solution that passed the same tests. All is
+// decided before any LLM call, from the seed; a translation that fails only drops its own turn.
 import type { LanguageName } from "../../pipeline/code/languages.js";
 import { seededRandom } from "../../pipeline/random.js";
 import type { FollowUpKind, LeetcodeConfig } from "./config.js";
 import type { ValidatedProblem, ValidatedSolution } from "./validate-solutions.js";
 
+/**
+ * One follow-up question and what answers it:
+ *   complexity   TACO names an expected time / auxiliary space complexity: the user asks for it, and
+ *                another passing solution answers (the one with the shallowest loop nesting; the
+ *                deepest comes first, so the answer is the likelier improvement; a heuristic, since
+ *                TACO does not say which of its solutions meets the bound);
+ *   alternative  no expected complexity: the user asks for another approach, same choice of pair;
+ *   language     the user asks for another language: the strong model translates the latest answer,
+ *                and the translation is kept only if it passes the tests in the sandbox.
+ */
 export type FollowUpStep =
   | { kind: "complexity" | "alternative"; question: string; solution: ValidatedSolution }
   | { kind: "language"; question: string; language: LanguageName };

@@ -1,9 +1,8 @@
-// The paper's packing rule, on positions: visit the queries in a seeded random order; skip a query
-// already used; take its nearest neighbours, keep those not yet used, and if enough are left choose
-// one of the join sizes ([1] by default, [2, 3] in the paper's text) and that many of them at random
-// to follow it in one dialogue (nearest first); otherwise bypass it (it may
-// still join a later query's dialogue). Every query ends up in at most one dialogue. Pure and
-// deterministic: the same neighbours and the same seed give the same dialogues.
+// The paper's packing rule, on positions: visit the queries in a seeded random order; skip one already
+// used; of its nearest neighbours not yet used, if enough are left, choose a join size ([1] by
+// default, [2, 3] in the paper's text) and that many at random to follow it (nearest first); else
+// bypass it (it may still join a later query's dialogue). Every query ends in at most one dialogue.
+// Pure: the same neighbours and seed give the same dialogues.
 import type { Neighbour } from "../../pipeline/embed/index.js";
 import { seededRandom, shuffleInPlace } from "../../pipeline/random.js";
 
