@@ -1,6 +1,5 @@
-// Which config and data dir a command reads, said before its answer: `status` after the README's
-// sample command, with no --config, used to show the default config's empty data dir as "not started"
-// everywhere while the run the user had just made sat in another data dir.
+// Which config and data dir a command reads, said before its answer: a `status` with no --config
+// after the README's sample command reads the default config's data dir, not the sample's.
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { LoadedConfig } from "../config/load.js";

@@ -1,14 +1,8 @@
-/*
- * sandbox-enter: the first step of a sandboxed command, on the host. It moves itself into the run's
- * cgroups (so bubblewrap and every process the program starts are counted against the run's memory
- * and process caps from their first instruction), volunteers the tree for the host's OOM killer
- * first, optionally drops from root to the run's unprivileged uid/gid, and execs bubblewrap.
- * Joining must happen before bwrap forks: a cgroup v1 move does not take existing children along.
- *
- * usage: sandbox-enter UID CGROUP_PROCS_FILE... -- PROGRAM [ARGS...]
- *   UID -1 keeps the current uid. Each file gets "0" (this process) written to it.
- * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
- */
+/* sandbox-enter: the first step of a sandboxed command, on the host. It moves itself into the run's
+ * cgroups (so bubblewrap and every process the program starts count against the run's caps from
+ * their first instruction; a cgroup v1 move does not take existing children along), volunteers the
+ * tree for the host's OOM killer first, optionally drops to the run's unprivileged uid/gid, and
+ * execs bubblewrap. Built by launcher.ts; see docs/sandbox.md. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +26,10 @@ static void write_file(const char *path, const char *text) {
   if (close(fd) != 0) die("close", path);
 }
 
+/*
+ * usage: sandbox-enter UID CGROUP_PROCS_FILE... -- PROGRAM [ARGS...]
+ *   UID -1 keeps the current uid. Each file gets "0" (this process) written to it.
+ */
 int main(int argc, char **argv) {
   int separator = 0;
   for (int i = 2; i < argc; i++) {

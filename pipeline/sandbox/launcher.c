@@ -1,30 +1,8 @@
-/*
- * sandbox-launch: the last step before untrusted code runs inside bubblewrap. In one exec it does
+/* sandbox-launch: the last step before untrusted code runs inside bubblewrap. In one exec it does
  * what setpriv, prlimit and GNU time would do in three: optionally drops from root to an unprivileged
  * uid/gid (no groups, no capabilities, no_new_privs), sets the rlimits, runs the program as its
- * child, and writes the child's peak resident memory (KiB) to a usage file. It exits with the
- * program's exit code, or 128 + signal when a signal killed it. Before the peak it writes the line
- * "network N": how many packets the run's network namespace refused for want of a route, or sent to
- * a local port nobody listens on (a name lookup: the sandbox has no resolver), counted by the kernel
- * while the program ran. Only meaningful in a namespace of the run's own (the host decides).
- *
- * The program gets no descriptor above stderr: bwrap passes on whatever it inherited that is not
- * close-on-exec, and the launcher closes it all before the exec.
- *
- * usage: sandbox-launch USAGE_FILE UID CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE -- PROGRAM [ARGS...]
- *        sandbox-launch --wait USAGE_FILE UID
- *   UID -1 keeps the current uid; AS_BYTES -1 leaves the address space unlimited.
- *   --wait: a sandbox prepared before its request arrives. After the uid drop it reads the rest from
- *   fd 4 until EOF, as NUL-terminated fields: CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE ARGC ARGV...
- *   ENVC ENV... (the program's whole environment). EOF before a complete message: exit 125, unused.
- *   It writes "R" to fd 5 when it starts waiting, so the host knows the sandbox is built, and "G"
- *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
- *   (Two pipes, not one socket: the spawner's pipes reach the host through /proc, see spawner.c.)
- *   USAGE_FILE "-": the usage report goes on fd 5 once the program has ended (after "G" with
- *   --wait), so the sandbox needs no usage file, and the program cannot reach the report (fd 5 is
- *   closed in it, as every descriptor above stderr, and we are undumpable).
- * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
- */
+ * child, and reports its network refusals and peak memory. Built by launcher.ts; see
+ * docs/sandbox.md. Usage and reports are described above main. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -186,6 +164,29 @@ static void close_inherited(void) {
   for (long fd = 3; fd < (most > 0 && most < 65536 ? most : 65536); fd++) close((int)fd);
 }
 
+/*
+ * It exits with the program's exit code, or 128 + signal when a signal killed it. Its report, in
+ * USAGE_FILE: the line "network N" (how many packets the run's network namespace refused for want
+ * of a route, or sent to a local port nobody listens on: a name lookup, the sandbox has no
+ * resolver; counted by the kernel while the program ran, and only meaningful in a namespace of the
+ * run's own, which the host decides), then the child's peak resident memory (KiB).
+ *
+ * The program gets no descriptor above stderr: bwrap passes on whatever it inherited that is not
+ * close-on-exec, and the launcher closes it all before the exec.
+ *
+ * usage: sandbox-launch USAGE_FILE UID CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE -- PROGRAM [ARGS...]
+ *        sandbox-launch --wait USAGE_FILE UID
+ *   UID -1 keeps the current uid; AS_BYTES -1 leaves the address space unlimited.
+ *   --wait: a sandbox prepared before its request arrives. After the uid drop it reads the rest from
+ *   fd 4 until EOF, as NUL-terminated fields: CPU_S AS_BYTES NPROC FSIZE_BYTES NOFILE ARGC ARGV...
+ *   ENVC ENV... (the program's whole environment). EOF before a complete message: exit 125, unused.
+ *   It writes "R" to fd 5 when it starts waiting, so the host knows the sandbox is built, and "G"
+ *   once it has its orders, so the host knows a sandbox that dies before that never ran anything.
+ *   (Two pipes, not one socket: the spawner's pipes reach the host through /proc, see spawner.c.)
+ *   USAGE_FILE "-": the usage report goes on fd 5 once the program has ended (after "G" with
+ *   --wait), so the sandbox needs no usage file, and the program cannot reach the report (fd 5 is
+ *   closed in it, as every descriptor above stderr, and we are undumpable).
+ */
 int main(int argc, char **argv) {
   int waiting = argc == 4 && strcmp(argv[1], "--wait") == 0;
   if (!waiting && (argc < 10 || strcmp(argv[8], "--") != 0)) {

@@ -1,34 +1,8 @@
-/*
- * sandbox-spawn: forks and execs sandbox commands on behalf of the Node process that started it.
- * A fork copies the forking process's page tables and mappings: a Node process of 100-250 MiB
- * pays 1-5 ms of CPU for every child it forks itself, where this small process pays a fraction of
- * that. Started once per Node process (pipeline/sandbox/spawner.ts), it serves requests on fd 0 and
- * answers on fd 1, and exits when fd 0 reaches EOF (its parent is gone or done with it).
- *
- * usage: sandbox-spawn PARENT_PID (it leaves at once should its parent not be that process).
- * It ignores the terminal's signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): its parent decides.
- *
- * A request is a 4-byte little-endian length (at most 4 MiB), then NUL-terminated fields:
- *   spawn ID FILE CWD UID GID FD3_FILE CONTROL ARGC ARGV... ENVC ENV...
- *     UID/GID -1 keep ours. FD3_FILE "" leaves fd 3 closed, else a fresh descriptor of the file is
- *     the child's fd 3. CONTROL "1" gives the child a pipe on fd 4 (it reads) and one on fd 5 (it
- *     writes), "2" the fd 5 one alone (our launcher's usage report). The child leads a session and process group of its own, with default signal
- *     dispositions and no blocked signals, and has no other descriptor.
- *   release ID
- *     the parent has opened its ends of the child's pipes: we close ours.
- *   kill ID
- *     SIGKILL to the child's process group (and the child), for a parent that has no pid yet.
- * Answers are lines:
- *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   it has exec'd (we wait for no exec: starts run side by side);
- *                                     our descriptors of the parent's ends (stdin's write end,
- *                                     stdout's and stderr's read ends, fd 4's write end, fd 5's
- *                                     read end; "-" for the one it lacks), which the parent
- *                                     opens as /proc/OUR_PID/fd/N, then releases
- *   fail ID ERRNO WHAT                 the child could not be started (WHAT: pipe, fork, chdir,
- *                                      setuid, exec, ...); every other command runs on
- *   exit ID code N | exit ID signal N  the child ended (after its ok line)
- * Built by pipeline/sandbox/launcher.ts; see docs/sandbox.md.
- */
+/* sandbox-spawn: forks and execs sandbox commands for the Node process that started it, which would
+ * pay far more CPU per fork itself (a fork copies the forker's page tables and mappings). Started
+ * once per Node process (spawner.ts), it serves requests on fd 0, answers on fd 1, and exits when
+ * fd 0 reaches EOF (its parent is gone or done with it). Built by launcher.ts; see docs/sandbox.md.
+ * The protocol is described above main. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -350,7 +324,31 @@ static void close_above(int lowest, int keep) {
   closedir(dir);
 }
 
-/* usage: sandbox-spawn PARENT_PID */
+/*
+ * usage: sandbox-spawn PARENT_PID (it leaves at once should its parent not be that process).
+ * It ignores the terminal's signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT): its parent decides.
+ *
+ * A request is a 4-byte little-endian length (at most 4 MiB), then NUL-terminated fields:
+ *   spawn ID FILE CWD UID GID FD3_FILE CONTROL ARGC ARGV... ENVC ENV...
+ *     UID/GID -1 keep ours. FD3_FILE "" leaves fd 3 closed, else a fresh descriptor of the file is
+ *     the child's fd 3. CONTROL "1" gives the child a pipe on fd 4 (it reads) and one on fd 5 (it
+ *     writes), "2" the fd 5 one alone (our launcher's usage report). The child leads a session
+ *     and process group of its own, with default signal dispositions and no blocked signals, and
+ *     has no other descriptor.
+ *   release ID
+ *     the parent has opened its ends of the child's pipes: we close ours.
+ *   kill ID
+ *     SIGKILL to the child's process group (and the child), for a parent that has no pid yet.
+ * Answers are lines:
+ *   ok ID PID FD0 FD1 FD2 [FD4 FD5]   it has exec'd (we wait for no exec: starts run side by side);
+ *                                     our descriptors of the parent's ends (stdin's write end,
+ *                                     stdout's and stderr's read ends, fd 4's write end, fd 5's
+ *                                     read end; "-" for the one it lacks), which the parent
+ *                                     opens as /proc/OUR_PID/fd/N, then releases
+ *   fail ID ERRNO WHAT                 the child could not be started (WHAT: pipe, fork, chdir,
+ *                                      setuid, exec, ...); every other command runs on
+ *   exit ID code N | exit ID signal N  the child ended (after its ok line)
+ */
 int main(int argc, char **argv) {
   /* leave with the parent, whatever happens to it; gone already (before the prctl): leave now */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl");

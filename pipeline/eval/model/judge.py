@@ -1,17 +1,8 @@
 # The judge that runs in the sandbox for `eval model`: one model solution against one benchmark
 # task's tests. It sanitises the solution (top-level demo code dropped, as EvalPlus's sanitiser
-# does), runs it, runs the tests, and prints one verdict line: the nonce, then JSON.
-#
-# The nonce comes on stdin, read before any solution code runs and kept in no global: it is not in
-# this program's text (the solution could read the file) nor in JOB (it could import __main__), and
-# the solution finds stdin drained. A solution printing a verdict line of its own cannot know it.
-#
-# For the paper's feedback it says more than pass/fail: a failed assert is parsed to give the test
-# input (the last top-level call of the solution's function), the expected value (the assert's other
-# side, evaluated where it failed) and the actual one (what the call returned); any other exception
-# gives its traceback, naming the solution's own lines. A time-out is the sandbox's to report.
-#
-# The job is the base64 JSON below, filled in by pipeline/eval/model/judge.ts.
+# does), runs it, runs the tests, and prints one verdict line: the nonce, then JSON. For the paper's
+# feedback it says more than pass/fail (failed_assert); a time-out is the sandbox's to report. The
+# job is the base64 JSON below, filled in by pipeline/eval/model/judge.ts.
 import ast
 import base64
 import functools
@@ -219,7 +210,12 @@ def mentions(node, names):
 
 
 def failed_assert(error, test_source, tracked, log):
-    """Input, expected and actual of the assert that failed in the test code, or None."""
+    """Input, expected and actual of the assert that failed in the test code, or None.
+
+    The input is the last top-level call of the solution's function, the expected value the assert's
+    other side (evaluated where it failed), the actual one what the call returned. Any other exception
+    gives its traceback instead, naming the solution's own lines.
+    """
     tb = innermost(error)
     if tb is None or tb.tb_frame.f_code.co_filename != "<test>":
         return None
@@ -318,6 +314,9 @@ def run(nonce):
     os._exit(0)
 
 
+# The nonce comes on stdin, read before any solution code runs and kept in no global: it is not in
+# this program's text (the solution could read the file) nor in JOB (it could import __main__), and
+# the solution finds stdin drained. A solution printing a verdict line of its own cannot know it.
 def read_nonce():
     nonce = sys.stdin.readline().strip()
     sys.stdin = io.StringIO("")
