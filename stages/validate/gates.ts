@@ -71,7 +71,6 @@ export function checkGates(
   const hasCode = (i: number) =>
     extractCodeBlocks(messages[i]!.content).some((b) => b.fenced && b.code.trim() !== "");
 
-  // no-code-answer
   const lastRequest = requests.at(-1);
   if (lastRequest !== undefined && asksForCode(messages[lastRequest]!.content)) {
     const answers = messages.flatMap((msg, i) => (i > lastRequest && msg.role === "assistant" ? [i] : []));
@@ -80,7 +79,7 @@ export function checkGates(
     }
   }
 
-  // wrong-language: the query (the first request) names one language
+  // the query (the first request) names the language
   const first = requests[0];
   const asked = first === undefined ? undefined : askedLanguage(messages[first]!.content);
   if (asked) {
@@ -94,7 +93,6 @@ export function checkGates(
     }
   }
 
-  // truncated
   const finish = (dialogue.meta.finish_reasons ?? {}) as Record<string, unknown>;
   for (const [i, msg] of messages.entries()) {
     if (msg.role !== "assistant") continue;
@@ -104,7 +102,6 @@ export function checkGates(
       tag("truncated", i, "a code fence never closes");
   }
 
-  // long-result
   for (const [i, msg] of messages.entries()) {
     if (
       msg.role === "user" &&
@@ -119,7 +116,6 @@ export function checkGates(
     }
   }
 
-  // repeated-turn
   const seen = new Map<string, number>();
   for (const [i, msg] of messages.entries()) {
     if (msg.role !== "assistant") continue;
@@ -129,7 +125,6 @@ export function checkGates(
     else seen.set(key, i);
   }
 
-  // sandbox-stopped
   for (const { block } of runs) {
     if (block.stopped) {
       tag("sandbox-stopped", block.message, `block ${block.block}: the sandbox ${STOPPED[block.stopped]}`);
