@@ -1,5 +1,7 @@
-// Stable hashing: the same value always gives the same hash, whatever the key order of its objects.
+// Stable hashing: the same value always gives the same hash, whatever the key order of its objects;
+// a stage's config is hashed without the settings marked operational, which move no record.
 import { createHash } from "node:crypto";
+import type { z } from "zod";
 
 export function stableStringify(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
@@ -12,4 +14,60 @@ export function stableStringify(value: unknown): string {
 
 export function hashOf(value: unknown, length = 16): string {
   return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, length);
+}
+
+const operationalSettings = new WeakSet<object>();
+
+/**
+ * Marks a setting that cannot change a record (how much runs at once, how long to wait, how often to
+ * retry, what a dry run assumes): a stage's config hash leaves it out, so changing it never makes a
+ * finished stage stale.
+ */
+export function operational<T extends z.ZodType>(schema: T): T {
+  operationalSettings.add(schema);
+  return schema;
+}
+
+interface SchemaDef {
+  type: string;
+  innerType?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  options?: z.ZodType[];
+}
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+
+/** Whether `schema`, or what it wraps (a default, optional), was marked operational. */
+export function isOperational(schema: z.ZodType): boolean {
+  for (let s: z.ZodType | undefined = schema; s; s = defOf(s).innerType) {
+    if (operationalSettings.has(s)) return true;
+  }
+  return false;
+}
+
+/** The object or union under a schema's wrappers. */
+function unwrapped(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  while (defOf(s).innerType) s = defOf(s).innerType!;
+  return s;
+}
+
+/** Options of a union, keys of an object: what a walk over a config schema steps into. */
+export function partsOf(schema: z.ZodType): { shape?: Record<string, z.ZodType>; options?: z.ZodType[] } {
+  const { shape, options } = defOf(unwrapped(schema));
+  return { ...(shape ? { shape } : {}), ...(options ? { options } : {}) };
+}
+
+/** A config value as `schema` parsed it, without the settings marked operational (at any depth). */
+export function withoutOperational(schema: z.ZodType, value: unknown): unknown {
+  if (isOperational(schema)) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const { shape, options } = partsOf(schema);
+  if (options) {
+    const option = options.find((o) => o.safeParse(value).success);
+    return option ? withoutOperational(option, value) : value;
+  }
+  if (!shape) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, shape[key] ? withoutOperational(shape[key], v) : v]),
+  );
 }

@@ -9,7 +9,7 @@ import type { LoadedConfig } from "./config/load.js";
 import { validate } from "./config/load.js";
 import type { RootConfig } from "./config/schema.js";
 import { ConfigError, UserError } from "./errors.js";
-import { hashOf } from "./hash.js";
+import { hashOf, withoutOperational } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
 import { StageRegistry } from "./registry.js";
@@ -123,7 +123,7 @@ export class Runner implements RunnerCore {
   configHash(stage: Stage<unknown>): string {
     const config = this.configOf(stage);
     const extra = stage.fingerprint?.({ config, root: this.root, limit: this.options.limit });
-    return hashOf({ stage: stage.name, config: stage.hashedConfig?.(config) ?? config, extra });
+    return hashOf({ stage: stage.name, config: withoutOperational(stage.configSchema, config), extra });
   }
 
   /** Where a stage stands for the current configuration, and why (runner/status.ts). */

@@ -101,7 +101,10 @@ interface StageBase<C, S, Sum> {
    * a downstream stage taking a sample reads the index and its sample's lines, not every output.
    */
   indexed?: readonly string[];
-  /** schema of `stages.<name>` in the config; `{}` must parse (every key has a default) */
+  /**
+   * schema of `stages.<name>` in the config; `{}` must parse (every key has a default). Its settings
+   * marked `operational()` (pipeline/hash.ts) are left out of the config's hash.
+   */
   configSchema: z.ZodType<C>;
   /**
    * May be switched off with `stages.<name>.enabled: false` (a dialogue method): it is then not run,
@@ -113,11 +116,6 @@ interface StageBase<C, S, Sum> {
    * sampling parameters of the LLM role it uses, or `limit` for stages that read sources.
    */
   fingerprint?(ctx: { config: C; root: RootConfig; limit: number | undefined }): unknown;
-  /**
-   * The stage's config as its hash sees it, where a setting moves no output (how many records are in
-   * flight): hashed at a fixed value, changing it never makes the stage stale. Default: the config.
-   */
-  hashedConfig?(config: C): unknown;
   /**
    * `run --dry-run`: what the stage would send to LLMs for its input, before any spend. Requests already
    * in the response cache are not counted.

@@ -4,6 +4,7 @@
 // directory, each verified against the hub's listing. Outputs: one record per file.
 import path from "node:path";
 import { z } from "zod";
+import { operational } from "../pipeline/hash.js";
 import { HubClient } from "../pipeline/hub/client.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
@@ -69,7 +70,7 @@ export const downloadConfigSchema = z
       .default(DEFAULT_SOURCES)
       .refine((list) => new Set(list.map((s) => s.name)).size === list.length, "source names must be unique"),
     /** sources fetched at the same time */
-    concurrency: z.number().int().min(1).max(16).default(2),
+    concurrency: operational(z.number().int().min(1).max(16).default(2)),
   })
   .strict();
 export type DownloadConfig = z.infer<typeof downloadConfigSchema>;

@@ -299,9 +299,6 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSu
       limit,
     };
   },
-  // the dialogues written at once move no output: hashed as 8, their default until 2026-11-28, so a
-  // stage completed then stays complete, and changing them never recomputes leetcode (nor validate)
-  hashedConfig: (config) => ({ ...config, concurrency: 8 }),
   open: () => ({}),
   async run(ctx, emit, run) {
     await writeLeetcodeDialogues(ctx, emit, run);

@@ -2,6 +2,7 @@
 // `stages.<name>` with its own schema (see pipeline/stage.ts), so this file knows no stage.
 import { z } from "zod";
 import { evalConfigSchema } from "../eval/config.js";
+import { operational } from "../hash.js";
 import { hubConfigSchema } from "../hub/config.js";
 import { llmConfigSchema } from "../llm/config.js";
 import { sandboxConfigSchema } from "../sandbox/config.js";
@@ -16,7 +17,7 @@ export const rootConfigSchema = z
     sandbox: sandboxConfigSchema.default(sandboxConfigSchema.parse({})),
     eval: evalConfigSchema.default(evalConfigSchema.parse({})),
     /** `pnpm pipeline launch`: shards and the Slurm and Kubernetes settings */
-    launch: launchConfigSchema.default(launchConfigSchema.parse({})),
+    launch: operational(launchConfigSchema.default(launchConfigSchema.parse({}))),
     stages: z.record(z.string(), z.unknown()).default({}),
   })
   .strict();

@@ -4,6 +4,7 @@
 // n-grams, for machines with no model; it is never chosen for you). Every key has a default except
 // the model of the two model kinds.
 import { z } from "zod";
+import { operational } from "../hash.js";
 
 export const transformersEmbedderSchema = z
   .object({
@@ -36,9 +37,9 @@ export const openaiEmbedderSchema = z
     dimensions: z.number().int().positive().optional(),
     batch_size: z.number().int().positive().max(2048).default(128),
     /** requests in flight at once */
-    concurrency: z.number().int().positive().max(256).default(4),
-    timeout_s: z.number().positive().default(120),
-    retries: z.number().int().min(0).max(20).default(4),
+    concurrency: operational(z.number().int().positive().max(256).default(4)),
+    timeout_s: operational(z.number().positive().default(120)),
+    retries: operational(z.number().int().min(0).max(20).default(4)),
   })
   .strict();
 

@@ -35,7 +35,5 @@ export {
   limitsOf,
   programsAtOnce,
   type SandboxSettings,
-  sandboxAttemptsSchema,
-  sandboxLimitsShape,
   sandboxSettingsShape,
 } from "./settings.js";

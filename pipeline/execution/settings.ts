@@ -3,6 +3,7 @@
 // always set them (simulate and correct under `execution:`, validate at its top level, leetcode under
 // `validation:`), so no key moved; the meaning and the defaults are defined once, here.
 import { z } from "zod";
+import { operational } from "../hash.js";
 import type { CallLimits } from "../sandbox/call.js";
 import { serverPrograms } from "../sandbox/capacity.js";
 import { defaultWorkers } from "../sandbox/config.js";
@@ -11,23 +12,16 @@ import { defaultWorkers } from "../sandbox/config.js";
 export const DEFAULT_SANDBOX_ATTEMPTS = 3;
 export const DEFAULT_BACKOFF_MS = 250;
 
-/** The limits of one run. */
-export const sandboxLimitsShape = {
+/** The limits of one run, and its tries. */
+export const sandboxSettingsShape = {
   /** seconds a program may run (the sandbox's own maximum still applies) */
   run_timeout_s: z.number().positive().default(10),
   /** seconds a program may take to compile */
   compile_timeout_s: z.number().positive().default(30),
   /** MiB; unset: the sandbox's default */
   memory_mb: z.number().int().min(64).optional(),
-};
-
-/** Tries before a sandbox error fails the record (the next run retries it). */
-export const sandboxAttemptsSchema = z.number().int().min(1).max(10);
-
-/** The limits and the tries, for configs that have always had `sandbox_attempts`. */
-export const sandboxSettingsShape = {
-  ...sandboxLimitsShape,
-  sandbox_attempts: sandboxAttemptsSchema.default(DEFAULT_SANDBOX_ATTEMPTS),
+  /** tries before a sandbox error fails the record (the next run retries it) */
+  sandbox_attempts: operational(z.number().int().min(1).max(10).default(DEFAULT_SANDBOX_ATTEMPTS)),
 };
 
 /** What pipeline/execution needs of a stage's config; other keys are ignored. */

@@ -4,6 +4,7 @@
 // runs an embedded model in-process (`provider`, `embedded`; see provider.ts).
 import { z } from "zod";
 import { balanceSchema } from "../balance/config.js";
+import { operational } from "../hash.js";
 import { embeddedModelSchema } from "./embedded/config.js";
 
 /** Sampling parameters sent with every request of a role; all of them are part of the cache key. */
@@ -48,21 +49,21 @@ const roleShape = {
   api_key_required: z.union([z.boolean(), z.literal("auto")]).default("auto"),
   sampling: samplingSchema.default({}),
   /** requests in flight at once against each of this role's endpoints */
-  concurrency: z.number().int().positive().max(4096).default(16),
+  concurrency: operational(z.number().int().positive().max(4096).default(16)),
   /** seconds a single attempt may take, response body included */
-  timeout_s: z.number().positive().default(120),
+  timeout_s: operational(z.number().positive().default(120)),
   /** attempts after the first one, on 429, 5xx, timeouts, dropped connections and unreadable answers */
-  retries: z.number().int().min(0).max(50).default(6),
+  retries: operational(z.number().int().min(0).max(50).default(6)),
   /** first backoff in seconds; doubles each attempt (with jitter) up to `max_backoff_s` */
-  backoff_s: z.number().positive().default(1),
-  max_backoff_s: z.number().positive().default(60),
+  backoff_s: operational(z.number().positive().default(1)),
+  max_backoff_s: operational(z.number().positive().default(60)),
   /** optional budgets of the provider's rate limits; unset means unlimited */
-  requests_per_minute: z.number().positive().optional(),
-  tokens_per_minute: z.number().positive().optional(),
+  requests_per_minute: operational(z.number().positive().optional()),
+  tokens_per_minute: operational(z.number().positive().optional()),
   /** ask for server-sent events instead of one JSON body (usage still requested) */
-  stream: z.boolean().default(false),
+  stream: operational(z.boolean().default(false)),
   /** with several endpoints: when one is taken out of rotation and tried again */
-  balance: balanceSchema.prefault({}),
+  balance: operational(balanceSchema.prefault({})),
 };
 
 function roleSchema(defaults: { model: string; sampling: Sampling }) {

@@ -3,6 +3,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { balanceSchema } from "../balance/config.js";
+import { operational } from "../hash.js";
 
 /** Per-run resource limits; a request may lower the memory limit but never raise any of these. */
 export const sandboxLimitsSchema = z
@@ -50,11 +51,11 @@ export const sandboxConfigSchema = z
      */
     url: z.union([z.string().url(), z.array(z.string().url()).min(1)]).optional(),
     /** with several `url`s: when one is taken out of rotation and tried again */
-    balance: balanceSchema.prefault({}),
+    balance: operational(balanceSchema.prefault({})),
     /** runs at once; default: the number of cores. With `url`, requests in flight to each server */
-    workers: z.number().int().positive().max(1024).optional(),
+    workers: operational(z.number().int().positive().max(1024).optional()),
     /** runs waiting for a worker before new ones are refused (backpressure) */
-    queue: z.number().int().min(0).default(1024),
+    queue: operational(z.number().int().min(0).default(1024)),
     /** default compile timeout in seconds when a request gives none */
     compile_timeout_s: z.number().positive().default(10),
     /** default run timeout in seconds when a request gives none */

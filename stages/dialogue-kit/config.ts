@@ -1,6 +1,7 @@
 // Config pieces simulate and correct share: which records, how code runs, how a run is shown.
 import { z } from "zod";
 import { DEFAULT_FEEDBACK_TEMPLATE, sandboxSettingsShape } from "../../pipeline/execution/index.js";
+import { operational } from "../../pipeline/hash.js";
 
 export const selectionShape = {
   /** `runnable`: every language the sandbox runs; or a list, e.g. [python, javascript, cpp] */
@@ -15,7 +16,7 @@ export const executionSchema = z
     /** limits of one run and tries before a sandbox error fails the record (pipeline/execution) */
     ...sandboxSettingsShape,
     /** programs running at once; default: `sandbox.workers` (the cores; with `url`, twice the servers' workers) */
-    concurrency: z.number().int().positive().optional(),
+    concurrency: operational(z.number().int().positive().optional()),
     /** Python blocks of one dialogue share a session, as in the paper's interpreter */
     notebook: z.boolean().default(true),
   })
@@ -44,5 +45,5 @@ export const dialogueRunShape = {
   /** the "Execution result:" turn */
   feedback_template: feedbackTemplateSchema.default(templateDefaults()),
   /** records in flight; default: twice the lead role's concurrency plus the programs at once */
-  concurrency: z.number().int().positive().optional(),
+  concurrency: operational(z.number().int().positive().optional()),
 };

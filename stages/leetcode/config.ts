@@ -3,7 +3,8 @@
 // matched, how solutions are validated and which languages a follow-up may ask for are ours.
 import { z } from "zod";
 import { LANGUAGE_NAMES } from "../../pipeline/code/languages.js";
-import { sandboxAttemptsSchema, sandboxLimitsShape } from "../../pipeline/execution/settings.js";
+import { sandboxSettingsShape } from "../../pipeline/execution/settings.js";
+import { operational } from "../../pipeline/hash.js";
 
 export const FOLLOW_UP_KINDS = ["complexity", "alternative", "language"] as const;
 export type FollowUpKind = (typeof FOLLOW_UP_KINDS)[number];
@@ -29,15 +30,10 @@ const validationSchema = z
     max_solutions: z.number().int().min(1).default(10),
     /** test cases run per solution: the first N of `input_output` */
     max_tests: z.number().int().min(1).default(20),
-    /** limits of a run: one stdin/stdout case, or a function-call program running every case */
-    ...sandboxLimitsShape,
-    /**
-     * tries while the sandbox itself fails; unset: pipeline/execution's default (3). Not defaulted
-     * here: a new default key would change the config's hash and make every finished leetcode stale.
-     */
-    sandbox_attempts: sandboxAttemptsSchema.optional(),
+    /** limits of a run (one stdin/stdout case, or a function-call program running every case), and tries */
+    ...sandboxSettingsShape,
     /** sandbox runs at once; default: the sandbox's workers, else 2 */
-    concurrency: z.number().int().min(1).optional(),
+    concurrency: operational(z.number().int().min(1).optional()),
   })
   .strict();
 
@@ -103,15 +99,17 @@ export const leetcodeConfigSchema = z
      * dialogues written at once; each has one request in flight (a turn's text waits for the one
      * before), so the default is the role's requests in flight (`llm.<role>.concurrency`)
      */
-    concurrency: z.number().int().min(1).optional(),
+    concurrency: operational(z.number().int().min(1).optional()),
     validation: validationSchema.default(validationSchema.parse({})),
     similar: similarSchema.default(similarSchema.parse({})),
     follow_up: followUpSchema.default(followUpSchema.parse({})),
     /** `--dry-run`: tokens assumed for an answer (a text, a translation) no cached answer gives */
-    estimate: z
-      .object({ completion_tokens: z.number().int().min(1).default(300) })
-      .strict()
-      .default({ completion_tokens: 300 }),
+    estimate: operational(
+      z
+        .object({ completion_tokens: z.number().int().min(1).default(300) })
+        .strict()
+        .default({ completion_tokens: 300 }),
+    ),
   })
   .strict();
 export type LeetcodeConfig = z.infer<typeof leetcodeConfigSchema>;

@@ -1,6 +1,7 @@
 // `stages.validate`: what drops a dialogue, and how hard the sandbox is pushed. Every key has a default.
 import { z } from "zod";
 import { sandboxSettingsShape } from "../../pipeline/execution/settings.js";
+import { operational } from "../../pipeline/hash.js";
 
 /** What one code block came to. */
 export const BLOCK_OUTCOMES = ["passed", "failed", "timeout", "not-runnable"] as const;
@@ -61,12 +62,12 @@ export const validateConfigSchema = z
     /** the quality gates: which rules drop, and their limits */
     gates: gatesConfigSchema.prefault({}),
     /** dialogues validated at once */
-    concurrency: z.number().int().positive().max(1024).default(16),
+    concurrency: operational(z.number().int().positive().max(1024).default(16)),
     /**
      * code blocks in the sandbox at once, across all dialogues; default: `sandbox.workers` (or the
      * cores; with `sandbox.url`, twice the servers' workers)
      */
-    sandbox_concurrency: z.number().int().positive().max(1024).optional(),
+    sandbox_concurrency: operational(z.number().int().positive().max(1024).optional()),
     /**
      * limits of one block, and its tries while the sandbox itself fails (an outage, not the code);
      * after the last one the dialogue fails and the next run retries it (pipeline/execution)

@@ -27,14 +27,14 @@ describe("leetcode --dry-run", () => {
     const asked = leetcode.server.count;
     expect(asked).toBeGreaterThan(0);
 
-    // a config change that makes the stage stale without changing any request (the dialogues
-    // written at once would not: its hash does not see them)
+    // a config change that makes the stage stale without changing any request (no row of the
+    // sample is near the limit; an operational setting would not make it stale)
     const after = await leetcode.run([
       "run",
       "leetcode",
       "--dry-run",
       "--set",
-      "stages.leetcode.validation.concurrency=3",
+      "stages.leetcode.max_row_bytes=100000000",
     ]);
     expect(after.code, after.stderr).toBe(0);
     expect(sent(after.stderr)).toBe(0);

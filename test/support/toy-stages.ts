@@ -1,6 +1,7 @@
 // Small stages for testing the runner itself: a numbered source, a record-wise flat-map with rejects,
 // failures and latency, and a global stage. They follow the same contract as the real stages.
 import { z } from "zod";
+import { operational } from "../../pipeline/hash.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 
@@ -29,7 +30,7 @@ export const expandStage = defineStage({
   configSchema: z
     .object({
       copies: z.number().int().default(3),
-      concurrency: z.number().int().default(8),
+      concurrency: operational(z.number().int().default(8)),
       delay_ms: z.number().default(0),
       fail_every: z.number().int().default(0),
     })
