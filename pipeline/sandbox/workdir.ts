@@ -207,7 +207,7 @@ export class RunDirectory {
 /**
  * Removes a dir that holds only a few files, synchronously: what nearly every run leaves (its source
  * and perhaps an output file). A few unlinks on a tmpfs take microseconds, while fs.promises.rm's
- * round trips through libuv's thread pool cost about ten times the CPU of the calls themselves.
+ * round trips through libuv's thread pool cost far more CPU than the calls themselves.
  * False when the dir is anything else (subdirs, many entries, an entry that will not go): the
  * caller removes it the general way.
  */
