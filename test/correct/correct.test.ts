@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { dialogueStageRun, filterRecord, INTERPRETER, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf } from "../dialogue-kit/script.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 
 const world = scriptedWorld();
 
@@ -24,7 +23,7 @@ const RECORDS = [
 
 const STAGE = "  correct:\n    count: 20\n    execution: {run_timeout_s: 2}\n";
 
-describe("correct", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("correct", () => {
   const { dialogues, rejects, stats } = dialogueStageRun(world, "correct", RECORDS, STAGE);
 
   it("keeps a syntax error and its fix, published under the ordinary prompt", () => {

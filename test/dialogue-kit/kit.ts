@@ -18,7 +18,7 @@ import { createServices } from "../../pipeline/services.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { correctStage } from "../../stages/correct.js";
 import { simulateStage } from "../../stages/simulate.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, type LlmServerOptions, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -145,6 +145,6 @@ export function dialogueStageRun(
       if (parsed.ok) run.dialogues.set(parsed.dialogue.sources[0]!, parsed.dialogue);
     }
     for (const r of await collect(runner.store(stage).read({ rejects: true }))) run.rejects.set(r.id, r);
-  }, QUEUED_TEST_TIMEOUT_MS);
+  });
   return run;
 }

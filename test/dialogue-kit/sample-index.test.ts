@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chooseRows } from "../../stages/dialogue-kit/sample.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
@@ -16,7 +15,7 @@ const RECORDS = Array.from({ length: 24 }, (_, i) =>
   filterRecord(`s:${i}`, "corr-syntax", i % 3 ? "python" : "javascript", `Mean of list ${i}.`),
 );
 
-describe("a dialogue stage's sample, through the filter's index", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("a dialogue stage's sample, through the filter's index", () => {
   it("is made on first use and kept, never by a dry run, and the stage runs exactly the sample", async () => {
     const stages = "  correct:\n    count: 4\n    languages: [python]\n    seed: 5\n";
     const { runner, close } = runnerFor(tempDir("cf-sample-index-"), () => RECORDS, {

@@ -25,10 +25,10 @@ describe("exit codes", () => {
     ]);
     expect(result.stderr).toMatch(/cannot reach the hub at http:\/\/127\.0\.0\.1:\d+/);
     expect(result.code).toBe(4);
-  }, 120_000);
+  });
 
   it("a usage error stays 2", async () => {
     const result = await pipeline(["run", "download", "--config", "configs/sample.yaml", "--limit", "0"]);
     expect(result.code).toBe(2);
-  }, 120_000);
+  });
 });

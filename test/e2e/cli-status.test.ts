@@ -43,7 +43,7 @@ describe("status", () => {
     const json = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(json[1].reason).toBe(LONG_ERROR);
     expect(json[1].lastError).toBe(LONG_ERROR);
-  }, 120_000);
+  });
 
   it("says which config and data dir it read", () => {
     const { dir, config } = toyConfig();
@@ -52,7 +52,7 @@ describe("status", () => {
     const dry = toyCli(["run", "expand", "--dry-run", "--config", config]);
     expect(dry.code).toBe(0);
     expect(dry.stderr).toContain(`config ${config}, data dir ${join(dir, "data")}`);
-  }, 60_000);
+  });
 
   it("with nothing run in its data dir, names the config beside it whose data dir has runs", () => {
     const dir = tempDir();
@@ -75,7 +75,7 @@ describe("status", () => {
     expect(toyCli(["status", "--config", "configs/default.yaml"], { cwd: dir }).stderr).not.toContain(
       "nothing has run",
     );
-  }, 120_000);
+  });
 });
 
 describe("--limit", () => {
@@ -93,7 +93,7 @@ describe("--limit", () => {
       "not started",
       "not started",
     ]);
-  }, 120_000);
+  });
 });
 
 describe("a switched-off stage on the command line", () => {
@@ -112,5 +112,5 @@ describe("a switched-off stage on the command line", () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("expand: switched off (stages.expand.enabled: false)");
     expect(JSON.parse(toyCli(["cat", "total", ...off]).stdout)).toMatchObject({ id: "total", n: 0 });
-  }, 120_000);
+  });
 });

@@ -30,7 +30,7 @@ describe("cli", () => {
     const table = toyCli(["status", "--config", config]).stdout;
     expect(table).toMatch(/numbers\s+not started/);
     expect(table).toMatch(/expand\s+stale \(upstream numbers was reset\)/);
-  }, 180_000);
+  });
 
   it("--set overrides a key; --limit applies to sources", () => {
     const { config } = toyConfig();
@@ -54,7 +54,7 @@ describe("cli", () => {
       expect(r.code, command).toBe(0);
       expect(r.stdout, command).toContain(`pnpm pipeline ${command}`);
     }
-  }, 180_000);
+  });
 
   it("a bad config key exits 2 naming file, key and line", () => {
     const { config } = toyConfig();
@@ -105,5 +105,5 @@ describe("cli signals", () => {
     expect(rerun.code).toBe(0);
     const done = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
     expect(done[1].counts).toEqual({ in: 3000, out: 3000, rejected: 1000, failed: 0 });
-  }, 60_000);
+  });
 });

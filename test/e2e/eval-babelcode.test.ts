@@ -52,7 +52,7 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
       runTimeoutS: 4,
     });
     metrics = computeMetrics(run.results, [1, 2]);
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await runner?.close();

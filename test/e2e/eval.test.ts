@@ -100,7 +100,7 @@ describe("eval generate and eval run", () => {
     expect(metrics.unmatched).toEqual([]);
     expect(printed).toMatch(/^language\s+questions\s+predictions\s+Passed\s+Failed Tests/m);
     expect(printed).toMatch(/^overall\s+11\s+14\s+11\s+2\s+0\s+1\s+0\s+/m);
-  }, 120_000);
+  });
 
   it("names the config key that is wrong", async () => {
     const config = join(dir, "bad.yaml");
@@ -205,7 +205,7 @@ describe("eval autoeval and eval oj through the sandbox", () => {
       value: expect.closeTo((1 / 2 + 1 + 0) / 3, 12),
       questions: 3,
     });
-  }, 120_000);
+  });
 
   it("judges CommonOJ answers by SandboxFusion's rules", async () => {
     const dataset = jsonl("oj.jsonl", [
@@ -269,5 +269,5 @@ describe("eval autoeval and eval oj through the sandbox", () => {
       "Failed Tests",
     ]);
     expect(strictResults[1]?.test_results).toEqual({ "0": "FAILED", "1": "FAILED" });
-  }, 120_000);
+  });
 });

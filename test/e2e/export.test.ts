@@ -43,7 +43,7 @@ describe("pipeline run export (sample config, local LLM server)", () => {
     await server?.close();
   });
 
-  it("runs every stage from download to export and writes the release", { timeout: 600_000 }, async () => {
+  it("runs every stage from download to export and writes the release", async () => {
     const run = await cli(dir, ["run", "export"], env());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).not.toContain(SECRET);
@@ -113,9 +113,7 @@ describe("pipeline run export (sample config, local LLM server)", () => {
     expect(report).not.toMatch(/\bsrc=|\bhref=|https?:/);
   });
 
-  it("a forced export writes the same bytes, and sends nothing to the LLM", {
-    timeout: 300_000,
-  }, async () => {
+  it("a forced export writes the same bytes, and sends nothing to the LLM", async () => {
     const before = Object.fromEntries(RELEASE.map((n) => [n, readFileSync(join(exportDir(), n))]));
     const sent = server.count;
     const run = await cli(dir, ["run", "export", "--force"], env());

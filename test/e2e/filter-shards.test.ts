@@ -95,7 +95,7 @@ describe("filter in shards", () => {
     expect(single.code, single.stderr).toBe(0);
     expect(ref.server.count).toBe(0);
     expect(await unionOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-  }, 240_000);
+  });
 
   it("shards find the answers a one-process run paid for", async () => {
     const dir = tempDir("cf-shard-filter-cache-");
@@ -113,7 +113,7 @@ describe("filter in shards", () => {
     const funnel = await funnelOf(dir);
     expect(funnel).not.toContain('data-missing="funnel"');
     expect(funnel).toBe(await funnelOf(ref.dir));
-  }, 240_000);
+  });
 });
 
 /** The report's filter funnel (figure and table), as `pnpm pipeline report` writes it for `dir`. */

@@ -42,5 +42,5 @@ describe("download and normalize in shards", () => {
     expect(await cat(sharded, "dedup")).toBe(await cat(single, "dedup"));
     expect(await cat(sharded, "dedup", true)).toBe(await cat(single, "dedup", true));
     expect((await statusOf(sharded, "dedup")).outputHash).toBe((await statusOf(single, "dedup")).outputHash);
-  }, 240_000);
+  });
 });

@@ -77,7 +77,7 @@ export function useReferenceRun(prefix: string): ReferenceRun {
     expect(reference.kept.length).toBeGreaterThan(0);
     expect(reference.rejected.length).toBeGreaterThan(0);
     expect(server.requests.filter(isRound2).length).toBeGreaterThan(20);
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.close();
   });

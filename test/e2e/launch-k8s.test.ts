@@ -26,7 +26,6 @@ launch:
     global: { memory: 16Gi }
 `;
 
-const SLOW = { timeout: 120_000 };
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 describe("launch --executor k8s", () => {
@@ -146,62 +145,54 @@ fi
     return bin;
   }
 
-  it(
-    "--apply applies the Jobs one at a time in pipeline order, each after the one before completes",
-    SLOW,
-    () => {
-      const { dir, config } = toyConfig(K8S);
-      const bin = standInKubectl(dir);
-      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
-      const r = toyCli(
-        ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
-        { env },
-      );
-      expect(r.code, r.stderr).toBe(0);
-      const calls = readFileSync(join(dir, "calls"), "utf8").trim().split("\n");
-      const applies = calls.filter((c) => c.startsWith("apply"));
-      expect(applies.map((c) => c.replace(/.*\//, ""))).toEqual([
-        "01-numbers.yaml",
-        "02-expand.yaml",
-        "03-total.yaml",
-      ]);
-      // each apply comes after the wait for the Job before it
-      const order = calls.map((c) =>
-        c.startsWith("apply")
-          ? c.replace(/.*\/\d+-/, "apply ")
-          : c.replace(/^wait .*--for=condition=(\w+).*job\/cf-(\w+)-.*/, "wait $1 $2"),
-      );
-      expect(order.filter((c) => c.startsWith("apply") || c.startsWith("wait complete"))).toEqual([
-        "apply numbers.yaml",
-        "wait complete numbers",
-        "apply expand.yaml",
-        "wait complete expand",
-        "apply total.yaml",
-        "wait complete total",
-      ]);
-      expect(calls.every((c) => !c.startsWith("wait") || c.includes("--namespace curation"))).toBe(true);
-    },
-  );
+  it("--apply applies the Jobs one at a time in pipeline order, each after the one before completes", () => {
+    const { dir, config } = toyConfig(K8S);
+    const bin = standInKubectl(dir);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+    const r = toyCli(
+      ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const calls = readFileSync(join(dir, "calls"), "utf8").trim().split("\n");
+    const applies = calls.filter((c) => c.startsWith("apply"));
+    expect(applies.map((c) => c.replace(/.*\//, ""))).toEqual([
+      "01-numbers.yaml",
+      "02-expand.yaml",
+      "03-total.yaml",
+    ]);
+    // each apply comes after the wait for the Job before it
+    const order = calls.map((c) =>
+      c.startsWith("apply")
+        ? c.replace(/.*\/\d+-/, "apply ")
+        : c.replace(/^wait .*--for=condition=(\w+).*job\/cf-(\w+)-.*/, "wait $1 $2"),
+    );
+    expect(order.filter((c) => c.startsWith("apply") || c.startsWith("wait complete"))).toEqual([
+      "apply numbers.yaml",
+      "wait complete numbers",
+      "apply expand.yaml",
+      "wait complete expand",
+      "apply total.yaml",
+      "wait complete total",
+    ]);
+    expect(calls.every((c) => !c.startsWith("wait") || c.includes("--namespace curation"))).toBe(true);
+  });
 
-  it(
-    "--apply stops at a failed Job, says how to see its pods' logs, and applies nothing after it",
-    SLOW,
-    () => {
-      const { dir, config } = toyConfig(K8S);
-      const bin = standInKubectl(dir);
-      const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAIL_JOB: "cf-expand-" };
-      const r = toyCli(
-        ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
-        { env },
-      );
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/expand: job cf-expand-\S+ failed/);
-      expect(r.stderr).toContain("kubectl logs --namespace curation -l job-name=cf-expand-");
-      expect(r.stderr).toContain("Not applied: total");
-      const calls = readFileSync(join(dir, "calls"), "utf8");
-      expect(calls).not.toContain("03-total.yaml");
-    },
-  );
+  it("--apply stops at a failed Job, says how to see its pods' logs, and applies nothing after it", () => {
+    const { dir, config } = toyConfig(K8S);
+    const bin = standInKubectl(dir);
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, FAIL_JOB: "cf-expand-" };
+    const r = toyCli(
+      ["launch", "total", "--executor", "k8s", "--apply", "--shards", "2", "--config", config],
+      { env },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/expand: job cf-expand-\S+ failed/);
+    expect(r.stderr).toContain("kubectl logs --namespace curation -l job-name=cf-expand-");
+    expect(r.stderr).toContain("Not applied: total");
+    const calls = readFileSync(join(dir, "calls"), "utf8");
+    expect(calls).not.toContain("03-total.yaml");
+  });
 
   it("without an image or a claim says which keys to set (exit 2)", () => {
     const { config } = toyConfig();

@@ -27,87 +27,74 @@ function logsOf(dir: string): string[] {
   );
 }
 
-// each CLI process starts in seconds on a loaded machine; these run a dozen of them
-const SLOW = { timeout: 300_000 };
-
 describe("launch --executor local", () => {
-  it(
-    "runs each record-wise stage as N shard processes, then the global stage, and the union is a one-process run's",
-    SLOW,
-    () => {
-      const { dir, config } = setup();
-      const r = toyCli(["launch", "total", "--shards", "3", "--config", config]);
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toContain("launch (local): numbers x3, expand x3, total");
-      // stage after stage: expand starts only once numbers is done
-      expect(r.stderr.indexOf("launch: numbers: done")).toBeLessThan(
-        r.stderr.indexOf("launch: expand: 3 shard processes"),
-      );
-      for (const k of [0, 1, 2]) expect(r.stderr).toContain(`[expand ${k}/3]`);
+  it("runs each record-wise stage as N shard processes, then the global stage, and the union is a one-process run's", () => {
+    const { dir, config } = setup();
+    const r = toyCli(["launch", "total", "--shards", "3", "--config", config]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("launch (local): numbers x3, expand x3, total");
+    // stage after stage: expand starts only once numbers is done
+    expect(r.stderr.indexOf("launch: numbers: done")).toBeLessThan(
+      r.stderr.indexOf("launch: expand: 3 shard processes"),
+    );
+    for (const k of [0, 1, 2]) expect(r.stderr).toContain(`[expand ${k}/3]`);
 
-      expect(sorted(toyCli(["cat", "expand", "--config", config]).stdout)).toEqual(
-        oneProcess("  numbers: {count: 30}\n", "expand"),
-      );
-      expect(JSON.parse(toyCli(["cat", "total", "--config", config]).stdout)).toEqual({
-        id: "total",
-        sum: 455,
-        n: 30,
-      });
-      const logs = logsOf(dir)
-        .map((f) => f.split("/").at(-1))
-        .sort();
-      expect(logs).toEqual(
-        [
-          "expand-0.log",
-          "expand-1.log",
-          "expand-2.log",
-          "numbers-0.log",
-          "numbers-1.log",
-          "numbers-2.log",
-          "total.log",
-        ].sort(),
-      );
-      const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
-      expect(status.map((s: { state: string }) => s.state)).toEqual(["complete", "complete", "complete"]);
+    expect(sorted(toyCli(["cat", "expand", "--config", config]).stdout)).toEqual(
+      oneProcess("  numbers: {count: 30}\n", "expand"),
+    );
+    expect(JSON.parse(toyCli(["cat", "total", "--config", config]).stdout)).toEqual({
+      id: "total",
+      sum: 455,
+      n: 30,
+    });
+    const logs = logsOf(dir)
+      .map((f) => f.split("/").at(-1))
+      .sort();
+    expect(logs).toEqual(
+      [
+        "expand-0.log",
+        "expand-1.log",
+        "expand-2.log",
+        "numbers-0.log",
+        "numbers-1.log",
+        "numbers-2.log",
+        "total.log",
+      ].sort(),
+    );
+    const status = JSON.parse(toyCli(["status", "--json", "--config", config]).stdout);
+    expect(status.map((s: { state: string }) => s.state)).toEqual(["complete", "complete", "complete"]);
 
-      // a second launch finds everything complete and starts only the named stage, which has nothing to do
-      const again = toyCli(["launch", "total", "--shards", "3", "--config", config]);
-      expect(again.code).toBe(0);
-      expect(again.stderr).toContain("launch (local): total\n");
-    },
-  );
+    // a second launch finds everything complete and starts only the named stage, which has nothing to do
+    const again = toyCli(["launch", "total", "--shards", "3", "--config", config]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("launch (local): total\n");
+  });
 
-  it(
-    "a failing shard fails the launch, names the command that reruns it, and starts nothing downstream",
-    SLOW,
-    () => {
-      const stages = "  numbers: {count: 30}\n  expand: {fail_every: 7}\n";
-      const { config } = setup(stages);
-      const failing = { ...process.env, TOY_FAILING: "1" };
-      const r = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: failing });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/process\(es\) failed/);
-      expect(r.stderr).toContain("Not started: total");
-      const reruns = [...r.stderr.matchAll(/rerun it alone: (.*)$/gm)].map((m) => m[1]!);
-      expect(reruns.length).toBeGreaterThan(0);
-      for (const rerun of reruns) expect(rerun).toMatch(/ run expand --only --shard [0-2]\/3 --config /);
-      expect(toyCli(["status", "--json", "--config", config]).stdout).toContain('"not started"');
+  it("a failing shard fails the launch, names the command that reruns it, and starts nothing downstream", () => {
+    const stages = "  numbers: {count: 30}\n  expand: {fail_every: 7}\n";
+    const { config } = setup(stages);
+    const failing = { ...process.env, TOY_FAILING: "1" };
+    const r = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: failing });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/process\(es\) failed/);
+    expect(r.stderr).toContain("Not started: total");
+    const reruns = [...r.stderr.matchAll(/rerun it alone: (.*)$/gm)].map((m) => m[1]!);
+    expect(reruns.length).toBeGreaterThan(0);
+    for (const rerun of reruns) expect(rerun).toMatch(/ run expand --only --shard [0-2]\/3 --config /);
+    expect(toyCli(["status", "--json", "--config", config]).stdout).toContain('"not started"');
 
-      // the printed command reruns that shard alone; then the launch goes on from where it stopped
-      const healthy = { ...process.env };
-      delete healthy.TOY_FAILING;
-      const rerun = spawnSync("bash", ["-c", reruns[0]!], { encoding: "utf8", env: healthy });
-      expect(rerun.status, rerun.stderr).toBe(0);
-      const resumed = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: healthy });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(resumed.stderr).not.toContain("launch: numbers:");
-      expect(sorted(toyCli(["cat", "total", "--config", config]).stdout)).toEqual(
-        oneProcess(stages, "total"),
-      );
-    },
-  );
+    // the printed command reruns that shard alone; then the launch goes on from where it stopped
+    const healthy = { ...process.env };
+    delete healthy.TOY_FAILING;
+    const rerun = spawnSync("bash", ["-c", reruns[0]!], { encoding: "utf8", env: healthy });
+    expect(rerun.status, rerun.stderr).toBe(0);
+    const resumed = toyCli(["launch", "total", "--shards", "3", "--config", config], { env: healthy });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain("launch: numbers:");
+    expect(sorted(toyCli(["cat", "total", "--config", config]).stdout)).toEqual(oneProcess(stages, "total"));
+  });
 
-  it("Ctrl-C stops every shard process (each saves what it finished) and exits 130", SLOW, async () => {
+  it("Ctrl-C stops every shard process (each saves what it finished) and exits 130", async () => {
     const { dir, config } = setup("  numbers: {count: 40}\n  expand: {delay_ms: 3000, concurrency: 1}\n");
     const child = spawn(
       process.execPath,
@@ -145,7 +132,7 @@ describe("launch --executor local", () => {
     expect(logsOf(dir).some((f) => readFileSync(f, "utf8").includes("SIGINT"))).toBe(true);
   });
 
-  it("refuses a shard count that is not a whole number of 1 or more, naming the flag (exit 2)", SLOW, () => {
+  it("refuses a shard count that is not a whole number of 1 or more, naming the flag (exit 2)", () => {
     const { config } = setup();
     for (const bad of ["0", "-2", "1.5"]) {
       const r = toyCli(["launch", "total", "--shards", bad, "--config", config]);

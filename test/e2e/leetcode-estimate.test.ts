@@ -20,7 +20,7 @@ describe("leetcode --dry-run", () => {
     expect(before.stderr).toMatch(/solutions not yet run assumed to pass/);
     expect(leetcode.server.count).toBe(0);
     expect(await stored(leetcode.dataDir, "leetcode")).toEqual([]);
-    expect(existsSync(path.join(leetcode.dataDir, "leetcode/work/verdicts.jsonl"))).toBe(false);
+    expect(existsSync(path.join(leetcode.dataDir, "leetcode/work/verdicts"))).toBe(false);
 
     const run = await leetcode.run(["run", "leetcode"]);
     expect(run.code, run.stderr).toBe(0);
@@ -40,5 +40,5 @@ describe("leetcode --dry-run", () => {
     expect(sent(after.stderr)).toBe(0);
     expect(after.stderr).not.toMatch(/assumed to pass \(an upper bound\)/);
     expect(leetcode.server.count).toBe(asked);
-  }, 240_000);
+  });
 });

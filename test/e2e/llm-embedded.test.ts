@@ -77,7 +77,7 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(again.requests).toBe(0);
     expect(again.cachedRequests).toBe(rounds.length);
     expect((await collect(store.read())).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
-  }, 240_000);
+  });
 
   it("offline without the model file: stops before the first LLM call, upstream saved, exit 2", async () => {
     const dir = tempDir("cf-embedded-offline-");
@@ -97,7 +97,7 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(new StageStore(dir, "dedup").manifest()?.state).toBe("complete");
     expect(new StageStore(dir, "filter").manifest()?.usage?.requests ?? 0).toBe(0);
-  }, 120_000);
+  });
 
   it("uses the server instead when OPENAI_BASE_URL is set", async () => {
     const server = await startLlmServer({});
@@ -112,5 +112,5 @@ describe("pnpm pipeline run filter on the sample config with no server", () => {
     expect(server.count).toBeGreaterThan(5);
     expect(run.stderr).not.toContain("embedded model");
     await server.close();
-  }, 240_000);
+  });
 });

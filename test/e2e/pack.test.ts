@@ -53,7 +53,7 @@ describe("pack on the sample config", () => {
     expect(forced.stderr).toMatch(/embeddings by lexical:v1\S*: \d+ cached, 0 computed/);
     const again = await cli(dir, ["cat", "pack"], env());
     expect(again.stdout).toBe(cat.stdout);
-  }, 180_000);
+  });
 
   describe("killed while embedding through an endpoint", () => {
     let embeddings: EmbeddingsServer;
@@ -95,6 +95,6 @@ describe("pack on the sample config", () => {
       expect(beforeRerun - start + asked).toBeLessThanOrEqual(batches + 1);
       const got = (await cli(dir, ["cat", "pack"], env())).stdout;
       expect(got).toBe(expected);
-    }, 180_000);
+    });
   });
 });

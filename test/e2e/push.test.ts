@@ -81,7 +81,7 @@ describe("pnpm pipeline push", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/0 file\(s\) sent in 0 commit\(s\), 5 already there/);
     expect(hub.writes!.commits).toHaveLength(4);
-  }, 120_000);
+  });
 
   it("killed with SIGKILL mid-upload, the rerun sends only what the hub does not hold", async () => {
     const dataDir = path.join(scratch, "data");
@@ -113,7 +113,7 @@ describe("pnpm pipeline push", () => {
     expect(putBytes(mark)).toBe(fixture.files[second]!.length + fixture.files[third]!.length);
     expect(putBytes(mark, first)).toBe(0);
     expect(await filesBelow(path.join(scratch, "hub", "acme", "cf"))).toEqual([...LARGE, ...SMALL].sort());
-  }, 120_000);
+  });
 
   it("without a token: says where to set one, sends nothing", async () => {
     const dataDir = path.join(scratch, "data");
@@ -123,7 +123,7 @@ describe("pnpm pipeline push", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no token in \$HF_TOKEN/);
     expect(hub.requests).toEqual([]);
-  }, 60_000);
+  });
 
   it("refuses a release whose summary no longer reads as its stage's, saying why", async () => {
     const dataDir = path.join(scratch, "data");
@@ -139,7 +139,7 @@ describe("pnpm pipeline push", () => {
     );
     expect(run.stderr).toContain("`pnpm pipeline run bundle --force`");
     expect(hub.requests).toEqual([]);
-  }, 60_000);
+  });
 
   it("the real CLI refuses an export that is missing, or out of date with the config", async () => {
     const dataDir = path.join(scratch, "data");
@@ -156,5 +156,5 @@ describe("pnpm pipeline push", () => {
     expect(stale.code).toBe(2);
     expect(stale.stderr).toMatch(/export in .* is stale .*`pnpm pipeline run export`, then push/);
     expect(hub.requests).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -35,7 +35,7 @@ it("rebuilds the report from the stages that ran, and screenshots it", async () 
   expect(pageSize((await viewInBrowser(file)).dom)).toEqual(size);
   expect(size.height).not.toBe(5200);
   expect(size.height).toBeGreaterThan(900);
-}, 120_000);
+});
 
 it("names the dialogue stages switched off, and the report says not run (disabled)", async () => {
   const dataDir = path.join(scratch, "data-off");
@@ -46,4 +46,4 @@ it("names the dialogue stages switched off, and the report says not run (disable
   const html = await readFile(path.join(dataDir, "export", "report.html"), "utf8");
   expect(html).toMatch(/<tr><td>leetcode<\/td><td>not run \(disabled\)<\/td>/);
   expect(html).toContain("not run (disabled): leetcode-similar-problem, leetcode-follow-up");
-}, 120_000);
+});

@@ -76,5 +76,5 @@ describe("a shard killed with -9", () => {
     expect(sorted(await collect(runner.read("expand", { rejects: true })))).toEqual(
       sorted(await collect(reference.read("expand", { rejects: true }))),
     );
-  }, 180_000);
+  });
 });

@@ -3,12 +3,10 @@
 // the server cut at max_tokens, used to be exported unnoticed; now validate names both and drops them.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { readEntries } from "../../pipeline/store/index.js";
 import type { SandboxUsage } from "../../pipeline/usage.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { filterRecord, runnerFor, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 import type { ReceivedRequest, Reply } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -49,13 +47,11 @@ const RECORDS = [
 const world = scriptedWorld(reply);
 const { sandbox } = world;
 
-describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("gates on simulated dialogues", () => {
   let kept: PipelineRecord[];
   let rejects: { reason: string; detail: string; record: PipelineRecord }[];
   let made: PipelineRecord[];
   let programs: Record<string, SandboxUsage | undefined>;
-  /** the programs the committed entries carry, per stage */
-  const committed: Record<string, number> = {};
 
   beforeAll(async () => {
     const { runner, close } = runnerFor(tempDir("cf-gates-sim-"), () => RECORDS, {
@@ -73,13 +69,7 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
       simulate: runner.status("simulate").manifest!.sandbox,
       validate: runner.status("validate").manifest!.sandbox,
     };
-    for (const stage of ["simulate", "validate"]) {
-      committed[stage] = 0;
-      for (const part of runner.store(stage).parts()) {
-        for await (const entry of readEntries(part)) committed[stage] += entry.x?.runs ?? 0;
-      }
-    }
-  }, QUEUED_TEST_TIMEOUT_MS);
+  });
 
   it("counts the programs each stage ran in the sandbox, with the dialogue they ran for", () => {
     // simulate keeps every execution of a dialogue in it: the count is theirs
@@ -92,8 +82,6 @@ describe("gates on simulated dialogues", { timeout: QUEUED_TEST_TIMEOUT_MS }, ()
     // validate ran the code blocks of every dialogue again, kept or dropped
     expect(programs.validate!.runs).toBeGreaterThanOrEqual(made.length);
     for (const stage of ["simulate", "validate"]) {
-      // counted with each record (so exact after a kill -9), not for the run as a whole
-      expect(committed[stage]).toBe(programs[stage]!.runs);
       expect(programs[stage]!.busyMs).toBeGreaterThan(0);
       // one embedded sandbox: no servers to count per
       expect(programs[stage]!.endpoints).toBeUndefined();

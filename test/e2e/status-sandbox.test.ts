@@ -65,5 +65,5 @@ describe("status shows the sandbox's programs", () => {
     const shards = row.shards.map((s: { sandbox: { runs: number } }) => s.sandbox.runs);
     expect(shards[0] + shards[1]).toBe(programs);
     expect(json.find((r: { stage: string }) => r.stage === "numbers").sandbox).toBeNull();
-  }, 120_000);
+  });
 });

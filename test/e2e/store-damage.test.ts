@@ -53,7 +53,7 @@ describe("a complete stage damaged after it completed", () => {
     expect(toyCli(["run", "expand", "--force", "--config", config]).code).toBe(0);
     expect(toyCli(["cat", "expand", "--config", config]).stdout.trim().split("\n")).toHaveLength(9);
     expect(toyCli(["run", "total", "--config", config]).code).toBe(0);
-  }, 120_000);
+  });
 
   it("a whole last line gone is caught too", () => {
     const { data, config } = setup();
@@ -65,7 +65,7 @@ describe("a complete stage damaged after it completed", () => {
     expect(cat.stderr).toMatch(
       /stage expand is damaged: part part-00000\.jsonl has \d+ bytes where its manifest says \d+/,
     );
-  }, 120_000);
+  });
 
   it("a changed record of the same size is caught by the digest once its part is read", async () => {
     const { data } = setup();
@@ -78,7 +78,7 @@ describe("a complete stage damaged after it completed", () => {
     expect((error as Error).message).toContain(
       "part part-00000.jsonl differs from what its manifest recorded",
     );
-  }, 120_000);
+  });
 
   it("a part that was added, or the count in the manifest, disagreeing is caught", async () => {
     const { data } = setup();
@@ -113,7 +113,7 @@ describe("a complete stage damaged after it completed", () => {
     writeFileSync(join(store.dir, "manifest.json"), JSON.stringify(sealed));
     expect(await collect(store.read())).toHaveLength(9);
     expect(await collect(store.read({ rejects: true }))).toHaveLength(3);
-  }, 120_000);
+  });
 });
 
 describe("an unreadable manifest.json", () => {
@@ -141,5 +141,5 @@ describe("an unreadable manifest.json", () => {
       "not started",
     ]);
     expect(toyCli(["run", "expand", "--config", config]).code).toBe(0);
-  }, 120_000);
+  });
 });

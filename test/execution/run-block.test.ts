@@ -3,12 +3,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { executionFeedback, runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
 
-describe("runBlock", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("runBlock", () => {
   it("runs Python notebook-style: earlier blocks' names are defined, their output is not shown", async () => {
     const first = "def area(r):\n    return 3 * r * r\nprint('defined area')\n";
     const second = "print(area(2))\n";

@@ -5,12 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { classifyResponse, runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { RunCodeResponse } from "../../pipeline/sandbox/types.js";
-import {
-  FORK_TO_THE_CAP,
-  probeIsolationReport,
-  QUEUED_TEST_TIMEOUT_MS,
-  testConfig,
-} from "../sandbox/helpers.js";
+import { FORK_TO_THE_CAP, probeIsolationReport, testConfig } from "../sandbox/helpers.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
@@ -34,7 +29,7 @@ const response = (run: Partial<NonNullable<RunCodeResponse["run_result"]>>): Run
   files: {},
 });
 
-describe("stopped", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("stopped", () => {
   it("takes the sandbox's report first, and reads a clean run's output only for what it cannot see", () => {
     expect(classifyResponse(response({ stopped_by: ["processes"] }), "python").stopped).toBe("processes");
     expect(

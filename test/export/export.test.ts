@@ -20,7 +20,7 @@ import { releaseIds } from "../../stages/export/ids.js";
 import type { ExportStats } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "../validate/fixtures.js";
@@ -175,7 +175,7 @@ async function duckdbRead(path: string) {
 
 const MESSAGES_TYPE = 'STRUCT("role" VARCHAR, "content" VARCHAR)[]';
 
-describe("export stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("export stage", () => {
   const dir = tempDir("cf-export-");
 
   it("writes both datasets as JSONL and Parquet with exactly the published columns", async () => {

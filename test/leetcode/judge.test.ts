@@ -2,25 +2,24 @@
 // them (arguments as a list per call; expected values bare or wrapped in a one-element list), a
 // `class Solution` or a module-level function, stdin/stdout cases, and the verdicts a wrong, a
 // crashing and a never-ending solution get.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CodeRunner, EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { type JudgeTask, SolutionJudge } from "../../stages/leetcode/judge.js";
 import { parseTests } from "../../stages/leetcode/taco.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 const dir = mkdtempSync(path.join(tmpdir(), "leetcode-judge-"));
 const judge = new SolutionJudge(
   sandbox,
-  path.join(dir, "verdicts.jsonl"),
+  path.join(dir, "verdicts"),
   { runTimeoutS: 2, compileTimeoutS: 30 },
   new AbortController().signal,
 );
 afterAll(async () => {
-  judge.close();
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -36,7 +35,7 @@ const RUNNING = `class Solution:
         return list(accumulate(nums))
 `;
 
-describe("the leetcode judge", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("the leetcode judge", () => {
   it("calls Solution().fn with each argument list; outputs may be wrapped in a one-element list or bare", async () => {
     const wrapped = task({
       inputs: [[[1, 2, 3]], [[5]]],
@@ -112,10 +111,10 @@ describe("the leetcode judge", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       },
       close: async () => {},
     };
-    const file = path.join(dir, "at-once.jsonl");
+    const verdicts = path.join(dir, "at-once");
     const once = new SolutionJudge(
       counting,
-      file,
+      verdicts,
       { runTimeoutS: 2, compileTimeoutS: 30 },
       new AbortController().signal,
     );
@@ -125,11 +124,11 @@ describe("the leetcode judge", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
       once.judge({ ...t, problemId: "p1" }, add, "python"),
       once.judge({ ...t, problemId: "p2" }, add, "python"),
     ]);
-    once.close();
     expect(first).toMatchObject({ verdict: "passed", tests: 1, passed: 1 });
     expect(second).toEqual(first);
     expect(runs).toBe(1);
     expect({ computed: once.computed, reused: once.reused }).toEqual({ computed: 1, reused: 1 });
-    expect(readFileSync(file, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+    const [segment] = readdirSync(verdicts);
+    expect(readFileSync(path.join(verdicts, segment!), "utf8").split("\n").filter(Boolean)).toHaveLength(1);
   });
 });

@@ -1,6 +1,5 @@
 // The paper's LeetCode prompt is kept verbatim (trailing spaces included) and filled in one pass.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import {
@@ -10,14 +9,9 @@ import {
   renderTextPrompt,
   TEXT_PROMPT,
 } from "../../stages/leetcode/texts.js";
+import { paperSeed } from "../support/required.js";
 
-const seed = (() => {
-  try {
-    return readFileSync(new URL("../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url), "utf8");
-  } catch {
-    return undefined;
-  }
-})();
+const seed = paperSeed();
 
 describe("the LeetCode follow-up prompt", () => {
   it("keeps the paper's text byte for byte (SHA-256 of the block in seed 003)", () => {

@@ -1,16 +1,10 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../pipeline/errors.js";
 import { loadPrompt, parsePrompt } from "../../pipeline/llm/prompts.js";
+import { paperSeed } from "../support/required.js";
 
-const seed = (() => {
-  try {
-    return readFileSync(new URL("../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url), "utf8");
-  } catch {
-    return undefined;
-  }
-})();
+const seed = paperSeed();
 
 describe("prompt templates", () => {
   it("loads both Query Filtering prompts with a {query} placeholder", () => {

@@ -16,7 +16,6 @@ import { tempDir } from "../support/temp-dir.js";
 import {
   probeIsolationReport,
   processesNamed,
-  QUEUED_TEST_TIMEOUT_MS,
   RUNNING_AS_ROOT,
   testConfig,
   waitForNoProcesses,
@@ -28,8 +27,9 @@ import { EXHAUSTION_PROGRAMS } from "./hostile-exhaustion.js";
 const HOSTILE_PROGRAMS = [...ESCAPE_PROGRAMS, ...EXHAUSTION_PROGRAMS];
 
 const { mode, workDirCapped, cgroup } = await probeIsolationReport();
-// uids of its own, so the leftover-process check cannot see other suites' sandboxes running meanwhile
-const config = testConfig({ uid_base: 64000 });
+// uids of its own, so the leftover-process check cannot see other suites' sandboxes running meanwhile;
+// programs that must finish get room to (those that must time out set their own run_timeout)
+const config = testConfig({ uid_base: 64000, run_timeout_s: 120 });
 
 /** Isolation variants the corpus runs under: what this machine picks, and (as root) the fallback path. */
 const VARIANTS: { label: string; options: EmbeddedSandboxOptions; enabled: boolean }[] = [
@@ -41,144 +41,146 @@ const VARIANTS: { label: string; options: EmbeddedSandboxOptions; enabled: boole
   },
 ];
 
-describe.each(VARIANTS.filter((v) => v.enabled))(
-  "hostile programs are contained: $label",
-  { timeout: QUEUED_TEST_TIMEOUT_MS },
-  ({ options }) => {
-    let sandbox: EmbeddedSandbox;
-    let server: SandboxServer;
-    let client: HttpSandboxClient;
-    let canary: Server;
-    let canaryConnections = 0;
-    let udpCanary: Socket;
-    let udpDatagrams = 0;
-    let sandboxUids: number[] = [];
-    let secretDir: string;
-    const ctx = {} as HostileContext;
+describe.each(VARIANTS.filter((v) => v.enabled))("hostile programs are contained: $label", ({ options }) => {
+  let sandbox: EmbeddedSandbox;
+  let server: SandboxServer;
+  let client: HttpSandboxClient;
+  let canary: Server;
+  let canaryConnections = 0;
+  let udpCanary: Socket;
+  let udpDatagrams = 0;
+  let sandboxUids: number[] = [];
+  let secretDir: string;
+  const ctx = {} as HostileContext;
 
-    beforeAll(async () => {
-      const secret = `canary-${Math.random().toString(36).slice(2)}-secret`;
-      process.env.CODEFEEDBACK_TEST_CANARY_SECRET = secret;
-      process.env.OPENAI_API_KEY ??= secret;
-      secretDir = tempDir("sandbox-secret-");
-      writeFileSync(join(secretDir, "secret.txt"), secret);
-      canary = createServer((socket) => {
-        canaryConnections++;
-        socket.destroy();
-      });
-      await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-      // it echoes, so a program that reached it would see an answer and say so
-      udpCanary = createSocket("udp4", (message, from) => {
-        udpDatagrams++;
-        udpCanary.send(message, from.port, from.address);
-      });
-      await new Promise<void>((resolve) => udpCanary.bind(0, "127.0.0.1", resolve));
-      sandbox = new EmbeddedSandbox(config, options);
-      const isolation = await sandbox.isolation();
-      sandboxUids = isolation.uids;
-      if (options.mode) expect(isolation.mode).toBe(options.mode);
-      if (options.launcher === "coreutils") {
-        expect(isolation.launcher).toBe("coreutils");
-        expect(isolation.spawner).toBe("node");
-      }
-      expect(isolation.cgroup).toBe(cgroup);
-      server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
-      client = new HttpSandboxClient(testConfig({ url: server.url, workers: 16 }));
-      Object.assign(ctx, {
-        canaryPort: (canary.address() as { port: number }).port,
-        udpCanaryPort: udpCanary.address().port,
-        secret,
-        secretFile: join(secretDir, "secret.txt"),
-        projectDir: process.cwd(),
-        hostPid: process.pid,
-        limits: {
-          maxOutputBytes: config.max_output_bytes,
-          workDirMb: config.limits.work_dir_mb,
-          tmpMb: config.limits.tmp_mb,
-          processes: config.limits.processes,
-          memoryMb: config.limits.memory_mb,
-          memoryHeadroomMb: config.limits.memory_headroom_mb,
-        },
-      } satisfies HostileContext);
+  beforeAll(async () => {
+    const secret = `canary-${Math.random().toString(36).slice(2)}-secret`;
+    process.env.CODEFEEDBACK_TEST_CANARY_SECRET = secret;
+    process.env.OPENAI_API_KEY ??= secret;
+    secretDir = tempDir("sandbox-secret-");
+    writeFileSync(join(secretDir, "secret.txt"), secret);
+    canary = createServer((socket) => {
+      canaryConnections++;
+      socket.destroy();
     });
-
-    afterAll(async () => {
-      await client?.close();
-      await server?.close();
-      await sandbox?.close();
-      canary?.close();
-      udpCanary?.close();
-      delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
+    await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
+    // it echoes, so a program that reached it would see an answer and say so
+    udpCanary = createSocket("udp4", (message, from) => {
+      udpDatagrams++;
+      udpCanary.send(message, from.port, from.address);
     });
-
-    it("has a corpus of at least 30 programs", () => {
-      expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(30);
-    });
-
-    // without root the work dir is on the host disk: filling it would fill the disk, so it is not
-    // tried; without cgroups nothing caps a run's memory as a whole, so the multi-process bomb is not
-    const runnable = HOSTILE_PROGRAMS.filter(
-      (p) => (workDirCapped || !p.needsCappedWorkDir) && (cgroup !== null || !p.needsCgroup),
-    );
-    for (const program of runnable) {
-      it.concurrent(program.name, async () => {
-        const response = await client.run(program.request(ctx));
-        try {
-          program.check(response, ctx);
-          notLeaked(response, ctx);
-        } catch (error) {
-          (error as Error).message += `\nresponse: ${JSON.stringify(response).slice(0, 2000)}`;
-          throw error;
-        }
-      });
+    await new Promise<void>((resolve) => udpCanary.bind(0, "127.0.0.1", resolve));
+    sandbox = new EmbeddedSandbox(config, options);
+    const isolation = await sandbox.isolation();
+    sandboxUids = isolation.uids;
+    if (options.mode) expect(isolation.mode).toBe(options.mode);
+    if (options.launcher === "coreutils") {
+      expect(isolation.launcher).toBe("coreutils");
+      expect(isolation.spawner).toBe("node");
     }
+    expect(isolation.cgroup).toBe(cgroup);
+    server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 1 << 20 });
+    // the client waits out the queue of the whole corpus on two workers, however slow the machine
+    client = new HttpSandboxClient(
+      testConfig({ url: server.url, workers: 16, run_timeout_s: 120, client_slack_s: 3600 }),
+    );
+    Object.assign(ctx, {
+      canaryPort: (canary.address() as { port: number }).port,
+      udpCanaryPort: udpCanary.address().port,
+      secret,
+      secretFile: join(secretDir, "secret.txt"),
+      projectDir: process.cwd(),
+      hostPid: process.pid,
+      limits: {
+        maxOutputBytes: config.max_output_bytes,
+        workDirMb: config.limits.work_dir_mb,
+        tmpMb: config.limits.tmp_mb,
+        processes: config.limits.processes,
+        memoryMb: config.limits.memory_mb,
+        memoryHeadroomMb: config.limits.memory_headroom_mb,
+      },
+    } satisfies HostileContext);
+  });
 
-    it.concurrent("runs untrusted code, children included, as an unprivileged host uid without capabilities", async () => {
-      const marker = `uid-probe-${Math.random().toString(36).slice(2)}`;
-      const run = client.run({
-        language: "bash",
-        code: `(exec -a ${marker}-child sleep 3) & exec -a ${marker} sleep 3`,
-      });
-      let seen: string[] = [];
-      for (let i = 0; i < 100 && seen.length < 2; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        seen = processesNamed(marker);
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+    await sandbox?.close();
+    canary?.close();
+    udpCanary?.close();
+    delete process.env.CODEFEEDBACK_TEST_CANARY_SECRET;
+  });
+
+  it("has a corpus of at least 30 programs", () => {
+    expect(HOSTILE_PROGRAMS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  // without root the work dir is on the host disk: filling it would fill the disk, so it is not
+  // tried; without cgroups nothing caps a run's memory as a whole, so the multi-process bomb is not
+  const runnable = HOSTILE_PROGRAMS.filter(
+    (p) => (workDirCapped || !p.needsCappedWorkDir) && (cgroup !== null || !p.needsCgroup),
+  );
+  for (const program of runnable) {
+    it.concurrent(program.name, async () => {
+      const response = await client.run(program.request(ctx));
+      try {
+        program.check(response, ctx);
+        notLeaked(response, ctx);
+      } catch (error) {
+        (error as Error).message += `\nresponse: ${JSON.stringify(response).slice(0, 2000)}`;
+        throw error;
       }
-      expect(seen.length).toBe(2);
-      for (const status of seen) {
-        const uids = /^Uid:\s+(.*)$/m.exec(status)![1]!.split(/\s+/).map(Number);
-        expect(uids.every((uid) => uid !== 0)).toBe(true);
-        if (RUNNING_AS_ROOT) expect(sandboxUids).toContain(uids[0]);
-        expect(/^CapEff:\s+(\S+)$/m.exec(status)![1]).toMatch(/^0+$/);
-        expect(/^NoNewPrivs:\s+(\d)$/m.exec(status)![1]).toBe("1");
-      }
-      expect((await run).status).toBe("Success");
     });
+  }
 
-    it("leaves no process behind and never reached the host's loopback", async () => {
-      if (RUNNING_AS_ROOT) {
-        expect(sandboxUids.length).toBe(config.workers);
-        expect(await waitForNoProcesses(sandboxUids)).toEqual([]);
-      }
-      expect(canaryConnections).toBe(0);
-      expect(udpDatagrams).toBe(0);
+  it.concurrent("runs untrusted code, children included, as an unprivileged host uid without capabilities", async () => {
+    const marker = `uid-probe-${Math.random().toString(36).slice(2)}`;
+    // they sleep until the test has looked at them (the run may wait behind the corpus) and kills them
+    const run = client.run({
+      language: "bash",
+      code: `(exec -a ${marker}-child sleep 100000) & exec -a ${marker} sleep 100000`,
+      run_timeout: 300,
     });
+    let seen: string[] = [];
+    while (seen.length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = processesNamed(marker);
+    }
+    for (const status of seen) {
+      const uids = /^Uid:\s+(.*)$/m.exec(status)![1]!.split(/\s+/).map(Number);
+      expect(uids.every((uid) => uid !== 0)).toBe(true);
+      if (RUNNING_AS_ROOT) expect(sandboxUids).toContain(uids[0]);
+      expect(/^CapEff:\s+(\S+)$/m.exec(status)![1]).toMatch(/^0+$/);
+      expect(/^NoNewPrivs:\s+(\d)$/m.exec(status)![1]).toBe("1");
+    }
+    const [main] = processesNamed(`${marker}\0`);
+    process.kill(Number(/^Pid:\s+(\d+)$/m.exec(main!)![1]), "SIGKILL");
+    expect((await run).run_result?.signal).toBe("SIGKILL");
+  });
 
-    it("keeps serving afterwards", async () => {
-      const ping = await fetch(`${server.url}/v1/ping`);
-      expect(await ping.text()).toBe("pong");
-      const response = await client.run({ language: "python", code: "print(6 * 7)" });
-      expect(response.status).toBe("Success");
-      expect(response.run_result?.stdout).toBe("42\n");
-    });
+  it("leaves no process behind and never reached the host's loopback", async () => {
+    if (RUNNING_AS_ROOT) {
+      expect(sandboxUids.length).toBe(config.workers);
+      expect(await waitForNoProcesses(sandboxUids)).toEqual([]);
+    }
+    expect(canaryConnections).toBe(0);
+    expect(udpDatagrams).toBe(0);
+  });
 
-    it("stops the sandboxes it built ahead when closed", async () => {
-      await server.close();
-      await sandbox.close();
-      if (RUNNING_AS_ROOT) expect(await waitForNoProcesses(sandboxUids, { prepared: true })).toEqual([]);
-    });
-  },
-);
+  it("keeps serving afterwards", async () => {
+    const ping = await fetch(`${server.url}/v1/ping`);
+    expect(await ping.text()).toBe("pong");
+    const response = await client.run({ language: "python", code: "print(6 * 7)" });
+    expect(response.status).toBe("Success");
+    expect(response.run_result?.stdout).toBe("42\n");
+  });
+
+  it("stops the sandboxes it built ahead when closed", async () => {
+    await server.close();
+    await sandbox.close();
+    if (RUNNING_AS_ROOT) expect(await waitForNoProcesses(sandboxUids, { prepared: true })).toEqual([]);
+  });
+});
 
 describe.skipIf(mode !== null)("without working isolation", () => {
   it("refuses untrusted code with a SandboxError that says what to do", async () => {

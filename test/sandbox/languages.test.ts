@@ -2,7 +2,7 @@
 // status rules match SandboxFusion's for compile errors, runtime errors and timeouts.
 import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddedSandbox, LANGUAGE_SPECS, listLanguages } from "../../pipeline/sandbox/index.js";
-import { probeIsolationMode, QUEUED_TEST_TIMEOUT_MS, testConfig } from "./helpers.js";
+import { probeIsolationMode, testConfig } from "./helpers.js";
 
 /** Each program reads one word from stdin and prints it reversed. */
 const REVERSE_PROGRAMS: Record<string, string> = {
@@ -68,7 +68,7 @@ describe("language table", () => {
   });
 });
 
-describe.skipIf(mode === null)("every language runs", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe.skipIf(mode === null)("every language runs", () => {
   const sandbox = new EmbeddedSandbox(testConfig({ run_timeout_s: 20 }));
   afterAll(() => sandbox.close());
 

@@ -7,7 +7,7 @@ import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { CodeRunner, RunCodeResponse } from "../../pipeline/sandbox/types.js";
 import { filterRecord, runnerFor } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, scriptedReply } from "../dialogue-kit/script.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -51,7 +51,7 @@ const RECORDS = [
 ];
 const STAGE = "  simulate:\n    execution: {run_timeout_s: 2, sandbox_attempts: 2}\n";
 
-describe("simulate failures", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("simulate failures", () => {
   it("records a model error and a sandbox outage as failed with their reasons, then retries them", async () => {
     const dir = tempDir("cf-simulate-fail-");
     const first = runnerFor(dir, () => RECORDS, { url: server.url, sandbox: flaky, stages: STAGE });

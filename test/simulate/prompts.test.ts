@@ -1,17 +1,11 @@
 // The paper's prompts for simulate and correct, kept verbatim: pinned by their SHA-256, and compared
 // with seed 003's text where the seed is at hand.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
+import { paperSeed } from "../support/required.js";
 
-const seed = (() => {
-  try {
-    return readFileSync(new URL("../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url), "utf8");
-  } catch {
-    return undefined;
-  }
-})();
+const seed = paperSeed();
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("simulate and correct prompts", () => {

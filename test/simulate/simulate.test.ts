@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/index.js";
 import { dialogueStageRun, filterRecord, INTERPRETER, scriptedWorld } from "../dialogue-kit/kit.js";
 import { caseOf, partOf, REMINDER_MARK } from "../dialogue-kit/script.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../sandbox/helpers.js";
 
 const world = scriptedWorld();
 
@@ -27,7 +26,7 @@ const RECORDS = [
 
 const STAGE = "  simulate:\n    execution: {run_timeout_s: 2}\n";
 
-describe("simulate", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("simulate", () => {
   const { dialogues, rejects, stats } = dialogueStageRun(world, "simulate", RECORDS, STAGE);
 
   it("runs working code, shows its output as its own turn, then the feedback text and the refinement", () => {

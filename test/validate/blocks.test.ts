@@ -8,7 +8,7 @@ import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { sandboxErrorResponse } from "../../pipeline/sandbox/request.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { type RunProgram, validateDialogue } from "../../stages/validate/validate-dialogue.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { fence, turns } from "./fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig({ compile_timeout_s: 120 }));
@@ -20,7 +20,7 @@ const run: RunProgram = (code: string, lang: LanguageName, previous: readonly st
 const one = (lang: string, code: string, prose = "Here you go:") =>
   validateDialogue({ messages: turns(["Please write it.", `${prose}\n${fence(lang, code)}`]) }, run);
 
-describe("validate: one block", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("validate: one block", () => {
   it("Python: a script passes, an exception fails with its error, a busy loop times out", async () => {
     const ok = await one("python", "print(sum(range(5)))");
     expect(ok).toMatchObject({ outcome: "passed", final_message: 1 });
@@ -119,7 +119,7 @@ describe("validate: one block", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
   });
 });
 
-describe("validate: a dialogue", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("validate: a dialogue", () => {
   it("runs Python blocks notebook-style across turns: a later block sees earlier definitions", async () => {
     const v = await validateDialogue(
       {

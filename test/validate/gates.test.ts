@@ -2,16 +2,16 @@
 // sandbox: each rule tags the dialogue that breaks it and drops it by default, leaves its well-behaved
 // twin alone, only tags when left out of `gates.drop`, and is counted per method in the summary.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DialogueMessage, DialogueMethod } from "../../pipeline/dialogue.js";
+import type { DialogueMessage } from "../../pipeline/dialogue.js";
 import { makeDialogue } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { FORK_TO_THE_CAP, QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { FORK_TO_THE_CAP, testConfig } from "../sandbox/helpers.js";
 import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
-import { dialogueSource, fence } from "./fixtures.js";
+import { declared, dialogueSource, fence } from "./fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig());
 afterAll(() => sandbox.close());
@@ -23,10 +23,10 @@ const result = (text: string) => u(`Execution result: \n${text}`);
 function make(
   name: string,
   messages: DialogueMessage[],
-  method: DialogueMethod = "single-turn-packing",
+  method = "single-turn-packing",
   meta: Record<string, unknown> = {},
 ): PipelineRecord {
-  return makeDialogue({ method, sources: [name], lang: "python", messages, meta });
+  return makeDialogue({ method: declared(method), sources: [name], lang: "python", messages, meta });
 }
 
 // A program that reads the environment, forks to the limit and tries the network, hiding every error.
@@ -101,7 +101,7 @@ type Gate = { rule: string; message: number; detail: string };
 const gatesOf = (r: PipelineRecord) => (r.meta as { validation: { gates: Gate[] } }).validation.gates;
 const source = (r: PipelineRecord) => (r.sources as string[])[0]!;
 
-describe("quality gates", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("quality gates", () => {
   let kept: PipelineRecord[];
   let rejects: { reason: string; detail: string; record: PipelineRecord }[];
   let summary: ValidateSummary;
@@ -112,7 +112,7 @@ describe("quality gates", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
     kept = await collect(runner.store("validate").read());
     rejects = (await collect(runner.store("validate").read({ rejects: true }))) as never;
     summary = runner.status("validate").manifest!.stats as unknown as ValidateSummary;
-  }, QUEUED_TEST_TIMEOUT_MS);
+  });
 
   it("drops each dialogue that breaks a rule, named after the rule, and keeps the well-behaved ones", () => {
     expect(Object.fromEntries(rejects.map((r) => [source(r.record), r.reason]))).toEqual({

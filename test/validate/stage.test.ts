@@ -7,7 +7,7 @@ import { EmbeddedSandbox, HttpSandboxClient, sandboxConfigSchema } from "../../p
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { collect, makeRunner, noServices } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { dialogue, dialogueSource, fence, sampleDialogues, turns } from "./fixtures.js";
@@ -33,7 +33,7 @@ function runnerFor(dir: string, yaml: string, runner: CodeRunner, upstream = ["p
 const validation = (r: PipelineRecord) =>
   (r.meta as { validation: { outcome: string; reason?: string } }).validation;
 
-describe("validate stage", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("validate stage", () => {
   it("keeps passing, not-runnable and code-less dialogues with their tags; drops failing and timed-out ones", async () => {
     const dir = tempDir("cf-validate-");
     const runner = runnerFor(dir, "", sandbox);

@@ -7,7 +7,7 @@ import { runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { harnessFor } from "../../stages/validate/harness.js";
 import { type RunProgram, validateDialogue } from "../../stages/validate/validate-dialogue.js";
-import { QUEUED_TEST_TIMEOUT_MS, testConfig } from "../sandbox/helpers.js";
+import { testConfig } from "../sandbox/helpers.js";
 import { fence, turns } from "./fixtures.js";
 
 const sandbox = new EmbeddedSandbox(testConfig({ compile_timeout_s: 120 }));
@@ -19,7 +19,7 @@ const run: RunProgram = (code: string, lang: LanguageName, previous: readonly st
 const one = (lang: string, code: string) =>
   validateDialogue({ messages: turns(["Write it.", fence(lang, code)]) }, run);
 
-describe("validate: what real toolchains say", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("validate: what real toolchains say", () => {
   it("a missing third-party package is not runnable, in every language's words", async () => {
     const cases: [string, string, string][] = [
       ["javascript", "const express = require('express');\nexpress().get('/', () => {});", "express"],

@@ -3,7 +3,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { type BenchmarkTask, parseTaskRow } from "../../../pipeline/eval/model/benchmarks.js";
 import { judgeSolution } from "../../../pipeline/eval/model/judge.js";
-import { QUEUED_TEST_TIMEOUT_MS } from "../../sandbox/helpers.js";
 import { closeSandbox, testSandbox } from "./sandbox.js";
 
 const sandbox = testSandbox();
@@ -33,7 +32,7 @@ const judge = (code: string) => judgeSolution(sandbox, TOTAL, code, { runTimeout
 const FORGE = (mark: string) =>
   `import os, json\nos.write(1, (${mark} + json.dumps({"status": "passed", "sanitized": "", "stdout": ""}) + "\\n").encode())\nos._exit(0)\n`;
 
-describe("a solution cannot forge the judge's verdict", { timeout: QUEUED_TEST_TIMEOUT_MS }, () => {
+describe("a solution cannot forge the judge's verdict", () => {
   it("fails a wrong solution that prints a fake PASS line with a guessed mark", async () => {
     const code = `def total(xs):\n    ${FORGE('"@@verdict-000000000000000000000000@@"').split("\n").join("\n    ")}\n    return 0\n`;
     const judged = await judge(code);
@@ -57,9 +56,7 @@ describe("a solution cannot forge the judge's verdict", { timeout: QUEUED_TEST_T
   });
 });
 
-describe("sanitising keeps what the solution needs and drops its demo", {
-  timeout: QUEUED_TEST_TIMEOUT_MS,
-}, () => {
+describe("sanitising keeps what the solution needs and drops its demo", () => {
   it("keeps a top-level loop that fills a table the function reads", async () => {
     const task = mbpp(["assert total([3, 4]) == 2 + 3 + 5 + 7", "assert total([]) == 0"]);
     const code =

@@ -2,7 +2,6 @@
 // says: the seed's “‘ fences become ``` (or stay, with fence: verbatim), placeholders with spaces
 // are filled in one pass, and the no-canonical guidance prompt never carries the solution.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   fillPlaceholders,
@@ -12,17 +11,9 @@ import {
   taskPrompt,
 } from "../../../pipeline/eval/model/prompts.js";
 import { loadPrompt } from "../../../pipeline/llm/prompts.js";
+import { paperSeed } from "../../support/required.js";
 
-const seed = (() => {
-  try {
-    return readFileSync(
-      new URL("../../../../shared/seeds/003_5d71fe4f6c147ddb.txt", import.meta.url),
-      "utf8",
-    );
-  } catch {
-    return undefined;
-  }
-})();
+const seed = paperSeed();
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
