@@ -1,15 +1,8 @@
-// The paper's single-turn packing: "we use BERT-base embeddings of the queries; for each query its
-// 4 nearest neighbours by kNN; 2 or 3 of them are chosen at random to form one multi-turn sequence
-// with it; a query picked once is never picked again, and a query whose neighbours are already used
-// is bypassed" (105K single-turn rows -> 16.6K dialogues, 33.5K turns).
-//
-// The table's figures (2.0 turns per dialogue) fit one neighbour joining a query, not 2 or 3, so that is
-// the default (`join: [1]`); the text's reading is `join: [2, 3]` (docs/pack.md).
-//
-// Here: the filtered records' queries are embedded (cached on disk: a rerun computes nothing), each
-// language's vectors (or all of them) go into an HNSW index saved in the work dir, and the packing
-// rule runs in a seeded random order. Each dialogue is the packed records' query/answer pairs in
-// order, as m-a-p/Code-Feedback has them.
+// The paper's single-turn packing: "BERT-base embeddings of the queries; for each query its 4 nearest
+// neighbours by kNN; 2 or 3 of them chosen at random to form one multi-turn sequence with it". The
+// table's 2.0 turns per dialogue fit one neighbour, so that is the default (`join: [1]`; docs/pack.md).
+// The queries are embedded through a disk cache, each language's vectors (or all) go into an HNSW
+// index in the work dir, and the packing rule (pack/packing.ts) makes the dialogues.
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
