@@ -26,8 +26,8 @@ export interface Entry {
 
 /**
  * The entry as one JSONL line, byte for byte `JSON.stringify(entry)`, with each output serialised
- * once and handed to `onOutput` too (the stage's output digest hashes the same text: serialising
- * every record twice cost a third of a cheap stage's CPU).
+ * once and handed to `onOutput` too (the stage's output digest hashes the same text, so no record
+ * is serialised twice).
  */
 export function entryLine(entry: Entry, onOutput?: (json: string) => void): string {
   if (!entry.o || !onOutput) return `${JSON.stringify(entry)}\n`;
