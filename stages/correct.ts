@@ -56,7 +56,7 @@ export async function correctCode(
     return services.executor.run(journal, program);
   };
   const notebook = config.execution.notebook;
-  const journal = await services.journal.open(record.id);
+  const journal = services.journal.open(record.id);
   const hint = selectedLanguage(record, config);
   try {
     // 1. Code written to fail, under the error-inducing prompt.

@@ -16,8 +16,7 @@ import pLimit from "p-limit";
 import type { LanguageName } from "../pipeline/code/languages.js";
 import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
-import { SandboxOutageError } from "../pipeline/execution/errors.js";
-import { programsAtOnce } from "../pipeline/execution/settings.js";
+import { learnServerWorkers, programsAtOnce, SandboxOutageError } from "../pipeline/execution/index.js";
 import { roleConfig } from "../pipeline/llm/config.js";
 import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
@@ -25,7 +24,6 @@ import { roleFingerprint } from "../pipeline/llm/provider.js";
 import { seededRandom, shuffleInPlace } from "../pipeline/random.js";
 import type { PipelineRecord, Reject } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
-import { learnServerWorkers } from "../pipeline/sandbox/index.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
@@ -91,7 +89,7 @@ function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProble
   return { plans, candidates };
 }
 
-const VERDICTS_FILE = "verdicts.jsonl";
+const VERDICTS_DIR = "verdicts";
 
 function judgeLimits(config: LeetcodeConfig) {
   return {
@@ -136,115 +134,111 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   if (config.validation.concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
   const judge = new SolutionJudge(
     ctx.services.sandbox(),
-    path.join(ctx.workDir, VERDICTS_FILE),
+    path.join(ctx.workDir, VERDICTS_DIR),
     judgeLimits(config),
     ctx.signal,
     { sandbox_attempts: config.validation.sandbox_attempts },
   );
-  try {
-    problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const concurrency = programsAtOnce(config.validation.concurrency, ctx.root, 2);
-    const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
-    if (ctx.signal.aborted) return;
-    if (checked.sandboxErrors.length > 0) {
-      throw new UserError(
-        `leetcode: the sandbox failed on ${checked.sandboxErrors.length} solutions (e.g. ${checked.sandboxErrors[0]}); ` +
-          "the verdicts it gave are kept in the work dir. Check `pnpm pipeline sandbox languages`, then run the same command again.",
-        { exitCode: 1 },
-      );
-    }
-    for (const reject of checked.rejects) await emit.reject(reject);
-    const { validated } = checked;
-    const grouping = groupSimilar(ctx, validated);
-    const { plans, candidates } = planFollowUps(ctx, validated);
-    ctx.log.info(
-      `${validated.length} problems with a passing solution: ${grouping.groups.length} similar-problem groups, ` +
-        `${plans.length} follow-up plans; writing the texts with the ${config.role} model`,
+  problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const concurrency = programsAtOnce(config.validation.concurrency, ctx.root, 2);
+  const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
+  if (ctx.signal.aborted) return;
+  if (checked.sandboxErrors.length > 0) {
+    throw new UserError(
+      `leetcode: the sandbox failed on ${checked.sandboxErrors.length} solutions (e.g. ${checked.sandboxErrors[0]}); ` +
+        "the verdicts it gave are kept in the work dir. Check `pnpm pipeline sandbox languages`, then run the same command again.",
+      { exitCode: 1 },
     );
-
-    const writer: Writer = { client, judge, maxTests: config.validation.max_tests, signal: ctx.signal };
-    const limit = pLimit(config.concurrency ?? roleConfig(ctx.root.llm, config.role)?.concurrency ?? 16);
-    const stats: LeetcodeStats = {
-      read,
-      validation: checked.stats,
-      similar: {
-        groups: grouping.groups.length,
-        bypassed: grouping.bypassed,
-        untagged: grouping.untagged,
-        rejected: 0,
-      },
-      follow_up: {
-        candidates,
-        planned: plans.length,
-        written: 0,
-        translations: 0,
-        translations_dropped: {},
-        all_dropped: 0,
-        rejected: 0,
-      },
-    };
-    const similarJobs = grouping.groups.map((group) =>
-      limit(() =>
-        attempt(group.members.map((m) => validated[m]!.problem.id).join("+"), async () => ({
-          dialogue: await writeSimilarDialogue(
-            writer,
-            group.members.map((m) => validated[m]!),
-            group.shared,
-          ),
-        })),
-      ),
-    );
-    const followUpJobs = plans.map((plan) =>
-      limit(() =>
-        attempt(plan.problem.problem.id, async () => {
-          const written = await writeFollowUpDialogue(writer, plan);
-          stats.follow_up.translations += written.translations;
-          for (const d of written.dropped)
-            stats.follow_up.translations_dropped[d.reason] =
-              (stats.follow_up.translations_dropped[d.reason] ?? 0) + 1;
-          if (written.dialogue) return { dialogue: written.dialogue };
-          stats.follow_up.all_dropped++;
-          return { nothing: true };
-        }),
-      ),
-    );
-    const [similarDone, followUpDone] = await Promise.all([
-      Promise.allSettled(similarJobs),
-      Promise.allSettled(followUpJobs),
-    ]);
-    if (ctx.signal.aborted) return;
-    const failures: string[] = [];
-    // emitted in plan order, so the parts read the same on every run
-    for (const [kind, done] of [
-      ["similar", similarDone],
-      ["follow_up", followUpDone],
-    ] as const) {
-      for (const settled of done) {
-        if (settled.status === "rejected") {
-          if (settled.reason instanceof LlmAbortedError) return;
-          throw settled.reason;
-        }
-        const written = settled.value;
-        if ("dialogue" in written) {
-          await emit.out(written.dialogue);
-          if (kind === "follow_up") stats.follow_up.written++;
-        } else if ("reject" in written) {
-          stats[kind].rejected++;
-          await emit.reject(written.reject);
-        } else if ("failed" in written) failures.push(written.failed);
-      }
-    }
-    if (failures.length > 0) {
-      throw new UserError(
-        `leetcode: ${failures.length} dialogues could not be written (e.g. ${failures[0]}); every answer and verdict ` +
-          "obtained is cached, so run the same command again to retry only what is missing.",
-        { exitCode: 1 },
-      );
-    }
-    run.stats = stats;
-  } finally {
-    judge.close();
   }
+  for (const reject of checked.rejects) await emit.reject(reject);
+  const { validated } = checked;
+  const grouping = groupSimilar(ctx, validated);
+  const { plans, candidates } = planFollowUps(ctx, validated);
+  ctx.log.info(
+    `${validated.length} problems with a passing solution: ${grouping.groups.length} similar-problem groups, ` +
+      `${plans.length} follow-up plans; writing the texts with the ${config.role} model`,
+  );
+
+  const writer: Writer = { client, judge, maxTests: config.validation.max_tests, signal: ctx.signal };
+  const limit = pLimit(config.concurrency ?? roleConfig(ctx.root.llm, config.role)?.concurrency ?? 16);
+  const stats: LeetcodeStats = {
+    read,
+    validation: checked.stats,
+    similar: {
+      groups: grouping.groups.length,
+      bypassed: grouping.bypassed,
+      untagged: grouping.untagged,
+      rejected: 0,
+    },
+    follow_up: {
+      candidates,
+      planned: plans.length,
+      written: 0,
+      translations: 0,
+      translations_dropped: {},
+      all_dropped: 0,
+      rejected: 0,
+    },
+  };
+  const similarJobs = grouping.groups.map((group) =>
+    limit(() =>
+      attempt(group.members.map((m) => validated[m]!.problem.id).join("+"), async () => ({
+        dialogue: await writeSimilarDialogue(
+          writer,
+          group.members.map((m) => validated[m]!),
+          group.shared,
+        ),
+      })),
+    ),
+  );
+  const followUpJobs = plans.map((plan) =>
+    limit(() =>
+      attempt(plan.problem.problem.id, async () => {
+        const written = await writeFollowUpDialogue(writer, plan);
+        stats.follow_up.translations += written.translations;
+        for (const d of written.dropped)
+          stats.follow_up.translations_dropped[d.reason] =
+            (stats.follow_up.translations_dropped[d.reason] ?? 0) + 1;
+        if (written.dialogue) return { dialogue: written.dialogue };
+        stats.follow_up.all_dropped++;
+        return { nothing: true };
+      }),
+    ),
+  );
+  const [similarDone, followUpDone] = await Promise.all([
+    Promise.allSettled(similarJobs),
+    Promise.allSettled(followUpJobs),
+  ]);
+  if (ctx.signal.aborted) return;
+  const failures: string[] = [];
+  // emitted in plan order, so the parts read the same on every run
+  for (const [kind, done] of [
+    ["similar", similarDone],
+    ["follow_up", followUpDone],
+  ] as const) {
+    for (const settled of done) {
+      if (settled.status === "rejected") {
+        if (settled.reason instanceof LlmAbortedError) return;
+        throw settled.reason;
+      }
+      const written = settled.value;
+      if ("dialogue" in written) {
+        await emit.out(written.dialogue);
+        if (kind === "follow_up") stats.follow_up.written++;
+      } else if ("reject" in written) {
+        stats[kind].rejected++;
+        await emit.reject(written.reject);
+      } else if ("failed" in written) failures.push(written.failed);
+    }
+  }
+  if (failures.length > 0) {
+    throw new UserError(
+      `leetcode: ${failures.length} dialogues could not be written (e.g. ${failures[0]}); every answer and verdict ` +
+        "obtained is cached, so run the same command again to retry only what is missing.",
+      { exitCode: 1 },
+    );
+  }
+  run.stats = stats;
 }
 
 /** `--dry-run`: the same reading and planning as a run, with cached verdicts (or passes assumed). */
@@ -256,30 +250,26 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   const nothing = async () => {};
   const { problems } = await readProblems(ctx, { out: nothing, reject: nothing });
   problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const judge = new AssumingJudge(path.join(ctx.workDir, VERDICTS_FILE), judgeLimits(config));
-  try {
-    const { validated } = await validateSolutions(problems, judge, config.validation, 1, ctx.signal);
-    const grouping = groupSimilar(ctx, validated);
-    const { plans } = planFollowUps(ctx, validated);
-    const completionTokens = config.estimate.completion_tokens;
-    const totals = await estimateRequests(
-      ctx.services.llmEstimator(config.role),
-      judge,
-      grouping.groups.map((g) => g.members.map((m) => validated[m]!)),
-      plans,
-      { completionTokens, maxTests: config.validation.max_tests },
-    );
-    const figures = {
-      problems: problems.length,
-      assumed: judge.assumed,
-      groups: grouping.groups.length,
-      plans: plans.length,
-      completionTokens,
-    };
-    return costEstimate(totals, estimateNote(totals, figures));
-  } finally {
-    judge.close();
-  }
+  const judge = new AssumingJudge(path.join(ctx.workDir, VERDICTS_DIR), judgeLimits(config));
+  const { validated } = await validateSolutions(problems, judge, config.validation, 1, ctx.signal);
+  const grouping = groupSimilar(ctx, validated);
+  const { plans } = planFollowUps(ctx, validated);
+  const completionTokens = config.estimate.completion_tokens;
+  const totals = await estimateRequests(
+    ctx.services.llmEstimator(config.role),
+    judge,
+    grouping.groups.map((g) => g.members.map((m) => validated[m]!)),
+    plans,
+    { completionTokens, maxTests: config.validation.max_tests },
+  );
+  const figures = {
+    problems: problems.length,
+    assumed: judge.assumed,
+    groups: grouping.groups.length,
+    plans: plans.length,
+    completionTokens,
+  };
+  return costEstimate(totals, estimateNote(totals, figures));
 }
 
 export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSummary>({

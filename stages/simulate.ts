@@ -49,7 +49,7 @@ export async function simulateInteraction(
       strong: services.llm(config.strong_role),
       strongRole: config.strong_role,
       executor: services.executor,
-      journal: await services.journal.open(record.id),
+      journal: services.journal.open(record.id),
       maxIterations: config.max_iterations,
       notebook: config.execution.notebook,
       signal: ctx.signal,

@@ -89,7 +89,7 @@ try {
     rmSync(path.join(dataDir, file), { force: true });
   // kept program results: simulate's and correct's execution journal, leetcode's verdicts
   rmSync(path.join(dataDir, stage, "work", "executions"), { recursive: true, force: true });
-  rmSync(path.join(dataDir, stage, "work", "verdicts.jsonl"), { force: true });
+  rmSync(path.join(dataDir, stage, "work", "verdicts"), { recursive: true, force: true });
 
   const rateBefore = sandboxAlone();
   const loadBefore = load();

@@ -1,5 +1,8 @@
 // Running model code and turning what happened into execution feedback: the only way from a stage to
-// the sandbox (executeBlock for a block, callUnderPolicy for a judge's own request).
+// the sandbox (executeBlock for a block, callUnderPolicy for a judge's own request), and the results
+// a stage keeps so that the sandbox never runs the same programs for it twice.
+export { learnServerWorkers } from "../sandbox/index.js";
+export type { CodeRunner, SandboxStop } from "../sandbox/types.js";
 export { SandboxOutageError } from "./errors.js";
 export {
   DEFAULT_FEEDBACK_TEMPLATE,
@@ -8,6 +11,7 @@ export {
   type FeedbackTemplate,
   headAndTail,
 } from "./feedback.js";
+export { KeptGroup, KeptResults, resultKey } from "./kept.js";
 export { notebookProgram } from "./notebook.js";
 export { type Attempted, withOutagePolicy } from "./outage.js";
 export {

@@ -1,22 +1,20 @@
 // Runs the code of a dialogue in the sandbox, for simulate and correct alike: at most `concurrency`
 // programs at once across every dialogue in flight (the LLM roles have their own limits), under
 // pipeline/execution's outage policy (the record fails and is retried on the next run; it is never the
-// code's fault), and every result is journaled before it is used, with what the sandbox ran for it: a
-// redone record that replays the result counts those programs with itself, as if it had run them.
+// code's fault), and every result is kept in the record's journal before it is used.
 
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../../pipeline/code/index.js";
 import {
+  type CodeRunner,
   type ExecutionResult,
   executeBlock,
   executionFeedback,
   type FeedbackTemplate,
+  resultKey,
   type SandboxSettings,
 } from "../../pipeline/execution/index.js";
-import { makeCounted, replayKept } from "../../pipeline/sandbox/kept.js";
-import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import type { JournaledRun, RecordJournal } from "./journal.js";
-import { runKey } from "./journal.js";
 import { DialogueRejected } from "./outcome.js";
 
 export interface Program {
@@ -31,28 +29,20 @@ export interface Program {
 export class Executor {
   private readonly gate: LimitFunction;
 
-  /** `concurrency`: programs at once, or the gate of the executor this one is a view of */
+  /** `concurrency`: programs at once */
   constructor(
     private readonly runner: CodeRunner,
-    concurrency: number | LimitFunction,
+    concurrency: number,
     private readonly settings: SandboxSettings,
     private readonly template: FeedbackTemplate,
     private readonly signal?: AbortSignal,
   ) {
-    this.gate = typeof concurrency === "number" ? pLimit(concurrency) : concurrency;
-  }
-
-  /**
-   * This executor (its gate, its settings) running programs through `runner`: one record's sandbox
-   * face, which counts the programs with that record.
-   */
-  using(runner: CodeRunner): Executor {
-    return new Executor(runner, this.gate, this.settings, this.template, this.signal);
+    this.gate = pLimit(concurrency);
   }
 
   async run(journal: RecordJournal, program: Program): Promise<JournaledRun> {
     const { run_timeout_s, compile_timeout_s, memory_mb } = this.settings;
-    const key = runKey([
+    const key = resultKey([
       program.context,
       program.lang,
       program.code,
@@ -63,18 +53,16 @@ export class Executor {
       this.template,
     ]);
     // a run an earlier process journaled (killed before the record was committed, or a forced rerun's
-    // predecessor) is replayed, its programs counted with this record now, once
-    const known = replayKept(this.runner, journal, key);
+    // predecessor) is replayed, not run again
+    const known = journal.get(key);
     if (known) return known;
-    return makeCounted(
-      this.runner,
-      async (runner) => journaled(await this.attempt(program, runner), this.template),
-      (run, cost) => journal.put(key, run, cost),
-    );
+    const run = journaled(await this.attempt(program), this.template);
+    journal.put(key, run);
+    return run;
   }
 
-  private async attempt(program: Program, runner: CodeRunner): Promise<ExecutionResult> {
-    const result = await executeBlock(runner, program.code, program.lang, this.settings, {
+  private async attempt(program: Program): Promise<ExecutionResult> {
+    const result = await executeBlock(this.runner, program.code, program.lang, this.settings, {
       previous: program.previous ?? [],
       gate: this.gate,
       ...(this.signal ? { signal: this.signal } : {}),

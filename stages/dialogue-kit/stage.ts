@@ -5,13 +5,12 @@
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
 import type { DialogueMethod } from "../../pipeline/dialogue.js";
-import { type FeedbackTemplate, programsAtOnce } from "../../pipeline/execution/index.js";
+import { type FeedbackTemplate, learnServerWorkers, programsAtOnce } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import type { MethodCounts } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
-import { learnServerWorkers } from "../../pipeline/sandbox/index.js";
 import {
   defineStage,
   type NotInShard,
@@ -122,12 +121,7 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
           rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
         };
       }
-      // the record's own sandbox face: its programs are counted with it
-      return spec.process(
-        record as PipelineRecord & { query: string },
-        ctx,
-        services.forRecord(ctx as StageContext<unknown>),
-      );
+      return spec.process(record as PipelineRecord & { query: string }, ctx, services);
     },
     estimate: (ctx) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);

@@ -5,9 +5,9 @@
 // so one already answered is known from the response cache, and its answer makes the next request
 // of its dialogue exact too; after the first unanswered one, later turns are assumed to be
 // `completion_tokens` long, and every translation is assumed to pass.
-import { existsSync } from "node:fs";
 import { extractMainCode } from "../../pipeline/code/extract.js";
 import type { LanguageName } from "../../pipeline/code/languages.js";
+import type { KeptGroup } from "../../pipeline/execution/index.js";
 import type { ChatMessage, LlmEstimator } from "../../pipeline/llm/types.js";
 import type { CostEstimate } from "../../pipeline/stage.js";
 import { problemText, typedQuestionOf } from "./dialogues.js";
@@ -18,41 +18,37 @@ import {
   type Judged,
   type JudgeLimits,
   type JudgeTask,
+  keptVerdicts,
   limitTests,
   verdictKey,
 } from "./judge.js";
 import { assistantAnswer, cleanText, renderTextPrompt } from "./texts.js";
 import { translationRequest } from "./translate.js";
 import type { ValidatedProblem } from "./validate-solutions.js";
-import { VerdictCache } from "./verdict-cache.js";
 
 /** A judge that runs nothing: the cached verdict, else `passed` (assumed), counted apart. */
 export class AssumingJudge implements Judge {
   readonly computed = 0;
   reused = 0;
   assumed = 0;
-  private readonly cache: VerdictCache<Judged> | undefined;
+  private readonly cache: KeptGroup<Judged>;
 
   constructor(
-    cacheFile: string,
+    verdictsDir: string,
     private readonly limits: JudgeLimits,
   ) {
-    // a dry run writes nothing: no verdicts yet, no cache file
-    this.cache = existsSync(cacheFile) ? new VerdictCache<Judged>(cacheFile) : undefined;
+    // reads only: a dry run writes nothing
+    this.cache = keptVerdicts(verdictsDir);
   }
 
   async judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged> {
-    const known = this.cache?.get(verdictKey(task, code, language, this.limits));
+    const known = this.cache.get(verdictKey(task, code, language, this.limits));
     if (known) {
       this.reused++;
       return known;
     }
     this.assumed++;
     return { verdict: "passed", tests: 0, passed: 0 };
-  }
-
-  close(): void {
-    this.cache?.close();
   }
 }
 

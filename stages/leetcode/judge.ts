@@ -14,13 +14,18 @@ import {
   runCommonOJ,
   styleName,
 } from "../../pipeline/eval/index.js";
-import { callUnderPolicy, SandboxOutageError, type SandboxSettings } from "../../pipeline/execution/index.js";
-import { makeCounted, replayKept } from "../../pipeline/sandbox/kept.js";
-import type { CodeRunner } from "../../pipeline/sandbox/types.js";
+import {
+  type CodeRunner,
+  callUnderPolicy,
+  type KeptGroup,
+  KeptResults,
+  resultKey,
+  SandboxOutageError,
+  type SandboxSettings,
+} from "../../pipeline/execution/index.js";
 import { pythonCallProgram } from "./call-harness.js";
 import type { ProblemTests } from "./taco.js";
 import { starterSignature, typedQuestion } from "./typed-question.js";
-import { VerdictCache } from "./verdict-cache.js";
 
 export const VERDICTS = ["passed", "wrong-answer", "runtime-error", "timeout", "error"] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -205,7 +210,7 @@ export function verdictKey(
   language: LanguageName,
   limits: JudgeLimits,
 ): string {
-  return VerdictCache.key({
+  return resultKey({
     v: JUDGE_VERSION,
     language,
     code,
@@ -222,13 +227,19 @@ export interface Judge {
   readonly reused: number;
 }
 
+/** The verdicts kept in `dir` (one group: a global stage judges each solution once). */
+export function keptVerdicts(dir: string): KeptGroup<Judged> {
+  return new KeptResults<Judged>(dir).open("");
+}
+
 /**
- * Judges solutions through the sandbox, remembering every verdict in the work dir. A verdict asked for
- * again while it is being judged (TACO repeats a problem's tests and solutions under another id) waits
- * for that judgement: one run, one verdict kept and counted, both callers answered.
+ * Judges solutions through the sandbox, keeping every verdict in the work dir, so that a run that
+ * starts over (after Ctrl-C, a kill -9, a failure or --force) judges nothing twice. A verdict asked
+ * for again while it is being judged (TACO repeats a problem's tests and solutions under another id)
+ * waits for that judgement: one run, one verdict kept, both callers answered.
  */
 export class SolutionJudge implements Judge {
-  private readonly cache: VerdictCache<Judged>;
+  private readonly cache: KeptGroup<Judged>;
   /** judgements under way, by verdict key */
   private readonly judging = new Map<string, Promise<Judged>>();
   /** verdicts computed in this run, and read back from the cache */
@@ -237,19 +248,18 @@ export class SolutionJudge implements Judge {
 
   constructor(
     private readonly runner: CodeRunner,
-    cacheFile: string,
+    verdictsDir: string,
     private readonly limits: JudgeLimits,
     private readonly signal: AbortSignal,
     private readonly policy: JudgePolicy = {},
   ) {
-    this.cache = new VerdictCache<Judged>(cacheFile);
+    this.cache = keptVerdicts(verdictsDir);
   }
 
   async judge(task: JudgeTask, code: string, language: LanguageName): Promise<Judged> {
     const key = verdictKey(task, code, language, this.limits);
-    // judged by an earlier process (killed, failed, or a run a forced rerun redoes): its programs are
-    // counted with this run, once
-    const known = replayKept(this.runner, this.cache, key);
+    // judged by an earlier process (killed, failed, or a run a forced rerun redoes)
+    const known = this.cache.get(key);
     if (known) {
       this.reused++;
       return known;
@@ -271,18 +281,19 @@ export class SolutionJudge implements Judge {
     code: string,
     language: LanguageName,
   ): Promise<Judged> {
-    return makeCounted(
+    const judged = await judgeUncached(
       this.runner,
-      (runner) => judgeUncached(runner, task, code, language, this.limits, this.policy, this.signal),
-      (judged, cost) => {
-        if (this.signal.aborted) return;
-        this.cache.set(key, judged, cost);
-        this.computed++;
-      },
+      task,
+      code,
+      language,
+      this.limits,
+      this.policy,
+      this.signal,
     );
-  }
-
-  close(): void {
-    this.cache.close();
+    if (!this.signal.aborted) {
+      this.cache.put(key, judged);
+      this.computed++;
+    }
+    return judged;
   }
 }

@@ -4,8 +4,7 @@
 // its final code: the blocks of the last answer that has any.
 import { extractCodeBlocks, type LanguageName } from "../../pipeline/code/index.js";
 import type { Dialogue } from "../../pipeline/dialogue.js";
-import type { ExecutionResult } from "../../pipeline/execution/index.js";
-import type { SandboxStop } from "../../pipeline/sandbox/types.js";
+import type { ExecutionResult, SandboxStop } from "../../pipeline/execution/index.js";
 import { afterRunning, beforeRunning, errorLine, languageMissing, type NotRunnable } from "./causes.js";
 import type { BlockOutcome, DialogueOutcome, NotRunnableReason } from "./config.js";
 import { type HarnessKind, harnessFor } from "./harness.js";

@@ -142,13 +142,11 @@ describe("callUnderPolicy and the judges built on it", () => {
     const signal = new AbortController().signal;
     const code = "def double(x):\n    return 2 * x\n";
     const flaky = failing(1);
-    const judge = new SolutionJudge(flaky.runner, path.join(dir, "a.jsonl"), limits, signal, FAST);
+    const judge = new SolutionJudge(flaky.runner, path.join(dir, "a"), limits, signal, FAST);
     expect((await judge.judge(task, code, "python")).verdict).toBe("passed");
-    judge.close();
     const down = failing(10);
-    const stuck = new SolutionJudge(down.runner, path.join(dir, "b.jsonl"), limits, signal, FAST);
+    const stuck = new SolutionJudge(down.runner, path.join(dir, "b"), limits, signal, FAST);
     await expect(stuck.judge(task, code, "python")).rejects.toBeInstanceOf(SandboxOutageError);
     expect(down.sent).toHaveLength(3);
-    stuck.close();
   });
 });

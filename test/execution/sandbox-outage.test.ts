@@ -5,13 +5,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import { DEFAULT_FEEDBACK_TEMPLATE } from "../../pipeline/execution/feedback.js";
+import { KeptResults } from "../../pipeline/execution/kept.js";
 import { HttpSandboxClient } from "../../pipeline/sandbox/client.js";
 import { sandboxConfigSchema } from "../../pipeline/sandbox/config.js";
 import { sandboxErrorResponse } from "../../pipeline/sandbox/request.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { Executor } from "../../stages/dialogue-kit/executor.js";
-import { ExecutionJournal } from "../../stages/dialogue-kit/journal.js";
+import type { JournaledRun } from "../../stages/dialogue-kit/journal.js";
 import { DialogueRejected } from "../../stages/dialogue-kit/outcome.js";
 import { freePort } from "../support/ports.js";
 import { makeRunner } from "../support/runner-kit.js";
@@ -71,7 +72,7 @@ describe("a sandbox outage", () => {
       { run_timeout_s: 2, compile_timeout_s: 2, sandbox_attempts: 1 },
       DEFAULT_FEEDBACK_TEMPLATE,
     );
-    const journal = await new ExecutionJournal(tempDir()).open("r1");
+    const journal = new KeptResults<JournaledRun>(tempDir()).open("r1");
     const error = await executor
       .run(journal, { code: "print(1)", lang: "python", context: [] })
       .catch((e: unknown) => e);
@@ -115,7 +116,7 @@ describe("a sandbox without the language", () => {
     const settings = { run_timeout_s: 2, compile_timeout_s: 2, sandbox_attempts: 3, backoff_ms: 1 };
     const executor = new Executor(noGo, 2, settings, DEFAULT_FEEDBACK_TEMPLATE);
     const dir = tempDir();
-    const journal = await new ExecutionJournal(dir).open("r1");
+    const journal = new KeptResults<JournaledRun>(dir).open("r1");
     const error = await executor
       .run(journal, { code: "package main", lang: "go", context: [] })
       .catch((e: unknown) => e);

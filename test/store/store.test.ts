@@ -170,7 +170,7 @@ describe("reading parts", () => {
       { s: 3, o: [{ id: "d" }], r: [{ id: "e", reason: "r" }] },
       { s: 4, t: { seen: 1 } },
       { s: 4, o: [{ id: "late" }] },
-      { s: 5, g: 12, x: { runs: 1, busyMs: 3 } },
+      { s: 5, g: 12, t: { seen: 1 } },
       { s: 5, g: 12, o: [{ id: "late-too" }] },
     ];
     const store = storeWith(entries);

@@ -7,7 +7,6 @@ import type { StageStatus } from "../../pipeline/runner.js";
 import {
   describeEndpoints,
   describeSandbox,
-  SandboxMeter,
   sumSandbox,
   sumUsage,
   UsageMeter,
@@ -79,33 +78,37 @@ describe("usage per endpoint", () => {
     expect(none.read()).toBeNull();
   });
 
-  it("counts sandbox programs per server, sums them over shards, and shows them beside the server", () => {
+  it("counts sandbox programs per server, carries them on, sums them over shards, and shows them beside the server", () => {
     const S1 = "http://10.0.0.3:8080/run_code";
     const S2 = "http://10.0.0.4:8080/run_code";
-    const one = new SandboxMeter();
+    const one = new UsageMeter();
     one.ran(120, S1);
-    one.ran(30, S2);
-    const two = new SandboxMeter();
+    const saved = JSON.parse(JSON.stringify(one.programs));
+    // a resumed run goes on from the previous run's count, without changing it
+    const resumed = new UsageMeter(undefined, saved);
+    resumed.ran(30, S2);
+    expect(saved).toEqual({ runs: 1, busyMs: 120, endpoints: { [S1]: { runs: 1, busyMs: 120 } } });
+    const two = new UsageMeter();
     two.ran(50, S1);
-    expect(new SandboxMeter().saved()).toBeUndefined();
-    const sum = sumSandbox([one.saved(), undefined, two.saved()])!;
+    expect(new UsageMeter().programs).toBeUndefined();
+    const sum = sumSandbox([resumed.programs, undefined, two.programs])!;
     expect(sum).toEqual({
       runs: 3,
       busyMs: 200,
       longestMs: 120,
       endpoints: { [S1]: { runs: 2, busyMs: 170 }, [S2]: { runs: 1, busyMs: 30 } },
     });
-    // one program's entry keeps no longest (its busy time is it); one counted before the longest was
-    // kept adds nothing to it
-    expect(two.saved()).toEqual({ runs: 1, busyMs: 50, endpoints: { [S1]: { runs: 1, busyMs: 50 } } });
-    expect(sumSandbox([{ runs: 1, busyMs: 300 }, { runs: 4, busyMs: 900 }, two.saved()])).toEqual({
+    // one program's count keeps no longest (its busy time is it); one saved without a longest adds
+    // nothing to it
+    expect(two.programs).toEqual({ runs: 1, busyMs: 50, endpoints: { [S1]: { runs: 1, busyMs: 50 } } });
+    expect(sumSandbox([{ runs: 1, busyMs: 300 }, { runs: 4, busyMs: 900 }, two.programs])).toEqual({
       runs: 6,
       busyMs: 1250,
       longestMs: 300,
       endpoints: { [S1]: { runs: 1, busyMs: 50 } },
     });
     // the inputs are left as they were
-    expect(one.totals.endpoints![S1]).toEqual({ runs: 1, busyMs: 120 });
+    expect(resumed.programs!.endpoints![S1]).toEqual({ runs: 1, busyMs: 120 });
     expect(describeSandbox(sum)).toBe("3 programs, 0.2 s busy");
 
     const usage = new UsageMeter();
