@@ -40,6 +40,17 @@ describe("the import graph of pipeline/ and stages/", () => {
   it("has no cycle between folders: the shared piece lives in the lower one", () => {
     expect(folderCycles(graph)).toEqual([]);
   });
+
+  it("lets a stage reach the sandbox only through pipeline/execution/, types included", () => {
+    const direct = [...graph].flatMap(([file, imports]) =>
+      file.startsWith("stages/")
+        ? imports.filter((to) => to.startsWith("pipeline/sandbox/")).map((to) => `${file} -> ${to}`)
+        : [],
+    );
+    expect(direct).toEqual([]);
+    // the graph holds type-only imports too: the check would see one
+    expect(graph.get("stages/validate/validate-dialogue.ts")).toContain("pipeline/execution/index.ts");
+  });
 });
 
 describe("the checks themselves", () => {
