@@ -209,7 +209,7 @@ export const correctStage = dialogueStage<CorrectConfig, CorrectSummary>({
       { role: config.role, grownBy: 2 },
       { role: config.role, grownBy: 4 },
     ],
-    what: "3 requests each (a logical error adds a check request)",
+    what: "(a logical error adds a check request)",
   }),
   summarize: summarizeCorrect,
   summarySchema: correctSummarySchema,

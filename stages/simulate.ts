@@ -135,7 +135,7 @@ export const simulateStage = dialogueStage<SimulateConfig, SimulateSummary>({
       { role: config.strong_role, grownBy: 4 },
       { role: config.strong_role, grownBy: 6 },
     ],
-    what: "5 requests each as in a dialogue that passes at once (failing code adds up to 2 per phase)",
+    what: "as in a dialogue that passes at once (failing code adds up to 2 per phase)",
   }),
   summarize: summarizeSimulate,
   summarySchema: simulateSummarySchema,

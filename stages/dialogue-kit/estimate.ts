@@ -18,7 +18,7 @@ export interface DialoguePlan {
   first(record: PipelineRecord): ChatMessage[];
   later: readonly LaterRequest[];
   completionTokens: number;
-  /** the note's words for the plan, e.g. "3 requests each" */
+  /** the note's words after "N requests each", e.g. "(a logical error adds a check request)" */
   what: string;
 }
 
@@ -73,7 +73,7 @@ export async function estimateDialogues(
   return {
     ...total,
     note:
-      `${dialogues.toLocaleString("en-US")} dialogues, ${plan.what}; ${cached.toLocaleString("en-US")} first answers ` +
+      `${dialogues.toLocaleString("en-US")} dialogues, ${1 + plan.later.length} requests each ${plan.what}; ${cached.toLocaleString("en-US")} first answers ` +
       `already cached; later requests assumed to grow by ${plan.completionTokens}-token turns`,
   };
 }

@@ -3,8 +3,8 @@
 // nothing they are assumed to pass (so the figure is an upper bound on a first run); grouping and
 // follow-ups are then planned as the run plans them. Each request is built as the run builds it,
 // so one already answered is known from the response cache, and its answer makes the next request
-// of its dialogue exact too; after the first unanswered one, later turns are assumed to be
-// `completion_tokens` long, and every translation is assumed to pass.
+// of its dialogue exact too; an unanswered one is assumed to be `completion_tokens` long, and every
+// translation not answered yet is assumed to pass.
 import { extractMainCode } from "../../pipeline/code/extract.js";
 import type { LanguageName } from "../../pipeline/code/languages.js";
 import type { KeptGroup } from "../../pipeline/execution/index.js";
@@ -60,10 +60,9 @@ interface Totals {
   costUsd: number;
 }
 
-/** One dialogue's requests in order; an answer is known while every request before it was cached. */
+/** One dialogue's requests in order. */
 class DialogueEstimate {
   readonly messages: ChatMessage[] = [];
-  private known = true;
 
   constructor(
     private readonly estimator: LlmEstimator,
@@ -72,16 +71,15 @@ class DialogueEstimate {
     private readonly completionTokens: number,
   ) {}
 
-  /** The answer the request would get, where it is cached and so is everything before it. */
+  /** The answer the request would get, where it is cached. */
   ask(prompt: string): string | undefined {
     const messages: ChatMessage[] = [{ role: "user", content: prompt }];
     const e = this.estimator.estimate(messages, { expectedCompletionTokens: this.completionTokens });
-    const hit = this.known && e.cached ? this.estimator.peek(messages) : undefined;
+    const hit = e.cached ? this.estimator.peek(messages) : undefined;
     if (hit) {
       this.totals.cached++;
       return hit.content;
     }
-    this.known = false;
     this.totals.requests++;
     this.totals.promptTokens += e.promptTokens;
     this.totals.completionTokens += e.completionTokens;

@@ -87,19 +87,6 @@ describe("pnpm pipeline run simulate|correct with configs/sample.yaml", () => {
     expect(filesContaining(ref, SECRET)).toEqual([]);
   });
 
-  it("--dry-run estimates simulate and correct without sending a dialogue request", async () => {
-    const dir = tempDir("cf-simulate-e2e-dry-");
-    const filter = await cli(dir, ["run", "filter", ...SETS], env());
-    expect(filter.code, filter.stderr).toBe(0);
-    server.reset();
-    for (const stage of ["simulate", "correct"]) {
-      const dry = await cli(dir, ["run", stage, "--dry-run", ...SETS], env());
-      expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stderr).toMatch(new RegExp(`${stage}: would send \\d+ requests`));
-    }
-    expect(server.count).toBe(0);
-  });
-
   it("resumed after a kill -9 in the middle of simulate, ends with the reference dialogues, re-sending only what was in flight", async () => {
     const dir = tempDir("cf-simulate-e2e-kill-");
     server.reset();
