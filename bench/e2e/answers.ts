@@ -26,8 +26,9 @@ function score(query: string, prompt: "first" | "second"): string {
   return `Score: ${value}\n\nThe query is rated ${value} for the number of steps it needs.`;
 }
 
-/** The small program every answer builds on; `n` varies with the query so outputs differ. */
-const program = (n: number) => `total = sum(range(${n}))\nprint(total)`;
+/** The small program every answer builds on; `n` varies with the query so outputs differ (and are
+ * never 0, which doubled would print the same). */
+const program = (n: number) => `total = sum(range(${n + 2}))\nprint(total)`;
 
 export function benchAnswer(request: ReceivedRequest): Reply {
   const messages = request.body.messages;
@@ -48,7 +49,9 @@ export function benchAnswer(request: ReceivedRequest): Reply {
   if (request.body.model === "bench-weak") return `I will compute it.\n${fence(program(n))}`;
   if (last.startsWith("Execution result")) {
     if (/Error|Traceback/.test(last)) return `The parenthesis was not closed. Fixed:\n${fence(program(n))}`;
-    return "The code printed the expected total, so the task is done.";
+    // naming what it printed, so the answers to two results differ (validate's repeated-turn gate)
+    const printed = last.replace(/^Execution result:\s*/, "").trim();
+    return `The code printed ${printed}, the expected total, so the task is done.`;
   }
   if (first.startsWith("You are an AI code interpreter")) {
     return `Commented:\n${fence("# add the numbers up\nprint(total * 2)")}`;

@@ -8,6 +8,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { seededUint32 } from "../../pipeline/random.js";
+import { askedLanguage } from "../../stages/validate/asks.js";
 
 export interface SourceShape {
   name: "magicoder" | "sharegpt" | "wizardcoder" | "evolinstruct";
@@ -81,7 +82,9 @@ class TextMaker {
       const n = 2 + this.int(9);
       let w = "";
       for (let i = 0; i < n; i++) w += letters[this.int(26)];
-      return w;
+      // a word that names a language ("js", "php") would make validate's wrong-language gate drop
+      // the dialogues of the queries it lands in
+      return askedLanguage(w) ? `${w}${w}` : w;
     });
   }
 
@@ -112,7 +115,10 @@ class TextMaker {
     const lines: string[] = [];
     let n = 0;
     while (n < chars) {
-      const line = `${"    ".repeat(this.int(3))}${this.words(20 + this.int(40)).replace(/ /g, "_")}(${this.int(100)});`;
+      const indent = "    ".repeat(this.int(3));
+      const name = this.words(20 + this.int(40)).replace(/ /g, "_");
+      // Python that runs, as validate runs the blocks of pack's dialogues
+      const line = lang === "python" ? `${name} = ${this.int(100)}` : `${indent}${name}(${this.int(100)});`;
       lines.push(line);
       n += line.length + 1;
     }

@@ -2,12 +2,18 @@
 // filter's own parser reads every score, each prompt passes the paper's share of queries, the weak
 // model's code is Python the dialogue stages run, and the error-inducing prompt gets code that does
 // not parse while the answer to its traceback is the same program fixed.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { benchAnswer, PASS_FIRST, PASS_SECOND } from "../../bench/e2e/answers.js";
+import { generateCorpus } from "../../bench/ingest/corpus.js";
+import { extractCodeBlocks } from "../../pipeline/code/index.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
 import { parseComplexityScore } from "../../stages/filter/score-parser.js";
+import { askedLanguage } from "../../stages/validate/asks.js";
 import type { ReceivedRequest } from "../support/llm-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const request = (model: string, messages: { role: string; content: string }[]): ReceivedRequest => ({
   n: 1,
@@ -90,6 +96,43 @@ describe("bench e2e answers", () => {
       "python",
     )!.code;
     expect(count(fixed, "(")).toBe(count(fixed, ")"));
+  });
+
+  it("answers two results that printed different things differently (validate drops a repeated turn)", () => {
+    const answer = (printed: string) =>
+      text(
+        benchAnswer(
+          request("bench-strong", [
+            { role: "system", content: loadPrompt("simulate-interpreter").render({}) },
+            { role: "user", content: `Execution result: \n${printed}` },
+          ]),
+        ),
+      );
+    expect(answer("496")).not.toBe(answer("992"));
+  });
+
+  it("the corpus's queries name no language and its Python compiles (validate runs pack's dialogues)", async () => {
+    const dir = tempDir("cf-bench-corpus-");
+    const sources = await generateCorpus(dir, 0.002);
+    let python = 0;
+    for (const { plain } of sources) {
+      for (const line of readFileSync(plain, "utf8").trim().split("\n")) {
+        const row = JSON.parse(line);
+        const [query, answer]: string[] = row.conversations?.map((turn: { value: string }) => turn.value) ?? [
+          row.problem ?? row.instruction,
+          row.solution ?? row.response ?? row.output,
+        ];
+        expect(askedLanguage(query), query).toBeUndefined();
+        for (const block of extractCodeBlocks(answer!)) {
+          if (block.lang !== "python") continue;
+          python++;
+          execFileSync("python3", ["-c", "import sys; compile(sys.stdin.read(), 'block', 'exec')"], {
+            input: block.code,
+          });
+        }
+      }
+    }
+    expect(python).toBeGreaterThan(10);
   });
 
   it("the reviewer answers the feedback JSON the simulate stage reads", () => {
