@@ -252,6 +252,8 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const judge = new AssumingJudge(path.join(ctx.workDir, VERDICTS_DIR), judgeLimits(config));
   const { validated } = await validateSolutions(problems, judge, config.validation, 1, ctx.signal);
+  // the solutions' (the note says apart that translations are assumed to pass)
+  const assumed = judge.assumed;
   const grouping = groupSimilar(ctx, validated);
   const { plans } = planFollowUps(ctx, validated);
   const completionTokens = config.estimate.completion_tokens;
@@ -264,7 +266,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   );
   const figures = {
     problems: problems.length,
-    assumed: judge.assumed,
+    assumed,
     groups: grouping.groups.length,
     plans: plans.length,
     completionTokens,

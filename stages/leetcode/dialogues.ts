@@ -5,7 +5,7 @@ import { type Dialogue, makeDialogue } from "../../pipeline/dialogue.js";
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { FollowUpPlan } from "./follow-up.js";
-import { entryOf, limitTests, type SolutionJudge } from "./judge.js";
+import { entryOf, type Judge, limitTests } from "./judge.js";
 import type { TacoProblem } from "./taco.js";
 import { assistantAnswer, fenced, writeTextBeforeCode } from "./texts.js";
 import { translateSolution } from "./translate.js";
@@ -14,13 +14,13 @@ import type { ValidatedProblem } from "./validate-solutions.js";
 
 export interface Writer {
   client: LlmClient;
-  judge: SolutionJudge;
+  judge: Judge;
   maxTests: number;
   signal: AbortSignal;
 }
 
 /** The user's turn for a problem: TACO's statement, and LeetCode's starter code when there is one. */
-export function problemText(problem: TacoProblem): string {
+function problemText(problem: TacoProblem): string {
   const starter = problem.starterCode.trim();
   return starter
     ? `${problem.question.trimEnd()}\n\n${fenced(problem.starterCode.trimEnd(), "python")}`
@@ -82,7 +82,7 @@ export interface DroppedStep {
 }
 
 /** The typed question a call-style translation is judged with (and told the types of). */
-export function typedQuestionOf(task: {
+function typedQuestionOf(task: {
   problemId: string;
   tests: TacoProblem["tests"];
   starterCode: string;
