@@ -13,7 +13,8 @@ import { hashOf, withoutOperational } from "./hash.js";
 import { createLogger, type Logger } from "./log.js";
 import type { PipelineRecord } from "./record.js";
 import { StageRegistry } from "./registry.js";
-import { indexStage, manifestOfStage, readStage } from "./runner/read.js";
+import { indexStage } from "./runner/context.js";
+import { manifestOfStage, readStage } from "./runner/read.js";
 import { downstreamOfStage, resetStage } from "./runner/reset.js";
 import { runAll } from "./runner/run-loop.js";
 import { runShard } from "./runner/run-shard.js";
@@ -21,8 +22,15 @@ import type { ShardSpec } from "./runner/shard.js";
 import type { ShardStatus } from "./runner/shard-status.js";
 import { shardCommandOf, shardCountOf, shardStatusOf, stageStatus } from "./runner/status.js";
 import { readSwitch } from "./runner/switch.js";
-import type { RunnerCore, RunnerOptions, RunOptions, StageReport, StageStatus } from "./runner/types.js";
-import type { ReadOptions, Stage, StageIndex } from "./stage.js";
+import type {
+  RunnerCore,
+  RunnerOptions,
+  RunOptions,
+  StageIndex,
+  StageReport,
+  StageStatus,
+} from "./runner/types.js";
+import type { ReadOptions, Stage } from "./stage.js";
 import { type IndexOptions, type Manifest, StageStore } from "./store/index.js";
 
 export type { RunnerOptions, RunOptions, StageReport, StageState, StageStatus } from "./runner/types.js";

@@ -9,9 +9,10 @@
 //   are committed together when `run` returns, so an interrupted global stage simply starts over
 //   (its expensive calls go through persistent caches).
 //
-// Per-run state (a client, a tally) lives in the object `open` returns, handed to process/run,
-// summarize and close; counters go through `ctx.stat` and reject reasons are counted by the runner,
-// both saved in the manifest (summed over shards), so no stage keeps side files or module-level maps.
+// Per-run state (a client, a tally) lives in the object `open` returns, handed to input,
+// process/run, summarize and close; counters go through `ctx.stat` and reject reasons are counted by
+// the runner, both saved in the manifest (summed over shards), so no stage keeps side files or
+// module-level maps.
 //
 // A stage with statistics declares their type `Sum` with a `summarySchema`: its manifest's `stats`
 // are read back (by the report, by `push`) only through it. Its `report` contributes the stage's own
@@ -25,7 +26,7 @@ import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
 import type { StageRegistry } from "./registry.js";
 import type { StageRelease, StageReport } from "./report/contract.js";
 import type { Services } from "./services.js";
-import type { IndexRow } from "./store/output-index.js";
+import type { SampleOptions } from "./store/output-index.js";
 import type { UsageMeter } from "./usage.js";
 
 export interface ReadOptions {
@@ -33,12 +34,10 @@ export interface ReadOptions {
   rejects?: boolean;
 }
 
-/** A complete stage's outputs, indexed (pipeline/store/output-index.ts). */
-export interface StageIndex {
-  /** one per output record, in the order `read` yields them: its id, the fields asked for, its place */
-  readonly rows: readonly IndexRow[];
-  /** the records of these rows, in the order given, each read by its offset */
-  records(rows: Iterable<IndexRow>): AsyncIterable<PipelineRecord>;
+/** Some of a complete stage's outputs (`ctx.sample`): the same records, in upstream order, on every call. */
+export interface Sample {
+  size(): Promise<number>;
+  records(): AsyncIterable<PipelineRecord>;
 }
 
 export interface StageContext<C> {
@@ -64,17 +63,13 @@ export interface StageContext<C> {
   /** stream a completed stage's outputs (or rejects) */
   read(stage: string, options?: ReadOptions): AsyncIterable<PipelineRecord>;
   /**
-   * A completed upstream stage's outputs indexed by their ids and `fields` (string fields of each
-   * record): to choose a few records of a large stage and read only those.
+   * A completed upstream stage's outputs whose `field` `where` takes, or a seeded sample of `count` of
+   * them (pipeline/store/output-index.ts: `sampleRows`). A sample is chosen from an index of the
+   * stage's outputs, and only its records are read.
    */
-  index(stage: string, fields: readonly string[]): Promise<StageIndex>;
+  sample(stage: string, options: SampleOptions): Sample;
   /** number of output records of a completed stage, from its manifest (for progress totals) */
   countOf(stage: string): number | undefined;
-  /**
-   * Set when one shard of the stage runs (or is estimated): whether a record of the stage's input is
-   * this shard's. The runner hands a shard only its own records; a dry run's `estimate` counts only those.
-   */
-  inShard?(record: PipelineRecord): boolean;
   /** the stages of this run and the dialogue methods they declare (the list the CLI hands down) */
   registry: StageRegistry;
   /**
@@ -96,12 +91,6 @@ interface StageBase<C, S, Sum> {
   methods?: readonly DialogueMethod[];
   upstream: readonly string[];
   /**
-   * The fields of its outputs its downstream stages choose records by (the filter's `lang`): its
-   * outputs are indexed with their ids and these fields in the pass that seals the complete stage, so
-   * a downstream stage taking a sample reads the index and its sample's lines, not every output.
-   */
-  indexed?: readonly string[];
-  /**
    * schema of `stages.<name>` in the config; `{}` must parse (every key has a default). Its settings
    * marked `operational()` (pipeline/hash.ts) are left out of the config's hash.
    */
@@ -117,13 +106,14 @@ interface StageBase<C, S, Sum> {
    */
   fingerprint?(ctx: { config: C; root: RootConfig; limit: number | undefined }): unknown;
   /**
-   * `run --dry-run`: what the stage would send to LLMs for its input, before any spend. Requests already
-   * in the response cache are not counted.
+   * `run --dry-run`: what the stage would send to LLMs, before any spend; `input` is a record-wise
+   * stage's input as its run would take it (a global stage's is empty). Requests already in the
+   * response cache are not counted.
    */
-  estimate?(ctx: StageContext<C>): Promise<CostEstimate>;
+  estimate?(ctx: StageContext<C>, input: AsyncIterable<PipelineRecord>): Promise<CostEstimate>;
   /**
-   * The per-run state (clients, tallies) handed to process/run, summarize and close: made once per
-   * run of the stage (or of one shard), after the stage's lock is taken.
+   * The per-run state (clients, tallies) handed to input, process/run, summarize and close: made
+   * once per run of the stage (or of one shard), after the stage's lock is taken.
    */
   open?(ctx: StageContext<C>): S | Promise<S>;
   /** releases what `open` made; called once the run ends, however it ends */
@@ -158,22 +148,13 @@ export interface RecordStage<C = unknown, S = unknown, Sum extends object = AnyS
   concurrency?(ctx: StageContext<C>): number;
   /**
    * The input stream. Default: the outputs of `upstream[0]`. Must yield the same records in the same
-   * order on every call while the configuration is unchanged: resume skips by position. In a shard it
-   * may yield a `NotInShard` in place of records that `ctx.inShard` says are another shard's.
+   * order on every call while the configuration is unchanged: resume skips by position. `state`: what
+   * `open` made; undefined in a dry run, which opens nothing.
    */
-  input?(ctx: StageContext<C>): AsyncIterable<PipelineRecord | NotInShard>;
+  input?(ctx: StageContext<C>, state: S | undefined): AsyncIterable<PipelineRecord>;
   /** how many input records to expect, for progress (optional) */
   inputSize?(ctx: StageContext<C>): Promise<number | undefined>;
   process(record: PipelineRecord, ctx: StageContext<C>, state: S): Promise<RecordOutcome>;
-}
-
-/**
- * In a shard's input, in place of `count` consecutive records that are not the shard's: the runner
- * passes over them in one step, counting them for the positions by which the shards' outputs are
- * merged, as it counts the records it drops itself. Never in a one-process run.
- */
-export class NotInShard {
-  constructor(readonly count: number) {}
 }
 
 /** What the runner counted for a stage: its `ctx.stat` counters and its rejects by reason. */

@@ -112,7 +112,10 @@ function judge(scores: RoundScore[], threshold: number): Pick<Reject, "reason" |
   return undefined;
 }
 
-async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
+async function estimateFilter(
+  ctx: FilterContext,
+  input: AsyncIterable<PipelineRecord>,
+): Promise<CostEstimate> {
   const { config } = ctx;
   if (!ctx.services.llmEstimator) {
     throw new Error("filter --dry-run: these services cannot estimate LLM requests (no llmEstimator)");
@@ -128,11 +131,9 @@ async function estimateFilter(ctx: FilterContext): Promise<CostEstimate> {
   let promptTokens = 0;
   let completionTokens = 0;
   let costUsd = 0;
-  for await (const record of ctx.read("dedup")) {
+  for await (const record of input) {
     const query = record.query;
     if (typeof query !== "string" || query.trim() === "") continue;
-    // one shard's dry run: its own records only
-    if (ctx.inShard && !ctx.inShard(record)) continue;
     records++;
     // The chance that this record reaches the round: known from cached answers, assumed otherwise.
     let reach = 1;
@@ -185,8 +186,6 @@ export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
   name: "filter",
   description: "rates each query's complexity (1-5) with the scorer LLM, twice, and keeps 4-5",
   upstream: ["dedup"],
-  // the dialogue stages choose their languages, and samples, from its index
-  indexed: ["lang"],
   configSchema: filterConfigSchema,
   fingerprint: ({ config, root }) => {
     const role = roleConfig(root.llm, config.role);

@@ -44,8 +44,7 @@ interface RawRowRecord extends PipelineRecord {
   repo: string;
   file: string;
   commit: string;
-  /** a row this run reads (another shard's rows never come as records) */
-  row: Exclude<RawRow, { skipped: number }>;
+  row: RawRow;
 }
 
 /** Record ids number rows with at least six digits, so they sort like the rows. */

@@ -18,15 +18,11 @@ export function filterRecord(i: number) {
   };
 }
 
-/**
- * Writes and completes (seals) the stage `filter` under `dir`, its outputs indexed by `indexed` in
- * the sealing pass when given, as the runner completes a stage that declares them.
- */
+/** Writes and completes (seals) the stage `filter` under `dir`. */
 export async function writeFilterLike(
   dir: string,
   records: number,
   rejectShare: number,
-  indexed?: readonly string[],
 ): Promise<{ store: StageStore; outputs: number }> {
   const store = new StageStore(dir, "filter");
   const writer = store.newPart();
@@ -52,7 +48,6 @@ export async function writeFilterLike(
     startedAt: now,
     updatedAt: now,
     elapsedMs: 0,
-    ...(indexed ? { parts: await store.sealIndexed(indexed) } : {}),
   });
   return { store, outputs };
 }

@@ -3,13 +3,21 @@
 // its upstream stages).
 import { mkdirSync } from "node:fs";
 import { createLogger } from "../log.js";
+import type { PipelineRecord } from "../record.js";
 import { stageServices } from "../services.js";
-import type { Stage, StageContext } from "../stage.js";
-import { Tally } from "../store/index.js";
+import type { Sample, Stage, StageContext } from "../stage.js";
+import {
+  type IndexOptions,
+  type IndexRow,
+  readIndexed,
+  type SampleOptions,
+  sampleRows,
+  Tally,
+} from "../store/index.js";
+import { damagedStage } from "../store/seal.js";
 import type { UsageMeter } from "../usage.js";
-import { indexStage, type StageIndex, sampleOf } from "./read.js";
 import type { ShardSpec } from "./shard.js";
-import type { RunnerCore } from "./types.js";
+import type { RunnerCore, StageIndex } from "./types.js";
 
 export function stageContext(
   r: RunnerCore,
@@ -62,4 +70,84 @@ export function stageContext(
     stat: (name, value = 1) => tally.add(tally.counters, name, value),
     registry: r.registry,
   };
+}
+
+/**
+ * `ctx.sample`: a sample is chosen from the upstream's index and only its records are read; without
+ * a count the records stream from `read` at once, and the index gives the size only.
+ */
+export function sampleOf(
+  read: () => AsyncIterable<PipelineRecord>,
+  index: () => Promise<StageIndex>,
+  options: SampleOptions,
+): Sample {
+  let chosen: Promise<{ index: StageIndex; rows: IndexRow[] }> | undefined;
+  const choose = () => {
+    chosen ??= index().then((index) => ({ index, rows: sampleRows(index.rows, options) }));
+    return chosen;
+  };
+  return {
+    size: async () => (await choose()).rows.length,
+    async *records() {
+      if (options.count === undefined) {
+        for await (const record of read()) {
+          const value = record[options.field];
+          if (options.where(typeof value === "string" ? value : undefined)) yield record;
+        }
+        return;
+      }
+      const { index, rows } = await choose();
+      yield* index.records(rows);
+    },
+  };
+}
+
+/**
+ * A complete stage's outputs, indexed with `fields` (pipeline/store/output-index.ts): a sharded
+ * stage's shards' indexes as one, in the order `read` yields, each row naming its part among all the
+ * shards' parts.
+ */
+export async function indexStage(
+  r: RunnerCore,
+  name: string,
+  fields: readonly string[],
+  options: IndexOptions = {},
+): Promise<StageIndex> {
+  const status = r.status(name);
+  if (status.state === "disabled") return { rows: [], records: async function* () {} };
+  const stores = status.shards ? status.shards.map((shard) => r.store(name, shard)) : [r.store(name)];
+  const shards: IndexRow[][] = [];
+  const paths: string[] = [];
+  for (const store of stores) {
+    const index = await store.outputIndex(fields, options);
+    for (const row of index.rows) row.part += paths.length;
+    shards.push(index.rows);
+    paths.push(...index.paths);
+  }
+  const dir = r.store(name).dir;
+  return {
+    rows: shards.length === 1 ? shards[0]! : mergeRows(shards),
+    records: (some) => readIndexed(paths, some, (what) => damagedStage(name, dir, what)),
+  };
+}
+
+/**
+ * The shards' rows in the order `mergeShards` reads their entries: a shard's rows are in its file
+ * order (the order its records completed), and the shards' are merged entry by entry (an entry's
+ * rows share its position), taking the shard whose next entry has the smallest position.
+ */
+function mergeRows(shards: readonly IndexRow[][]): IndexRow[] {
+  const merged: IndexRow[] = [];
+  const next = shards.map(() => 0);
+  for (;;) {
+    let pick = -1;
+    for (let i = 0; i < shards.length; i++) {
+      const head = shards[i]![next[i]!];
+      if (head && (pick < 0 || head.at < shards[pick]![next[pick]!]!.at)) pick = i;
+    }
+    if (pick < 0) return merged;
+    const rows = shards[pick]!;
+    const at = rows[next[pick]!]!.at;
+    while (next[pick]! < rows.length && rows[next[pick]!]!.at === at) merged.push(rows[next[pick]!++]!);
+  }
 }

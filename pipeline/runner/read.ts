@@ -2,9 +2,8 @@
 // stages, the report and push read, never a shard's files or `<stage>/manifest.json` directly.
 import { silentLogger } from "../log.js";
 import type { PipelineRecord } from "../record.js";
-import type { ReadOptions, StageContext, StageIndex } from "../stage.js";
-import { type IndexOptions, type IndexRow, type Manifest, readIndexed } from "../store/index.js";
-import { damagedStage } from "../store/seal.js";
+import type { ReadOptions, StageContext } from "../stage.js";
+import type { Manifest } from "../store/index.js";
 import { UsageMeter } from "../usage.js";
 import { stageContext } from "./context.js";
 import type { RunnerCore } from "./types.js";
@@ -26,56 +25,6 @@ export async function* readStage(
 }
 
 /**
- * A complete stage's outputs, indexed with `fields` (pipeline/store/output-index.ts): a sharded
- * stage's shards' indexes as one, in the order `read` yields, each row naming its part among all the
- * shards' parts.
- */
-export async function indexStage(
-  r: RunnerCore,
-  name: string,
-  fields: readonly string[],
-  options: IndexOptions = {},
-): Promise<StageIndex> {
-  const status = r.status(name);
-  if (status.state === "disabled") return { rows: [], records: async function* () {} };
-  const stores = status.shards ? status.shards.map((shard) => r.store(name, shard)) : [r.store(name)];
-  const shards: IndexRow[][] = [];
-  const paths: string[] = [];
-  for (const store of stores) {
-    const index = await store.outputIndex(fields, options);
-    for (const row of index.rows) row.part += paths.length;
-    shards.push(index.rows);
-    paths.push(...index.paths);
-  }
-  const dir = r.store(name).dir;
-  return {
-    rows: shards.length === 1 ? shards[0]! : mergeRows(shards),
-    records: (some) => readIndexed(paths, some, (what) => damagedStage(name, dir, what)),
-  };
-}
-
-/**
- * The shards' rows in the order `mergeShards` reads their entries: a shard's rows are in its file
- * order (the order its records completed), and the shards' are merged entry by entry (an entry's
- * rows share its position), taking the shard whose next entry has the smallest position.
- */
-function mergeRows(shards: readonly IndexRow[][]): IndexRow[] {
-  const merged: IndexRow[] = [];
-  const next = shards.map(() => 0);
-  for (;;) {
-    let pick = -1;
-    for (let i = 0; i < shards.length; i++) {
-      const head = shards[i]![next[i]!];
-      if (head && (pick < 0 || head.at < shards[pick]![next[pick]!]!.at)) pick = i;
-    }
-    if (pick < 0) return merged;
-    const rows = shards[pick]!;
-    const at = rows[next[pick]!]!.at;
-    while (next[pick]! < rows.length && rows[next[pick]!]!.at === at) merged.push(rows[next[pick]!++]!);
-  }
-}
-
-/**
  * A stage's manifest as one: a one-process stage's own; a sharded stage's shards summed (counts,
  * usage, counters, reject reasons) with, once every shard is done, the summary of the whole stage
  * made by its `summarize` over the union (a shard's summary covers only its own records).
@@ -90,7 +39,6 @@ export async function manifestOfStage(r: RunnerCore, name: string): Promise<Mani
     ...whole,
     log: silentLogger,
     read: (from, options) => r.read(from, options),
-    index: (from, fields) => r.index(from, fields),
     countOf: (from) => r.status(from).manifest?.counts.out,
   };
   const state = await stage.open?.(ctx);

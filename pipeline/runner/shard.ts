@@ -95,18 +95,7 @@ export function shardOfId(id: string, count: number): number {
   return Number.parseInt(hash("sha1", id).slice(0, 12), 16) % count;
 }
 
-/**
- * Whether a record is the shard's (`ctx.inShard`). The last answer is kept: a stage that reads only
- * its own records (normalize) asks about each one just before the runner does.
- */
+/** Whether a record is the shard's. */
 export function shardTest(shard: ShardSpec): (record: PipelineRecord) => boolean {
-  let lastId: string | undefined;
-  let last = false;
-  return (record) => {
-    if (record.id !== lastId) {
-      lastId = record.id;
-      last = shardOfId(record.id, shard.count) === shard.index;
-    }
-    return last;
-  };
+  return (record) => shardOfId(record.id, shard.count) === shard.index;
 }

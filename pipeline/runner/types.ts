@@ -7,10 +7,18 @@ import type { Logger } from "../log.js";
 import type { PipelineRecord } from "../record.js";
 import type { StageRegistry } from "../registry.js";
 import type { Services } from "../services.js";
-import type { CostEstimate, ReadOptions, Stage, StageIndex } from "../stage.js";
-import type { IndexOptions, Manifest, StageStore } from "../store/index.js";
+import type { CostEstimate, ReadOptions, Stage } from "../stage.js";
+import type { IndexOptions, IndexRow, Manifest, StageStore } from "../store/index.js";
 import type { ShardSpec } from "./shard.js";
 import type { ShardStatus } from "./shard-status.js";
+
+/** A complete stage's outputs, indexed (pipeline/store/output-index.ts). */
+export interface StageIndex {
+  /** one per output record, in the order `read` yields them: its id, the fields asked for, its place */
+  readonly rows: readonly IndexRow[];
+  /** the records of these rows, in the order given, each read by its offset */
+  records(rows: Iterable<IndexRow>): AsyncIterable<PipelineRecord>;
+}
 
 export type StageState = "not started" | "running" | "partial" | "complete" | "stale" | "disabled";
 

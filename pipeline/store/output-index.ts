@@ -10,8 +10,8 @@
 // seal and its rows hash as the header says, so a stage recomputed, reset or damaged, or an index
 // changed, never serves: it is made again from the parts, checked against the seal as they are read.
 // A line read by its offset must hash as its row says, so a part changed in place after the index
-// was made stops the read as a full read would. A stage that declares `indexed` fields makes it in
-// the pass that seals it; any other complete stage gets it on first use.
+// was made stops the read as a full read would. It is made on first use (a downstream stage's
+// sample: `sampleRows`), and kept.
 import { createHash, hash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -63,7 +63,7 @@ export interface IndexOptions {
 
 export interface BuiltIndex {
   rows: IndexRow[];
-  /** the parts as read: their names, sizes and SHA-256 (the stage's seal, when it is being sealed) */
+  /** the parts as read: their names, sizes and SHA-256, to check against the stage's seal */
   seal: PartSeal[];
 }
 
@@ -126,6 +126,66 @@ function pick(record: PipelineRecord, fields: readonly string[]): Record<string,
     if (typeof value === "string") picked[field] = value;
   }
   return picked;
+}
+
+/** Which outputs of a stage to read: those whose `field` `where` takes, with a `count` a seeded sample. */
+export interface SampleOptions {
+  /** a string field of the records (absent, or not a string: `where` is given undefined) */
+  field: string;
+  where(value: string | undefined): boolean;
+  /** at most this many records; unset: every record `where` takes */
+  count?: number | undefined;
+  seed: number;
+}
+
+interface Candidate {
+  key: string;
+  id: string;
+  /** its place among the rows `where` takes, in upstream order */
+  at: number;
+}
+
+/** a before b in the sample's order: the smaller hash, then the smaller id */
+const before = (a: Candidate, b: Candidate) => a.key < b.key || (a.key === b.key && a.id < b.id);
+
+/**
+ * The rows `where` takes and, with a count, the `count` of them with the smallest SHA-256 of
+ * (seed, id): the same for the same seed and input on every run, independent of the input's order,
+ * and stable when records are added. In upstream order, as resume-by-position needs. Choosing holds
+ * `count` candidates in a max-heap whose root is the one the next smaller key displaces.
+ */
+export function sampleRows(rows: readonly IndexRow[], options: SampleOptions): IndexRow[] {
+  const taken = rows.filter((row) => options.where(row.fields[options.field]));
+  const { count } = options;
+  if (count === undefined || taken.length <= count) return taken;
+  const heap: Candidate[] = [];
+  const swap = (i: number, j: number) => {
+    const t = heap[i]!;
+    heap[i] = heap[j]!;
+    heap[j] = t;
+  };
+  for (const [at, row] of taken.entries()) {
+    const candidate = { key: hash("sha256", `${options.seed}\n${row.id}`).slice(0, 16), id: row.id, at };
+    let i: number;
+    if (heap.length < count) {
+      heap.push(candidate);
+      for (i = heap.length - 1; i > 0 && before(heap[(i - 1) >> 1]!, heap[i]!); i = (i - 1) >> 1)
+        swap(i, (i - 1) >> 1);
+      continue;
+    }
+    if (!before(candidate, heap[0]!)) continue;
+    heap[0] = candidate;
+    for (i = 0; ; ) {
+      const left = 2 * i + 1;
+      let largest = i;
+      if (left < heap.length && before(heap[largest]!, heap[left]!)) largest = left;
+      if (left + 1 < heap.length && before(heap[largest]!, heap[left + 1]!)) largest = left + 1;
+      if (largest === i) break;
+      swap(i, largest);
+      i = largest;
+    }
+  }
+  return heap.sort((a, b) => a.at - b.at).map((c) => taken[c.at]!);
 }
 
 /** Rows parsed at a time: one parse of many rows as an array costs half a parse per row. */

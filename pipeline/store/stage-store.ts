@@ -16,14 +16,7 @@ import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { buildIndex, type IndexOptions, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
 import { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
-import {
-  checkPartsAgainstSeal,
-  damagedStage,
-  PartHashCheck,
-  type PartSeal,
-  sealMismatch,
-  sealParts,
-} from "./seal.js";
+import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 import { Tally } from "./tally.js";
 
@@ -231,16 +224,6 @@ export class StageStore {
         );
       }
     }
-  }
-
-  /**
-   * Seals the parts of a stage that has just completed and indexes its outputs by `fields` in the
-   * same pass (output-index.ts): the seal to save in its complete manifest.
-   */
-  async sealIndexed(fields: readonly string[]): Promise<PartSeal[]> {
-    const built = await buildIndex(this.parts(), fields);
-    saveIndex(this.partsDir, built, fields);
-    return built.seal;
   }
 
   /**

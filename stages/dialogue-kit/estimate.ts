@@ -56,8 +56,6 @@ export async function estimateDialogues(
     total.costUsd += e.costUsd;
   };
   for await (const record of records) {
-    // one shard's dry run: its own records only (the selection is the whole stage's, as a run's)
-    if (ctx.inShard && !ctx.inShard(record)) continue;
     dialogues++;
     const first = plan.first(record);
     add(estimator(plan.firstRole).estimate(first, options));

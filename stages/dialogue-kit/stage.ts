@@ -11,18 +11,10 @@ import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import type { MethodCounts } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
-import {
-  defineStage,
-  type NotInShard,
-  type RecordStage,
-  type Stage,
-  type StageContext,
-  type StageIndex,
-} from "../../pipeline/stage.js";
-import type { IndexRow } from "../../pipeline/store/index.js";
+import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
-import { chooseRows, languageRecords, SELECTION_FIELDS, type Selection, sampleRecords } from "./sample.js";
+import { type Selection, sampleOptions } from "./sample.js";
 import { type DialogueServices, openDialogueServices } from "./services.js";
 
 /** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
@@ -66,33 +58,6 @@ export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends Me
 export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodCounts>(
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
-  // The selection, once per run, from the filter's index: the progress total and, with a count, the
-  // sample's rows, whose records alone are then read (sample.ts). Without a count the records stream
-  // from the filter's output at once, and the index gives the total only.
-  const chosen = new WeakMap<StageContext<C>, Promise<{ index: StageIndex; rows: IndexRow[] }>>();
-  const choose = (ctx: StageContext<C>) => {
-    let choice = chosen.get(ctx);
-    if (!choice) {
-      choice = ctx.index("filter", SELECTION_FIELDS).then((index) => ({
-        index,
-        rows: chooseRows(index.rows, ctx.config),
-      }));
-      chosen.set(ctx, choice);
-    }
-    return choice;
-  };
-  /** the selected records; a shard's input passes over the sample's records of other shards unread */
-  async function* selected(
-    ctx: StageContext<C>,
-    asInput: boolean,
-  ): AsyncIterable<PipelineRecord | NotInShard> {
-    if (ctx.config.count === undefined) {
-      yield* languageRecords(() => ctx.read("filter"), ctx.config);
-      return;
-    }
-    const { index, rows } = await choose(ctx);
-    yield* sampleRecords(index, rows, asInput ? ctx.inShard : undefined);
-  }
   return defineStage<C, DialogueServices, Sum>({
     kind: "record",
     name: spec.name,
@@ -102,8 +67,8 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     switchable: true,
     configSchema: spec.configSchema,
     fingerprint: spec.fingerprint,
-    input: (ctx) => selected(ctx, true),
-    inputSize: async (ctx) => (await choose(ctx)).rows.length,
+    input: (ctx) => ctx.sample("filter", sampleOptions(ctx.config)).records(),
+    inputSize: (ctx) => ctx.sample("filter", sampleOptions(ctx.config)).size(),
     concurrency: (ctx) =>
       ctx.config.concurrency ??
       2 * (roleConfig(ctx.root.llm, spec.leadRole(ctx.config))?.concurrency ?? 16) +
@@ -123,12 +88,10 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
       }
       return spec.process(record as PipelineRecord & { query: string }, ctx, services);
     },
-    estimate: (ctx) => {
+    estimate: (ctx, input) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);
       const system = loadPrompt(systemPrompt).render({});
-      // every record of the sample (no NotInShard): the estimate counts a shard's own itself
-      const records = selected(ctx, false) as AsyncIterable<PipelineRecord>;
-      return estimateDialogues(ctx as StageContext<unknown>, records, {
+      return estimateDialogues(ctx as StageContext<unknown>, input, {
         completionTokens: 400,
         ...plan,
         first: (record) => [

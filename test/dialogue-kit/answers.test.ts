@@ -3,15 +3,11 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { NotInShard, type StageIndex } from "../../pipeline/stage.js";
+import { sampleOf } from "../../pipeline/runner/context.js";
+import type { StageIndex } from "../../pipeline/runner/types.js";
 import type { IndexRow } from "../../pipeline/store/index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
-import {
-  chooseRows,
-  languageRecords,
-  type Selection,
-  sampleRecords,
-} from "../../stages/dialogue-kit/sample.js";
+import { type Selection, sampleOptions } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 
 describe("the code of an answer", () => {
@@ -67,18 +63,11 @@ function upstreamOf(records: readonly PipelineRecord[]) {
   return { upstream: { index, read }, lines };
 }
 
-/** The selection as a dialogue stage makes it: a sample from the index, else every record streamed. */
-function select(
-  upstream: ReturnType<typeof upstreamOf>["upstream"],
-  selection: Selection,
-): AsyncIterable<PipelineRecord | NotInShard> {
-  return selection.count === undefined
-    ? languageRecords(upstream.read, selection)
-    : sampleRecords(upstream.index, chooseRows(upstream.index.rows, selection));
-}
+/** The selection as a dialogue stage takes it (`ctx.sample`): a sample from the index, else every record streamed. */
+const select = (upstream: ReturnType<typeof upstreamOf>["upstream"], selection: Selection) =>
+  sampleOf(upstream.read, async () => upstream.index, sampleOptions(selection));
 
-const recordsOf = async (input: AsyncIterable<PipelineRecord | NotInShard>) =>
-  (await collect(input)).filter((r): r is PipelineRecord => !(r instanceof NotInShard));
+const recordsOf = (sample: ReturnType<typeof select>) => collect(sample.records());
 
 describe("the seeded sample", () => {
   const records = Array.from({ length: 40 }, (_, i) => ({
@@ -105,32 +94,11 @@ describe("the seeded sample", () => {
     expect(await recordsOf(select(upstream, selection))).toHaveLength(5);
     expect(lines).toEqual({ read: 5, streamed: 0 });
     // fewer records than the count: all of them; no count: every record of the languages, streamed
-    expect(chooseRows(upstream.index.rows, { languages: ["python"], count: 100, seed: 1 })).toHaveLength(20);
-    expect(chooseRows(upstream.index.rows, { languages: "runnable", seed: 1 })).toHaveLength(30);
+    expect(await select(upstream, { languages: ["python"], count: 100, seed: 1 }).size()).toBe(20);
+    expect(await select(upstream, { languages: "runnable", seed: 1 }).size()).toBe(30);
     lines.read = 0;
     expect(await recordsOf(select(upstream, { languages: "runnable", seed: 1 }))).toHaveLength(30);
     expect(lines).toEqual({ read: 0, streamed: 40 });
-  });
-
-  it("a shard reads its own records of the sample, and passes over the others' as counts", async () => {
-    const { upstream, lines } = upstreamOf(records);
-    const rows = chooseRows(upstream.index.rows, { languages: "runnable", count: 12, seed: 4 });
-    const whole = await recordsOf(sampleRecords(upstream.index, rows));
-    lines.read = 0;
-    const inShard = (record: PipelineRecord) => Number(record.id.slice(2)) % 3 === 0;
-    const input = await collect(sampleRecords(upstream.index, rows, inShard));
-    // in order: each record of the sample is either read (this shard's) or counted (another's)
-    const expected: (string | number)[] = [];
-    for (const record of whole) {
-      if (inShard(record)) expected.push(record.id);
-      else if (typeof expected.at(-1) === "number") (expected[expected.length - 1] as number)++;
-      else expected.push(1);
-    }
-    expect(input.map((r) => (r instanceof NotInShard ? r.count : r.id))).toEqual(expected);
-    expect(expected.some((e) => typeof e === "number") && expected.some((e) => typeof e === "string")).toBe(
-      true,
-    );
-    expect(lines.read).toBe(whole.filter(inShard).length);
   });
 
   it("is the count records of the smallest SHA-256 of (seed, id)", async () => {

@@ -1,10 +1,11 @@
 // A dialogue stage with a count chooses its sample from the filter's output index and reads only the
-// sample's records: through the runner, the index is made on first use (the filter stand-in declares
-// no indexed fields) and kept, a dry run writes none, and the records run are exactly the sample.
+// sample's records: through the runner, the index is made on first use and kept, a dry run writes
+// none, and the records run are exactly the sample.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { chooseRows } from "../../stages/dialogue-kit/sample.js";
+import { sampleRows } from "../../pipeline/store/index.js";
+import { sampleOptions } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { filterRecord, runnerFor, scriptedWorld } from "./kit.js";
@@ -36,7 +37,9 @@ describe("a dialogue stage's sample, through the filter's index", () => {
       await runner.run(["correct"]);
       expect(existsSync(index)).toBe(true);
       const { rows } = await runner.index("filter", ["lang"]);
-      const sample = chooseRows(rows, { languages: ["python"], count: 4, seed: 5 }).map((r) => r.id);
+      const sample = sampleRows(rows, sampleOptions({ languages: ["python"], count: 4, seed: 5 })).map(
+        (r) => r.id,
+      );
       expect(sample).toHaveLength(4);
       const done = [
         ...(await collect(runner.store("correct").read())).map((d) => (d.sources as string[])[0]),

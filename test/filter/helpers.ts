@@ -82,7 +82,9 @@ export function fakeRun(options: {
         for (const item of items) yield item as PipelineRecord;
       }
     },
-    index: () => Promise.reject(new Error("the filter reads no index")),
+    sample: () => {
+      throw new Error("the filter takes no sample");
+    },
     countOf: (stage) => (stage === "dedup" ? options.input.length : undefined),
     registry: new StageRegistry([]),
     // filter counts nothing through ctx.stat: its figures come from its outcomes (summarize)

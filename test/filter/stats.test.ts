@@ -14,14 +14,14 @@ describe("filter: dry-run, fingerprint, funnel", () => {
     const input = Array.from({ length: 10 }, (_, i) => record(`r${i}`, `q${i}`));
     const llm = llmConfig(t.server.url);
     const run = fakeRun({ dataDir: t.dir, llm, input });
-    const before = await filterStage.estimate!(run.ctx as never);
+    const before = await filterStage.estimate!(run.ctx as never, run.ctx.read("dedup"));
     expect(before.requests).toBe(10 + Math.round(10 * 0.665));
     expect(before.promptTokens).toBeGreaterThan(10 * 100);
     expect(before.completionTokens).toBe(Math.round((10 + 10 * 0.665) * 120));
     expect(t.server.count).toBe(0);
 
     await run.processAll(input.slice(0, 2));
-    const after = await filterStage.estimate!(run.ctx as never);
+    const after = await filterStage.estimate!(run.ctx as never, run.ctx.read("dedup"));
     // q0 and q1 are fully answered (q1 stopped at round 1): 8 records left, 8 x 1.665 requests.
     expect(after.requests).toBe(Math.round(8 + 8 * 0.665));
     expect(after.note).toContain("3 answers already cached");
@@ -29,13 +29,13 @@ describe("filter: dry-run, fingerprint, funnel", () => {
 
     // Without an endpoint the cache still answers for what was asked: same model, prompts, sampling.
     const unconfigured = fakeRun({ dataDir: t.dir, llm: llmConfig(undefined), input });
-    const offline = await filterStage.estimate!(unconfigured.ctx as never);
+    const offline = await filterStage.estimate!(unconfigured.ctx as never, unconfigured.ctx.read("dedup"));
     expect(offline).toEqual(after);
     await unconfigured.close();
 
     // --no-cache would ask everything again.
     const fresh = fakeRun({ dataDir: t.dir, llm: llmConfig(undefined), input, noCache: true });
-    const again = await filterStage.estimate!(fresh.ctx as never);
+    const again = await filterStage.estimate!(fresh.ctx as never, fresh.ctx.read("dedup"));
     expect(again.requests).toBe(before.requests);
     expect(again.note).toContain("0 answers already cached");
     await fresh.close();

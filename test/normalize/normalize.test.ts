@@ -6,8 +6,7 @@ import { rootConfigSchema } from "../../pipeline/config/schema.js";
 import { silentLogger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageRegistry } from "../../pipeline/registry.js";
-import { shardOfId } from "../../pipeline/runner/shard.js";
-import { NotInShard, type StageContext } from "../../pipeline/stage.js";
+import type { StageContext } from "../../pipeline/stage.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import type { DownloadedFileRecord } from "../../stages/download.js";
 import {
@@ -166,7 +165,9 @@ function contextFor(files: DownloadedFileRecord[], config: Partial<NormalizeConf
     async *read(stage: string) {
       if (stage === "download") yield* files;
     },
-    index: () => Promise.reject(new Error("normalize reads no index")),
+    sample: () => {
+      throw new Error("normalize takes no sample");
+    },
     countOf: () => undefined,
     registry: new StageRegistry([]),
     stat: () => undefined,
@@ -199,7 +200,7 @@ function fileRecord(
 
 async function inputIds(ctx: StageContext<NormalizeConfig>): Promise<string[]> {
   const ids: string[] = [];
-  for await (const record of normalizeStage.kind === "record" ? normalizeStage.input!(ctx) : []) {
+  for await (const record of normalizeStage.kind === "record" ? normalizeStage.input!(ctx, undefined) : []) {
     ids.push((record as PipelineRecord).id);
   }
   return ids;
@@ -231,54 +232,6 @@ describe("normalize input", () => {
     expect(await inputIds(contextFor(files, { sources: ["beta"] }))).toEqual(["beta:000000"]);
   });
 
-  it("in a shard, counts every row as one process does but parses only the shard's own", async () => {
-    const lines = Array.from({ length: 30 }, (_, i) =>
-      i % 3 === 0 ? `{"instruction": bad ${i}}` : JSON.stringify({ instruction: `q${i}`, output: "a" }),
-    );
-    await writeFile(path.join(dir, "s1.jsonl"), `${lines.join("\n")}\n`);
-    await writeFile(path.join(dir, "s2.json"), `[${lines.join(",")}]`);
-    const files = [
-      fileRecord("alpha", "evolinstruct", "s1.jsonl", 0, 0),
-      fileRecord("alpha", "evolinstruct", "s2.json", 0, 1),
-    ];
-    const rowsOf = async (ctx: StageContext<NormalizeConfig>) => {
-      const items: (Parameters<typeof normalizeRow>[0] | NotInShard)[] = [];
-      for await (const r of normalizeStage.kind === "record" ? normalizeStage.input!(ctx) : []) {
-        items.push(r as Parameters<typeof normalizeRow>[0] | NotInShard);
-      }
-      return items;
-    };
-    /** `whole` as a shard's input: its own records, each run of the others' in a file as one count */
-    const asShard = (whole: Awaited<ReturnType<typeof rowsOf>>, inShard: (r: PipelineRecord) => boolean) => {
-      const items: Awaited<ReturnType<typeof rowsOf>> = [];
-      let previousFile: string | undefined;
-      for (const r of whole as Parameters<typeof normalizeRow>[0][]) {
-        const previous = items.at(-1);
-        if (inShard(r)) items.push(r);
-        else if (previous instanceof NotInShard && r.file === previousFile)
-          items[items.length - 1] = new NotInShard(previous.count + 1);
-        else items.push(new NotInShard(1));
-        previousFile = r.file;
-      }
-      return items;
-    };
-    const whole = await rowsOf(contextFor(files, {}));
-    expect(whole).toHaveLength(60);
-    expect(whole.filter((r) => !(r instanceof NotInShard) && r.row.error).length).toBe(20);
-    // --limit cuts a run of the others' rows where it cuts the source
-    const limited = await rowsOf(contextFor(files, {}, 44));
-    expect(limited).toHaveLength(44);
-    for (const index of [0, 1, 2]) {
-      const inShard = (record: PipelineRecord) => shardOfId(record.id, 3) === index;
-      // its own rows as one process reads them, bad ones included; the others, bad or not, unread and
-      // counted, so the runner's positions and the shard merge stay the one process's
-      expect(await rowsOf({ ...contextFor(files, {}), inShard })).toStrictEqual(asShard(whole, inShard));
-      expect(await rowsOf({ ...contextFor(files, {}, 44), inShard })).toStrictEqual(
-        asShard(limited, inShard),
-      );
-    }
-  });
-
   it("stops with advice when a downloaded file went missing or changed size since download", async () => {
     await writeFile(path.join(dir, "moving.jsonl"), '{"instruction":"q","output":"a"}\n');
     const record = fileRecord("alpha", "evolinstruct", "moving.jsonl", 0, 0);
@@ -301,7 +254,9 @@ describe("normalize input", () => {
     );
     const ctx = contextFor([fileRecord("alpha", "evolinstruct", "big.jsonl", 0, 0)], {});
     const outcomes = [];
-    for await (const record of normalizeStage.kind === "record" ? normalizeStage.input!(ctx) : []) {
+    for await (const record of normalizeStage.kind === "record"
+      ? normalizeStage.input!(ctx, undefined)
+      : []) {
       outcomes.push(normalizeRow(record as Parameters<typeof normalizeRow>[0]));
     }
     expect(outcomes.map((o) => o.out?.[0]?.query ?? o.rejects?.[0]?.reason)).toEqual([

@@ -10,12 +10,11 @@ import { UserError } from "../../pipeline/errors.js";
 import { type Logger, silentLogger } from "../../pipeline/log.js";
 import { shardOfId } from "../../pipeline/runner/shard.js";
 import type { Runner } from "../../pipeline/runner.js";
-import { defineStage, NotInShard, type RecordStage } from "../../pipeline/stage.js";
 import { HEARTBEAT_MS } from "../../pipeline/store/index.js";
 import { writeManifest } from "../../pipeline/store/manifest.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
-import { numbersStage, TOY_STAGES } from "../support/toy-stages.js";
+import { TOY_STAGES } from "../support/toy-stages.js";
 
 const YAML = "stages:\n  numbers: {count: 60}\n";
 const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).sort();
@@ -355,45 +354,5 @@ describe("shards", () => {
     );
     await runner.run(["expand"], { shard: { index: 1, count: 2 }, force: true });
     expect(runner.status("expand").state).toBe("complete");
-  });
-
-  it("a stage may pass over other shards' records as counts: the merge keeps one process's order", async () => {
-    // numbers, whose input in a shard gives each run of other shards' records as one NotInShard
-    const numbers = numbersStage as RecordStage<{ count: number }>;
-    const counting = defineStage({
-      ...numbers,
-      input: async function* (ctx) {
-        let others = 0;
-        for (let i = 0; i < ctx.config.count; i++) {
-          const record = { id: `n:${i}`, value: i };
-          if (!ctx.inShard || ctx.inShard(record)) {
-            if (others) yield new NotInShard(others);
-            others = 0;
-            yield record;
-          } else others++;
-        }
-        if (others) yield new NotInShard(others);
-      },
-    });
-    const reference = makeRunner([counting], { dir: tempDir(), yaml: YAML });
-    await reference.run(["numbers"]);
-    const runner = makeRunner([counting], { dir: tempDir(), yaml: YAML });
-    await runShards(runner, "numbers", 3);
-    expect(runner.status("numbers").manifest!.outputHash).toBe(
-      reference.status("numbers").manifest!.outputHash,
-    );
-    // in order, not sorted: the shards are merged by each record's position in the whole input
-    expect(await collect(runner.read("numbers"))).toEqual(await collect(reference.read("numbers")));
-
-    // outside a shard there is nothing to pass over
-    const stray = defineStage({
-      ...numbers,
-      input: async function* () {
-        yield new NotInShard(1);
-      },
-    });
-    await expect(makeRunner([stray], { dir: tempDir(), yaml: YAML }).run(["numbers"])).rejects.toThrow(
-      /passed records over as another shard's outside a shard/,
-    );
   });
 });

@@ -37,9 +37,9 @@ export const expandStage = defineStage({
     .strict(),
   concurrency: (ctx) => ctx.config.concurrency,
   // stands in for an LLM stage in `run --dry-run`: one "request" per input record (the shard's own)
-  estimate: async (ctx) => {
+  estimate: async (_ctx, input) => {
     let n = 0;
-    for await (const record of ctx.read("numbers")) if (!ctx.inShard || ctx.inShard(record)) n++;
+    for await (const _ of input) n++;
     return { requests: n, promptTokens: 10 * n, completionTokens: n };
   },
   process: async (record, ctx) => {
