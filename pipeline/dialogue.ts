@@ -1,30 +1,23 @@
-// The dialogue record every dialogue stage emits (a stage that declares the `methods` it makes, see
-// pipeline/registry.ts) and every later stage reads (validation, the release, the report). `messages`
-// is exactly what m-a-p/Code-Feedback publishes (roles `user` and `assistant`, plus `system` only
-// where a method has one); the rest says how the dialogue was made. The release keeps
-// `{id, messages}` only.
+// The dialogue record every dialogue stage emits and every later stage reads (validation, the release,
+// the report), and the declaration of a dialogue method, which the stage that makes it lists in its
+// `methods` (pipeline/registry.ts). `messages` is exactly what m-a-p/Code-Feedback publishes (roles
+// `user` and `assistant`, plus `system` only where a method has one); the rest says how the dialogue
+// was made. The release keeps `{id, messages}` only.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { PipelineRecord } from "./record.js";
 
-/** The paper's five ways of making multi-turn data (Table "statistics of Code-Feedback"). */
-export const DIALOGUE_METHODS = [
-  "single-turn-packing",
-  "interaction-simulation",
-  "code-correction",
-  "leetcode-similar-problem",
-  "leetcode-follow-up",
-] as const;
-export type DialogueMethod = (typeof DIALOGUE_METHODS)[number];
-
-/** What the paper reports per method: dialogues and turns per dialogue (one turn = a user message and its answer). */
-export const PAPER_DIALOGUE_STATS: Record<DialogueMethod, { dialogues: number; turnsPerDialogue: number }> = {
-  "single-turn-packing": { dialogues: 16_600, turnsPerDialogue: 2.0 },
-  "interaction-simulation": { dialogues: 51_000, turnsPerDialogue: 3.0 },
-  "code-correction": { dialogues: 500, turnsPerDialogue: 2.4 },
-  "leetcode-similar-problem": { dialogues: 303, turnsPerDialogue: 2.2 },
-  "leetcode-follow-up": { dialogues: 200, turnsPerDialogue: 3.8 },
-};
+/** A dialogue method as the stage that makes it declares it; validate, export, the card and the report read these. */
+export interface DialogueMethod<N extends string = string> {
+  /** the `method` of its dialogues */
+  readonly name: N;
+  /** its dialogues' ids are `<prefix>-<hash>` */
+  readonly prefix: string;
+  /** the paper's table (dialogues, turns per dialogue); none for a method the paper does not have */
+  readonly paper?: { readonly dialogues: number; readonly turnsPerDialogue: number } | undefined;
+  /** how the dataset card names it among the ways dialogues are made (methods of one stage may share it) */
+  readonly card: string;
+}
 
 export const messageSchema = z
   .object({
@@ -39,7 +32,8 @@ export const dialogueSchema = z
     /** stable across reruns: the method and the sources it was built from (see `dialogueId`) */
     id: z.string().min(1),
     messages: z.array(messageSchema).min(2),
-    method: z.enum(DIALOGUE_METHODS),
+    /** a declared method's name (`parseDialogue` checks it against the run's methods where given) */
+    method: z.string().min(1),
     /** ids of the records it was built from (filtered records, or TACO rows for leetcode) */
     sources: z.array(z.string().min(1)).min(1),
     /** canonical language of the dialogue's code (pipeline/code `LanguageName`), or `unknown` */
@@ -87,19 +81,11 @@ export function dialogueProblems(messages: readonly DialogueMessage[]): string[]
  */
 export function dialogueId(method: DialogueMethod, sources: readonly string[], variant = ""): string {
   const hash = createHash("sha256")
-    .update(`${method}\n${variant}\n${sources.join("\n")}`)
+    .update(`${method.name}\n${variant}\n${sources.join("\n")}`)
     .digest("hex")
     .slice(0, 16);
-  return `${METHOD_PREFIX[method]}-${hash}`;
+  return `${method.prefix}-${hash}`;
 }
-
-const METHOD_PREFIX: Record<DialogueMethod, string> = {
-  "single-turn-packing": "pack",
-  "interaction-simulation": "sim",
-  "code-correction": "corr",
-  "leetcode-similar-problem": "lc-sim",
-  "leetcode-follow-up": "lc-fu",
-};
 
 /** Builds a dialogue record and checks it; throws (a bug in the stage) if it is not well formed. */
 export function makeDialogue(fields: {
@@ -115,7 +101,7 @@ export function makeDialogue(fields: {
   const dialogue: Dialogue = {
     id: fields.id ?? dialogueId(fields.method, fields.sources, fields.variant),
     messages: fields.messages.map((m) => ({ role: m.role, content: m.content })),
-    method: fields.method,
+    method: fields.method.name,
     sources: [...fields.sources],
     lang: fields.lang,
     meta: fields.meta ?? {},
@@ -126,14 +112,22 @@ export function makeDialogue(fields: {
   return dialogue;
 }
 
-/** Reads a record as a dialogue; the error message names what is wrong. */
+/** Reads a record as a dialogue, of one of `methods` where given; the error message names what is wrong. */
 export function parseDialogue(
   record: unknown,
+  methods?: readonly DialogueMethod[],
 ): { ok: true; dialogue: Dialogue } | { ok: false; error: string } {
   const parsed = dialogueSchema.safeParse(record);
-  if (parsed.success) return { ok: true, dialogue: parsed.data };
-  const error = parsed.error.issues.map((i) => `${i.path.join(".") || "record"}: ${i.message}`).join("; ");
-  return { ok: false, error };
+  if (!parsed.success) {
+    const error = parsed.error.issues.map((i) => `${i.path.join(".") || "record"}: ${i.message}`).join("; ");
+    return { ok: false, error };
+  }
+  const { method } = parsed.data;
+  if (methods && !methods.some((m) => m.name === method)) {
+    const declared = methods.map((m) => m.name).join(", ") || "none";
+    return { ok: false, error: `method: no stage of this run declares ${method} (declared: ${declared})` };
+  }
+  return { ok: true, dialogue: parsed.data };
 }
 
 /** Turns of a dialogue: user messages (each answered by the assistant). */
@@ -163,7 +157,7 @@ export const methodTallySchema = z.object({
   turns: z.number(),
   turns_per_dialogue: z.number(),
   by_lang: z.record(z.string(), z.number()),
-  paper: z.object({ dialogues: z.number(), turns_per_dialogue: z.number() }),
+  paper: z.object({ dialogues: z.number(), turns_per_dialogue: z.number() }).optional(),
 });
 export type MethodTally = z.infer<typeof methodTallySchema>;
 
@@ -171,22 +165,34 @@ export type MethodTally = z.infer<typeof methodTallySchema>;
 export const dialogueTallySchema = z.record(z.string(), methodTallySchema);
 
 /** The keys of a summary that spreads a DialogueTally of the given methods, for its schema. */
-export function methodTallyKeys<M extends DialogueMethod>(
-  methods: readonly M[],
-): { [K in M]: z.ZodOptional<typeof methodTallySchema> } {
-  return Object.fromEntries(methods.map((m) => [m, methodTallySchema.optional()])) as never;
+export function methodTallyKeys<N extends string>(
+  methods: readonly DialogueMethod<N>[],
+): { [K in N]: z.ZodOptional<typeof methodTallySchema> } {
+  return Object.fromEntries(methods.map((m) => [m.name, methodTallySchema.optional()])) as never;
+}
+
+/** The tallies a summary spreads (methodTallyKeys), by method: what a dialogue stage made. */
+export function talliesOf(summary: object, methods: readonly DialogueMethod[]): Record<string, MethodTally> {
+  const all = summary as Record<string, MethodTally | undefined>;
+  return Object.fromEntries(methods.flatMap((m) => (all[m.name] ? [[m.name, all[m.name]!]] : [])));
 }
 
 /** Per-method counts of a set of dialogues next to the paper's, for stage summaries and the report. */
 export class DialogueTally {
   private readonly byMethod = new Map<
-    DialogueMethod,
+    string,
     { dialogues: number; turns: number; byLang: Map<string, number> }
   >();
 
+  /** `methods`: the declared methods, in the order the result lists them (any other comes last) */
+  constructor(private readonly methods: readonly DialogueMethod[]) {}
+
   /** The tally of the dialogues a stage wrote itself (makeDialogue's records), taken as they are. */
-  static async of(records: AsyncIterable<PipelineRecord>): Promise<DialogueTally> {
-    const tally = new DialogueTally();
+  static async of(
+    methods: readonly DialogueMethod[],
+    records: AsyncIterable<PipelineRecord>,
+  ): Promise<DialogueTally> {
+    const tally = new DialogueTally(methods);
     for await (const record of records) tally.add(record as unknown as Dialogue);
     return tally;
   }
@@ -204,16 +210,16 @@ export class DialogueTally {
 
   result(): Record<string, MethodTally> {
     const out: ReturnType<DialogueTally["result"]> = {};
-    for (const method of DIALOGUE_METHODS) {
+    for (const method of new Set([...this.methods.map((m) => m.name), ...this.byMethod.keys()])) {
       const entry = this.byMethod.get(method);
       if (!entry) continue;
-      const paper = PAPER_DIALOGUE_STATS[method];
+      const paper = this.methods.find((m) => m.name === method)?.paper;
       out[method] = {
         dialogues: entry.dialogues,
         turns: entry.turns,
         turns_per_dialogue: entry.dialogues === 0 ? 0 : round2(entry.turns / entry.dialogues),
         by_lang: Object.fromEntries([...entry.byLang].sort((a, b) => b[1] - a[1])),
-        paper: { dialogues: paper.dialogues, turns_per_dialogue: paper.turnsPerDialogue },
+        ...(paper && { paper: { dialogues: paper.dialogues, turns_per_dialogue: paper.turnsPerDialogue } }),
       };
     }
     return out;
@@ -222,12 +228,15 @@ export class DialogueTally {
   /** Lines for the end-of-stage log: dialogues, turns per dialogue, the paper's figure. */
   describe(): string[] {
     return Object.entries(this.result()).map(([method, r]) => {
+      const ours =
+        `${method}: ${r.dialogues.toLocaleString("en-US")} dialogues, ${r.turns.toLocaleString("en-US")} turns, ` +
+        `${r.turns_per_dialogue} turns per dialogue`;
+      if (!r.paper) return ours;
       const deviation = paperDeviation(r.turns_per_dialogue, r.paper.turns_per_dialogue);
       const mark =
         Math.abs(deviation) > PAPER_DEVIATION_LIMIT ? `; ${signedPercent(deviation)}, over the 20% mark` : "";
       return (
-        `${method}: ${r.dialogues.toLocaleString("en-US")} dialogues, ${r.turns.toLocaleString("en-US")} turns, ` +
-        `${r.turns_per_dialogue} turns per dialogue (paper: ${r.paper.dialogues.toLocaleString("en-US")} dialogues, ` +
+        `${ours} (paper: ${r.paper.dialogues.toLocaleString("en-US")} dialogues, ` +
         `${r.paper.turns_per_dialogue} turns per dialogue${mark})`
       );
     });
@@ -242,50 +251,48 @@ export function paperDeviation(ours: number, paper: number): number {
   return paper === 0 ? 0 : round2((ours - paper) / paper);
 }
 
-/** One method's turns per dialogue beside the paper's, or why there is nothing to compare. */
-export interface MethodShape {
-  method: DialogueMethod;
-  /** `ran`; `disabled` (its stage switched off); `none` (its stage ran and kept none) */
-  state: "ran" | "disabled" | "none";
-  dialogues: number;
-  turns_per_dialogue: number;
-  paper_turns_per_dialogue: number;
-  /** relative to the paper's turns per dialogue */
-  deviation: number;
-  /** over PAPER_DEVIATION_LIMIT */
-  deviates: boolean;
-}
-
 /** paperShape's result, as export's summary keeps it. */
 export const paperShapeSchema = z.object({
   reproduces: z.boolean(),
   verdict: z.string(),
   methods: z.array(
     z.object({
-      method: z.enum(DIALOGUE_METHODS),
+      method: z.string(),
+      /** `ran`; `disabled` (its stage switched off); `none` (its stage ran and kept none) */
       state: z.enum(["ran", "disabled", "none"]),
       dialogues: z.number(),
       turns_per_dialogue: z.number(),
-      paper_turns_per_dialogue: z.number(),
+      /** the paper's figures; none for a method the paper does not have */
+      paper_dialogues: z.number().optional(),
+      paper_turns_per_dialogue: z.number().optional(),
+      /** relative to the paper's turns per dialogue */
       deviation: z.number(),
+      /** over PAPER_DEVIATION_LIMIT */
       deviates: z.boolean(),
     }),
   ),
 });
+/** One method's turns per dialogue beside the paper's, or why there is nothing to compare. */
+export type MethodShape = z.infer<typeof paperShapeSchema>["methods"][number];
 
 /**
  * Whether a run has the released dataset's per-method shape: every paper method made dialogues, each
  * with turns per dialogue within PAPER_DEVIATION_LIMIT of the paper's table. Dialogue counts are left
- * out on purpose: they follow the size of the input and `count` settings, not the method.
+ * out on purpose: they follow the size of the input and `count` settings, not the method. A method
+ * the paper does not have is listed, and left out of the verdict.
  */
 export function paperShape(
   byMethod: Readonly<Record<string, { dialogues: number; turns: number } | undefined>>,
+  declared: readonly DialogueMethod[],
   disabledMethods: readonly DialogueMethod[] = [],
 ): { reproduces: boolean; verdict: string; methods: MethodShape[] } {
-  const methods = DIALOGUE_METHODS.map((method): MethodShape => {
-    const paper = PAPER_DIALOGUE_STATS[method].turnsPerDialogue;
+  const methods = declared.map(({ name: method, paper }): MethodShape => {
+    const figures = paper && {
+      paper_dialogues: paper.dialogues,
+      paper_turns_per_dialogue: paper.turnsPerDialogue,
+    };
     const t = byMethod[method];
-    const disabled = disabledMethods.includes(method);
+    const disabled = disabledMethods.some((m) => m.name === method);
     if (disabled || !t || t.dialogues === 0) {
       const state = disabled ? "disabled" : "none";
       return {
@@ -293,25 +300,26 @@ export function paperShape(
         state,
         dialogues: 0,
         turns_per_dialogue: 0,
-        paper_turns_per_dialogue: paper,
+        ...figures,
         deviation: 0,
         deviates: false,
       };
     }
     const tpd = round2(t.turns / t.dialogues);
-    const deviation = paperDeviation(tpd, paper);
+    const deviation = paper ? paperDeviation(tpd, paper.turnsPerDialogue) : 0;
     return {
       method,
       state: "ran",
       dialogues: t.dialogues,
       turns_per_dialogue: tpd,
-      paper_turns_per_dialogue: paper,
+      ...figures,
       deviation,
       deviates: Math.abs(deviation) > PAPER_DEVIATION_LIMIT,
     };
   });
-  const off = methods.filter((m) => m.state !== "ran");
-  const deviating = methods.filter((m) => m.deviates);
+  const inPaper = methods.filter((m) => m.paper_turns_per_dialogue !== undefined);
+  const off = inPaper.filter((m) => m.state !== "ran");
+  const deviating = inPaper.filter((m) => m.deviates);
   const reproduces = off.length === 0 && deviating.length === 0;
   const limit = `${PAPER_DEVIATION_LIMIT * 100}%`;
   const verdict = reproduces

@@ -1,20 +1,14 @@
 // What the framework may know of the stages: only what the stage list it is handed says of itself.
 // The CLI hands down stages/index.ts's list (tests their own); the runner gives it to every stage as
-// `ctx.registry`, and the report takes it as an option. Nothing under pipeline/ names a stage, so a
-// new stage or dialogue method is one declaration in stages/, never an edit here.
-//
-//   const registry = new StageRegistry(STAGES);
-//   registry.names;                                   // every stage, in pipeline order
-//   registry.dialogueStages;                          // stages that declare `methods`, in that order
-//   registry.stageOfMethod("code-correction");        // "correct"
-//   registry.disabledDialogueStages(config.stages);   // dialogue stages with `enabled: false`
-//   registry.releaseStage();                          // the stage that declares `release` (export)
+// `ctx.registry`, and the report takes it as an option. A dialogue method is declared by the stage
+// that makes it (`methods`), so a new one is its stage, its config and its prompt, with no edit under
+// pipeline/ (test/registry/toy-method.test.ts adds one from test/).
 import type { DialogueMethod } from "./dialogue.js";
 
 /** The part of a stage definition the registry reads (pipeline/stage.ts). */
 export interface RegisteredStage {
   name: string;
-  /** the dialogue methods the stage makes; a stage that declares them is a dialogue stage */
+  /** the dialogue methods the stage makes, declared; a stage that declares them is a dialogue stage */
   methods?: readonly DialogueMethod[] | undefined;
   /** declared by the one stage whose directory holds the release (and the report) */
   release?: object | undefined;
@@ -27,7 +21,9 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
   readonly names: readonly string[];
   /** the stages that make dialogues, in pipeline order (the order their dialogues reach validation) */
   readonly dialogueStages: readonly string[];
-  private readonly makers = new Map<DialogueMethod, string>();
+  /** every declared dialogue method, in pipeline order */
+  readonly methods: readonly DialogueMethod[];
+  private readonly makers = new Map<string, string>();
   private readonly methodsByStage = new Map<string, readonly DialogueMethod[]>();
 
   constructor(stages: readonly T[]) {
@@ -43,16 +39,24 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
       if (!stage.methods?.length) continue;
       this.methodsByStage.set(stage.name, stage.methods);
       for (const method of stage.methods) {
-        const other = this.makers.get(method);
-        if (other !== undefined && other !== stage.name) {
+        const other = this.makers.get(method.name);
+        if (other !== undefined) {
           throw new Error(
-            `stages ${other} and ${stage.name} both declare the dialogue method ${method}; each method has one stage that makes it`,
+            `stages ${other} and ${stage.name} both declare the dialogue method ${method.name}; each method has one stage that makes it`,
           );
         }
-        this.makers.set(method, stage.name);
+        this.makers.set(method.name, stage.name);
       }
     }
     this.dialogueStages = [...this.methodsByStage.keys()];
+    this.methods = [...this.methodsByStage.values()].flat();
+    for (const [i, method] of this.methods.entries()) {
+      const twin = this.methods.find((m, j) => j < i && m.prefix === method.prefix);
+      if (twin)
+        throw new Error(
+          `dialogue methods ${twin.name} and ${method.name} both declare the id prefix ${method.prefix}; each needs its own`,
+        );
+    }
   }
 
   /** The definition of the stage named `name`, if registered. */
@@ -70,8 +74,13 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
     return this.methodsByStage.get(stage) ?? [];
   }
 
+  /** The declaration of the method named `name`, if a registered stage declares it. */
+  method(name: string): DialogueMethod | undefined {
+    return this.methods.find((m) => m.name === name);
+  }
+
   /** The stage that makes `method`'s dialogues, if any registered stage declares it. */
-  stageOfMethod(method: DialogueMethod): string | undefined {
+  stageOfMethod(method: string): string | undefined {
     return this.makers.get(method);
   }
 

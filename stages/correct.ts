@@ -25,7 +25,12 @@ import { checkable, checkMessages, withCheck, writeCheck } from "./correct/check
 import { type CorrectConfig, correctConfigSchema } from "./correct/config.js";
 import { type ErrorType, errorTypeOf } from "./correct/error-type.js";
 import { givesAway } from "./correct/gives-away.js";
-import { type CorrectSummary, correctSummarySchema, summarizeCorrect } from "./correct/summary.js";
+import {
+  CODE_CORRECTION,
+  type CorrectSummary,
+  correctSummarySchema,
+  summarizeCorrect,
+} from "./correct/summary.js";
 import { codeOfAnswer } from "./dialogue-kit/code.js";
 import type { Program } from "./dialogue-kit/executor.js";
 import { errorLine, type JournaledRun, runMeta } from "./dialogue-kit/journal.js";
@@ -159,7 +164,7 @@ export async function correctCode(
     return {
       out: [
         makeDialogue({
-          method: "code-correction",
+          method: CODE_CORRECTION,
           sources: [record.id],
           messages,
           lang: fix.lang,
@@ -193,7 +198,7 @@ function refuseGiveAway(text: string, what: string, mistake = false): void {
 export const correctStage = dialogueStage<CorrectConfig, CorrectSummary>({
   name: "correct",
   description: "deliberately broken code, its error, and the fix",
-  methods: ["code-correction"],
+  methods: [CODE_CORRECTION],
   configSchema: correctConfigSchema,
   leadRole: (config) => config.role,
   fingerprint: ({ config, root }) => ({

@@ -10,7 +10,6 @@ import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
-import { compareLanguages } from "../pipeline/report/paper.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
 import { type CardFacts, datasetCard } from "./export/card.js";
@@ -30,6 +29,7 @@ import {
   type ExportSummary,
   exportSummarySchema,
 } from "./export/stats.js";
+import { compareLanguages } from "./filter/languages.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
@@ -78,7 +78,8 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     dialogues: rows.public.length,
     instructions: pairs.length,
     methods,
-    shape: paperShape(methods, ctx.registry.methodsOfStages(disabled)),
+    declared: ctx.registry.methods,
+    shape: paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled)),
     instructionLangs: instructions.langs,
     sources,
     models,

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import pLimit from "p-limit";
 import type { LanguageName } from "../pipeline/code/languages.js";
-import type { Dialogue } from "../pipeline/dialogue.js";
+import { type Dialogue, talliesOf } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
 import { learnServerWorkers, programsAtOnce, SandboxOutageError } from "../pipeline/execution/index.js";
 import { roleConfig } from "../pipeline/llm/config.js";
@@ -33,6 +33,7 @@ import { groupSimilarProblems } from "./leetcode/grouping.js";
 import { cannotJudgeIn, limitTests, SolutionJudge } from "./leetcode/judge.js";
 import { readProblems } from "./leetcode/read.js";
 import {
+  LEETCODE_METHODS,
   type LeetcodeStats,
   type LeetcodeSummary,
   leetcodeSummarySchema,
@@ -277,7 +278,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
 export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSummary>({
   name: "leetcode",
   description: "similar-problem and follow-up dialogues from TACO's LeetCode problems (solutions run first)",
-  methods: ["leetcode-similar-problem", "leetcode-follow-up"],
+  methods: LEETCODE_METHODS,
   upstream: ["download"],
   // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
   switchable: true,
@@ -300,5 +301,8 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSu
     return summarizeLeetcode(ctx.read(ctx.name), run.stats, ctx.log);
   },
   summarySchema: leetcodeSummarySchema,
-  report: { flow: outputsStep("leetcode dialogues"), made: (summary) => summary },
+  report: {
+    flow: outputsStep("leetcode dialogues"),
+    made: (summary) => talliesOf(summary, LEETCODE_METHODS),
+  },
 });

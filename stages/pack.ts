@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { makeDialogue } from "../pipeline/dialogue.js";
+import { makeDialogue, talliesOf } from "../pipeline/dialogue.js";
 import type { CachedEmbedding } from "../pipeline/embed/cache.js";
 import { createEmbedder, EmbeddingCache, embedTexts, KnnIndex } from "../pipeline/embed/index.js";
 import { outputsStep } from "../pipeline/report/flow.js";
@@ -14,7 +14,13 @@ import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.
 import { type PackConfig, packConfigSchema } from "./pack/config.js";
 import { type PackResult, packSimilarQueries } from "./pack/packing.js";
 import { type Single, validateSingles } from "./pack/singles.js";
-import { type PackStats, type PackSummary, packSummarySchema, summarizePack } from "./pack/summary.js";
+import {
+  type PackStats,
+  type PackSummary,
+  packSummarySchema,
+  SINGLE_TURN_PACKING,
+  summarizePack,
+} from "./pack/summary.js";
 
 type PackContext = StageContext<PackConfig>;
 
@@ -110,7 +116,7 @@ async function packGroup(
     const lang = [...langs].sort((a, b) => b[1] - a[1])[0]![0];
     await emit.out(
       makeDialogue({
-        method: "single-turn-packing",
+        method: SINGLE_TURN_PACKING,
         sources: packed.map((s) => s.id),
         messages: packed.flatMap((s) => [
           { role: "user" as const, content: s.query },
@@ -197,7 +203,7 @@ export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
   name: "pack",
   description:
     "packs similar single-turn queries into multi-turn dialogues (sentence embeddings, 4 nearest neighbours)",
-  methods: ["single-turn-packing"],
+  methods: [SINGLE_TURN_PACKING],
   upstream: ["filter"],
   // a dialogue method: `enabled: false` leaves it out, validate and export go on without it
   switchable: true,
@@ -211,5 +217,8 @@ export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
     return summarizePack(ctx.read(ctx.name), stats, ctx.log);
   },
   summarySchema: packSummarySchema,
-  report: { flow: outputsStep("pack dialogues"), made: (summary) => summary },
+  report: {
+    flow: outputsStep("pack dialogues"),
+    made: (summary) => talliesOf(summary, [SINGLE_TURN_PACKING]),
+  },
 });

@@ -23,7 +23,12 @@ import { dialogueStage } from "./dialogue-kit/stage.js";
 import { type SimulateConfig, simulateConfigSchema } from "./simulate/config.js";
 import { type SimulatedFeedback, simulateHumanFeedback } from "./simulate/feedback.js";
 import { Interaction, type LoopEnv } from "./simulate/interaction.js";
-import { type SimulateSummary, simulateSummarySchema, summarizeSimulate } from "./simulate/summary.js";
+import {
+  INTERACTION_SIMULATION,
+  type SimulateSummary,
+  simulateSummarySchema,
+  summarizeSimulate,
+} from "./simulate/summary.js";
 
 type SimulateContext = StageContext<SimulateConfig>;
 
@@ -88,7 +93,7 @@ export async function simulateInteraction(
   return {
     out: [
       makeDialogue({
-        method: "interaction-simulation",
+        method: INTERACTION_SIMULATION,
         sources: [record.id],
         messages: dialogue.messages,
         lang: dialogue.lang ?? hint ?? "unknown",
@@ -114,7 +119,7 @@ export async function simulateInteraction(
 export const simulateStage = dialogueStage<SimulateConfig, SimulateSummary>({
   name: "simulate",
   description: "weak model answers, the sandbox runs it, strong model fixes it; simulated human feedback",
-  methods: ["interaction-simulation"],
+  methods: [INTERACTION_SIMULATION],
   configSchema: simulateConfigSchema,
   leadRole: (config) => config.strong_role,
   fingerprint: ({ config, root }) => {

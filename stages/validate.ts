@@ -57,7 +57,7 @@ export async function validateRecord(
   ctx: ValidateContext,
   run: ValidateRun,
 ): Promise<RecordOutcome> {
-  const parsed = parseDialogue(record);
+  const parsed = parseDialogue(record, ctx.registry.methods);
   if (!parsed.ok) {
     return { rejects: [{ id: record.id, reason: "malformed-dialogue", detail: parsed.error, record }] };
   }
@@ -142,7 +142,11 @@ export function defineValidateStage(
     open: openValidate,
     process: validateRecord,
     async summarize(ctx) {
-      const summary = await summarizeValidation(ctx.read(ctx.name), ctx.read(ctx.name, { rejects: true }));
+      const summary = await summarizeValidation(
+        ctx.registry.methods,
+        ctx.read(ctx.name),
+        ctx.read(ctx.name, { rejects: true }),
+      );
       for (const line of describeValidation(summary)) ctx.log.info(line);
       return summary;
     },

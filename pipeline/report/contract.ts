@@ -12,7 +12,6 @@
 //     ],
 //   }
 import type { z } from "zod";
-import type { DialogueMethod } from "../dialogue.js";
 import type { RegisteredStage, StageRegistry } from "../registry.js";
 import type { StageCounts } from "../store/manifest.js";
 import type { UsageTotals } from "../usage.js";
@@ -36,8 +35,8 @@ export interface FlowStep {
   records?: number | undefined;
 }
 
-/** Dialogues and turns per method. */
-export type MethodCounts = Partial<Record<DialogueMethod, { dialogues: number; turns: number }>>;
+/** Dialogues and turns per method, by the method's name. */
+export type MethodCounts = Readonly<Record<string, { dialogues: number; turns: number }>>;
 
 /**
  * The other stages whose summaries a section reads (its own stage's it always gets): their

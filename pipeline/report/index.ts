@@ -15,7 +15,6 @@ import { renderReport } from "./render.js";
 
 export type { CollectOptions, ReportData } from "./collect.js";
 export { collectReport } from "./collect.js";
-export { PAPER_LANGUAGES } from "./paper.js";
 export { renderReport } from "./render.js";
 
 export const REPORT_FILE = "report.html";

@@ -2,15 +2,22 @@
 // mistake): dialogues and turns by way of DialogueTally, the mix of mistakes actually observed, how
 // many were logical errors caught by a check, and why the other records were dropped.
 import { z } from "zod";
-import { methodTallyKeys } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import { countsLine, countsSchema, tallyDialogues } from "../dialogue-kit/summary.js";
 import type { CorrectConfig } from "./config.js";
 import { PAPER_ERROR_TYPES } from "./error-type.js";
 
+export const CODE_CORRECTION = {
+  name: "code-correction",
+  prefix: "corr",
+  paper: { dialogues: 500, turnsPerDialogue: 2.4 },
+  card: "code correction (faulty answers corrected from their execution errors)",
+} as const satisfies DialogueMethod;
+
 /** Correct's summary, as its manifest keeps it. */
 export const correctSummarySchema = z.object({
-  ...methodTallyKeys(["code-correction"]),
+  ...methodTallyKeys([CODE_CORRECTION]),
   error_types: countsSchema,
   paper_error_types: z.array(z.string()),
   checked: z.number(),

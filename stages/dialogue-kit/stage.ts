@@ -4,12 +4,11 @@
 // role's requests in flight plus the programs the sandbox runs at once, rejects a record without a
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
-import type { DialogueMethod } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, talliesOf } from "../../pipeline/dialogue.js";
 import { type FeedbackTemplate, learnServerWorkers, programsAtOnce } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
-import type { MethodCounts } from "../../pipeline/report/contract.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
 import type { ExecutionConfig } from "./config.js";
@@ -25,7 +24,7 @@ export interface DialogueStageConfig extends Selection {
   concurrency?: number | undefined;
 }
 
-export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends MethodCounts> {
+export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends object> {
   name: string;
   description: string;
   /** the dialogue methods it makes (pipeline/registry.ts) */
@@ -55,7 +54,7 @@ export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends Me
 }
 
 /** The stage definition of a dialogue method reading the filter's records. */
-export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodCounts>(
+export function dialogueStage<C extends DialogueStageConfig, Sum extends object>(
   spec: DialogueStageSpec<C, Sum>,
 ): RecordStage<C, unknown, Sum> {
   return defineStage<C, DialogueServices, Sum>({
@@ -103,6 +102,9 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends MethodC
     summarize: spec.summarize,
     summarySchema: spec.summarySchema,
     // its dialogues in the report's flow chart, and per method in validate's methods section
-    report: { flow: outputsStep(`${spec.name} dialogues`), made: (summary) => summary },
+    report: {
+      flow: outputsStep(`${spec.name} dialogues`),
+      made: (summary) => talliesOf(summary, spec.methods),
+    },
   }) as RecordStage<C, unknown, Sum>;
 }

@@ -13,7 +13,7 @@ export async function tallyDialogues<C>(
   ctx: StageContext<C>,
   each: (dialogue: Dialogue) => void,
 ): Promise<DialogueTally> {
-  const tally = new DialogueTally();
+  const tally = new DialogueTally(ctx.registry.methodsOf(ctx.name));
   for await (const record of ctx.read(ctx.name)) {
     const parsed = parseDialogue(record);
     if (!parsed.ok) continue;

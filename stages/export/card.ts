@@ -5,12 +5,12 @@
 // method step by step, the models that wrote it, and BibTeX for the paper and the sources.
 import { stringify } from "yaml";
 import {
+  type DialogueMethod,
   type DialogueTally,
-  PAPER_DIALOGUE_STATS,
   type paperShape,
   signedPercent,
 } from "../../pipeline/dialogue.js";
-import { compareLanguages } from "../../pipeline/report/paper.js";
+import { compareLanguages } from "../filter/languages.js";
 import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
@@ -32,6 +32,8 @@ export interface CardFacts {
   dialogues: number;
   instructions: number;
   methods: ReturnType<DialogueTally["result"]>;
+  /** every method the run's stages declare: the card's method section names each */
+  declared: readonly DialogueMethod[];
   /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
   shape: ReturnType<typeof paperShape>;
   /** filtered instructions per language, beside the paper's mix */
@@ -176,11 +178,12 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "| method | dialogues | turns per dialogue | paper: dialogues | paper: turns per dialogue | deviation |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
     ...facts.shape.methods.map((m) => {
-      const r = facts.methods[m.method];
-      const paper = `${n(r?.paper.dialogues ?? PAPER_DIALOGUE_STATS[m.method].dialogues)} | ${m.paper_turns_per_dialogue}`;
+      const inPaper = m.paper_dialogues !== undefined;
+      const paper = inPaper ? `${n(m.paper_dialogues!)} | ${m.paper_turns_per_dialogue}` : " | ";
       if (m.state === "disabled") return `| ${m.method} | not run (disabled) | | ${paper} | |`;
       if (m.state === "none") return `| ${m.method} | 0 | | ${paper} | |`;
-      return `| ${m.method} | ${n(m.dialogues)} | ${m.turns_per_dialogue} | ${paper} | ${deviationCell(m.deviation, m.deviates)} |`;
+      const deviation = inPaper ? deviationCell(m.deviation, m.deviates) : "";
+      return `| ${m.method} | ${n(m.dialogues)} | ${m.turns_per_dialogue} | ${paper} | ${deviation} |`;
     }),
     "",
     "A turn is a user message and its answer; a deviation over 20% of the paper's figure is marked **over 20%**.",
@@ -229,10 +232,7 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "   near-duplicates are removed.",
     "2. An LLM rates every query's complexity from 1 to 5 with two prompts in turn; queries rated 4 or 5",
     "   by both are kept (`filtered-instruction`).",
-    "3. Multi-turn dialogues are made five ways: single-turn packing (similar queries joined by sentence",
-    "   embeddings and nearest neighbours), interaction simulation (a weaker model answers, its code runs,",
-    "   a stronger model simulates the user's feedback and the fixes), code correction (faulty answers",
-    "   corrected from their execution errors), and LeetCode similar problems and follow-ups.",
+    ...madeWays(facts.declared),
     "4. Validation: every assistant code block runs in the sandbox (Python blocks of one dialogue share",
     "   a session); a dialogue whose final code fails or times out is dropped, one whose code cannot run",
     "   there (a missing package, a network, a display, input) is kept.",
@@ -260,6 +260,25 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+const NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+
+/** Step 3 of the card's method: the ways dialogues are made, as the declared methods name them. */
+function madeWays(declared: readonly DialogueMethod[]): string[] {
+  const ways = [...new Set(declared.map((m) => m.card))];
+  if (ways.length === 0) return ["3. No stage of this run makes multi-turn dialogues."];
+  const list = ways.length < 3 ? ways.join(" and ") : `${ways.slice(0, -1).join(", ")}, and ${ways.at(-1)}`;
+  const count = declared.length;
+  const words = `3. Multi-turn dialogues are made ${NUMBERS[count] ?? count} way${count === 1 ? "" : "s"}: ${list}.`;
+  // wrapped as the rest of the section is, after at most 101 characters
+  const lines = [""];
+  for (const word of words.split(" ")) {
+    const line = lines.at(-1)!;
+    if (line !== "" && line.length + 1 + word.length > 101) lines.push(`   ${word}`);
+    else lines[lines.length - 1] = line === "" ? word : `${line} ${word}`;
+  }
+  return lines;
 }
 
 function deviationCell(deviation: number, deviates: boolean): string {

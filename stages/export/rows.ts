@@ -71,11 +71,11 @@ function validationTags(validation: Record<string, unknown> | undefined): string
 export async function readDialogues(ctx: ExportContext, emit: Emitter) {
   const dialogues: Dialogue[] = [];
   const seen = new Set<string>();
-  const tally = new DialogueTally();
+  const tally = new DialogueTally(ctx.registry.methods);
   const validation: Record<string, number> = {};
   const embedders = new Set<string>();
   for await (const record of ctx.read("validate")) {
-    const parsed = parseDialogue(record);
+    const parsed = parseDialogue(record, ctx.registry.methods);
     if (!parsed.ok) {
       await emit.reject({ id: record.id, reason: "malformed-dialogue", detail: parsed.error });
       continue;

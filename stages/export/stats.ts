@@ -8,7 +8,7 @@ import {
   paperShapeSchema,
   signedPercent,
 } from "../../pipeline/dialogue.js";
-import type { LanguageShare } from "../../pipeline/report/paper.js";
+import type { LanguageShare } from "../filter/languages.js";
 import type { SourceUse } from "./card.js";
 
 /** The files under `<data_dir>/export/`; nothing else there is part of the release. */
@@ -102,7 +102,7 @@ export function describeShape(stats: Pick<ExportStats, "shape" | "filtered_instr
     if (m.state === "disabled") lines.push(`${m.method}: not run (disabled)`);
     else if (m.state === "ran")
       lines.push(
-        `${m.method}: ${m.turns_per_dialogue} turns per dialogue (paper: ${m.paper_turns_per_dialogue}, ${signedPercent(m.deviation)}${m.deviates ? ", over 20%" : ""})`,
+        `${m.method}: ${m.turns_per_dialogue} turns per dialogue${m.paper_turns_per_dialogue === undefined ? "" : ` (paper: ${m.paper_turns_per_dialogue}, ${signedPercent(m.deviation)}${m.deviates ? ", over 20%" : ""})`}`,
       );
   }
   const langs = stats.filtered_instruction.languages;

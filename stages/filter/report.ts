@@ -4,9 +4,9 @@
 import { PAPER_DEVIATION_LIMIT } from "../../pipeline/dialogue.js";
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
-import { compareLanguages } from "../../pipeline/report/paper.js";
 import { exportStage } from "../export.js";
 import type { FilterSummary } from "./funnel.js";
+import { compareLanguages } from "./languages.js";
 
 /** The filtering figure: the aggregated pool, after the first complexity round, after the second. */
 export const PAPER_FILTER = { pool: 287_252, round1: 191_122, kept: 156_526 } as const;

@@ -6,6 +6,7 @@ import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { FollowUpPlan } from "./follow-up.js";
 import { entryOf, type Judge, limitTests } from "./judge.js";
+import { LEETCODE_FOLLOW_UP, LEETCODE_SIMILAR_PROBLEM } from "./summary.js";
 import type { TacoProblem } from "./taco.js";
 import { assistantAnswer, fenced, writeTextBeforeCode } from "./texts.js";
 import { translateSolution } from "./translate.js";
@@ -62,7 +63,7 @@ export async function writeSimilarDialogue(
     await answerTurn(w, messages, problemText(member.problem), member.passing[0]!.code, "python");
   }
   return makeDialogue({
-    method: "leetcode-similar-problem",
+    method: LEETCODE_SIMILAR_PROBLEM,
     sources: members.map((m) => m.problem.id),
     messages,
     lang: "python",
@@ -82,11 +83,7 @@ export interface DroppedStep {
 }
 
 /** The typed question a call-style translation is judged with (and told the types of). */
-function typedQuestionOf(task: {
-  problemId: string;
-  tests: TacoProblem["tests"];
-  starterCode: string;
-}) {
+function typedQuestionOf(task: { problemId: string; tests: TacoProblem["tests"]; starterCode: string }) {
   if (task.tests.style !== "call") return undefined;
   const signature = starterSignature(task.starterCode, task.tests.fnName);
   if ("error" in signature) return undefined;
@@ -163,7 +160,7 @@ export async function writeFollowUpDialogue(
     .join("+");
   return {
     dialogue: makeDialogue({
-      method: "leetcode-follow-up",
+      method: LEETCODE_FOLLOW_UP,
       variant,
       sources: [problem.id],
       messages,

@@ -2,7 +2,7 @@
 // problem dialogues of 2.2 turns, 200 follow-ups of 3.8), and what the dialogues cannot tell: rows
 // read, problems kept, every solution's verdict, groups bypassed, translations dropped.
 import { z } from "zod";
-import { DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { ReadStats } from "./read.js";
@@ -23,11 +23,26 @@ export interface LeetcodeStats {
   };
 }
 
+const CARD = "LeetCode similar problems and follow-ups";
+export const LEETCODE_SIMILAR_PROBLEM = {
+  name: "leetcode-similar-problem",
+  prefix: "lc-sim",
+  paper: { dialogues: 303, turnsPerDialogue: 2.2 },
+  card: CARD,
+} as const satisfies DialogueMethod;
+export const LEETCODE_FOLLOW_UP = {
+  name: "leetcode-follow-up",
+  prefix: "lc-fu",
+  paper: { dialogues: 200, turnsPerDialogue: 3.8 },
+  card: CARD,
+} as const satisfies DialogueMethod;
+export const LEETCODE_METHODS = [LEETCODE_SIMILAR_PROBLEM, LEETCODE_FOLLOW_UP] as const;
+
 const counts = z.record(z.string(), z.number());
 
 /** Leetcode's summary, as its manifest keeps it: the dialogues, and LeetcodeStats once it has run. */
 export const leetcodeSummarySchema = z.object({
-  ...methodTallyKeys(["leetcode-similar-problem", "leetcode-follow-up"]),
+  ...methodTallyKeys(LEETCODE_METHODS),
   read: z
     .object({
       files: z.number(),
@@ -68,7 +83,7 @@ export async function summarizeLeetcode(
   stats: LeetcodeStats | undefined,
   log: Logger,
 ): Promise<LeetcodeSummary> {
-  const tally = await DialogueTally.of(dialogues);
+  const tally = await DialogueTally.of(LEETCODE_METHODS, dialogues);
   for (const line of tally.describe()) log.info(line);
   if (stats) {
     const s = stats.validation.solutions;

@@ -2,7 +2,7 @@
 // 33.5K turns): dialogues, turns, turns per dialogue by way of DialogueTally; and what the dialogues
 // alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
 import { z } from "zod";
-import { DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { EmbedStats } from "../../pipeline/embed/index.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
@@ -47,9 +47,16 @@ const READINGS = {
 
 export const PAPER_PACKING = { single_turns: 105_000, dialogues: 16_600, turns: 33_500 };
 
+export const SINGLE_TURN_PACKING = {
+  name: "single-turn-packing",
+  prefix: "pack",
+  paper: { dialogues: 16_600, turnsPerDialogue: 2.0 },
+  card: "single-turn packing (similar queries joined by sentence embeddings and nearest neighbours)",
+} as const satisfies DialogueMethod;
+
 /** Pack's summary, as its manifest keeps it. */
 export const packSummarySchema = z.object({
-  ...methodTallyKeys(["single-turn-packing"]),
+  ...methodTallyKeys([SINGLE_TURN_PACKING]),
   single_turns: z.number(),
   packed: z.number(),
   bypassed: z.number(),
@@ -90,7 +97,7 @@ export async function summarizePack(
   stats: PackStats | undefined,
   log: Logger,
 ): Promise<PackSummary> {
-  const tally = await DialogueTally.of(dialogues);
+  const tally = await DialogueTally.of([SINGLE_TURN_PACKING], dialogues);
   const groups = Object.values(stats?.groups ?? {});
   const sum = (f: (g: (typeof groups)[number]) => number) => groups.reduce((n, g) => n + f(g), 0);
   // the records that reached the packing: selected ones whose vector was usable

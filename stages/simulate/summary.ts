@@ -3,16 +3,23 @@
 // many with code that never ran because the cap held; how the
 // executions went; which feedback categories the reviewer chose; why records were rejected.
 import { z } from "zod";
-import { methodTallyKeys } from "../../pipeline/dialogue.js";
+import { type DialogueMethod, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { StageContext, StageTally } from "../../pipeline/stage.js";
 import { countsLine, countsSchema, tallyDialogues } from "../dialogue-kit/summary.js";
 import { FEEDBACK_CATEGORIES } from "./categories.js";
 import type { SimulateConfig } from "./config.js";
 import type { ExecutionEntry } from "./interaction.js";
 
+export const INTERACTION_SIMULATION = {
+  name: "interaction-simulation",
+  prefix: "sim",
+  paper: { dialogues: 51_000, turnsPerDialogue: 3.0 },
+  card: "interaction simulation (a weaker model answers, its code runs, a stronger model simulates the user's feedback and the fixes)",
+} as const satisfies DialogueMethod;
+
 /** Simulate's summary, as its manifest keeps it. */
 export const simulateSummarySchema = z.object({
-  ...methodTallyKeys(["interaction-simulation"]),
+  ...methodTallyKeys([INTERACTION_SIMULATION]),
   passing: z.number(),
   passing_share: z.number(),
   capped: z.number(),

@@ -1,13 +1,8 @@
-// Validate's section on the dialogue methods, where the dialogues of every method meet: which ran,
-// dialogues and turns per method as their stages made them (each dialogue stage's `report.made`) and
-// as validation kept them (else as export released them), beside the paper's table with each
+// Validate's section on the dialogue methods the stages declare, where their dialogues meet: which
+// ran, dialogues and turns per method as their stages made them (each dialogue stage's `report.made`)
+// and as validation kept them (else as export released them), beside the paper's table with each
 // deviation over 20% marked, and whether the run has the released dataset's per-method shape.
-import {
-  DIALOGUE_METHODS,
-  type DialogueMethod,
-  PAPER_DIALOGUE_STATS,
-  paperShape,
-} from "../../pipeline/dialogue.js";
+import { type DialogueMethod, paperShape } from "../../pipeline/dialogue.js";
 import type { StageRegistry } from "../../pipeline/registry.js";
 import type { ReportingStage, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, n, OURS, PAPER, table } from "../../pipeline/report/html.js";
@@ -19,14 +14,14 @@ import type { ValidateSummary } from "./summary.js";
 type Counts = { dialogues: number; turns: number };
 
 export interface MethodRow {
-  method: DialogueMethod;
+  method: string;
   /** the stage that makes this method's dialogues (none when no registered stage declares it) */
   stage: string;
   /** as the dialogue stages made them; undefined when the stage has not run */
   generated?: Counts | undefined;
   /** what validation kept (what export releases) */
   kept?: Counts | undefined;
-  paper: { dialogues: number; turnsPerDialogue: number };
+  paper: DialogueMethod["paper"];
 }
 
 /** What the methods section reads besides validate's summary: every dialogue stage's, and export's. */
@@ -35,52 +30,35 @@ export const methodsReads = (registry: StageRegistry<ReportingStage>) => [
   exportStage,
 ];
 
-/** The stage of a method no registered stage declares (so it never ran). */
-const NO_STAGE = "no stage";
-
 /** Every method's row, and its turns per dialogue (kept, else made) beside the paper's. */
 export function methodsOf(view: StageView<ValidateSummary>): {
   methods: MethodRow[];
   shape: ReturnType<typeof paperShape> | undefined;
 } {
   const { registry } = view;
-  const generated = new Map<DialogueMethod, Counts>();
-  const ran = registry.dialogueStages.filter((name) => view.ran(name));
-  // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
-  for (const method of DIALOGUE_METHODS) {
-    const stage = registry.stageOfMethod(method);
-    if (stage !== undefined && ran.includes(stage)) generated.set(method, { dialogues: 0, turns: 0 });
-  }
-  for (const name of ran) {
-    const stage = registry.stage(name);
-    const made = stage && view.madeBy(stage);
-    for (const method of DIALOGUE_METHODS) {
-      const t = made?.[method];
-      if (!t) continue;
-      const sum = generated.get(method) ?? { dialogues: 0, turns: 0 };
-      generated.set(method, { dialogues: sum.dialogues + t.dialogues, turns: sum.turns + t.turns });
-    }
-  }
   const keptSource = view.summary?.kept ?? view.summaryOf(exportStage)?.code_feedback.by_method;
-  const methods = DIALOGUE_METHODS.map((method): MethodRow => {
-    const kept = keptSource?.[method];
-    return {
-      method,
-      stage: registry.stageOfMethod(method) ?? NO_STAGE,
-      generated: generated.get(method),
-      kept: kept
-        ? { dialogues: kept.dialogues, turns: kept.turns }
-        : keptSource && generated.has(method)
-          ? { dialogues: 0, turns: 0 }
-          : undefined,
-      paper: PAPER_DIALOGUE_STATS[method],
-    };
+  const methods = registry.dialogueStages.flatMap((stage) => {
+    // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
+    const made = view.ran(stage) ? (view.madeBy(registry.stage(stage)!) ?? {}) : undefined;
+    return registry.methodsOf(stage).map((method): MethodRow => {
+      const t = made && (made[method.name] ?? { dialogues: 0, turns: 0 });
+      const kept = keptSource?.[method.name];
+      return {
+        method: method.name,
+        stage,
+        generated: t && { dialogues: t.dialogues, turns: t.turns },
+        kept: kept
+          ? { dialogues: kept.dialogues, turns: kept.turns }
+          : keptSource && t && { dialogues: 0, turns: 0 },
+        paper: method.paper,
+      };
+    });
   });
   const shown = Object.fromEntries(methods.map((m) => [m.method, m.kept ?? m.generated]));
   return {
     methods,
     shape: methods.some((m) => m.generated || m.kept)
-      ? paperShape(shown, registry.methodsOfStages(view.disabled))
+      ? paperShape(shown, registry.methods, registry.methodsOfStages(view.disabled))
       : undefined,
   };
 }
@@ -101,9 +79,9 @@ export function methodSection(view: StageView<ValidateSummary>): string {
       disabled ? DISABLED : (m.generated?.dialogues ?? `${m.stage} not run`),
       disabled ? undefined : m.kept?.dialogues,
       disabled ? undefined : tpd(ours(m)),
-      m.paper.dialogues,
-      m.paper.turnsPerDialogue.toFixed(1),
-      shape?.state === "ran" ? deviationText(shape.deviation, shape.deviates) : undefined,
+      m.paper?.dialogues,
+      m.paper?.turnsPerDialogue.toFixed(1),
+      shape?.state === "ran" && m.paper ? deviationText(shape.deviation, shape.deviates) : undefined,
     ];
   });
   const verdict = data.shape
@@ -147,10 +125,7 @@ export function methodSection(view: StageView<ValidateSummary>): string {
     return `${head}${view.missing("methods", ...makers)}${tableHtml}</section>`;
   }
   const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
-  const paperTotal = DIALOGUE_METHODS.reduce(
-    (a, m) => a + (data.methods.find((x) => x.method === m)?.paper.dialogues ?? 0),
-    0,
-  );
+  const paperTotal = data.methods.reduce((a, m) => a + (m.paper?.dialogues ?? 0), 0);
   const categories = data.methods.map((m) => m.method);
   return (
     head +
@@ -170,7 +145,7 @@ export function methodSection(view: StageView<ValidateSummary>): string {
           },
           {
             name: "paper",
-            values: data.methods.map((m) => (100 * m.paper.dialogues) / paperTotal),
+            values: data.methods.map((m) => m.paper && (100 * m.paper.dialogues) / paperTotal),
             color: PAPER,
           },
         ],
@@ -194,7 +169,7 @@ export function methodSection(view: StageView<ValidateSummary>): string {
             }),
             color: OURS,
           },
-          { name: "paper", values: data.methods.map((m) => m.paper.turnsPerDialogue), color: PAPER },
+          { name: "paper", values: data.methods.map((m) => m.paper?.turnsPerDialogue), color: PAPER },
         ],
         horizontal: true,
         width: 520,

@@ -2,7 +2,12 @@
 // dialogue's final code per method and language, every block's outcome per language, why blocks could
 // not run, and the dialogues kept (per method and language, next to the paper's table).
 import { z } from "zod";
-import { type Dialogue, DialogueTally, dialogueTallySchema } from "../../pipeline/dialogue.js";
+import {
+  type Dialogue,
+  type DialogueMethod,
+  DialogueTally,
+  dialogueTallySchema,
+} from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES, type DialogueOutcome } from "./config.js";
 import type { GateTag } from "./gates.js";
@@ -55,6 +60,7 @@ function validated(
 }
 
 export async function summarizeValidation(
+  methods: readonly DialogueMethod[],
   outputs: AsyncIterable<PipelineRecord>,
   rejects: AsyncIterable<PipelineRecord>,
 ): Promise<ValidateSummary> {
@@ -67,7 +73,7 @@ export async function summarizeValidation(
     gates: {},
     kept: {},
   };
-  const tally = new DialogueTally();
+  const tally = new DialogueTally(methods);
   const count = (dialogue: NonNullable<ReturnType<typeof validated>>, kept: boolean) => {
     const v = dialogue.meta.validation!;
     summary.dialogues.validated++;

@@ -8,6 +8,10 @@ import {
   parseDialogue,
   turnCount,
 } from "../../pipeline/dialogue.js";
+import { declared, PAPER_METHODS } from "../validate/fixtures.js";
+
+const packing = declared("single-turn-packing");
+const followUp = declared("leetcode-follow-up");
 
 const turns = [
   { role: "user" as const, content: "Write a function that adds two numbers." },
@@ -19,19 +23,20 @@ const turns = [
 describe("the dialogue record", () => {
   it("builds a well-formed record with a stable id from method and sources", () => {
     const d = makeDialogue({
-      method: "single-turn-packing",
+      method: packing,
       sources: ["a:1", "a:2"],
       messages: turns,
       lang: "python",
     });
-    expect(d.id).toBe(dialogueId("single-turn-packing", ["a:1", "a:2"]));
-    expect(d.id).toMatch(/^pack-[0-9a-f]{16}$/);
-    expect(dialogueId("single-turn-packing", ["a:2", "a:1"])).not.toBe(d.id);
-    expect(dialogueId("code-correction", ["a:1", "a:2"])).not.toBe(d.id);
-    expect(dialogueId("leetcode-follow-up", ["t:1"], "complexity")).not.toBe(
-      dialogueId("leetcode-follow-up", ["t:1"], "language"),
-    );
+    expect(d.id).toBe(dialogueId(packing, ["a:1", "a:2"]));
+    // the ids the paper's methods gave before they declared themselves: a rerun keeps every id
+    expect(d.id).toBe("pack-263919cadd676ea6");
+    expect(dialogueId(followUp, ["t:1"], "language")).toBe("lc-fu-3ce9a4b52dd7f12b");
+    expect(dialogueId(packing, ["a:2", "a:1"])).not.toBe(d.id);
+    expect(dialogueId(declared("code-correction"), ["a:1", "a:2"])).not.toBe(d.id);
+    expect(dialogueId(followUp, ["t:1"], "complexity")).not.toBe(dialogueId(followUp, ["t:1"], "language"));
     expect(parseDialogue(d)).toEqual({ ok: true, dialogue: d });
+    expect(d.method).toBe("single-turn-packing");
     expect(turnCount(d)).toBe(2);
     expect(Object.keys(codeFeedbackLine(d, 1))).toEqual(["id", "messages"]);
   });
@@ -47,17 +52,22 @@ describe("the dialogue record", () => {
       "message 1 (assistant) is empty",
     );
     expect(() =>
-      makeDialogue({ method: "code-correction", sources: ["x"], messages: [turns[0]!], lang: "python" }),
+      makeDialogue({
+        method: declared("code-correction"),
+        sources: ["x"],
+        messages: [turns[0]!],
+        lang: "python",
+      }),
     ).toThrow(/malformed/);
-    const bad = parseDialogue({
-      id: "x",
-      messages: turns,
-      method: "nope",
-      sources: ["a"],
-      lang: "python",
-      meta: {},
+    const nope = { id: "x", messages: turns, method: "nope", sources: ["a"], lang: "python", meta: {} };
+    // any method is a dialogue; checked against the run's declared methods, an undeclared one is not
+    expect(parseDialogue(nope).ok).toBe(true);
+    expect(parseDialogue(nope, PAPER_METHODS)).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^method: no stage of this run declares nope \(declared: single-turn-packing, /,
+      ),
     });
-    expect(bad.ok).toBe(false);
     const extra = parseDialogue({
       id: "x",
       messages: turns,
@@ -71,7 +81,7 @@ describe("the dialogue record", () => {
   });
 
   it("tallies dialogues and turns per method next to the paper", () => {
-    const tally = new DialogueTally();
+    const tally = new DialogueTally(PAPER_METHODS);
     tally.add({ method: "single-turn-packing", messages: turns, lang: "python" });
     tally.add({ method: "single-turn-packing", messages: [...turns, ...turns.slice(0, 2)], lang: "java" });
     const r = tally.result()["single-turn-packing"]!;
@@ -81,7 +91,7 @@ describe("the dialogue record", () => {
       turns_per_dialogue: 2.5,
       by_lang: { python: 1, java: 1 },
     });
-    expect(r.paper.dialogues).toBe(16_600);
+    expect(r.paper?.dialogues).toBe(16_600);
     expect(tally.describe()[0]).toMatch(/2 dialogues, 5 turns, 2.5 turns per dialogue \(paper: 16,600/);
     // 2.5 against the paper's 2.0: a deviation over 20%, called out
     expect(tally.describe()[0]).toMatch(/2 turns per dialogue; \+25%, over the 20% mark\)$/);

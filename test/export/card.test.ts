@@ -7,6 +7,7 @@ import { StageRegistry } from "../../pipeline/registry.js";
 import { type CardFacts, datasetCard } from "../../stages/export/card.js";
 import { exportConfigSchema } from "../../stages/export/config.js";
 import { STAGES } from "../../stages/index.js";
+import { declared, PAPER_METHODS } from "../validate/fixtures.js";
 
 const pair = [
   { role: "user" as const, content: "q" },
@@ -15,7 +16,7 @@ const pair = [
 const dialogueOf = (n: number) => Array.from({ length: n }, () => pair).flat();
 
 function tallyOf(rows: [string, number, number][]): ReturnType<DialogueTally["result"]> {
-  const tally = new DialogueTally();
+  const tally = new DialogueTally(PAPER_METHODS);
   for (const [method, dialogues, turnsEach] of rows)
     for (let i = 0; i < dialogues; i++)
       tally.add({ method: method as never, messages: dialogueOf(turnsEach), lang: "python" });
@@ -29,7 +30,8 @@ function facts(methods: ReturnType<DialogueTally["result"]>, disabled: DialogueM
     dialogues: 10,
     instructions: 10,
     methods,
-    shape: paperShape(methods, disabled),
+    declared: PAPER_METHODS,
+    shape: paperShape(methods, PAPER_METHODS, disabled),
     instructionLangs: { python: 10 },
     sources: [],
     models: {},
@@ -50,7 +52,7 @@ describe("the per-method shape beside the paper", () => {
       ["leetcode-similar-problem", 1, 2],
       ["leetcode-follow-up", 1, 4],
     ]);
-    const shape = paperShape(methods);
+    const shape = paperShape(methods, PAPER_METHODS);
     expect(shape.reproduces).toBe(true);
     expect(shape.verdict).toMatch(/^reproduces the released dataset's per-method shape/);
     expect(shape.methods.find((m) => m.method === "code-correction")).toMatchObject({
@@ -68,7 +70,7 @@ describe("the per-method shape beside the paper", () => {
     const off = registry.disabledDialogueStages({ leetcode: { enabled: false }, pack: { enabled: true } });
     expect(off).toEqual(["leetcode"]);
     const disabled = registry.methodsOfStages(off);
-    const shape = paperShape(methods, disabled);
+    const shape = paperShape(methods, PAPER_METHODS, disabled);
     expect(shape.reproduces).toBe(false);
     expect(shape.verdict).toContain("single-turn-packing has 3 turns per dialogue (paper: 2, +50%)");
     expect(shape.verdict).toContain("leetcode-follow-up not run (disabled)");
@@ -82,8 +84,21 @@ describe("the per-method shape beside the paper", () => {
     expect(card).toContain("This run does not reproduce the released dataset's per-method shape");
   });
 
+  it("names the ways dialogues are made from the declared methods, the paper's five in the card's words", () => {
+    const card = datasetCard(exportConfigSchema.parse({}).card, facts(tallyOf([]), []));
+    expect(card).toContain(
+      [
+        "3. Multi-turn dialogues are made five ways: single-turn packing (similar queries joined by sentence",
+        "   embeddings and nearest neighbours), interaction simulation (a weaker model answers, its code runs,",
+        "   a stronger model simulates the user's feedback and the fixes), code correction (faulty answers",
+        "   corrected from their execution errors), and LeetCode similar problems and follow-ups.",
+        "4. Validation:",
+      ].join("\n"),
+    );
+  });
+
   it("a stage that ran and kept nothing is not called disabled", () => {
-    const shape = paperShape(tallyOf([["single-turn-packing", 1, 2]]));
+    const shape = paperShape(tallyOf([["single-turn-packing", 1, 2]]), PAPER_METHODS);
     expect(shape.methods.find((m) => m.method === "code-correction")?.state).toBe("none");
     expect(shape.verdict).toContain("code-correction made no dialogue");
   });
@@ -95,7 +110,7 @@ describe("the rows of both Code-Feedback configs", () => {
     const { dialogueRows } = await import("../../stages/export/rows.js");
     const { preferredId } = await import("../../stages/export/ids.js");
     const d = makeDialogue({
-      method: "code-correction",
+      method: declared("code-correction"),
       sources: ["magicoder:000001"],
       lang: "python",
       messages: [{ role: "system", content: "Be an interpreter." }, ...pair],

@@ -131,7 +131,12 @@ function exportRunner(dir: string, yaml = "") {
   const stages = [
     downloadSource(),
     filterSource(),
-    dialogueSource("pack", releasedDialogues, ["single-turn-packing"]),
+    // pack stands in for simulate and correct too: with leetcode, the five paper methods are declared
+    dialogueSource("pack", releasedDialogues, [
+      "single-turn-packing",
+      "interaction-simulation",
+      "code-correction",
+    ]),
     leetcodeSource(),
     defineValidateStage(["pack", "leetcode"]),
     exportStage,

@@ -3,9 +3,13 @@
 // report's rows, export's "not run (disabled)") is derived from those declarations; so is the stage
 // whose directory holds the release.
 import { describe, expect, it } from "vitest";
-import { DIALOGUE_METHODS } from "../../pipeline/dialogue.js";
+import type { DialogueMethod } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
 import { STAGES, validateStage } from "../../stages/index.js";
+import { declared, PAPER_METHODS } from "../validate/fixtures.js";
+
+const names = (methods: readonly DialogueMethod[]) => methods.map((m) => m.name);
+const packing = declared("single-turn-packing");
 
 describe("the stage registry", () => {
   const registry = new StageRegistry(STAGES);
@@ -13,24 +17,29 @@ describe("the stage registry", () => {
   it("lists the stages in pipeline order and the dialogue stages as they declare themselves", () => {
     expect(registry.names).toEqual(STAGES.map((s) => s.name));
     expect(registry.dialogueStages).toEqual(["pack", "simulate", "correct", "leetcode"]);
-    expect(registry.methodsOf("leetcode")).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
+    expect(names(registry.methodsOf("leetcode"))).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
     expect(registry.methodsOf("filter")).toEqual([]);
+    expect(registry.methods).toEqual(PAPER_METHODS);
   });
 
   it("has a stage for every paper method, and validate reads exactly the dialogue stages", () => {
-    for (const method of DIALOGUE_METHODS) expect(registry.stageOfMethod(method)).toBeDefined();
+    for (const method of PAPER_METHODS) expect(registry.stageOfMethod(method.name)).toBeDefined();
     expect(registry.stageOfMethod("code-correction")).toBe("correct");
+    expect(registry.method("leetcode-follow-up")).toMatchObject({
+      prefix: "lc-fu",
+      paper: { dialogues: 200 },
+    });
     expect(validateStage.upstream).toEqual(registry.dialogueStages);
   });
 
   it("derives a new dialogue stage and its method from its declaration alone", () => {
     const withNew = new StageRegistry([
       { name: "filter" },
-      { name: "pack", methods: ["single-turn-packing"] },
-      { name: "translate", methods: ["interaction-simulation"] },
+      { name: "pack", methods: [packing] },
+      { name: "translate", methods: [{ name: "translation", prefix: "tr", card: "translation" }] },
     ]);
     expect(withNew.dialogueStages).toEqual(["pack", "translate"]);
-    expect(withNew.stageOfMethod("interaction-simulation")).toBe("translate");
+    expect(withNew.stageOfMethod("translation")).toBe("translate");
     expect(withNew.stageOfMethod("code-correction")).toBeUndefined();
   });
 
@@ -41,17 +50,24 @@ describe("the stage registry", () => {
       filter: { enabled: false },
     });
     expect(off).toEqual(["leetcode"]);
-    expect(registry.methodsOfStages(off)).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
+    expect(names(registry.methodsOfStages(off))).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
   });
 
-  it("refuses two stages that declare the same method", () => {
+  it("refuses two stages that declare the same method, and two methods of one id prefix", () => {
     expect(
       () =>
         new StageRegistry([
-          { name: "pack", methods: ["single-turn-packing"] },
-          { name: "repack", methods: ["single-turn-packing"] },
+          { name: "pack", methods: [packing] },
+          { name: "repack", methods: [packing] },
         ]),
     ).toThrow(/stages pack and repack both declare the dialogue method single-turn-packing/);
+    expect(
+      () =>
+        new StageRegistry([
+          { name: "pack", methods: [packing] },
+          { name: "repack", methods: [{ ...packing, name: "repacking" }] },
+        ]),
+    ).toThrow(/methods single-turn-packing and repacking both declare the id prefix pack/);
   });
 
   it("finds the stage that makes the release by its declaration, and refuses two", () => {

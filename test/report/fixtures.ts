@@ -203,10 +203,13 @@ export const FULL_RUN: Manifest[] = [
         validation: { passed: 420, "not-runnable": 108 },
         keep_system: false,
       },
-      shape: paperShape({
-        "single-turn-packing": { dialogues: 146, turns: 366 },
-        "interaction-simulation": { dialogues: 444, turns: 1321 },
-      }),
+      shape: paperShape(
+        {
+          "single-turn-packing": { dialogues: 146, turns: 366 },
+          "interaction-simulation": { dialogues: 444, turns: 1321 },
+        },
+        REGISTRY.methods,
+      ),
       dialogue_stages: { pack: "ran", simulate: "ran", correct: "ran", leetcode: "ran" },
       filtered_instruction: { rows: 1512, by_lang: {}, by_source: {}, languages: [] },
       sources: [],

@@ -4,6 +4,26 @@ import { z } from "zod";
 import { type DialogueMessage, type DialogueMethod, makeDialogue } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { CODE_CORRECTION } from "../../stages/correct/summary.js";
+import { LEETCODE_METHODS } from "../../stages/leetcode/summary.js";
+import { SINGLE_TURN_PACKING } from "../../stages/pack/summary.js";
+import { INTERACTION_SIMULATION } from "../../stages/simulate/summary.js";
+
+/** The paper's five methods, as their stages declare them. */
+export const PAPER_METHODS: readonly DialogueMethod[] = [
+  SINGLE_TURN_PACKING,
+  INTERACTION_SIMULATION,
+  CODE_CORRECTION,
+  ...LEETCODE_METHODS,
+];
+
+/** A paper method by its name, or the declaration given. */
+export function declared(method: string | DialogueMethod): DialogueMethod {
+  if (typeof method !== "string") return method;
+  const found = PAPER_METHODS.find((m) => m.name === method);
+  if (!found) throw new Error(`no paper method ${method}`);
+  return found;
+}
 
 export const fence = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
 
@@ -15,12 +35,12 @@ export function turns(...pairs: [string, string][]): DialogueMessage[] {
 }
 
 export function dialogue(
-  method: DialogueMethod,
+  method: string | DialogueMethod,
   sources: string[],
   lang: string,
   messages: DialogueMessage[],
 ): PipelineRecord {
-  return makeDialogue({ method, sources, lang, messages, meta: { made_by: "test" } });
+  return makeDialogue({ method: declared(method), sources, lang, messages, meta: { made_by: "test" } });
 }
 
 /** One dialogue per final-code outcome, two methods, three languages. */
@@ -67,12 +87,12 @@ export function dialogueSource(
   name: string,
   records: () => PipelineRecord[],
   /** the dialogue methods the stage it stands in for declares */
-  methods?: readonly DialogueMethod[],
+  methods?: readonly (string | DialogueMethod)[],
 ): Stage<unknown> {
   return defineStage({
     name,
     description: `test dialogues standing in for ${name}`,
-    ...(methods ? { methods } : {}),
+    ...(methods ? { methods: methods.map(declared) } : {}),
     upstream: [],
     kind: "global",
     configSchema: z.object({}).strict(),

@@ -90,7 +90,8 @@ const DIALOGUES: PipelineRecord[] = [
 ];
 
 function runnerFor(dir: string, yaml = "") {
-  return makeRunner([dialogueSource("pack", () => DIALOGUES), defineValidateStage(["pack"])], {
+  const methods = ["single-turn-packing", "interaction-simulation", "code-correction"];
+  return makeRunner([dialogueSource("pack", () => DIALOGUES, methods), defineValidateStage(["pack"])], {
     dir,
     yaml: `stages:\n  validate:\n    run_timeout_s: 10\n${yaml}`,
     services: { ...noServices, sandbox: () => sandbox },

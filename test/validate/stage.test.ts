@@ -19,8 +19,8 @@ function runnerFor(dir: string, yaml: string, runner: CodeRunner, upstream = ["p
   const samples = sampleDialogues();
   // pack gives the first three dialogues, simulate the rest: validate reads both, pack first
   const stages = [
-    dialogueSource("pack", () => samples.slice(0, 3)),
-    dialogueSource("simulate", () => samples.slice(3)),
+    dialogueSource("pack", () => samples.slice(0, 3), ["single-turn-packing"]),
+    dialogueSource("simulate", () => samples.slice(3), ["interaction-simulation"]),
     defineValidateStage(upstream),
   ];
   return makeRunner(stages, {
@@ -112,7 +112,7 @@ describe("validate stage", () => {
     expect(lenient.status("validate").manifest!.counts).toMatchObject({ out: 6, rejected: 0 });
   });
 
-  it("rejects a record that is not a dialogue, naming what is wrong, and goes on", async () => {
+  it("rejects a record that is not a dialogue, or of a method no stage declares, naming what is wrong, and goes on", async () => {
     const good = dialogue(
       "single-turn-packing",
       ["g:1"],
@@ -124,15 +124,29 @@ describe("validate stage", () => {
       messages: [{ role: "user", content: "no answer" }],
       method: "single-turn-packing",
     };
-    const runner = makeRunner([dialogueSource("pack", () => [bad, good]), defineValidateStage(["pack"])], {
-      dir: tempDir("cf-validate-"),
-      services: { ...noServices, sandbox: () => sandbox },
-    });
+    const undeclared = dialogue(
+      "code-correction",
+      ["u:1"],
+      "python",
+      turns(["Hi.", fence("python", "print('hi')")]),
+    );
+    const runner = makeRunner(
+      [
+        dialogueSource("pack", () => [bad, good, undeclared], ["single-turn-packing"]),
+        defineValidateStage(["pack"]),
+      ],
+      { dir: tempDir("cf-validate-"), services: { ...noServices, sandbox: () => sandbox } },
+    );
     await runner.run(["validate"]);
-    const [reject] = await collect(runner.store("validate").read({ rejects: true }));
+    const rejects = await collect(runner.store("validate").read({ rejects: true }));
+    const [reject, unknown] = [bad.id, undeclared.id].map((id) => rejects.find((r) => r.id === id));
     expect(reject).toMatchObject({ id: "bad-1", reason: "malformed-dialogue" });
     expect(reject!.detail).toMatch(/sources|lang/);
-    expect(runner.status("validate").manifest!.counts).toMatchObject({ out: 1, rejected: 1 });
+    expect(unknown).toMatchObject({ id: undeclared.id, reason: "malformed-dialogue" });
+    expect(unknown!.detail).toBe(
+      "method: no stage of this run declares code-correction (declared: single-turn-packing)",
+    );
+    expect(runner.status("validate").manifest!.counts).toMatchObject({ out: 1, rejected: 2 });
   });
 
   it("a sandbox outage fails the dialogues (no verdict, no drop); the next run retries exactly those", async () => {

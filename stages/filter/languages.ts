@@ -1,7 +1,6 @@
-// The paper's own figures that the report sets our run beside (OpenCodeInterpreter, arXiv 2402.14658).
-// Per-method dialogue figures live with the dialogue record (PAPER_DIALOGUE_STATS in pipeline/dialogue.ts),
-// the filtering figure with the filter's report (stages/filter/report.ts).
-import { PAPER_DEVIATION_LIMIT, paperDeviation } from "../dialogue.js";
+// The languages of the filtered set beside the paper's (OpenCodeInterpreter, arXiv 2402.14658), for
+// filter's report section and export's summary and card.
+import { PAPER_DEVIATION_LIMIT, paperDeviation } from "../../pipeline/dialogue.js";
 
 /** Languages of the filtered set (CodeFeedback-Filtered-Instruction), percent of its queries. */
 export const PAPER_LANGUAGES: Readonly<Record<string, number>> = {
