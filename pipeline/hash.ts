@@ -29,43 +29,28 @@ export function operational<T extends z.ZodType>(schema: T): T {
 }
 
 interface SchemaDef {
-  type: string;
   innerType?: z.ZodType;
   shape?: Record<string, z.ZodType>;
   options?: z.ZodType[];
 }
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
 
-/** Whether `schema`, or what it wraps (a default, optional), was marked operational. */
-export function isOperational(schema: z.ZodType): boolean {
-  for (let s: z.ZodType | undefined = schema; s; s = defOf(s).innerType) {
-    if (operationalSettings.has(s)) return true;
+/** "operational" when `schema`, or what it wraps (a default, optional), is marked; else what it wraps. */
+export function settingOf(schema: z.ZodType): "operational" | SchemaDef {
+  for (let s = schema; ; s = defOf(s).innerType!) {
+    if (operationalSettings.has(s)) return "operational";
+    if (!defOf(s).innerType) return defOf(s);
   }
-  return false;
-}
-
-/** The object or union under a schema's wrappers. */
-function unwrapped(schema: z.ZodType): z.ZodType {
-  let s = schema;
-  while (defOf(s).innerType) s = defOf(s).innerType!;
-  return s;
-}
-
-/** Options of a union, keys of an object: what a walk over a config schema steps into. */
-export function partsOf(schema: z.ZodType): { shape?: Record<string, z.ZodType>; options?: z.ZodType[] } {
-  const { shape, options } = defOf(unwrapped(schema));
-  return { ...(shape ? { shape } : {}), ...(options ? { options } : {}) };
 }
 
 /** A config value as `schema` parsed it, without the settings marked operational (at any depth). */
 export function withoutOperational(schema: z.ZodType, value: unknown): unknown {
-  if (isOperational(schema)) return undefined;
+  const setting = settingOf(schema);
+  if (setting === "operational") return undefined;
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  const { shape, options } = partsOf(schema);
-  if (options) {
-    const option = options.find((o) => o.safeParse(value).success);
-    return option ? withoutOperational(option, value) : value;
-  }
+  const { shape, options } = setting;
+  const option = options?.find((o) => o.safeParse(value).success);
+  if (option) return withoutOperational(option, value);
   if (!shape) return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => [key, shape[key] ? withoutOperational(shape[key], v) : v]),

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { rootConfigSchema } from "../../pipeline/config/schema.js";
-import { isOperational, partsOf } from "../../pipeline/hash.js";
+import { settingOf } from "../../pipeline/hash.js";
 import { STAGES } from "../../stages/index.js";
 import { makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -13,8 +13,9 @@ import { TOY_STAGES } from "../support/toy-stages.js";
 
 /** The dotted paths of the settings marked operational, through objects and the options of unions. */
 function operationalPaths(schema: z.ZodType, at: string): string[] {
-  if (isOperational(schema)) return [at];
-  const { shape, options } = partsOf(schema);
+  const setting = settingOf(schema);
+  if (setting === "operational") return [at];
+  const { shape, options } = setting;
   if (options) return [...new Set(options.flatMap((o) => operationalPaths(o, at)))];
   return Object.entries(shape ?? {}).flatMap(([key, s]) => operationalPaths(s, at ? `${at}.${key}` : key));
 }
