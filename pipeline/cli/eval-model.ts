@@ -6,17 +6,17 @@ import type { CommandModule } from "yargs";
 import { loadConfig } from "../config/load.js";
 import type { RootConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
+import { loadBenchmark } from "../eval/model/benchmarks.js";
 import {
   BENCHMARK_NAMES,
   type BenchmarkName,
   type EvalModelConfig,
-  evaluateModel,
   FEEDBACK_KINDS,
   type FeedbackKind,
-  loadBenchmark,
-  promptTexts,
-  roundsTable,
-} from "../eval/model/index.js";
+} from "../eval/model/config.js";
+import { evaluateModel } from "../eval/model/evaluate-model.js";
+import { roundsTable } from "../eval/model/metrics.js";
+import { promptTexts } from "../eval/model/prompts.js";
 import { roleConfig } from "../llm/config.js";
 import { createLogger } from "../log.js";
 import { createServices } from "../services.js";
