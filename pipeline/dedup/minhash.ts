@@ -1,7 +1,6 @@
 // MinHash signatures over word shingles: the fraction of equal positions in two signatures estimates
 // the Jaccard similarity of the two texts' shingle sets (Broder, 1997).
 import { seededUint32 } from "../random.js";
-import { MinimaKernel } from "./minhash-kernel.js";
 import { wordGrams, wordHashes } from "./text.js";
 
 export interface MinHashOptions {
@@ -16,19 +15,19 @@ export interface MinHashOptions {
 export class MinHasher {
   readonly numPerm: number;
   readonly shingleWords: number;
-  private readonly kernel: MinimaKernel;
+  private readonly multipliers: Int32Array;
+  private readonly offsets: Int32Array;
 
   constructor(options: MinHashOptions) {
     this.numPerm = options.numPerm;
     this.shingleWords = options.shingleWords;
     const random = seededUint32(options.seed ?? 1);
-    const multipliers = new Int32Array(this.numPerm);
-    const offsets = new Int32Array(this.numPerm);
+    this.multipliers = new Int32Array(this.numPerm);
+    this.offsets = new Int32Array(this.numPerm);
     for (let p = 0; p < this.numPerm; p++) {
-      multipliers[p] = random() | 1; // odd: multiplication is then a bijection mod 2^32
-      offsets[p] = random();
+      this.multipliers[p] = random() | 1; // odd: multiplication is then a bijection mod 2^32
+      this.offsets[p] = random();
     }
-    this.kernel = new MinimaKernel(multipliers, offsets);
   }
 
   /** Distinct hashes of the text's word k-grams (one shingle of all words when there are fewer than k). */
@@ -49,11 +48,21 @@ export class MinHasher {
   /**
    * The signature of a set of shingle hashes (repeats allowed). Each permutation is one round of
    * xor-multiply-xorshift (the shingle hashes are already mixed), and its minimum over the shingles,
-   * compared as unsigned values, is the signature value: computed by a WebAssembly SIMD loop that
-   * takes sixteen permutations per pass over the shingles (`minhash-kernel.ts`).
+   * compared as unsigned values, is the signature value (0xffffffff for no shingles).
    */
   signatureOf(shingles: Uint32Array, out: Uint32Array = new Uint32Array(this.numPerm)): Uint32Array {
-    return this.kernel.run(shingles, out);
+    for (let p = 0; p < this.numPerm; p++) {
+      const a = this.multipliers[p]!;
+      const b = this.offsets[p]!;
+      let min = 0xffffffff;
+      for (let i = 0; i < shingles.length; i++) {
+        const t = Math.imul(shingles[i]! ^ b, a);
+        const v = (t ^ (t >>> 15)) >>> 0;
+        if (v < min) min = v;
+      }
+      out[p] = min;
+    }
+    return out;
   }
 }
 
