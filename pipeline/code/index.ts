@@ -9,8 +9,6 @@ export {
 } from "./extract.js";
 export {
   canonicalLanguage,
-  fileExtension,
-  isLanguageName,
   isProgrammingLanguage,
   LANGUAGE_NAMES,
   type LanguageName,

@@ -3,13 +3,6 @@
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
-/** NFKC, lowercased, whitespace collapsed: two queries equal under this are exact duplicates. */
-export function normalizeForExact(text: string): string {
-  // NFKC changes nothing in ASCII, and most queries are ASCII: skip the costly pass for them
-  const folded = ASCII_ONLY.test(text) ? text : text.normalize("NFKC");
-  return folded.toLowerCase().replace(/\s+/g, " ").trim();
-}
-
 function isSpace(code: number): boolean {
   return (
     code === 0x20 ||

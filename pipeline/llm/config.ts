@@ -108,7 +108,6 @@ const ROLE_DEFAULTS = {
 } as const;
 
 export const ROLE_NAMES = ["scorer", "weak", "strong"] as const;
-export type RoleName = (typeof ROLE_NAMES)[number];
 
 const scorerSchema = roleSchema(ROLE_DEFAULTS.scorer);
 const weakSchema = roleSchema(ROLE_DEFAULTS.weak);

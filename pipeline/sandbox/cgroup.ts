@@ -5,7 +5,7 @@
 // the program cannot forge.
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processAlive } from "./liveness.js";
+import { processAlive } from "../pid.js";
 import {
   counterIn as counter,
   type MemoryCounters,
@@ -43,8 +43,6 @@ export interface CgroupHost {
 
 const BASE_PREFIX = "codefeedback-sandbox-";
 
-/** Processes of ours inside a run's cgroup besides the program's: bwrap, its init, the launcher (or time, setpriv, prlimit). */
-export const WRAPPER_PROCESSES = 4;
 let instances = 0;
 
 interface Mount {

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { buildEtcView } from "./etc-view.js";
 import type { SandboxKit } from "./isolation.js";
 import { helperBinary, stagedTool } from "./launcher.js";
-import { processAlive } from "./liveness.js";
+import { processAlive } from "../pid.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
 import { claimUids, releaseUids } from "./uid-claims.js";

@@ -5,7 +5,7 @@
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processAlive } from "./liveness.js";
+import { processAlive } from "../pid.js";
 
 const CLAIM_RANGE = 4096;
 

@@ -3,9 +3,6 @@
 // points", "N/5", a leading number) counts; the parser refuses rather than guesses ("between 3 and
 // 4", "4.5", "8/10", none at all), so the model is asked once more instead of being given any score.
 
-export const MIN_SCORE = 1;
-export const MAX_SCORE = 5;
-
 export interface ParsedScore {
   score: number;
   /** which form it was said in, for tests and debugging */

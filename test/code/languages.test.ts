@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   canonicalLanguage,
-  fileExtension,
   isProgrammingLanguage,
   languageFromSandboxId,
   sandboxLanguageId,
@@ -64,8 +63,7 @@ describe("sandbox ids", () => {
     expect(languageFromSandboxId("cpp")).toBe("cpp");
   });
 
-  it("knows extensions and which names are programs", () => {
-    expect(fileExtension("rust")).toBe("rs");
+  it("knows which names are programs", () => {
     expect(isProgrammingLanguage("json")).toBe(false);
     expect(isProgrammingLanguage("go")).toBe(true);
   });
