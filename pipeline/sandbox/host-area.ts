@@ -8,10 +8,10 @@ import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { processAlive } from "../pid.js";
 import { buildEtcView } from "./etc-view.js";
 import type { SandboxKit } from "./isolation.js";
 import { helperBinary, stagedTool } from "./launcher.js";
-import { processAlive } from "../pid.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
 import { claimUids, releaseUids } from "./uid-claims.js";
