@@ -1,18 +1,10 @@
 // Code in model answers: extraction, language names and detection, entry-point removal.
-export { detectLanguage, scoreLanguages } from "./detect.js";
-export {
-  type CodeBlock,
-  definesEntryPoint,
-  extractCodeBlocks,
-  extractMainCode,
-  type MainCodeOptions,
-} from "./extract.js";
+export { detectLanguage } from "./detect.js";
+export { type CodeBlock, extractCodeBlocks, extractMainCode } from "./extract.js";
 export {
   canonicalLanguage,
   isProgrammingLanguage,
-  LANGUAGE_NAMES,
   type LanguageName,
-  languageFromSandboxId,
   sandboxLanguageId,
 } from "./languages.js";
-export { removeMain, type StrippedCode } from "./strip-main.js";
+export { removeMain } from "./strip-main.js";
