@@ -7,13 +7,6 @@ import { gramHash, wordGrams, wordHashes } from "./text.js";
 /** Shared n-grams are counted once each, and texts shorter than n words cannot be judged. */
 const DISTINCT_GRAMS = { allowShort: false, distinct: true };
 
-/**
- * Low bits of the n-gram hashes that index the filter of benchmark n-grams: 2^21 bits, 256 KiB, small
- * enough to stay in a core's cache and 1-2% set by the 25-40k n-grams of HumanEval and MBPP, so
- * nearly every n-gram of a query is ruled out by one bit instead of a Map lookup.
- */
-const FILTER_BITS = 21;
-
 export interface BenchmarkItem {
   /** the benchmark set, e.g. `humaneval` */
   benchmark: string;
@@ -39,15 +32,9 @@ export class NgramIndex {
   private readonly items: BenchmarkItem[] = [];
   private readonly sizes: number[] = [];
   private readonly postings = new Map<number, number[]>();
-  /** one bit per `FILTER_BITS` low bits of the indexed n-grams: clear means not indexed */
-  private readonly filter = new Int32Array(1 << (FILTER_BITS - 5));
 
   constructor(n: number) {
     this.n = n;
-  }
-
-  get size(): number {
-    return this.items.length;
   }
 
   /** Adds a benchmark item; items too short to have an n-gram cannot match and are skipped (false). */
@@ -61,8 +48,6 @@ export class NgramIndex {
       const list = this.postings.get(g);
       if (list) list.push(index);
       else this.postings.set(g, [index]);
-      const bit = g & ((1 << FILTER_BITS) - 1);
-      this.filter[bit >>> 5]! |= 1 << (bit & 31);
     }
     return true;
   }
@@ -105,11 +90,7 @@ export class NgramIndex {
    */
   private sharesAny(hashes: Uint32Array): boolean {
     const count = hashes.length - this.n + 1;
-    for (let s = 0; s < count; s++) {
-      const g = gramHash(hashes, s, this.n);
-      const bit = g & ((1 << FILTER_BITS) - 1);
-      if ((this.filter[bit >>> 5]! & (1 << (bit & 31))) !== 0 && this.postings.has(g)) return true;
-    }
+    for (let s = 0; s < count; s++) if (this.postings.has(gramHash(hashes, s, this.n))) return true;
     return false;
   }
 }

@@ -14,9 +14,9 @@ function isSpace(code: number): boolean {
 }
 
 /**
- * A 52-bit key of `normalizeForExact(text)`, computed in one pass without building the normalized
- * string: two independent 32-bit FNV-1a hashes of the lowercased text with whitespace runs folded
- * to one space. Two different queries share a key with odds of about 1 in 10^5 over 287k queries.
+ * A 52-bit key of the text in NFKC, lowercased, with whitespace runs folded to one space and none at
+ * either end (two queries equal so are exact duplicates), computed in one pass without building that
+ * string: two independent 32-bit FNV-1a hashes. Two different queries share a key with odds of about 1 in 10^5 over 287k queries.
  */
 export function exactKey(text: string): number {
   const folded = ASCII_ONLY.test(text) ? text : text.normalize("NFKC").toLowerCase();
