@@ -22,13 +22,7 @@ import {
 } from "./export/parquet.js";
 import { exportReport } from "./export/report.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
-import {
-  describeShape,
-  EXPORT_FILES,
-  type ExportStats,
-  type ExportSummary,
-  exportSummarySchema,
-} from "./export/stats.js";
+import { describeShape, EXPORT_FILES, type ExportSummary, exportSummarySchema } from "./export/stats.js";
 import { compareLanguages } from "./filter/languages.js";
 
 type ExportContext = StageContext<ExportConfig>;
@@ -37,7 +31,7 @@ function* jsonLines(rows: readonly unknown[]): Generator<string> {
   for (const row of rows) yield `${JSON.stringify(row)}\n`;
 }
 
-async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<ExportStats | undefined> {
+async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<ExportSummary | undefined> {
   const { config } = ctx;
   const dir = path.join(ctx.dataDir, "export");
   await removeLeftovers(dir);
@@ -104,7 +98,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   }
   const bySource: Record<string, number> = {};
   for (const p of pairs) bySource[p.resource] = (bySource[p.resource] ?? 0) + 1;
-  const stats: ExportStats = {
+  const stats: ExportSummary = {
     dir,
     files: written.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
     code_feedback: {
@@ -131,7 +125,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
 
 /** One run of export: what it wrote, for the summary (and so the manifest, where push finds it). */
 interface ExportRun {
-  stats?: ExportStats;
+  stats?: ExportSummary;
 }
 
 const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {

@@ -14,19 +14,7 @@ import { compareLanguages } from "../filter/languages.js";
 import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
-
-export interface SourceUse {
-  /** the download source's name, which the ids of its records start with (magicoder, taco, ...) */
-  name: string;
-  repo: string;
-  /** the revision the config asked for ("main", a tag), and the commits it resolved to */
-  revision: string;
-  commits: string[];
-  /** rows of the filtered set that came from it */
-  rows: number;
-  /** released dialogues built (in part) from it */
-  dialogues: number;
-}
+import type { SourceUse } from "./stats.js";
 
 export interface CardFacts {
   dialogues: number;

@@ -10,9 +10,9 @@ import {
   parseDialogue,
 } from "../../pipeline/dialogue.js";
 import type { Emitter, StageContext } from "../../pipeline/stage.js";
-import type { SourceUse } from "./card.js";
 import type { ExportConfig } from "./config.js";
 import { releaseIds } from "./ids.js";
+import type { SourceUse } from "./stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 

@@ -1,15 +1,8 @@
 // What export wrote: its summary, kept in its manifest, where `push` finds the files to upload and
 // the report the counts; read back only through `exportSummarySchema`.
 import { z } from "zod";
-import {
-  type DialogueTally,
-  dialogueTallySchema,
-  type paperShape,
-  paperShapeSchema,
-  signedPercent,
-} from "../../pipeline/dialogue.js";
-import type { LanguageShare } from "../filter/languages.js";
-import type { SourceUse } from "./card.js";
+import { dialogueTallySchema, paperShapeSchema, signedPercent } from "../../pipeline/dialogue.js";
+import { languageShareSchema } from "../filter/languages.js";
 
 /** The files under `<data_dir>/export/`; nothing else there is part of the release. */
 export const EXPORT_FILES = {
@@ -22,81 +15,55 @@ export const EXPORT_FILES = {
   card: "README.md",
 } as const;
 
-export type ExportStats = {
-  /** absolute path of the export directory */
-  dir: string;
-  files: { name: string; rows: number; bytes: number; sha256: string }[];
-  code_feedback: {
-    dialogues: number;
-    by_method: ReturnType<DialogueTally["result"]>;
-    /** final-code validation outcome -> exported dialogues */
-    validation: Record<string, number>;
-    /** whether `messages` keep a leading system message */
-    keep_system: boolean;
-  };
-  /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
-  shape: ReturnType<typeof paperShape>;
-  /** each dialogue stage: `ran`, or `not run (disabled)` */
-  dialogue_stages: Record<string, string>;
-  filtered_instruction: {
-    rows: number;
-    by_lang: Record<string, number>;
-    by_source: Record<string, number>;
-    /** the language mix beside the paper's, deviations over 20% marked */
-    languages: LanguageShare[];
-  };
-  /** every source a released row came from */
-  sources: SourceUse[];
-  /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
-  models: Record<string, string>;
-};
-
-/** Export's summary, as its manifest keeps it. */
-export type ExportSummary = ExportStats;
-
 const countsSchema = z.record(z.string(), z.number());
 
-export const exportSummarySchema: z.ZodType<ExportSummary> = z.object({
+const sourceUseSchema = z.object({
+  /** the download source's name, which the ids of its records start with (magicoder, taco, ...) */
+  name: z.string(),
+  repo: z.string(),
+  /** the revision the config asked for ("main", a tag), and the commits it resolved to */
+  revision: z.string(),
+  commits: z.array(z.string()),
+  /** rows of the filtered set that came from it */
+  rows: z.number(),
+  /** released dialogues built (in part) from it */
+  dialogues: z.number(),
+});
+export type SourceUse = z.infer<typeof sourceUseSchema>;
+
+/** Export's summary, as its manifest keeps it. */
+export const exportSummarySchema = z.object({
+  /** absolute path of the export directory */
   dir: z.string(),
   files: z.array(z.object({ name: z.string(), rows: z.number(), bytes: z.number(), sha256: z.string() })),
   code_feedback: z.object({
     dialogues: z.number(),
     by_method: dialogueTallySchema,
+    /** final-code validation outcome -> exported dialogues */
     validation: countsSchema,
+    /** whether `messages` keep a leading system message */
     keep_system: z.boolean(),
   }),
+  /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
   shape: paperShapeSchema,
+  /** each dialogue stage: `ran`, or `not run (disabled)` */
   dialogue_stages: z.record(z.string(), z.string()),
   filtered_instruction: z.object({
     rows: z.number(),
     by_lang: countsSchema,
     by_source: countsSchema,
-    languages: z.array(
-      z.object({
-        lang: z.string(),
-        count: z.number(),
-        percent: z.number(),
-        paper: z.number(),
-        deviation: z.number(),
-        deviates: z.boolean(),
-      }),
-    ),
+    /** the language mix beside the paper's, deviations over 20% marked */
+    languages: z.array(languageShareSchema),
   }),
-  sources: z.array(
-    z.object({
-      name: z.string(),
-      repo: z.string(),
-      revision: z.string(),
-      commits: z.array(z.string()),
-      rows: z.number(),
-      dialogues: z.number(),
-    }),
-  ),
+  /** every source a released row came from */
+  sources: z.array(sourceUseSchema),
+  /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
   models: z.record(z.string(), z.string()),
 });
+export type ExportSummary = z.infer<typeof exportSummarySchema>;
 
 /** The summary's lines: the shape verdict, then each figure over 20% off the paper's. */
-export function describeShape(stats: Pick<ExportStats, "shape" | "filtered_instruction">): string[] {
+export function describeShape(stats: Pick<ExportSummary, "shape" | "filtered_instruction">): string[] {
   const lines = [`this run ${stats.shape.verdict}`];
   for (const m of stats.shape.methods) {
     if (m.state === "disabled") lines.push(`${m.method}: not run (disabled)`);

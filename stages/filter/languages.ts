@@ -1,5 +1,6 @@
 // The languages of the filtered set beside the paper's (OpenCodeInterpreter, arXiv 2402.14658), for
 // filter's report section and export's summary and card.
+import { z } from "zod";
 import { PAPER_DEVIATION_LIMIT, paperDeviation } from "../../pipeline/dialogue.js";
 
 /** Languages of the filtered set (CodeFeedback-Filtered-Instruction), percent of its queries. */
@@ -13,15 +14,16 @@ export const PAPER_LANGUAGES: Readonly<Record<string, number>> = {
 };
 
 /** One language's share of a set beside the paper's, marked when it is more than 20% off. */
-export interface LanguageShare {
-  lang: string;
-  count: number;
-  percent: number;
-  paper: number;
+export const languageShareSchema = z.object({
+  lang: z.string(),
+  count: z.number(),
+  percent: z.number(),
+  paper: z.number(),
   /** relative to the paper's percent */
-  deviation: number;
-  deviates: boolean;
-}
+  deviation: z.number(),
+  deviates: z.boolean(),
+});
+export type LanguageShare = z.infer<typeof languageShareSchema>;
 
 /**
  * A language count set beside PAPER_LANGUAGES: the paper's named languages in its order, then `other`

@@ -15,7 +15,7 @@ type Counts = { dialogues: number; turns: number };
 
 export interface MethodRow {
   method: string;
-  /** the stage that makes this method's dialogues (none when no registered stage declares it) */
+  /** the stage that makes this method's dialogues */
   stage: string;
   /** as the dialogue stages made them; undefined when the stage has not run */
   generated?: Counts | undefined;
@@ -65,7 +65,7 @@ export function methodsOf(view: StageView<ValidateSummary>): {
 
 export function methodSection(view: StageView<ValidateSummary>): string {
   const head = '<section id="methods"><h2>Dialogues and turns per method</h2>';
-  const data = { ...methodsOf(view), disabled: view.disabled, stages: view.stages };
+  const data = { ...methodsOf(view), disabled: view.disabled };
   const ours = (m: MethodRow) => m.kept ?? m.generated;
   // a method with no dialogue (yet) has no bar to draw
   const shown = data.methods.filter((m) => (ours(m)?.dialogues ?? 0) > 0);
@@ -87,13 +87,11 @@ export function methodSection(view: StageView<ValidateSummary>): string {
   const verdict = data.shape
     ? `<p class="${data.shape.reproduces ? "meta" : "deviates"}" data-shape="${data.shape.reproduces ? "reproduces" : "differs"}">This run ${esc(data.shape.verdict)}.</p>`
     : "";
-  const stageState = (stage: string) => data.stages.find((x) => x.name === stage)?.state ?? "not run";
-  const methodsBy = (pick: (m: MethodRow) => boolean) => data.methods.filter(pick).map((m) => m.method);
-  const ranMethods = methodsBy((m) => !data.disabled.includes(m.stage) && stageState(m.stage) !== "not run");
-  const disabledMethods = methodsBy((m) => data.disabled.includes(m.stage));
-  const pendingMethods = methodsBy(
-    (m) => !data.disabled.includes(m.stage) && stageState(m.stage) === "not run",
-  );
+  const methodsBy = (pick: (stage: string) => boolean) =>
+    data.methods.filter((m) => pick(m.stage)).map((m) => m.method);
+  const ranMethods = methodsBy(view.ran);
+  const disabledMethods = methodsBy((stage) => data.disabled.includes(stage));
+  const pendingMethods = methodsBy((stage) => !view.ran(stage) && !data.disabled.includes(stage));
   const ranLine = `<p class="meta" data-methods-run="${esc(ranMethods.join(" "))}">Dialogue methods run: ${esc(
     [
       ranMethods.join(", ") || "none",
@@ -119,10 +117,7 @@ export function methodSection(view: StageView<ValidateSummary>): string {
       rows,
     );
   if (shown.length === 0) {
-    const makers = [...new Set(data.methods.map((m) => m.stage))].filter((s) =>
-      data.stages.some((x) => x.name === s),
-    );
-    return `${head}${view.missing("methods", ...makers)}${tableHtml}</section>`;
+    return `${head}${view.missing("methods", ...view.registry.dialogueStages)}${tableHtml}</section>`;
   }
   const total = shown.reduce((a, m) => a + ours(m)!.dialogues, 0);
   const paperTotal = data.methods.reduce((a, m) => a + (m.paper?.dialogues ?? 0), 0);

@@ -9,27 +9,9 @@ import {
   dialogueTallySchema,
 } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES, type DialogueOutcome } from "./config.js";
+import { BLOCK_OUTCOMES, DIALOGUE_OUTCOMES } from "./config.js";
 import type { GateTag } from "./gates.js";
 import type { DialogueValidation } from "./validate-dialogue.js";
-
-type OutcomeCounts = Record<DialogueOutcome, number>;
-
-export type ValidateSummary = {
-  dialogues: { validated: number; kept: number; dropped: number; malformed: number };
-  /** final-code outcome of every validated dialogue, kept or dropped, by method then language */
-  by_method: Record<string, Record<string, OutcomeCounts & { kept: number; dropped: number }>>;
-  /** every block's outcome by the block's own language */
-  blocks_by_language: Record<string, Record<(typeof BLOCK_OUTCOMES)[number], number>>;
-  /** blocks that could not run, by reason */
-  not_runnable_reasons: Record<string, number>;
-  /** dropped dialogues by the outcome or the gate that dropped them */
-  dropped_by: Record<string, number>;
-  /** dialogues each quality gate tagged, kept or dropped, by rule then method */
-  gates: Record<string, Record<string, number>>;
-  /** the kept dialogues: dialogues, turns and languages per method, next to the paper's */
-  kept: ReturnType<DialogueTally["result"]>;
-};
 
 /** A number for each of `keys`, in their order (the order the summary writes them). */
 function numbers<const K extends string>(keys: readonly K[]): Record<K, z.ZodNumber> {
@@ -38,18 +20,25 @@ function numbers<const K extends string>(keys: readonly K[]): Record<K, z.ZodNum
 
 const counts = z.record(z.string(), z.number());
 
-export const validateSummarySchema: z.ZodType<ValidateSummary> = z.object({
+export const validateSummarySchema = z.object({
   dialogues: z.object(numbers(["validated", "kept", "dropped", "malformed"])),
+  /** final-code outcome of every validated dialogue, kept or dropped, by method then language */
   by_method: z.record(
     z.string(),
     z.record(z.string(), z.object({ ...numbers(DIALOGUE_OUTCOMES), ...numbers(["kept", "dropped"]) })),
   ),
+  /** every block's outcome by the block's own language */
   blocks_by_language: z.record(z.string(), z.object(numbers(BLOCK_OUTCOMES))),
+  /** blocks that could not run, by reason */
   not_runnable_reasons: counts,
+  /** dropped dialogues by the outcome or the gate that dropped them */
   dropped_by: counts,
+  /** dialogues each quality gate tagged, kept or dropped, by rule then method */
   gates: z.record(z.string(), counts),
+  /** the kept dialogues: dialogues, turns and languages per method, next to the paper's */
   kept: dialogueTallySchema,
 });
+export type ValidateSummary = z.infer<typeof validateSummarySchema>;
 
 /** The validated dialogue of an output record or of a drop's reject. */
 function validated(

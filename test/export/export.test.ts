@@ -17,7 +17,7 @@ import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { writeAtomically } from "../../stages/export/atomic.js";
 import { releaseIds } from "../../stages/export/ids.js";
-import type { ExportStats } from "../../stages/export/stats.js";
+import type { ExportSummary } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import { defineValidateStage } from "../../stages/validate.js";
 import { testConfig } from "../sandbox/helpers.js";
@@ -373,13 +373,13 @@ describe("export stage", () => {
     expect(card).toMatch(/\| leetcode-similar-problem \| not run \(disabled\) \| \| 303 \| 2\.2 \| \|/);
     // no LeetCode dialogue released: TACO is not among the sources
     expect(card).not.toContain("BAAI/TACO");
-    const stats = exportRunner(off).status("export").manifest!.stats as unknown as ExportStats;
+    const stats = exportRunner(off).status("export").manifest!.stats as unknown as ExportSummary;
     expect(stats.dialogue_stages).toMatchObject({ leetcode: "not run (disabled)", pack: "ran" });
   });
 
   it("keeps the file list, sizes and hashes in the manifest, and the same bytes and ids on a rerun", async () => {
     const runner = exportRunner(dir);
-    const stats = runner.status("export").manifest!.stats as unknown as ExportStats;
+    const stats = runner.status("export").manifest!.stats as unknown as ExportSummary;
     expect(stats.files.map((f) => f.name)).toContain("code-feedback.parquet");
     expect(stats.code_feedback.by_method["single-turn-packing"]).toMatchObject({ dialogues: 2 });
     expect(stats.filtered_instruction).toMatchObject({

@@ -19,7 +19,7 @@ import { outputsStep } from "../../pipeline/report/flow.js";
 import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
-import type { ExportStats } from "../../stages/export/stats.js";
+import type { ExportSummary } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { defineValidateStage } from "../../stages/validate.js";
@@ -160,7 +160,7 @@ describe("a dialogue method declared outside pipeline/ and the paper's stages", 
       .split("\n")
       .map((l) => JSON.parse(l) as { method: string });
     expect(full.filter((r) => r.method === "code-review")).toHaveLength(2);
-    const stats = runner.status("export").manifest!.stats as unknown as ExportStats;
+    const stats = runner.status("export").manifest!.stats as unknown as ExportSummary;
     expect(stats.code_feedback.by_method["code-review"]).toMatchObject({ dialogues: 2 });
     expect(stats.shape.methods.at(-1)).toEqual({
       method: "code-review",
