@@ -1,18 +1,8 @@
-// The paper's code correction: "we first prompt GPT-4 to deliberately generate erroneous code
-// snippets; the model then uses the error messages from executing them as clues for correction ...
-// afterwards the prompt that led to the erroneous code is replaced by one that encourages correct
-// code", 500 dialogues. Here, for a seeded sample of the filtered records:
-//
-// 1. the strong model writes code for the query under the error-inducing prompt; it runs;
-// 2. it counts as a mistake only if it really fails: a compile or runtime error, a time-out, or (code
-//    that runs cleanly) a check the model wrote in a separate conversation that fails on it;
-// 3. the failure goes back, under the ordinary code-interpreter prompt, and the model corrects it;
-// 4. the correction is kept only if it runs cleanly (and passes the check); its run and the model's
-//    analysis close the dialogue.
-//
-// The published dialogue carries the ordinary prompt from the start, so it reads as a genuine
-// debugging session; an answer that gives the game away ("a deliberate error", or a comment labelling
-// the mistake, which the traceback would quote too) is dropped.
+// The paper's code correction ("we first prompt GPT-4 to deliberately generate erroneous code
+// snippets; the model then uses the error messages ... as clues for correction"), 500 dialogues. The
+// strong model writes code under the error-inducing prompt; a real failure (an error, a time-out, or a
+// failing check of its own) goes back under the ordinary prompt to be corrected, kept only if it then
+// runs clean. The dialogue reads as a genuine debugging session; one that gives the game away is dropped.
 import type { LanguageName } from "../pipeline/code/index.js";
 import { makeDialogue } from "../pipeline/dialogue.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";

@@ -1,11 +1,8 @@
-// The release: the validated dialogues as m-a-p/Code-Feedback publishes them (`{id, messages}`, an
-// integer id and only user and assistant turns by default), the same dialogues with how each was made
-// and validated (`code-feedback-full`), the filtered single-turn pairs as
+// The release under `<data_dir>/export/`: the validated dialogues as m-a-p/Code-Feedback publishes them
+// (`{id, messages}`) and with how each was made (`code-feedback-full`), the filtered pairs as
 // m-a-p/CodeFeedback-Filtered-Instruction does (`{query, answer, resource, lang}`), each as JSONL and
-// Parquet, and a dataset card, all under `<data_dir>/export/`. Rows are sorted (dialogues by their
-// stable string id, pairs by their source id), so a rerun over the same records writes the same
-// bytes; every file is written whole or not at all. The stage's own outputs are one record per file
-// written (name, rows, bytes, SHA-256).
+// Parquet, and a dataset card. Rows are sorted by stable id, so a rerun writes the same bytes; every
+// file is written whole or not at all. Its own outputs: one record per file (name, rows, bytes, hash).
 import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";

@@ -1,15 +1,8 @@
-// The paper's LeetCode dialogues, from TACO:
-// - similar problems: "LeetCode classifies related problems through tags; by merging related
-//   problems we compiled 303 multi-turn instances";
-// - follow-ups: "different solutions of the same problem, differing in time or space complexity or
-//   in language, aggregated into 200 multi-turn instances", with "GPT-4 adding text before the code"
-//   under the paper's prompt (prompts/leetcode-follow-up.md).
-//
-// Here: TACO's LeetCode rows are read from the downloaded Parquet files (a malformed one is a reject
-// with the reason), every solution is run on its row's tests in the sandbox (verdicts kept in the work
-// dir, so a restart runs nothing twice) and only passing ones are used; problems are grouped by shared
-// tags and follow-ups planned from a seed; then the strong model writes the text before each solution
-// (its answers cached like every LLM answer), and translations are judged before they are used.
+// The paper's LeetCode dialogues from TACO: similar problems merged by shared tags (303 instances) and
+// follow-ups, solutions of one problem differing in complexity or language (200), with the strong
+// model's text before each solution (prompts/leetcode-follow-up.md). Only solutions that pass their
+// row's tests in the sandbox are used (their verdicts kept, so a restart runs nothing twice), and
+// translations are judged before they are used.
 import { createHash } from "node:crypto";
 import path from "node:path";
 import pLimit from "p-limit";

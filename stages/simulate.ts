@@ -1,15 +1,8 @@
-// The paper's interaction simulation: "for each selected query, GPT-3.5 first generates a preliminary
-// response, from which code snippets are extracted and executed. The outcome of this execution, along
-// with any compiler diagnostics, is then fed into GPT-4 to elicit a follow-up response. This cycle
-// repeats until GPT-4 delivers what it deems a correct solution or until a maximum of three
-// iterations. Subsequently, simulated human feedback is introduced: GPT-4 chooses the most relevant of
-// ten feedback categories and writes feedback in it; fed into the dialogue history, it prompts GPT-4 to
-// refine its solution further."
-//
-// Here each selected filtered record becomes one dialogue: the code-interpreter system prompt, the
-// query, the weak model's answer, then the execution feedback loop (stages/simulate/interaction.ts),
-// then `feedback_rounds` rounds of simulated human feedback, each followed by the loop again. Code
-// runs only in the sandbox; every result is journaled so a redone record replays the same dialogue.
+// The paper's interaction simulation: the weak model answers each selected query, its code runs in the
+// sandbox, and the strong model answers the execution feedback until its code is right or three
+// iterations pass (stages/simulate/interaction.ts); then `feedback_rounds` rounds of simulated human
+// feedback (one of ten categories), each followed by that loop again. Every result is journaled, so a
+// redone record replays the same dialogue.
 
 import { makeDialogue } from "../pipeline/dialogue.js";
 import { LlmAbortedError } from "../pipeline/llm/errors.js";

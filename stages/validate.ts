@@ -1,10 +1,8 @@
-// Validation: "every code block is executed in the sandbox" before the dialogues are released. Each
-// dialogue from the dialogue stages (pack, simulate, correct, leetcode) runs through the sandbox block
-// by block (stages/validate/validate-dialogue.ts); every block and the dialogue are tagged passed,
-// failed (with the error), timed out, or not runnable (with the reason), in `meta.validation`. A
-// dialogue whose final code fails or times out is dropped by default (a reject naming the error);
-// one whose code cannot run here is kept with its tag. A sandbox outage is no verdict on the code: the
-// dialogue fails and the next run retries it.
+// Validation: "every code block is executed in the sandbox" before release. Each dialogue of the
+// dialogue stages runs block by block (validate/validate-dialogue.ts); blocks and dialogue are tagged
+// passed, failed, timed out or not runnable in `meta.validation`. A dialogue whose final code fails or
+// times out is dropped by default; one whose code cannot run here is kept with its tag. A sandbox
+// outage is no verdict on the code: the dialogue fails and the next run retries it.
 import { getMaxListeners, setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { LanguageName } from "../pipeline/code/index.js";

@@ -1,16 +1,7 @@
-// What a stage declares for the run report, and the view of the run the report hands it. The report
-// (collect.ts, render.ts) knows no stage: it reads a stage's summary only through the stage's own
-// `summarySchema`, asks each stage for its steps in the flow chart and its own sections, and gives
-// them this view: its own typed summary, and the typed summaries of the stages a section declares it
-// reads, each by that stage's definition. A summary that does not parse is noted at the section's top.
-//
-//   report: {
-//     flow: (view) => [{ label: "filter kept", records: view.counts(view.name)?.out }],
-//     sections: [
-//       { id: "scores", render: (view) => scoreSection(view.summary) },
-//       { id: "languages", reads: [exportStage], render: languageSection }, // view.summaryOf(exportStage)
-//     ],
-//   }
+// What a stage declares for the run report (`report: { flow, underFlow, sections, made }`), and the
+// view of the run the report hands it. The report knows no stage: it reads a summary only through its
+// stage's `summarySchema`, and hands each part its own typed summary and those of the stages its
+// section declares it `reads`. A summary that does not parse is noted at the section's top.
 import type { z } from "zod";
 import type { RegisteredStage, StageRegistry } from "../registry.js";
 import type { StageCounts } from "../store/manifest.js";

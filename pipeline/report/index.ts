@@ -1,11 +1,6 @@
-// The run report: `<data_dir>/<release stage>/report.html` (export's directory), rebuilt from the stage
-// manifests by `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches the release
-// stage has ended (so every manifest it reads is final, the release stage's own included).
-//
-//   const registry = new StageRegistry(STAGES);                      // the stages, as the CLI hands them down
-//   await writeReport(dataDir, { registry })                         // from whatever has run
-//   await writeReport(dataDir, { registry, states })                 // with the runner's view (stale, running)
-//   await writeReport(dataDir, { registry, disabled: ["leetcode"] }) // stages switched off: "not run (disabled)"
+// The run report, `<data_dir>/<release stage>/report.html`, rebuilt from the stage manifests by
+// `pnpm pipeline report`, and by `pnpm pipeline run` once a run that reaches the release stage has
+// ended (so every manifest it reads is final): `writeReport(dataDir, { registry, states?, disabled? })`.
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { StageRegistry } from "../registry.js";

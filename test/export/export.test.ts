@@ -1,10 +1,7 @@
 // The export stage through the runner, over hand-written filtered pairs and dialogues validated in the
-// real sandbox: the structure of every file (each Code-Feedback line has only an integer id and user /
-// assistant messages; the full config adds the string id, method, sources, language and validation;
-// each Filtered-Instruction line only query, answer, resource and lang), every Parquet file read back
-// by an independent reader (DuckDB) equal in schema and rows to its JSONL, the dataset card's
-// metadata, counts, sources and citations, the same bytes and ids on a rerun, and files that are whole
-// or absent.
+// real sandbox: each file's columns (Code-Feedback: an integer id and user / assistant messages), each
+// Parquet file read back by DuckDB equal to its JSONL, the card's metadata, counts, sources and
+// citations, the same bytes and ids on a rerun, and files that are whole or absent.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
