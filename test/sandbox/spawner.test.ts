@@ -10,7 +10,7 @@ import { type CommandOptions, HostProcess, runHostCommand } from "../../pipeline
 import type { HostCommand } from "../../pipeline/sandbox/isolation.js";
 import { helperBinary } from "../../pipeline/sandbox/launcher.js";
 import { tempDir } from "../support/temp-dir.js";
-import { RUNNING_AS_ROOT } from "./helpers.js";
+import { parentOf, RUNNING_AS_ROOT } from "./helpers.js";
 
 const SH = "/bin/sh";
 const FD_PROBE = new URL("../support/fd-probe.ts", import.meta.url).pathname;
@@ -52,6 +52,24 @@ function spawnerPid(binary: string): number | null {
     }
   }
   return null;
+}
+
+/** Waits until our spawner runs a command whose command line holds `text`; returns the spawner's pid. */
+async function spawnerRunning(binary: string, text = ""): Promise<number> {
+  for (;;) {
+    const pid = spawnerPid(binary);
+    const running = (entry: string) => {
+      try {
+        return (
+          parentOf(entry) === String(pid) && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)
+        );
+      } catch {
+        return false;
+      }
+    };
+    if (pid !== null && readdirSync("/proc").some(running)) return pid;
+    await sleep(20);
+  }
 }
 
 /** Our descriptors above fd 3 that are not close-on-exec (what a fork and exec of ours passes on). */
@@ -113,7 +131,7 @@ describe.each(starters)("starting a host command (%s)", (_name, spawner) => {
     // its descriptors, read from outside while it sleeps
     const sleeper = HostProcess.spawn(host("/bin/sleep", ["30"], { fd3File: fd3 }));
     let fds: string[] = [];
-    for (let i = 0; i < 250 && fds.length === 0; i++) {
+    while (fds.length === 0) {
       await sleep(20);
       const pid = sleeper.pid;
       if (pid === undefined) continue;
@@ -157,9 +175,9 @@ describe.each(starters)("starting a host command (%s)", (_name, spawner) => {
       unused.kill();
       await unused.settled();
     }
-    // the pipes are let go a moment after the command ends (a descendant may still write)
-    await sleep(400);
-    expect(readdirSync("/proc/self/fd").length).toBeLessThanOrEqual(before);
+    // the pipes are let go a moment after the command ends (a descendant may still write); pipes
+    // kept hold the test until its time limit
+    while (readdirSync("/proc/self/fd").length > before) await sleep(20);
   });
 
   it("says a signal ended it, and a command that cannot start is an error naming it", async () => {
@@ -186,8 +204,8 @@ describe.each(starters)("starting a host command (%s)", (_name, spawner) => {
     expect(killedBy).toBe("timeout");
     expect(result.status).toBe("TimeLimitExceeded");
     const background = Number(readFileSync(pidFile, "utf8"));
-    for (let i = 0; i < 50 && alive(background); i++) await sleep(20);
-    expect(alive(background)).toBe(false);
+    // a survivor holds the test until its time limit
+    while (alive(background)) await sleep(20);
   });
 
   it.runIf(RUNNING_AS_ROOT)(
@@ -226,11 +244,12 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
   });
 
   it("ends what it started when it dies, and a new one serves the next command", async () => {
-    const running = runHostCommand(host(["-c", "sleep 100"]), options({ timeoutSeconds: 60 }));
-    await sleep(200);
-    const pid = spawnerPid(spawnerBinary!);
-    expect(pid).not.toBeNull();
-    process.kill(pid!, "SIGKILL");
+    const command = HostProcess.spawn(host(["-c", "sleep 100"]));
+    const running = command.run(options({ timeoutSeconds: 600 }));
+    // the spawner runs it and has told us its pid
+    const pid = await spawnerRunning(spawnerBinary!, "sleep 100");
+    while (command.pid === undefined) await sleep(20);
+    process.kill(pid, "SIGKILL");
     const { result } = await running;
     expect(result.signal).toBe("SIGKILL");
     const next = await runHostCommand(host(["-c", "echo again"]), options());
@@ -245,15 +264,13 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
     const fifo = join(scratch, "stuck-fifo");
     spawnSync("/usr/bin/mkfifo", [fifo]);
     const stuck = runHostCommand({ ...host(["-c", "cat <&3"]), fd3File: fifo }, options());
-    await sleep(100);
-    const other = await Promise.race([
-      runHostCommand(host(["-c", "echo meanwhile"]), options()),
-      sleep(5000).then(() => "held up" as const),
-    ]);
+    await spawnerRunning(spawnerBinary!);
+    // held up behind the stuck one, it would hold the test until its time limit
+    const other = await runHostCommand(host(["-c", "echo meanwhile"]), options());
     // a writer comes: the stuck one starts, reads it and ends
     const writer = spawn(SH, ["-c", `printf released > ${fifo}`]);
     const written = new Promise((resolve) => writer.on("close", resolve));
-    expect(other === "held up" ? other : other.result.stdout).toBe("meanwhile\n");
+    expect(other.result.stdout).toBe("meanwhile\n");
     const { result } = await stuck;
     expect(result.stdout).toBe("released");
     await written;
@@ -272,23 +289,18 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
       options({ timeoutSeconds: 0.5 }),
     );
     await prepared.ready();
-    // its orders end at EOF on fd 4: only if no one else holds the pipe's write end
-    const outcome = await Promise.race([
-      prepared.run(options(), Buffer.from("the orders")),
-      sleep(5000).then(() => "held up" as const),
-    ]);
-    expect(outcome === "held up" ? outcome : outcome.result.stdout).toBe("got the orders\n");
+    // its orders end at EOF on fd 4: only if no one else holds the pipe's write end (else the test
+    // waits until its time limit)
+    const outcome = await prepared.run(options(), Buffer.from("the orders"));
+    expect(outcome.result.stdout).toBe("got the orders\n");
     // and a command that never reached its exec is still killed at its time limit
-    const stopped = await Promise.race([stuck, sleep(5000).then(() => "never stopped" as const)]);
-    expect(stopped === "never stopped" ? stopped : stopped.killedBy).toBe("timeout");
+    expect((await stuck).killedBy).toBe("timeout");
   });
 
   it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
     const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
-    await sleep(150);
-    const pid = spawnerPid(spawnerBinary!);
-    expect(pid).not.toBeNull();
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.kill(pid!, signal);
+    const pid = await spawnerRunning(spawnerBinary!, "echo done");
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.kill(pid, signal);
     const { result } = await running;
     expect(result).toMatchObject({ return_code: 0, stdout: "done\n", signal: null });
     expect(spawnerPid(spawnerBinary!)).toBe(pid);
