@@ -55,13 +55,20 @@ describe.skipIf(opened.host === null || enter === null)("cgroup host", () => {
       const { out } = await entered(run.procsFiles, [
         "/usr/bin/python3",
         "-c",
-        `import os, time
+        // a child holds its share until each has taken its own or died (the pipe's end), however slow
+        `import os
+ready_r, ready_w = os.pipe()
+go_r, go_w = os.pipe()
 kids = []
 for i in range(4):
     pid = os.fork()
     if pid == 0:
-        hold = b"x" * (100 << 20); time.sleep(2); os._exit(0)
+        hold = b"x" * (100 << 20)
+        os.write(ready_w, b"r"); os.close(ready_w); os.close(go_w); os.read(go_r, 1); os._exit(0)
     kids.append(pid)
+os.close(ready_w)
+while os.read(ready_r, 8): pass
+os.close(go_w)
 print("held", sum(not os.WIFSIGNALED(os.waitpid(p, 0)[1]) for p in kids))`,
       ]);
       expect(Number(/held (\d+)/.exec(out)?.[1])).toBeLessThanOrEqual(2);

@@ -32,7 +32,7 @@ try:
     for _ in range(1000):
         pid = os.fork()
         if pid == 0:
-            time.sleep(3)
+            time.sleep(600)  # until killed: a slow fork loop must still find its children there
             os._exit(0)
         children.append(pid)
 except OSError:
