@@ -102,10 +102,6 @@ export class EndpointPool<T> {
     this.now = options.now ?? Date.now;
   }
 
-  get size(): number {
-    return this.members.length;
-  }
-
   /** Every endpoint's totals since the pool was made. */
   stats(): Record<string, EndpointStats> {
     return Object.fromEntries(this.members.map((m) => [m.name, { ...m.stats }]));

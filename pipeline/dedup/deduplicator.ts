@@ -58,11 +58,6 @@ export class Deduplicator {
     this.stamps = new Int32Array(1024).fill(-1);
   }
 
-  /** Near-duplicate survivors indexed so far. */
-  get survivorCount(): number {
-    return this.survivors.length;
-  }
-
   /**
    * Decides on one document and, when it survives, remembers it for the documents after it. `words`:
    * the text's `wordHashes`, when the caller computed them already.

@@ -62,11 +62,6 @@ export class LshIndex {
     this.next = new Int32Array(1024 * params.bands);
   }
 
-  /** Number of documents indexed; documents are numbered 0, 1, 2... in insertion order. */
-  get count(): number {
-    return this.size;
-  }
-
   bandKeys(signature: Uint32Array, out: Uint32Array = new Uint32Array(this.params.bands)): Uint32Array {
     const { bands, rows } = this.params;
     for (let b = 0; b < bands; b++) {

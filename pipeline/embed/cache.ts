@@ -72,10 +72,6 @@ export class EmbeddingCache {
     };
   }
 
-  has(key: Buffer): boolean {
-    return this.selectOne.get(key) !== undefined;
-  }
-
   /** Commits a batch in one transaction; durable against a killed process once this returns. */
   putMany(rows: { key: Buffer; model: string; value: CachedEmbedding }[]): void {
     if (rows.length > 0) this.insertMany(rows);

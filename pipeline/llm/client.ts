@@ -225,11 +225,6 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
     }
   }
 
-  /** What each replica has done since the role was opened, keyed by its shown URL. */
-  endpointStats(): ReturnType<EndpointPool<OpenAI>["stats"]> {
-    return this.pool.stats();
-  }
-
   /** Fills in token counts the server left out, so the meter and the cache always have numbers. */
   private complete(answer: AttemptAnswer, promptEstimate: () => number): CachedAnswer {
     return {

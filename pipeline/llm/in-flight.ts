@@ -19,10 +19,6 @@ export interface Joined<T> {
 export class InFlightRequests<T> {
   private readonly entries = new Map<string, Entry<T>>();
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /**
    * Waits for the request under `id`, starting it with `start` when none is in flight. `start`
    * gets a signal that fires only once no caller waits any more. A caller whose own signal fires
