@@ -1,192 +1,280 @@
-// The Runner: plans the stage graph and runs it: every stage named, plus (unless --only) every
-// upstream stage that is not complete for the current configuration. A stage is stale when its own
-// config (or fingerprint) changed, or an upstream's outputs changed since it ran; stale stages are
-// recomputed from scratch, partial ones resume where they stopped. This file is the facade the CLI,
-// the tests and the benches hold; the work is done by the helpers under pipeline/runner/, which take
-// the runner as a parameter (runner/types.ts: RunnerCore) so that none of them imports this file.
-import { resolve } from "node:path";
-import type { LoadedConfig } from "./config/load.js";
-import { validate } from "./config/load.js";
-import type { RootConfig } from "./config/schema.js";
-import { ConfigError, UserError } from "./errors.js";
-import { hashOf, withoutOperational } from "./hash.js";
-import { createLogger, type Logger } from "./log.js";
+// The Runner: runs the stage graph: every stage named, plus (unless --only) every upstream stage that
+// is not complete for the current configuration, or (`--shard K/N`) shard K of each named stage. A
+// stale stage is recomputed from scratch, a partial one resumes where it stopped. Built by concern,
+// each class over the one below: runner/plan.ts, status.ts, read.ts; one stage's run: execute.ts.
+import { join } from "node:path";
+import { InterruptedError, UserError } from "./errors.js";
+import type { LlmEstimator } from "./llm/types.js";
 import type { PipelineRecord } from "./record.js";
-import { StageRegistry } from "./registry.js";
-import { indexStage } from "./runner/context.js";
-import { manifestOfStage, readStage } from "./runner/read.js";
-import { downstreamOfStage, resetStage } from "./runner/reset.js";
-import { runAll } from "./runner/run-loop.js";
-import { runShard } from "./runner/run-shard.js";
-import type { ShardSpec } from "./runner/shard.js";
-import type { ShardStatus } from "./runner/shard-status.js";
-import { shardCommandOf, shardCountOf, shardStatusOf, stageStatus } from "./runner/status.js";
-import { readSwitch } from "./runner/switch.js";
-import type {
-  RunnerCore,
-  RunnerOptions,
-  RunOptions,
-  StageIndex,
-  StageReport,
-  StageStatus,
-} from "./runner/types.js";
-import type { ReadOptions, Stage } from "./stage.js";
-import { type IndexOptions, type Manifest, StageStore } from "./store/index.js";
+import { runStage, type StageOutcome } from "./runner/execute.js";
+import { type RunOptions, switchedOffReason } from "./runner/plan.js";
+import { RunnerRead } from "./runner/read.js";
+import { type ShardSpec, shardArg, shardTest } from "./runner/shard.js";
+import { usable } from "./runner/status.js";
+import type { Services } from "./services.js";
+import type { CostEstimate, Stage } from "./stage.js";
+import { listShards } from "./store/index.js";
+import { UsageMeter } from "./usage.js";
 
-export type { RunnerOptions, RunOptions, StageReport, StageState, StageStatus } from "./runner/types.js";
+export type { StageOutcome } from "./runner/execute.js";
+export type { RunnerOptions, RunOptions } from "./runner/plan.js";
+export type { StageState, StageStatus } from "./runner/status.js";
 
-export class Runner implements RunnerCore {
-  readonly dataDir: string;
-  private readonly byName: Map<string, Stage<unknown>>;
-  /** read by the helpers under runner/ (RunnerCore) */
-  readonly log: Logger;
-  private readonly configs = new Map<string, unknown>();
-  /** stages switched off by `stages.<name>.enabled: false` */
-  private readonly switchedOffNames = new Set<string>();
-  /** the stage names and the dialogue methods each declares, handed to every stage as `ctx.registry` */
-  readonly registry: StageRegistry;
+export class Runner extends RunnerRead {
+  /**
+   * Runs `targets` in pipeline order, each skipped when up to date, reset first when forced or
+   * stale, refused when an upstream is not complete or it is being run in shards, estimated instead
+   * of run on --dry-run.
+   */
+  async run(targets: string[], options: RunOptions = {}): Promise<StageOutcome[]> {
+    if (options.shard) return this.runShard(targets, options.shard, options);
+    const signal = options.signal ?? new AbortController().signal;
+    const reports: StageOutcome[] = [];
+    for (const stage of this.plan(targets, options)) {
+      if (signal.aborted) {
+        throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
+      }
+      if (this.switchedOff.has(stage.name)) {
+        if (targets.includes(stage.name)) {
+          throw new UserError(
+            `${stage.name} is switched off (${switchedOffReason(stage.name)} in ${this.loaded.source}); ` +
+              `remove that key (or --set stages.${stage.name}.enabled=true) to run it`,
+          );
+        }
+        this.log.info(
+          `${stage.name}: switched off (${switchedOffReason(stage.name)}); the stages after it go on without it`,
+        );
+        reports.push({ stage: stage.name, action: "skipped" });
+        continue;
+      }
+      // a dry run changes nothing: no forced recomputation, no reset of stale outputs before an estimate
+      const forced = Boolean(options.force && !options.dryRun && targets.includes(stage.name));
+      const release = this.store(stage.name).lock();
+      try {
+        if (forced) this.resetHeld(stage.name, `upstream ${stage.name} was forced`);
+        let status = this.status(stage.name);
+        if (status.state === "complete") {
+          this.log.info(`${stage.name}: up to date (${status.manifest!.counts.out} records)`);
+          reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
+          continue;
+        }
+        this.checkUpstream(stage);
+        // stale shards are recomputed here like any stale stage; live or unfinished ones are not ours
+        if (status.shards && status.state !== "stale") {
+          throw new UserError(
+            `${stage.name} is being run in shards and is ${status.state}: ${status.reason}. ` +
+              `Finish its shards, or run \`pnpm pipeline reset ${stage.name}\` to run it in one process instead.`,
+          );
+        }
+        if (options.dryRun && stage.estimate) {
+          reports.push(await this.estimate(stage, signal));
+          break;
+        }
+        if (status.state === "stale") {
+          this.log.info(`${stage.name}: stale (${status.reason}); recomputing`);
+          this.resetHeld(stage.name);
+          status = this.status(stage.name);
+        }
+        // parts without a manifest are left by a reset killed half-way: they belong to no run
+        if (status.state === "not started") this.store(stage.name).reset();
+        reports.push(await runStage(this, stage, status, signal, forced));
+      } finally {
+        release();
+      }
+    }
+    return reports;
+  }
 
-  constructor(
-    readonly stages: readonly Stage<unknown>[],
-    readonly loaded: LoadedConfig,
-    readonly options: RunnerOptions,
-  ) {
-    this.byName = new Map(stages.map((s) => [s.name, s]));
-    this.registry = new StageRegistry(stages);
-    this.dataDir = resolve(loaded.config.data_dir);
-    this.log = options.log ?? createLogger();
-    for (const name of Object.keys(loaded.config.stages)) {
-      if (!this.byName.has(name)) {
-        throw new ConfigError(
-          `${loaded.source}: stages.${name}: unknown stage. Stages are: ${stages.map((s) => s.name).join(", ")}`,
+  /**
+   * `run --shard K/N`: shard K of each named stage, and nothing else: upstream stages must be
+   * complete (a shard never runs a stage that other shards would run too). Each shard takes only its
+   * own lock and writes only under `<stage>/shards/K-of-N/`.
+   */
+  private async runShard(targets: string[], shard: ShardSpec, options: RunOptions): Promise<StageOutcome[]> {
+    const signal = options.signal ?? new AbortController().signal;
+    const arg = shardArg(shard);
+    for (const name of targets) {
+      if (this.switchedOff.has(name)) {
+        throw new UserError(
+          `${name} is switched off (${switchedOffReason(name)} in ${this.loaded.source}); ` +
+            `remove that key (or --set stages.${name}.enabled=true) to run it`,
+        );
+      }
+      if (this.stage(name).kind !== "record") {
+        throw new UserError(
+          `--shard ${arg}: ${name} is a global stage; it runs in one process over the union of the shards. ` +
+            `Run it without --shard (and outside a job array) once every shard upstream of it is complete.`,
         );
       }
     }
-    for (const stage of stages) this.configOf(stage);
+    const reports: StageOutcome[] = [];
+    for (const stage of this.plan(targets, { only: true })) {
+      if (signal.aborted) {
+        throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
+      }
+      const label = `${stage.name} shard ${arg}`;
+      if (this.checkShardLayout(stage, shard)) {
+        this.log.info(`${label}: ${stage.name} is complete in one process; nothing to do`);
+        reports.push({ stage: stage.name, action: "skipped" });
+        continue;
+      }
+      const store = this.store(stage.name, shard);
+      const release = store.lock();
+      try {
+        this.checkShardLayout(stage, shard, true);
+        const forced = Boolean(options.force && !options.dryRun);
+        if (forced) store.reset();
+        let status = this.shardStatus(stage, shard);
+        if (status.state === "done") {
+          this.log.info(`${label}: up to date (${status.manifest!.counts.out} records)`);
+          reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
+          continue;
+        }
+        this.checkUpstream(stage, shard);
+        if (options.dryRun && stage.estimate) {
+          reports.push(await this.estimate(stage, signal, shard));
+          break;
+        }
+        if (status.state === "stale") {
+          this.log.info(`${label}: stale (${status.reason}); recomputing`);
+          store.reset();
+          status = this.shardStatus(stage, shard);
+        }
+        if (status.state === "not started") store.reset();
+        const configHash = this.configHash(stage);
+        const previous = status.manifest ? { manifest: status.manifest } : {};
+        reports.push(
+          await runStage(
+            this,
+            stage,
+            { stage: stage.name, state: "partial", configHash, ...previous },
+            signal,
+            forced,
+            shard,
+          ),
+        );
+      } finally {
+        release();
+      }
+    }
+    return reports;
   }
 
-  get root(): RootConfig {
-    return this.loaded.config;
+  /** Refuses to run a stage while one of its upstream stages is not complete (or switched off). */
+  private checkUpstream(stage: Stage<unknown>, shard?: ShardSpec): void {
+    for (const upstream of stage.upstream) {
+      const up = this.status(upstream);
+      if (!usable(up)) {
+        const advice = up.shards
+          ? "Run the shards named above"
+          : shard
+            ? `Run \`pnpm pipeline run ${upstream}\` first (a shard runs only its own stage)`
+            : `Run \`pnpm pipeline run ${stage.name}\` without --only to run it first`;
+        throw new UserError(
+          `stage ${stage.name} needs ${upstream} to be complete, but it is ${up.state}${up.reason ? ` (${up.reason})` : ""}. ${advice}.`,
+        );
+      }
+    }
   }
 
-  get switchedOff(): ReadonlySet<string> {
-    return this.switchedOffNames;
-  }
-
-  stage(name: string): Stage<unknown> {
-    const stage = this.byName.get(name);
-    if (!stage) {
+  /**
+   * Refuses a shard that would mix with what is there: outputs of a one-process run, or shards of
+   * another N; warns (with `log`) of shards run with another configuration. True when a one-process
+   * run completed the stage for this configuration already.
+   */
+  private checkShardLayout(stage: Stage<unknown>, shard: ShardSpec, log = false): boolean {
+    const name = stage.name;
+    const configHash = this.configHash(stage);
+    if (this.store(name).manifest()) {
+      const single = this.status(name);
+      if (single.state === "complete") return true;
       throw new UserError(
-        `unknown stage "${name}". Stages are: ${this.stages.map((s) => s.name).join(", ")}`,
+        `${name} has outputs of a one-process run (${single.state}${single.reason ? `: ${single.reason}` : ""}), which shards cannot add to. ` +
+          `Finish it with \`pnpm pipeline run ${name}\`, or run \`pnpm pipeline reset ${name}\` to start over in shards.`,
       );
     }
-    return stage;
-  }
-
-  store(name: string, shard?: ShardSpec): StageStore {
-    return new StageStore(this.dataDir, name, shard);
-  }
-
-  /** A stage's committed outputs (or rejects): a sharded stage's are its shards', in shard order. */
-  read(name: string, options: ReadOptions = {}): AsyncGenerator<PipelineRecord> {
-    return readStage(this, name, options);
-  }
-
-  /** A complete stage's outputs, indexed by `fields`: a sharded stage's shards' as one (runner/read.ts). */
-  index(name: string, fields: readonly string[], options?: IndexOptions): Promise<StageIndex> {
-    return indexStage(this, name, fields, options);
+    const others = listShards(join(this.dataDir, name))
+      .filter((spec) => spec.index !== shard.index || spec.count !== shard.count)
+      .map((spec) => ({ spec, manifest: this.store(name, spec).manifest() }))
+      .filter((s) => s.manifest !== undefined);
+    const otherCount = others.find((s) => s.spec.count !== shard.count);
+    if (otherCount) {
+      const n = otherCount.spec.count;
+      throw new UserError(
+        `--shard ${shardArg(shard)}: ${name} was started in ${n} shards, not ${shard.count}, and records go to shards by N. ` +
+          `Run its shards with --shard K/${n} (K from 0 to ${n - 1}), or run \`pnpm pipeline reset ${name}\` to start over in ${shard.count} shards.`,
+      );
+    }
+    // Shards of another configuration are not refused: each shard's files are its own, so this one
+    // starts over on its own files (when stale) and theirs stay as they are until they are run again.
+    // The stage is complete, and readable by the stages after it, only once all N share one.
+    const mixed = others.filter((s) => s.manifest!.configHash !== configHash);
+    if (mixed.length > 0 && log) {
+      const list = mixed.map((s) => s.spec.index).join(", ");
+      this.log.warn(
+        `${name} shard ${shardArg(shard)}: shard${mixed.length > 1 ? "s" : ""} ${list} ran with another configuration ` +
+          `(hash ${mixed[0]!.manifest!.configHash.slice(0, 8)}, this one ${configHash.slice(0, 8)}); ${name} is complete only once ` +
+          "every shard has run with the same one (the same config file, --set and --limit everywhere)",
+      );
+    }
+    return false;
   }
 
   /**
-   * A stage's manifest as one: a one-process stage's own; a sharded stage's shards summed, with the
-   * summary of the whole stage once every shard is done (runner/read.ts). What the report and push
-   * read, never `<stage>/manifest.json` directly.
+   * `run --dry-run` for a stage that sends LLM requests: its own estimate of requests and tokens, priced
+   * from the configured endpoints, logged and reported instead of a run (of one shard: its own records).
    */
-  manifestOf(name: string): Promise<Manifest | undefined> {
-    return manifestOfStage(this, name);
-  }
-
-  configOf(stage: Stage<unknown>): unknown {
-    if (!this.configs.has(stage.name)) {
-      const { enabled, section: raw } = readSwitch(
-        stage,
-        this.loaded.config.stages[stage.name],
-        this.loaded.source,
-      );
-      if (!enabled) this.switchedOffNames.add(stage.name);
-      this.configs.set(
-        stage.name,
-        validate(
-          stage.configSchema,
-          raw ?? {},
-          ["stages", stage.name],
-          this.loaded.source,
-          this.loaded.lines,
-        ),
-      );
-    }
-    return this.configs.get(stage.name);
-  }
-
-  configHash(stage: Stage<unknown>): string {
-    const config = this.configOf(stage);
-    const extra = stage.fingerprint?.({ config, root: this.root, limit: this.options.limit });
-    return hashOf({ stage: stage.name, config: withoutOperational(stage.configSchema, config), extra });
-  }
-
-  /** Where a stage stands for the current configuration, and why (runner/status.ts). */
-  status(name: string): StageStatus {
-    return stageStatus(this, name);
-  }
-
-  /** N of a stage run in shards, or undefined when it was not (runner/status.ts). */
-  shardCount(name: string): number | undefined {
-    return shardCountOf(this, name);
-  }
-
-  /** The command that runs one shard, as `status` and refusals print it (as it was run, given its manifest). */
-  shardCommand(name: string, shard: ShardSpec, manifest?: Manifest): string {
-    return shardCommandOf(this, name, shard, manifest);
-  }
-
-  /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */
-  shardStatus(
+  private async estimate(
     stage: Stage<unknown>,
-    shard: ShardSpec,
-    configHash = this.configHash(stage),
-    statusOf: (name: string) => StageStatus = (name) => this.status(name),
-  ): ShardStatus {
-    return shardStatusOf(this, stage, shard, configHash, statusOf);
-  }
-
-  /** Stages to consider for `targets`, in pipeline order. */
-  plan(targets: string[], options: { only?: boolean } = {}): Stage<unknown>[] {
-    const wanted = new Set<string>();
-    const visit = (name: string): void => {
-      const stage = this.stage(name);
-      if (wanted.has(name)) return;
-      wanted.add(name);
-      if (!options.only) for (const up of stage.upstream) visit(up);
+    signal: AbortSignal,
+    shard?: ShardSpec,
+  ): Promise<StageOutcome> {
+    const prices = watchPrices(this.options.services);
+    const ctx = {
+      ...this.context(stage, signal, new UsageMeter(), shard, undefined, true),
+      services: prices.services,
     };
-    for (const t of targets) visit(t);
-    return this.stages.filter((s) => wanted.has(s.name));
+    // a record-wise stage's input as its run would take it (a global stage's estimate reads its own)
+    const input = async function* (): AsyncGenerator<PipelineRecord> {
+      if (stage.kind !== "record") return;
+      const mine = shard ? shardTest(shard) : () => true;
+      for await (const record of stage.input ? stage.input(ctx, undefined) : ctx.read(stage.upstream[0]!))
+        if (mine(record)) yield record;
+    };
+    const estimate = await stage.estimate!(ctx, input());
+    const cost = costText(estimate, prices.unpriced);
+    this.log.info(
+      `${this.store(stage.name, shard).label}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
+        `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,
+    );
+    return { stage: stage.name, action: "estimated", estimate };
   }
+}
 
-  /** Runs `targets` (runner/run-loop.ts), or one shard of each (runner/run-shard.ts). */
-  run(targets: string[], options: RunOptions = {}): Promise<StageReport[]> {
-    if (options.shard) return runShard(this, targets, options.shard, options);
-    return runAll(this, targets, options);
-  }
+/**
+ * `services` whose estimators note each role the stage asked for that has no price under
+ * `llm.prices`: it costs 0 in the sums, and "~$0.00" would read as free.
+ */
+function watchPrices(services: Services): { services: Services; unpriced: Set<string> } {
+  const unpriced = new Set<string>();
+  const inner = services.llmEstimator;
+  if (!inner) return { services, unpriced };
+  // the services object may rely on `this`; everything else stays as it was
+  const watched: Services = Object.assign(Object.create(services) as Services, {
+    llmEstimator(role: string): LlmEstimator {
+      const estimator = inner.call(services, role);
+      if (estimator.priced === false) unpriced.add(`${role} (${estimator.model})`);
+      return estimator;
+    },
+  });
+  return { services: watched, unpriced };
+}
 
-  /**
-   * Removes a stage's outputs and marks every stage downstream of it stale. Refuses while the stage
-   * or anything downstream of it is being run by another process.
-   */
-  reset(name: string, reason = `upstream ${name} was reset`, options: { purge?: boolean } = {}): void {
-    resetStage(this, name, reason, options);
-  }
-
-  downstreamOf(name: string): string[] {
-    return downstreamOfStage(this, name);
-  }
+function costText(estimate: CostEstimate, unpriced: ReadonlySet<string>): string {
+  if (estimate.costUsd === undefined) return "";
+  if (unpriced.size === 0 || estimate.requests === 0) return `, ~$${estimate.costUsd.toFixed(2)}`;
+  const roles = [...unpriced].join(", ");
+  return estimate.costUsd > 0
+    ? `, ~$${estimate.costUsd.toFixed(2)} plus what ${roles} costs (price unknown: add it under llm.prices)`
+    : `, price unknown (no llm.prices entry for ${roles})`;
 }

@@ -97,7 +97,7 @@ interface StageBase<C, S, Sum> {
   configSchema: z.ZodType<C>;
   /**
    * May be switched off with `stages.<name>.enabled: false` (a dialogue method): it is then not run,
-   * and the stages after it go on without its records (runner/switch.ts).
+   * and the stages after it go on without its records (runner/plan.ts).
    */
   switchable?: boolean;
   /**

@@ -3,8 +3,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { sampleOf } from "../../pipeline/runner/context.js";
-import type { StageIndex } from "../../pipeline/runner/types.js";
+import { type StageIndex, sampleOf } from "../../pipeline/runner/read.js";
 import type { IndexRow } from "../../pipeline/store/index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
 import { type Selection, sampleOptions } from "../../stages/dialogue-kit/sample.js";

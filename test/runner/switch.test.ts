@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadConfig } from "../../pipeline/config/load.js";
 import { ConfigError, UserError } from "../../pipeline/errors.js";
-import { SWITCHED_OFF } from "../../pipeline/runner/switch.js";
+import { SWITCHED_OFF } from "../../pipeline/runner/plan.js";
 import { Runner } from "../../pipeline/runner.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { STAGES } from "../../stages/index.js";

@@ -1,0 +1,149 @@
+// The plan of a run: its stages, each one's validated config (a switchable stage's `enabled: false`
+// taken out before its schema sees it), the hash that says when a stage is stale, and the stages a
+// run of some targets takes (every upstream, unless --only). status.ts, read.ts and ../runner.ts
+// build on it, each a class over the one below.
+import { resolve } from "node:path";
+import { type LoadedConfig, validate } from "../config/load.js";
+import type { RootConfig } from "../config/schema.js";
+import { ConfigError, UserError } from "../errors.js";
+import { hashOf, withoutOperational } from "../hash.js";
+import { createLogger, type Logger } from "../log.js";
+import { StageRegistry } from "../registry.js";
+import type { Services } from "../services.js";
+import type { Stage } from "../stage.js";
+import { StageStore } from "../store/index.js";
+import type { ShardSpec } from "./shard.js";
+
+export interface RunnerOptions {
+  limit?: number;
+  log?: Logger;
+  /** built once per run, closed at the end */
+  services: Services;
+  progressStream?: NodeJS.WriteStream;
+}
+
+export interface RunOptions {
+  only?: boolean;
+  force?: boolean;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  /** run only this shard of each named stage (record-wise stages only; implies --only) */
+  shard?: ShardSpec;
+}
+
+/** What a stage downstream records as a switched-off upstream's output hash (manifest.upstream). */
+export const SWITCHED_OFF = "switched-off";
+
+export function switchedOffReason(name: string): string {
+  return `stages.${name}.enabled: false`;
+}
+
+export class RunnerPlan {
+  readonly dataDir: string;
+  readonly log: Logger;
+  /** the stage names and the dialogue methods each declares, handed to every stage as `ctx.registry` */
+  readonly registry: StageRegistry;
+  private readonly byName: Map<string, Stage<unknown>>;
+  private readonly configs = new Map<string, unknown>();
+  private readonly off = new Set<string>();
+
+  constructor(
+    readonly stages: readonly Stage<unknown>[],
+    readonly loaded: LoadedConfig,
+    readonly options: RunnerOptions,
+  ) {
+    this.byName = new Map(stages.map((s) => [s.name, s]));
+    this.registry = new StageRegistry(stages);
+    this.dataDir = resolve(loaded.config.data_dir);
+    this.log = options.log ?? createLogger();
+    for (const name of Object.keys(loaded.config.stages)) {
+      if (!this.byName.has(name)) {
+        throw new ConfigError(
+          `${loaded.source}: stages.${name}: unknown stage. Stages are: ${stages.map((s) => s.name).join(", ")}`,
+        );
+      }
+    }
+    for (const stage of stages) this.configOf(stage);
+  }
+
+  get root(): RootConfig {
+    return this.loaded.config;
+  }
+
+  /** stages switched off by `stages.<name>.enabled: false` */
+  get switchedOff(): ReadonlySet<string> {
+    return this.off;
+  }
+
+  stage(name: string): Stage<unknown> {
+    const stage = this.byName.get(name);
+    if (!stage) {
+      throw new UserError(
+        `unknown stage "${name}". Stages are: ${this.stages.map((s) => s.name).join(", ")}`,
+      );
+    }
+    return stage;
+  }
+
+  store(name: string, shard?: ShardSpec): StageStore {
+    return new StageStore(this.dataDir, name, shard);
+  }
+
+  configOf(stage: Stage<unknown>): unknown {
+    if (!this.configs.has(stage.name)) {
+      let section = this.loaded.config.stages[stage.name];
+      if (stage.switchable && typeof section === "object" && section !== null && "enabled" in section) {
+        const { enabled, ...rest } = section as { enabled: unknown };
+        if (typeof enabled !== "boolean") {
+          throw new ConfigError(
+            `invalid configuration in ${this.loaded.source}: stages.${stage.name}.enabled must be true or false (false: do not run ${stage.name}; the stages after it go on without it)`,
+          );
+        }
+        if (!enabled) this.off.add(stage.name);
+        section = rest;
+      }
+      const path = ["stages", stage.name];
+      this.configs.set(
+        stage.name,
+        validate(stage.configSchema, section ?? {}, path, this.loaded.source, this.loaded.lines),
+      );
+    }
+    return this.configs.get(stage.name);
+  }
+
+  configHash(stage: Stage<unknown>): string {
+    const config = this.configOf(stage);
+    const extra = stage.fingerprint?.({ config, root: this.root, limit: this.options.limit });
+    return hashOf({ stage: stage.name, config: withoutOperational(stage.configSchema, config), extra });
+  }
+
+  /** Stages to consider for `targets`, in pipeline order. */
+  plan(targets: string[], options: { only?: boolean } = {}): Stage<unknown>[] {
+    const wanted = new Set<string>();
+    const visit = (name: string): void => {
+      const stage = this.stage(name);
+      if (wanted.has(name)) return;
+      wanted.add(name);
+      if (!options.only) for (const up of stage.upstream) visit(up);
+    };
+    for (const t of targets) visit(t);
+    return this.stages.filter((s) => wanted.has(s.name));
+  }
+
+  /** Every stage that reads `name`, directly or through others. */
+  downstreamOf(name: string): string[] {
+    const result = new Set<string>();
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const s of this.stages) {
+        if (result.has(s.name)) continue;
+        if (s.upstream.some((u) => u === name || result.has(u))) {
+          result.add(s.name);
+          grew = true;
+        }
+      }
+    }
+    return [...result];
+  }
+}
