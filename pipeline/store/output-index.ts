@@ -138,54 +138,25 @@ export interface SampleOptions {
   seed: number;
 }
 
-interface Candidate {
-  key: string;
-  id: string;
-  /** its place among the rows `where` takes, in upstream order */
-  at: number;
-}
-
-/** a before b in the sample's order: the smaller hash, then the smaller id */
-const before = (a: Candidate, b: Candidate) => a.key < b.key || (a.key === b.key && a.id < b.id);
-
 /**
  * The rows `where` takes and, with a count, the `count` of them with the smallest SHA-256 of
- * (seed, id): the same for the same seed and input on every run, independent of the input's order,
- * and stable when records are added. In upstream order, as resume-by-position needs. Choosing holds
- * `count` candidates in a max-heap whose root is the one the next smaller key displaces.
+ * (seed, id), then the smaller id: the same for the same seed and input on every run, independent of
+ * the input's order, and stable when records are added. In upstream order, as resume-by-position needs.
  */
 export function sampleRows(rows: readonly IndexRow[], options: SampleOptions): IndexRow[] {
   const taken = rows.filter((row) => options.where(row.fields[options.field]));
   const { count } = options;
   if (count === undefined || taken.length <= count) return taken;
-  const heap: Candidate[] = [];
-  const swap = (i: number, j: number) => {
-    const t = heap[i]!;
-    heap[i] = heap[j]!;
-    heap[j] = t;
-  };
-  for (const [at, row] of taken.entries()) {
-    const candidate = { key: hash("sha256", `${options.seed}\n${row.id}`).slice(0, 16), id: row.id, at };
-    let i: number;
-    if (heap.length < count) {
-      heap.push(candidate);
-      for (i = heap.length - 1; i > 0 && before(heap[(i - 1) >> 1]!, heap[i]!); i = (i - 1) >> 1)
-        swap(i, (i - 1) >> 1);
-      continue;
-    }
-    if (!before(candidate, heap[0]!)) continue;
-    heap[0] = candidate;
-    for (i = 0; ; ) {
-      const left = 2 * i + 1;
-      let largest = i;
-      if (left < heap.length && before(heap[largest]!, heap[left]!)) largest = left;
-      if (left + 1 < heap.length && before(heap[largest]!, heap[left + 1]!)) largest = left + 1;
-      if (largest === i) break;
-      swap(i, largest);
-      i = largest;
-    }
-  }
-  return heap.sort((a, b) => a.at - b.at).map((c) => taken[c.at]!);
+  const keyed = taken.map((row, at) => ({
+    key: hash("sha256", `${options.seed}\n${row.id}`).slice(0, 16),
+    row,
+    at,
+  }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.row.id < b.row.id ? -1 : 1));
+  return keyed
+    .slice(0, count)
+    .sort((a, b) => a.at - b.at)
+    .map((k) => k.row);
 }
 
 /** Rows parsed at a time: one parse of many rows as an array costs half a parse per row. */
