@@ -108,7 +108,7 @@ describe("launch --executor local", () => {
       stderr += b;
     });
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    const deadline = Date.now() + 50_000;
+    const deadline = Date.now() + 600_000;
     // wait until both expand shards have committed a record, so they are surely running
     while (!/\[expand 0\/2\] .*records/.test(stderr) || !/\[expand 1\/2\] .*records/.test(stderr)) {
       if (Date.now() > deadline) throw new Error(`expand never started:\n${stderr}`);
