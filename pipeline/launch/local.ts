@@ -26,16 +26,6 @@ export interface ShardFailure {
   rerun: string;
 }
 
-export class LaunchFailedError extends UserError {
-  constructor(
-    message: string,
-    readonly failures: ShardFailure[],
-    exitCode: number,
-  ) {
-    super(message, { exitCode });
-  }
-}
-
 // a shard's own scheduler variables would make a child of a launch run inside an array task
 // pick the wrong shard (or shard a global stage); the launcher says which shard, always
 const SCHEDULER_VARIABLES = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX"];
@@ -86,15 +76,12 @@ export async function launchLocal(steps: LaunchStep[], options: LocalLaunchOptio
             `  ${f.stage} ${shardLabel(step, f.shard)} exited with ${f.exitCode}; its log: ${f.log}\n    rerun it alone: ${f.rerun}`,
         );
         const later = steps.slice(steps.indexOf(step) + 1).map((s) => s.stage);
-        throw new LaunchFailedError(
+        // a configuration error or a refused LLM key is the same in every shard: say so by the code
+        const same = failures.every((f) => f.exitCode === failures[0]!.exitCode);
+        throw new UserError(
           `${failures.length} of ${step.shards} ${step.stage} process(es) failed:\n${lines.join("\n")}\n` +
             `${later.length ? `Not started: ${later.join(", ")}. ` : ""}Rerun the same launch command to retry the failed shards and go on (finished shards are skipped).`,
-          failures,
-          // a configuration error or a refused LLM key is the same in every shard: say so by the code
-          failures.every((f) => f.exitCode === failures[0]!.exitCode) &&
-            [2, 3].includes(failures[0]!.exitCode)
-            ? failures[0]!.exitCode
-            : 1,
+          { exitCode: same && [2, 3].includes(failures[0]!.exitCode) ? failures[0]!.exitCode : 1 },
         );
       }
       options.out.write(`launch: ${step.stage}: done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
