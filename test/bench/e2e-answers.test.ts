@@ -118,12 +118,12 @@ describe("bench e2e answers", () => {
     for (const { plain } of sources) {
       for (const line of readFileSync(plain, "utf8").trim().split("\n")) {
         const row = JSON.parse(line);
-        const [query, answer]: string[] = row.conversations?.map((turn: { value: string }) => turn.value) ?? [
+        const [query, answer] = (row.conversations?.map((turn: { value: string }) => turn.value) ?? [
           row.problem ?? row.instruction,
           row.solution ?? row.response ?? row.output,
-        ];
+        ]) as [string, string];
         expect(askedLanguage(query), query).toBeUndefined();
-        for (const block of extractCodeBlocks(answer!)) {
+        for (const block of extractCodeBlocks(answer)) {
           if (block.lang !== "python") continue;
           python++;
           execFileSync("python3", ["-c", "import sys; compile(sys.stdin.read(), 'block', 'exec')"], {
