@@ -7,7 +7,7 @@ export interface Logger {
   debug(message: string): void;
 }
 
-export function createLogger(prefix?: string, options: { verbose?: boolean } = {}): Logger {
+export function createLogger(prefix?: string): Logger {
   const tag = prefix ? `[${prefix}] ` : "";
   // on a terminal a progress bar may own the current line: clear it, the bar redraws on its next tick
   const clear = process.stderr.isTTY ? "\r\x1b[2K" : "";
@@ -16,7 +16,7 @@ export function createLogger(prefix?: string, options: { verbose?: boolean } = {
     info: (m) => write(m),
     warn: (m) => write(`warning: ${m}`),
     debug: (m) => {
-      if (options.verbose || process.env.CODEFEEDBACK_DEBUG) write(`debug: ${m}`);
+      if (process.env.CODEFEEDBACK_DEBUG) write(`debug: ${m}`);
     },
   };
 }

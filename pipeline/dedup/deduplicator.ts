@@ -19,10 +19,6 @@ export interface DedupOptions {
   threshold: number;
   numPerm: number;
   shingleWords: number;
-  /** fixed hash functions: the same input gives the same verdicts on every run */
-  seed?: number;
-  /** override the band split chosen for `threshold` */
-  lsh?: LshParameters;
 }
 
 export type DedupVerdict =
@@ -46,11 +42,10 @@ export class Deduplicator {
 
   constructor(options: DedupOptions) {
     this.options = options;
-    this.lsh = options.lsh ?? optimalLshParameters(options.threshold, options.numPerm);
+    this.lsh = optimalLshParameters(options.threshold, options.numPerm);
     this.hasher = new MinHasher({
       numPerm: options.numPerm,
       shingleWords: options.shingleWords,
-      seed: options.seed ?? 1,
     });
     this.index = new LshIndex(this.lsh);
     this.scratch = new Uint32Array(options.numPerm);

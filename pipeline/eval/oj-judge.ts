@@ -6,8 +6,6 @@
 export interface OutputJudgeOptions {
   /** compare letters exactly; SandboxFusion compares lower-cased by default */
   caseSensitive?: boolean;
-  /** relative tolerance for numeric lines */
-  relativeTolerance?: number;
 }
 
 const DIGITS = String.raw`\d(?:_?\d)*`;
@@ -27,13 +25,12 @@ export function parseFloatLine(text: string): number | undefined {
   return Number(plain);
 }
 
-function floatEqual(actual: number, expected: number, relativeTolerance: number): boolean {
-  return Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-10) < relativeTolerance;
+function floatEqual(actual: number, expected: number): boolean {
+  return Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-10) < 1e-5;
 }
 
 /** True when `actual` stdout is accepted for `expected` stdout under SandboxFusion's rules. */
 export function outputsMatch(actual: string, expected: string, options: OutputJudgeOptions = {}): boolean {
-  const relativeTolerance = options.relativeTolerance ?? 1e-5;
   let got = actual.trim().split("\n");
   let want = expected.trim().split("\n");
   if (got.length - want.length === 1 && got[got.length - 1] === "") got = got.slice(0, -1);
@@ -49,7 +46,7 @@ export function outputsMatch(actual: string, expected: string, options: OutputJu
     if (a.trim() === e.trim()) continue;
     const x = parseFloatLine(a);
     const y = parseFloatLine(e);
-    if (x !== undefined && y !== undefined && floatEqual(x, y, relativeTolerance)) continue;
+    if (x !== undefined && y !== undefined && floatEqual(x, y)) continue;
     return false;
   }
   return true;

@@ -25,8 +25,6 @@ export interface PushOptions {
   signal?: AbortSignal;
   /** which file names of `dir` to upload; default: all but dot-files, temporaries (`*.tmp`, `*.tmp-PID`) and stage bookkeeping */
   include?: (name: string) => boolean;
-  /** files above this size get a commit each; default 1 MiB */
-  commitAloneBytes?: number;
   /** files that must be there with this sha256 (what the export says it wrote); "" checks presence only */
   expect?: ReadonlyMap<string, string>;
 }
@@ -51,6 +49,9 @@ const BOOKKEEPING = new Set(["manifest.json", "lock"]);
 export function isPublishable(name: string): boolean {
   return !name.startsWith(".") && !/\.tmp(-\d+)?$/.test(name) && !BOOKKEEPING.has(name);
 }
+
+/** Files above this size get a commit each. */
+const COMMIT_ALONE_BYTES = 1 << 20;
 
 const REPO_NAME = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
 
@@ -157,7 +158,7 @@ export async function pushDirectory(options: PushOptions): Promise<PushResult> {
   }
   if (unchanged.length) log.info(`already on ${revision}, not sent: ${unchanged.join(", ")}`);
 
-  const groups = commitGroups(todo, options.commitAloneBytes ?? 1 << 20);
+  const groups = commitGroups(todo, COMMIT_ALONE_BYTES);
   const commits: PushResult["commits"] = [];
   for (const [index, group] of groups.entries()) {
     if (options.signal?.aborted) {
