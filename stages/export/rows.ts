@@ -48,24 +48,8 @@ export const sourceOf = (id: string): string => id.slice(0, Math.max(0, id.index
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-/** The quality-gate rules validate tagged a dialogue with (`meta.validation.gates`: `{rule, ...}` each). */
-function validationTags(validation: Record<string, unknown> | undefined): string[] {
-  const tags = validation?.gates ?? validation?.tags;
-  if (Array.isArray(tags))
-    return [
-      ...new Set(
-        tags
-          .map((t) => (typeof t === "string" ? t : (t as { rule?: unknown } | null)?.rule))
-          .filter((t): t is string => typeof t === "string"),
-      ),
-    ].sort();
-  if (typeof tags === "object" && tags !== null)
-    return Object.entries(tags)
-      .filter(([, v]) => Boolean(v))
-      .map(([k]) => k)
-      .sort();
-  return [];
-}
+/** Validate's outcome and the quality-gate rules it tagged a dialogue with, as its `meta.validation` has them. */
+type Validation = { outcome?: string; gates?: { rule: string }[] } | undefined;
 
 /** The validated dialogues in the order of their string ids; duplicates and malformed records become rejects. */
 export async function readDialogues(ctx: ExportContext, emit: Emitter) {
@@ -91,8 +75,7 @@ export async function readDialogues(ctx: ExportContext, emit: Emitter) {
     }
     seen.add(dialogue.id);
     tally.add(dialogue);
-    const outcome =
-      (dialogue.meta.validation as { outcome?: string } | undefined)?.outcome ?? "not validated";
+    const outcome = (dialogue.meta.validation as Validation)?.outcome ?? "not validated";
     validation[outcome] = (validation[outcome] ?? 0) + 1;
     if (typeof dialogue.meta.embedder === "string") embedders.add(dialogue.meta.embedder);
     dialogues.push(dialogue);
@@ -108,7 +91,7 @@ export function dialogueRows(dialogues: readonly Dialogue[], keepSystem: boolean
   const full: CodeFeedbackFullRow[] = [];
   for (const d of dialogues) {
     const line = codeFeedbackLine(d, ids.get(d.id)!, { keepSystem });
-    const validation = d.meta.validation as Record<string, unknown> | undefined;
+    const validation = d.meta.validation as Validation;
     public_.push(line);
     full.push({
       id: line.id,
@@ -118,8 +101,8 @@ export function dialogueRows(dialogues: readonly Dialogue[], keepSystem: boolean
       sources: [...d.sources],
       messages: line.messages,
       system: d.messages[0]?.role === "system" ? d.messages[0].content : null,
-      validation: typeof validation?.outcome === "string" ? validation.outcome : "not validated",
-      validation_tags: validationTags(validation),
+      validation: validation?.outcome ?? "not validated",
+      validation_tags: [...new Set((validation?.gates ?? []).map((g) => g.rule))].sort(),
     });
   }
   return { public: public_, full };

@@ -15,18 +15,9 @@ export const OUTCOME_COLORS: Record<string, string> = {
   "no-code": "#c9ced6",
 };
 
-export interface ValidationData {
-  dialogues: ValidateSummary["dialogues"];
-  /** final-code outcome -> dialogues, per method (kept and dropped, every language) */
-  byMethod: { method: string; outcomes: Record<string, number> }[];
-  blocksByLanguage: ValidateSummary["blocks_by_language"];
-  notRunnable: Record<string, number>;
-  /** quality gate -> method -> dialogues it tagged (kept or dropped) */
-  gates: Record<string, Record<string, number>>;
-}
-
-export function validationOf(summary: ValidateSummary): ValidationData {
-  const byMethod = Object.entries(summary.by_method).map(([method, byLang]) => {
+/** Final-code outcome -> dialogues, per method (kept and dropped, every language). */
+function outcomesByMethod(summary: ValidateSummary): { method: string; outcomes: Record<string, number> }[] {
+  return Object.entries(summary.by_method).map(([method, byLang]) => {
     const outcomes: Record<string, number> = {};
     for (const cell of Object.values(byLang)) {
       for (const [k, v] of Object.entries(cell)) {
@@ -35,13 +26,6 @@ export function validationOf(summary: ValidateSummary): ValidationData {
     }
     return { method, outcomes };
   });
-  return {
-    dialogues: summary.dialogues,
-    byMethod,
-    blocksByLanguage: summary.blocks_by_language,
-    notRunnable: summary.not_runnable_reasons,
-    gates: summary.gates,
-  };
 }
 
 /** Dialogues each quality gate tagged, one row per rule, one column per method. */
@@ -57,30 +41,31 @@ function gatesTable(gates: Record<string, Record<string, number>>): string {
 
 function validationSection(view: StageView<ValidateSummary>): string {
   const head = '<section id="validation"><h2>Validation outcomes</h2>';
-  const v = view.summary && validationOf(view.summary);
-  if (!v) return `${head}${view.missing("validation", view.name)}</section>`;
+  const summary = view.summary;
+  if (!summary) return `${head}${view.missing("validation", view.name)}</section>`;
+  const byMethod = outcomesByMethod(summary);
   const outcomes = [
-    ...new Set([...Object.keys(OUTCOME_COLORS), ...v.byMethod.flatMap((m) => Object.keys(m.outcomes))]),
-  ].filter((o) => v.byMethod.some((m) => (m.outcomes[o] ?? 0) > 0));
-  const d = v.dialogues;
-  const blocks = Object.entries(v.blocksByLanguage).sort(
+    ...new Set([...Object.keys(OUTCOME_COLORS), ...byMethod.flatMap((m) => Object.keys(m.outcomes))]),
+  ].filter((o) => byMethod.some((m) => (m.outcomes[o] ?? 0) > 0));
+  const d = summary.dialogues;
+  const blocks = Object.entries(summary.blocks_by_language).sort(
     (a, b) => Object.values(b[1]).reduce((x, y) => x + y, 0) - Object.values(a[1]).reduce((x, y) => x + y, 0),
   );
   const blockOutcomes = [...new Set(blocks.flatMap(([, row]) => Object.keys(row)))];
   return (
     head +
     `<p>${n(d.validated)} dialogues validated: ${n(d.kept)} kept, ${n(d.dropped)} dropped${d.malformed ? `, ${n(d.malformed)} malformed` : ""}.</p>` +
-    (v.byMethod.length && outcomes.length
+    (byMethod.length && outcomes.length
       ? figure(
           {
             id: "validation",
             title: "Outcome of each dialogue's final code, per method",
-            categories: v.byMethod.map((m) => m.method),
+            categories: byMethod.map((m) => m.method),
             stacked: true,
             horizontal: true,
             series: outcomes.map((o) => ({
               name: o,
-              values: v.byMethod.map((m) => m.outcomes[o] ?? 0),
+              values: byMethod.map((m) => m.outcomes[o] ?? 0),
               color: OUTCOME_COLORS[o] ?? "#6c757d",
             })),
           },
@@ -96,13 +81,13 @@ function validationSection(view: StageView<ValidateSummary>): string {
           ]),
         )}`
       : "") +
-    (Object.keys(v.notRunnable).length
+    (Object.keys(summary.not_runnable_reasons).length
       ? `<h3>Why blocks could not run</h3>${table(
           ["reason", "blocks"],
-          Object.entries(v.notRunnable).sort((a, b) => b[1] - a[1]),
+          Object.entries(summary.not_runnable_reasons).sort((a, b) => b[1] - a[1]),
         )}`
       : "") +
-    gatesTable(v.gates) +
+    gatesTable(summary.gates) +
     "</section>"
   );
 }

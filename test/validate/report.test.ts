@@ -3,7 +3,6 @@
 import { expect, it } from "vitest";
 import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { validateStage } from "../../stages/index.js";
-import { validationOf } from "../../stages/validate/report.js";
 import { methodsOf } from "../../stages/validate/report-methods.js";
 import { dataDirPerTest, FULL_RUN, REGISTRY, stageView, writeManifests } from "../report/fixtures.js";
 
@@ -24,7 +23,7 @@ it("sets each method's dialogues as made and as kept beside the paper's", async 
 it("counts each quality gate per method, as validate's summary gives it, in a row per rule", async () => {
   await writeManifests(dir.path, FULL_RUN);
   const view = validateView();
-  expect(validationOf(view.summary!).gates).toEqual({
+  expect(view.summary!.gates).toEqual({
     "silent-failure": { "single-turn-packing": 3 },
     "wrong-language": { "interaction-simulation": 2, "single-turn-packing": 1 },
   });
