@@ -19,7 +19,6 @@ export interface EmbedderContext {
   dataDir: string;
   signal?: AbortSignal | undefined;
   log?: Logger | undefined;
-  env?: Record<string, string | undefined> | undefined;
 }
 
 export async function createEmbedder(
@@ -30,7 +29,7 @@ export async function createEmbedder(
     case "lexical":
       return new LexicalEmbedder(config);
     case "openai":
-      return new OpenAIEmbedder(config, context.env);
+      return new OpenAIEmbedder(config);
     case "transformers": {
       // loaded on demand: ONNX Runtime and the tokenizers are not small, and other kinds need neither
       const { TransformersEmbedder } = await import("./transformers.js");
