@@ -243,7 +243,7 @@ describe("filter: failures", () => {
     const controller = new AbortController();
     const run = fakeRun({
       dataDir: t.dir,
-      llm: llmConfig(t.server.url, { backoff_s: 30, max_backoff_s: 30 }),
+      llm: llmConfig(t.server.url, { backoff_s: 3600, max_backoff_s: 3600 }),
       input: [record("a", "q")],
       signal: controller.signal,
     });

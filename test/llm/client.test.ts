@@ -219,7 +219,7 @@ describe("LLM client: faults and retries", () => {
 
   it("stops waiting for a retry when the run is interrupted", async () => {
     t.server.options.fault = () => ({ type: "status", status: 500 });
-    const service = testService(testConfig(t.server.url, { backoff_s: 30, max_backoff_s: 30 }), t.dir);
+    const service = testService(testConfig(t.server.url, { backoff_s: 3600, max_backoff_s: 3600 }), t.dir);
     const controller = new AbortController();
     const pending = service
       .client("scorer", new UsageMeter())

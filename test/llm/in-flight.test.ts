@@ -67,7 +67,7 @@ describe("LLM client: identical requests in flight", () => {
 
   it("stops waiting to retry once every caller has given up, and a later call starts afresh", async () => {
     t.server.options.fault = failFirst(1, { type: "status", status: 500 });
-    const service = testService(testConfig(t.server.url, { backoff_s: 30, max_backoff_s: 30 }), t.dir);
+    const service = testService(testConfig(t.server.url, { backoff_s: 3600, max_backoff_s: 3600 }), t.dir);
     const client = service.client("scorer", new UsageMeter());
     const callers = [new AbortController(), new AbortController()];
     const pending = callers.map((c) => outcome(client.chat(ask("hello"), { signal: c.signal })));
@@ -75,7 +75,7 @@ describe("LLM client: identical requests in flight", () => {
     for (const c of callers) c.abort();
     expect(await Promise.all(pending)).toEqual(["aborted", "aborted"]);
     expect(t.server.count).toBe(1);
-    // Not stuck behind the abandoned 30 s backoff: a new call sends at once and is answered.
+    // Not stuck behind the abandoned hour of backoff: a new call sends at once and is answered.
     expect(await outcome(client.chat(ask("hello")))).toBe("answered: hi there");
     expect(t.server.count).toBe(2);
     await service.close();
