@@ -16,7 +16,13 @@ import {
 import type { Logger } from "../log.js";
 import { type HubConfig, resolveEndpoint } from "./config.js";
 import { DirectoryHub } from "./directory-hub.js";
-import { HubAccessError, HubNotFoundError, HubResponseError, HubUnreachableError } from "./errors.js";
+import {
+  HubAccessError,
+  HubNotFoundError,
+  HubResponseError,
+  HubUnreachableError,
+  hubDetail,
+} from "./errors.js";
 import { createHubFetch, directoryOfEndpoint, fileBase } from "./fetch.js";
 import { globBase, globToRegExp, isGlob } from "./glob.js";
 
@@ -237,7 +243,7 @@ export class HubClient {
 
   private explain(error: unknown, what: string, notFoundAdvice: string): unknown {
     if (error instanceof HubApiError) {
-      const detail = firstLine(error.message);
+      const detail = hubDetail(error.message);
       if (error.statusCode === 401 || error.statusCode === 403) {
         return new HubAccessError(what, error.statusCode, this.tokenEnv, this.hasToken, detail);
       }
@@ -255,12 +261,4 @@ export class HubClient {
     }
     return error;
   }
-}
-
-function firstLine(message: string): string {
-  // the library appends ". URL: ..." and a request id; the URL repeats what `what` already says
-  return message
-    .split(/\. URL: /)[0]!
-    .split("\n")[0]!
-    .slice(0, 300);
 }

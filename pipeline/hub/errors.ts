@@ -63,3 +63,11 @@ export function describeCause(cause: unknown): string {
   }
   return String(cause);
 }
+
+/** The hub's own words, without the request URL and id the library appends. */
+export function hubDetail(message: string): string {
+  return message
+    .split(/\. URL: /)[0]!
+    .split("\n")[0]!
+    .slice(0, 300);
+}

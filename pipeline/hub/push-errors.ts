@@ -2,7 +2,7 @@
 // the answer to most of them: files the hub already holds are compared, not sent again.
 import { HubApiError } from "@huggingface/hub";
 import { InterruptedError, UserError } from "../errors.js";
-import { describeCause } from "./errors.js";
+import { describeCause, hubDetail } from "./errors.js";
 
 const RERUN = "rerun the same command: files the hub already holds are not sent again";
 
@@ -55,12 +55,4 @@ function isNetworkFailure(error: Error): boolean {
     error.name === "TimeoutError" ||
     /no response within|socket|ECONNRESET|ECONNREFUSED|EPIPE/i.test(error.message)
   );
-}
-
-/** The hub's own words, without the request URL and id the library appends. */
-function hubDetail(message: string): string {
-  return message
-    .split(/\. URL: /)[0]!
-    .split("\n")[0]!
-    .slice(0, 300);
 }
