@@ -77,7 +77,7 @@ export class Runner extends RunnerRead {
         }
         // parts without a manifest are left by a reset killed half-way: they belong to no run
         if (status.state === "not started") this.store(stage.name).reset();
-        reports.push(await runStage(this, stage, status, signal, forced));
+        reports.push(await runStage(this, stage, status.manifest, signal, forced));
       } finally {
         release();
       }
@@ -141,18 +141,7 @@ export class Runner extends RunnerRead {
           status = this.shardStatus(stage, shard);
         }
         if (status.state === "not started") store.reset();
-        const configHash = this.configHash(stage);
-        const previous = status.manifest ? { manifest: status.manifest } : {};
-        reports.push(
-          await runStage(
-            this,
-            stage,
-            { stage: stage.name, state: "partial", configHash, ...previous },
-            signal,
-            forced,
-            shard,
-          ),
-        );
+        reports.push(await runStage(this, stage, status.manifest, signal, forced, shard));
       } finally {
         release();
       }

@@ -14,7 +14,7 @@ import { describeEndpoints, describeSandbox, UsageMeter } from "../usage.js";
 import { createProgress, formatDuration, type Progress } from "./progress.js";
 import type { RunnerRead } from "./read.js";
 import { type ShardSpec, shardTest } from "./shard.js";
-import { outputHashOf, type StageStatus } from "./status.js";
+import { outputHashOf } from "./status.js";
 
 /** What running (or estimating) a stage came to. */
 export interface StageOutcome {
@@ -30,14 +30,14 @@ export interface StageOutcome {
 export async function runStage(
   r: RunnerRead,
   stage: Stage<unknown>,
-  status: StageStatus,
+  /** what an earlier run of it saved, to resume */
+  previous: Manifest | undefined,
   signal: AbortSignal,
   forced: boolean,
   shard?: ShardSpec,
 ): Promise<StageOutcome> {
   const store = r.store(stage.name, shard);
   const label = store.label;
-  const previous = status.manifest;
   // LLM usage and sandbox programs go on from the previous run's checkpoint (approximate after a kill)
   const usage = new UsageMeter(previous?.usage, previous?.sandbox);
   const started = Date.now();
@@ -46,7 +46,7 @@ export async function runStage(
     version: 1,
     stage: stage.name,
     state: "running",
-    configHash: status.configHash,
+    configHash: r.configHash(stage),
     upstream: Object.fromEntries(stage.upstream.map((u) => [u, outputHashOf(r.status(u))])),
     counts: previous?.counts ?? { in: 0, out: 0, rejected: 0, failed: 0 },
     usage: usage.totals,
