@@ -47,7 +47,7 @@ describe("a sandbox outage", () => {
     await client.close();
     expect(results.every((r) => r.status === "rejected")).toBe(true);
     expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
-  }, 60_000);
+  });
 
   it("an abort still ends every run that is backing off", async () => {
     const client = await downClient();
@@ -62,7 +62,7 @@ describe("a sandbox outage", () => {
       expect(r.status).toBe("rejected");
       expect(((r as PromiseRejectedResult).reason as Error).message).toBe("stopped by the test");
     }
-  }, 60_000);
+  });
 
   it("the dialogue stages' outage advice has a single full stop between its sentences", async () => {
     const client = await downClient();
@@ -81,7 +81,7 @@ describe("a sandbox outage", () => {
     const message = (error as Error).message;
     expect(message).toContain("sandbox.url is right. Check the sandbox");
     expect(message).not.toMatch(/\.\./);
-  }, 60_000);
+  });
 
   it("the runner's summary of failed records quotes a reason without doubling its full stop", async () => {
     const failing = defineStage({
@@ -104,7 +104,7 @@ describe("a sandbox outage", () => {
       "3 x sandbox-error (e.g. the sandbox is down. Check it and run again). The other",
     );
     expect(message).not.toMatch(/\.\)|\.\./);
-  }, 60_000);
+  });
 });
 
 describe("a sandbox without the language", () => {

@@ -151,5 +151,5 @@ describe("normalize in shards", () => {
     const again = await sharded.run(["normalize"], { shard: { index: 1, count: SHARDS } });
     expect(again.map((r) => r.action)).toEqual(["skipped"]);
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 });

@@ -65,7 +65,7 @@ describe("report of a full run, in Chromium", () => {
     expect(file).toBe(path.join(dataDir, "export", "report.html"));
     dom = (await viewInBrowser(file, { screenshot: png() })).dom;
     charts = chartsOf(dom);
-  }, 120_000);
+  });
 
   it("draws every chart: each bar with a value has a size in the browser", () => {
     expect([...charts.keys()].sort()).toEqual(

@@ -67,5 +67,5 @@ describe("crash safety", () => {
     expect(runner.status("expand").manifest!.outputHash).toBe(
       reference.status("expand").manifest!.outputHash,
     );
-  }, 180_000);
+  });
 });
