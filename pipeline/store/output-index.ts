@@ -1,17 +1,8 @@
-// A complete stage's outputs, indexed: each output record's id, a few of its fields, its place in
-// the stage's input order and where its entry's line lies in the parts. A downstream stage that takes
-// a sample of 500 out of 150K records chooses it from the index (a few MB) and reads those 500 lines
-// by offset, instead of parsing the whole stage's output (680 MB for the filter at the paper's scale)
-// before its first record can start.
-//
-// The index is `parts/outputs.index.jsonl`: a header naming the fields, the seal it was made from
-// (every part's name, size and SHA-256) and the SHA-256 of the rows after it, then one row per output
-// record, each with a hash of its entry's line. It is used exactly while its seal is the stage's
-// seal and its rows hash as the header says, so a stage recomputed, reset or damaged, or an index
-// changed, never serves: it is made again from the parts, checked against the seal as they are read.
-// A line read by its offset must hash as its row says, so a part changed in place after the index
-// was made stops the read as a full read would. It is made on first use (a downstream stage's
-// sample: `sampleRows`), and kept.
+// A complete stage's outputs, indexed (`parts/outputs.index.jsonl`, made on first use and kept): each
+// output's id, a few string fields, its place in the input order, its entry line's offset and hash,
+// so a downstream stage's sample of 500 of 150K records reads 500 lines, not the whole output. The
+// header names the seal it was made from and its rows' hash: an index of other parts, or changed,
+// never serves, and a line read must hash as its row says, so a part changed in place stops the read.
 import { createHash, hash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
