@@ -59,7 +59,7 @@ async function standIn(mode: "waiting" | "orphaning", buildSeconds: number, spaw
     controlFd: true,
     ...(spawner ? { spawner } : {}),
   });
-  for (let i = 0; i < 500; i++) {
+  for (;;) {
     const text = readText(pidFile);
     if (text?.endsWith("\n")) {
       const init = Number(text);
@@ -68,7 +68,6 @@ async function standIn(mode: "waiting" | "orphaning", buildSeconds: number, spaw
     }
     await sleep(10);
   }
-  throw new Error("the stand-in's init never started");
 }
 
 function readText(path: string): string | null {
@@ -87,17 +86,9 @@ function alive(pid: number): boolean {
   return status !== null && !/^State:\s+Z/m.test(status);
 }
 
-async function goneWithin(pid: number, ms: number): Promise<boolean> {
-  for (let waited = 0; waited < ms; waited += 20) {
-    if (!alive(pid)) return true;
-    await sleep(20);
-  }
-  return !alive(pid);
-}
-
-/** `promise`, or "hung" when it has not settled within `ms`. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | "hung"> {
-  return Promise.race([promise, sleep(ms).then(() => "hung" as const)]);
+/** Resolves once `pid` is gone. What these tests guard against is a hang: it fails at the test's limit. */
+async function gone(pid: number): Promise<void> {
+  while (alive(pid)) await sleep(20);
 }
 
 const spawnerBinary = await helperBinary("spawn");
@@ -111,34 +102,29 @@ describe.each(starters)(
     it("lets an unused one leave on EOF instead of orphaning it, and is done once it is gone", async () => {
       const { sandbox, init } = await standIn("waiting", 0.5, spawner);
       sandbox.kill();
-      const settled = within(sandbox.settled(), 5000);
+      const settled = sandbox.settled();
       // told to leave: never handed to a request while it goes
       expect(sandbox.usable).toBe(false);
-      expect(await settled).not.toBe("hung");
+      await settled;
       expect(sandbox.tookOrders).toBe(false);
       expect(alive(init)).toBe(false);
     });
 
     it("kills a run stopped mid-build once the sandbox is built, so nothing of it runs on", async () => {
       const { sandbox, init } = await standIn("waiting", 1, spawner);
-      const outcome = await within(
-        sandbox.run(
-          { stdin: null, timeoutSeconds: 0.1, maxOutputBytes: 1024, killOutputBytes: 4096 },
-          Buffer.from("orders\0"),
-        ),
-        5000,
+      const outcome = await sandbox.run(
+        { stdin: null, timeoutSeconds: 0.1, maxOutputBytes: 1024, killOutputBytes: 4096 },
+        Buffer.from("orders\0"),
       );
-      expect(outcome).not.toBe("hung");
-      if (outcome === "hung") return;
       expect(outcome.killedBy).toBe("timeout");
       expect(outcome.result.status).toBe("TimeLimitExceeded");
-      expect(await goneWithin(init, 2000)).toBe(true);
+      await gone(init);
     });
 
     it("stops waiting for fd 4 once our child is gone, and the orphan holding it reads EOF and leaves", async () => {
       const { sandbox, init } = await standIn("orphaning", 0.2, spawner);
-      expect(await within(sandbox.settled(), 5000)).not.toBe("hung");
-      expect(await goneWithin(init, 3000)).toBe(true);
+      await sandbox.settled();
+      await gone(init);
     });
   },
 );
