@@ -1,12 +1,70 @@
 // Export's part of the run report: the dialogues it released, as the last step of the flow chart, and
 // the files it wrote (the page's last section: the release).
-import type { StageReport } from "../../pipeline/report/contract.js";
-import { table } from "../../pipeline/report/html.js";
+import { PAPER_DEVIATION_LIMIT } from "../../pipeline/dialogue.js";
+import type { StageReport, StageView } from "../../pipeline/report/contract.js";
+import { deviationText, figure, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
+import { filterSummarySchema } from "../filter/funnel.js";
+import { compareLanguages } from "../filter/languages.js";
 import type { ExportSummary } from "./stats.js";
+
+/** The languages of the filtered set come from filter's summary, else from the pairs export released. */
+const FILTER = { name: "filter", summarySchema: filterSummarySchema };
+
+export function languagesOf(view: StageView<ExportSummary>) {
+  const counts: Record<string, number> = {};
+  const filter = view.summaryOf(FILTER);
+  const exported = filter ? undefined : view.summary;
+  if (filter) {
+    for (const [lang, row] of Object.entries(filter.by_lang)) if (row.kept) counts[lang] = row.kept;
+  } else if (exported) {
+    for (const [lang, count] of Object.entries(exported.filtered_instruction.by_lang))
+      if (count) counts[lang] = count;
+  }
+  return compareLanguages(counts);
+}
+
+function languageSection(view: StageView<ExportSummary>): string {
+  const l = languagesOf(view);
+  const head = '<section id="languages"><h2>Languages of the filtered set</h2>';
+  if (!l) return `${head}${view.missing("languages", FILTER.name)}</section>`;
+  const others = Object.entries(l.other)
+    .sort((a, b) => b[1] - a[1])
+    .map(([lang, count]) => `${lang} ${n(count)}`)
+    .join(", ");
+  return (
+    head +
+    figure(
+      {
+        id: "languages",
+        title: "Languages of the filtered set, percent of its queries, this run and the paper",
+        categories: l.rows.map((r) => r.lang),
+        series: [
+          { name: "this run", values: l.rows.map((r) => r.percent), color: OURS },
+          { name: "paper", values: l.rows.map((r) => r.paper), color: PAPER },
+        ],
+        format: (v) => `${v.toFixed(v >= 10 ? 0 : 1)}%`,
+      },
+      `${n(l.total)} filtered queries.${others ? ` Other: ${others}.` : ""}`,
+    ) +
+    table(
+      ["language", "queries", "this run", "paper", "deviation"],
+      l.rows.map((r) => [
+        r.lang,
+        r.count,
+        pct(r.percent),
+        pct(r.paper),
+        deviationText(r.deviation, r.deviates),
+      ]),
+    ) +
+    `<p class="meta">A deviation over ${PAPER_DEVIATION_LIMIT * 100}% of the paper's share is marked.</p>` +
+    "</section>"
+  );
+}
 
 export const exportReport: StageReport<ExportSummary> = {
   flow: (view) => [{ label: "exported dialogues", records: view.summary?.code_feedback.dialogues }],
   sections: [
+    { id: "languages", reads: [FILTER], render: languageSection },
     {
       id: "export",
       render: (view) => {

@@ -4,9 +4,7 @@
 import { PAPER_DEVIATION_LIMIT } from "../../pipeline/dialogue.js";
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
-import { exportStage } from "../export.js";
 import type { FilterSummary } from "./funnel.js";
-import { compareLanguages } from "./languages.js";
 
 /** The filtering figure: the aggregated pool, after the first complexity round, after the second. */
 export const PAPER_FILTER = { pool: 287_252, round1: 191_122, kept: 156_526 } as const;
@@ -48,19 +46,6 @@ function passingThreshold(histogram: Record<string, number>, passed: number): nu
 }
 
 /** The languages of the filtered set: filter's kept records, else what export released of them. */
-export function languagesOf(view: StageView<FilterSummary>) {
-  const counts: Record<string, number> = {};
-  const filter = view.summary;
-  const exported = filter ? undefined : view.summaryOf(exportStage);
-  if (filter) {
-    for (const [lang, row] of Object.entries(filter.by_lang)) if (row.kept) counts[lang] = row.kept;
-  } else if (exported) {
-    for (const [lang, count] of Object.entries(exported.filtered_instruction.by_lang))
-      if (count) counts[lang] = count;
-  }
-  return compareLanguages(counts);
-}
-
 function funnelFigure(view: StageView<FilterSummary>): string {
   const f = view.summary && funnelOf(view.summary);
   if (!f) return view.missing("funnel", view.name);
@@ -99,44 +84,6 @@ function funnelFigure(view: StageView<FilterSummary>): string {
         paper[i] === undefined ? "" : pct(share(paper[i]!, PAPER_FILTER.pool)),
       ]),
     )
-  );
-}
-
-function languageSection(view: StageView<FilterSummary>): string {
-  const l = languagesOf(view);
-  const head = '<section id="languages"><h2>Languages of the filtered set</h2>';
-  if (!l) return `${head}${view.missing("languages", view.name)}</section>`;
-  const others = Object.entries(l.other)
-    .sort((a, b) => b[1] - a[1])
-    .map(([lang, count]) => `${lang} ${n(count)}`)
-    .join(", ");
-  return (
-    head +
-    figure(
-      {
-        id: "languages",
-        title: "Languages of the filtered set, percent of its queries, this run and the paper",
-        categories: l.rows.map((r) => r.lang),
-        series: [
-          { name: "this run", values: l.rows.map((r) => r.percent), color: OURS },
-          { name: "paper", values: l.rows.map((r) => r.paper), color: PAPER },
-        ],
-        format: (v) => `${v.toFixed(v >= 10 ? 0 : 1)}%`,
-      },
-      `${n(l.total)} filtered queries.${others ? ` Other: ${others}.` : ""}`,
-    ) +
-    table(
-      ["language", "queries", "this run", "paper", "deviation"],
-      l.rows.map((r) => [
-        r.lang,
-        r.count,
-        pct(r.percent),
-        pct(r.paper),
-        deviationText(r.deviation, r.deviates),
-      ]),
-    ) +
-    `<p class="meta">A deviation over ${PAPER_DEVIATION_LIMIT * 100}% of the paper's share is marked.</p>` +
-    "</section>"
   );
 }
 
@@ -182,9 +129,5 @@ export const filterReport: StageReport<FilterSummary> = {
       ? view.summary.rounds.map((r) => ({ label: `filter round ${r.round} passed`, records: r.passed }))
       : [{ label: "filter kept", records: view.counts(view.name)?.out }],
   underFlow: funnelFigure,
-  sections: [
-    // export's released pairs stand in for filter's summary when it has none
-    { id: "languages", reads: [exportStage], render: languageSection },
-    { id: "scores", render: scoreSection },
-  ],
+  sections: [{ id: "scores", render: scoreSection }],
 };
