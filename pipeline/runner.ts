@@ -24,122 +24,75 @@ export class Runner extends RunnerRead {
   /**
    * Runs `targets` in pipeline order, each skipped when up to date, reset first when forced or
    * stale, refused when an upstream is not complete or it is being run in shards, estimated instead
-   * of run on --dry-run.
+   * of run on --dry-run. `--shard K/N`: shard K of each named stage, and nothing else: upstream stages
+   * must be complete (a shard never runs a stage that other shards would run too); each shard takes
+   * only its own lock and writes only under `<stage>/shards/K-of-N/`.
    */
   async run(targets: string[], options: RunOptions = {}): Promise<StageOutcome[]> {
-    if (options.shard) return this.runShard(targets, options.shard, options);
     const signal = options.signal ?? new AbortController().signal;
+    const shard = options.shard;
+    for (const name of shard ? targets : []) {
+      if (this.switchedOff.has(name)) throw this.switchedOffError(name);
+      if (this.stage(name).kind !== "record") {
+        throw new UserError(
+          `--shard ${shardArg(shard!)}: ${name} is a global stage; it runs in one process over the union of the shards. ` +
+            `Run it without --shard (and outside a job array) once every shard upstream of it is complete.`,
+        );
+      }
+    }
     const reports: StageOutcome[] = [];
-    for (const stage of this.plan(targets, options)) {
+    for (const stage of this.plan(targets, shard ? { only: true } : options)) {
       if (signal.aborted) {
         throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
       }
-      if (this.switchedOff.has(stage.name)) {
-        if (targets.includes(stage.name)) {
-          throw new UserError(
-            `${stage.name} is switched off (${switchedOffReason(stage.name)} in ${this.loaded.source}); ` +
-              `remove that key (or --set stages.${stage.name}.enabled=true) to run it`,
-          );
-        }
+      if (!shard && this.switchedOff.has(stage.name)) {
+        if (targets.includes(stage.name)) throw this.switchedOffError(stage.name);
         this.log.info(
           `${stage.name}: switched off (${switchedOffReason(stage.name)}); the stages after it go on without it`,
         );
         reports.push({ stage: stage.name, action: "skipped" });
         continue;
       }
+      const store = this.store(stage.name, shard);
+      const label = store.label;
+      if (shard && this.checkShardLayout(stage, shard)) {
+        this.log.info(`${label}: ${stage.name} is complete in one process; nothing to do`);
+        reports.push({ stage: stage.name, action: "skipped" });
+        continue;
+      }
       // a dry run changes nothing: no forced recomputation, no reset of stale outputs before an estimate
-      const forced = Boolean(options.force && !options.dryRun && targets.includes(stage.name));
-      const release = this.store(stage.name).lock();
+      const forced = Boolean(options.force && !options.dryRun && (shard || targets.includes(stage.name)));
+      // a shard's reset is its own files'; the stage's marks every stage downstream stale
+      const reset = (reason?: string) => (shard ? store.reset() : this.resetHeld(stage.name, reason));
+      const statusNow = () => (shard ? this.shardStatus(stage, shard) : this.status(stage.name));
+      const release = store.lock();
       try {
-        if (forced) this.resetHeld(stage.name, `upstream ${stage.name} was forced`);
-        let status = this.status(stage.name);
-        if (status.state === "complete") {
-          this.log.info(`${stage.name}: up to date (${status.manifest!.counts.out} records)`);
+        if (shard) this.checkShardLayout(stage, shard, true);
+        if (forced) reset(`upstream ${stage.name} was forced`);
+        let status = statusNow();
+        if (status.state === "complete" || status.state === "done") {
+          this.log.info(`${label}: up to date (${status.manifest!.counts.out} records)`);
           reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
           continue;
         }
-        this.checkUpstream(stage);
+        this.checkUpstream(stage, shard);
         // stale shards are recomputed here like any stale stage; live or unfinished ones are not ours
-        if (status.shards && status.state !== "stale") {
+        if ("shards" in status && status.shards && status.state !== "stale") {
           throw new UserError(
             `${stage.name} is being run in shards and is ${status.state}: ${status.reason}. ` +
               `Finish its shards, or run \`pnpm pipeline reset ${stage.name}\` to run it in one process instead.`,
           );
         }
         if (options.dryRun && stage.estimate) {
-          reports.push(await this.estimate(stage, signal));
-          break;
-        }
-        if (status.state === "stale") {
-          this.log.info(`${stage.name}: stale (${status.reason}); recomputing`);
-          this.resetHeld(stage.name);
-          status = this.status(stage.name);
-        }
-        // parts without a manifest are left by a reset killed half-way: they belong to no run
-        if (status.state === "not started") this.store(stage.name).reset();
-        reports.push(await runStage(this, stage, status.manifest, signal, forced));
-      } finally {
-        release();
-      }
-    }
-    return reports;
-  }
-
-  /**
-   * `run --shard K/N`: shard K of each named stage, and nothing else: upstream stages must be
-   * complete (a shard never runs a stage that other shards would run too). Each shard takes only its
-   * own lock and writes only under `<stage>/shards/K-of-N/`.
-   */
-  private async runShard(targets: string[], shard: ShardSpec, options: RunOptions): Promise<StageOutcome[]> {
-    const signal = options.signal ?? new AbortController().signal;
-    const arg = shardArg(shard);
-    for (const name of targets) {
-      if (this.switchedOff.has(name)) {
-        throw new UserError(
-          `${name} is switched off (${switchedOffReason(name)} in ${this.loaded.source}); ` +
-            `remove that key (or --set stages.${name}.enabled=true) to run it`,
-        );
-      }
-      if (this.stage(name).kind !== "record") {
-        throw new UserError(
-          `--shard ${arg}: ${name} is a global stage; it runs in one process over the union of the shards. ` +
-            `Run it without --shard (and outside a job array) once every shard upstream of it is complete.`,
-        );
-      }
-    }
-    const reports: StageOutcome[] = [];
-    for (const stage of this.plan(targets, { only: true })) {
-      if (signal.aborted) {
-        throw new InterruptedError(`interrupted before ${stage.name}; run the same command again to go on`);
-      }
-      const label = `${stage.name} shard ${arg}`;
-      if (this.checkShardLayout(stage, shard)) {
-        this.log.info(`${label}: ${stage.name} is complete in one process; nothing to do`);
-        reports.push({ stage: stage.name, action: "skipped" });
-        continue;
-      }
-      const store = this.store(stage.name, shard);
-      const release = store.lock();
-      try {
-        this.checkShardLayout(stage, shard, true);
-        const forced = Boolean(options.force && !options.dryRun);
-        if (forced) store.reset();
-        let status = this.shardStatus(stage, shard);
-        if (status.state === "done") {
-          this.log.info(`${label}: up to date (${status.manifest!.counts.out} records)`);
-          reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
-          continue;
-        }
-        this.checkUpstream(stage, shard);
-        if (options.dryRun && stage.estimate) {
           reports.push(await this.estimate(stage, signal, shard));
           break;
         }
         if (status.state === "stale") {
           this.log.info(`${label}: stale (${status.reason}); recomputing`);
-          store.reset();
-          status = this.shardStatus(stage, shard);
+          reset();
+          status = statusNow();
         }
+        // parts without a manifest are left by a reset killed half-way: they belong to no run
         if (status.state === "not started") store.reset();
         reports.push(await runStage(this, stage, status.manifest, signal, forced, shard));
       } finally {
@@ -147,6 +100,13 @@ export class Runner extends RunnerRead {
       }
     }
     return reports;
+  }
+
+  private switchedOffError(name: string): UserError {
+    return new UserError(
+      `${name} is switched off (${switchedOffReason(name)} in ${this.loaded.source}); ` +
+        `remove that key (or --set stages.${name}.enabled=true) to run it`,
+    );
   }
 
   /** Refuses to run a stage while one of its upstream stages is not complete (or switched off). */
