@@ -117,12 +117,9 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     sources,
     models: { ...models, ...(read.embedders.length ? { embeddings: read.embedders.join(", ") } : {}) },
   };
+  ctx.log.info(`wrote ${rows.public.length} dialogues and ${pairs.length} filtered instructions to ${dir}`);
+  for (const line of describeShape(stats)) ctx.log.info(line);
   return stats;
-}
-
-/** One run of export: what it wrote, for the summary (and so the manifest, where push finds it). */
-interface ExportRun {
-  stats?: ExportSummary;
 }
 
 const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {
@@ -131,7 +128,7 @@ const ROLE_PURPOSE: Record<(typeof ROLE_NAMES)[number], string> = {
   strong: "feedback, fixes and code correction",
 };
 
-export const exportStage = defineStage<ExportConfig, ExportRun, ExportSummary>({
+export const exportStage = defineStage<ExportConfig, unknown, ExportSummary>({
   name: "export",
   description:
     "writes Code-Feedback (public and full configs) and Filtered-Instruction (JSONL + Parquet) and a dataset card to <data_dir>/export/",
@@ -139,20 +136,7 @@ export const exportStage = defineStage<ExportConfig, ExportRun, ExportSummary>({
   upstream: ["validate", "filter", "download"],
   kind: "global",
   configSchema: exportConfigSchema,
-  open: () => ({}),
-  async run(ctx, emit, run) {
-    run.stats = await exportDatasets(ctx, emit);
-  },
-  async summarize(ctx, { stats }) {
-    if (stats) {
-      ctx.log.info(
-        `wrote ${stats.code_feedback.dialogues} dialogues and ${stats.filtered_instruction.rows} filtered instructions to ${stats.dir}`,
-      );
-      for (const line of describeShape(stats)) ctx.log.info(line);
-    }
-    // the report is not written here: the CLI builds it after the run, once this manifest is final
-    return stats;
-  },
+  run: exportDatasets,
   summarySchema: exportSummarySchema,
   report: exportReport,
   // its directory holds the release: `push` uploads the files it lists, and the report is written there

@@ -151,24 +151,7 @@ export const normalizeSummarySchema = z.object({
 });
 export type NormalizeSummary = z.infer<typeof normalizeSummarySchema>;
 
-/** How many seed pairs each resource and each language has: the stage's summary. */
-class SeedTally {
-  outputs = 0;
-  private readonly byResource: Record<string, number> = {};
-  private readonly byLang: Record<string, number> = {};
-
-  add(seed: SeedRecord): void {
-    this.outputs++;
-    this.byResource[seed.resource] = (this.byResource[seed.resource] ?? 0) + 1;
-    this.byLang[seed.lang] = (this.byLang[seed.lang] ?? 0) + 1;
-  }
-
-  summary(): NormalizeSummary {
-    return { by_resource: this.byResource, by_lang: this.byLang };
-  }
-}
-
-export const normalizeStage = defineStage<NormalizeConfig, SeedTally, NormalizeSummary>({
+export const normalizeStage = defineStage<NormalizeConfig, unknown, NormalizeSummary>({
   name: "normalize",
   description: "one adapter per source: {id, query, answer, resource, lang}; bad rows rejected with a reason",
   upstream: ["download"],
@@ -180,19 +163,15 @@ export const normalizeStage = defineStage<NormalizeConfig, SeedTally, NormalizeS
   // the order dedup's "first copy survives" rule refers to
   concurrency: () => 1,
   input: (ctx) => rawRows(ctx),
-  // the outputs counted as this run makes them
-  open: () => new SeedTally(),
-  async process(record, _ctx, tally) {
-    const outcome = normalizeRow(record as RawRowRecord);
-    for (const seed of outcome.out ?? []) tally.add(seed as SeedRecord);
-    return outcome;
-  },
-  async summarize(ctx, tally) {
-    // a run that produced every output has counted them already; a resumed one reads them all back
-    if (tally.outputs === ctx.countOf("normalize")) return tally.summary();
-    const reread = new SeedTally();
-    for await (const r of ctx.read("normalize")) reread.add(r as SeedRecord);
-    return reread.summary();
+  process: async (record) => normalizeRow(record as RawRowRecord),
+  async summarize(ctx) {
+    const summary: NormalizeSummary = { by_resource: {}, by_lang: {} };
+    for await (const seed of ctx.read("normalize")) {
+      const { resource, lang } = seed as SeedRecord;
+      summary.by_resource[resource] = (summary.by_resource[resource] ?? 0) + 1;
+      summary.by_lang[lang] = (summary.by_lang[lang] ?? 0) + 1;
+    }
+    return summary;
   },
   summarySchema: normalizeSummarySchema,
   report: { flow: outputsStep("seed pool (normalize)") },

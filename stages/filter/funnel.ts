@@ -5,33 +5,10 @@ import { z } from "zod";
 import type { PipelineRecord, Reject } from "../../pipeline/record.js";
 import type { RoundScore } from "./complexity.js";
 
-export interface RoundFunnel {
-  round: number;
-  prompt: string;
-  /** records this round scored (or tried to) */
-  scored: number;
-  /** score -> records; "unscored" for answers without a readable score */
-  histogram: Record<string, number>;
-  /** scores that needed the reminder */
-  reminded: number;
-  passed: number;
-}
-
-export type FilterFunnel = {
-  in: number;
-  kept: number;
-  rejected: Record<string, number>;
-  rounds: RoundFunnel[];
-  by_resource: Record<string, { in: number; kept: number }>;
-  by_lang: Record<string, { in: number; kept: number }>;
-};
-
-/** Filter's summary, as its manifest keeps it: the funnel. */
-export type FilterSummary = FilterFunnel;
-
 const inKept = z.record(z.string(), z.object({ in: z.number(), kept: z.number() }));
 
-export const filterSummarySchema: z.ZodType<FilterSummary> = z.object({
+/** Filter's summary, as its manifest keeps it: the funnel. */
+export const filterSummarySchema = z.object({
   in: z.number(),
   kept: z.number(),
   rejected: z.record(z.string(), z.number()),
@@ -39,8 +16,11 @@ export const filterSummarySchema: z.ZodType<FilterSummary> = z.object({
     z.object({
       round: z.number(),
       prompt: z.string(),
+      /** records this round scored (or tried to) */
       scored: z.number(),
+      /** score -> records; "unscored" for answers without a readable score */
       histogram: z.record(z.string(), z.number()),
+      /** scores that needed the reminder */
       reminded: z.number(),
       passed: z.number(),
     }),
@@ -48,9 +28,10 @@ export const filterSummarySchema: z.ZodType<FilterSummary> = z.object({
   by_resource: inKept,
   by_lang: inKept,
 });
+export type FilterSummary = z.infer<typeof filterSummarySchema>;
 
 export class FunnelCounter {
-  private readonly funnel: FilterFunnel = {
+  private readonly funnel: FilterSummary = {
     in: 0,
     kept: 0,
     rejected: {},
@@ -101,7 +82,7 @@ export class FunnelCounter {
     }
   }
 
-  result(): FilterFunnel {
+  result(): FilterSummary {
     return this.funnel;
   }
 

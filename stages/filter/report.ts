@@ -1,42 +1,15 @@
 // Filter's part of the run report: its rounds in the flow chart, the paper's filtering figure under it
 // (287,252 -> 191,122 -> 156,526), the languages of the filtered set beside the paper's, and each
 // round's score histogram with the passing scores apart.
-import { PAPER_DEVIATION_LIMIT } from "../../pipeline/dialogue.js";
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
-import { deviationText, figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
+import { figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
 import type { FilterSummary } from "./funnel.js";
 
 /** The filtering figure: the aggregated pool, after the first complexity round, after the second. */
 export const PAPER_FILTER = { pool: 287_252, round1: 191_122, kept: 156_526 } as const;
 
-export interface FunnelRound {
-  round: number;
-  prompt: string;
-  scored: number;
-  passed: number;
-  /** "1".."5" and "unscored" -> records */
-  histogram: Record<string, number>;
-  /** the lowest passing score, when the histogram and `passed` agree on one */
-  threshold?: number | undefined;
-}
-
-/** The funnel as the report draws it, each round with its passing score. */
-export function funnelOf(summary: FilterSummary): { in: number; kept: number; rounds: FunnelRound[] } {
-  const rounds = summary.rounds.map(
-    (r): FunnelRound => ({
-      round: r.round,
-      prompt: r.prompt,
-      scored: r.scored,
-      passed: r.passed,
-      histogram: r.histogram,
-      threshold: passingThreshold(r.histogram, r.passed),
-    }),
-  );
-  return { in: summary.in, kept: summary.kept, rounds };
-}
-
 /** The score s such that the records scored s..5 are exactly those that passed. */
-function passingThreshold(histogram: Record<string, number>, passed: number): number | undefined {
+export function passingThreshold(histogram: Record<string, number>, passed: number): number | undefined {
   for (let s = 1; s <= 5; s++) {
     let atLeast = 0;
     for (let t = s; t <= 5; t++) atLeast += histogram[String(t)] ?? 0;
@@ -45,9 +18,8 @@ function passingThreshold(histogram: Record<string, number>, passed: number): nu
   return undefined;
 }
 
-/** The languages of the filtered set: filter's kept records, else what export released of them. */
 function funnelFigure(view: StageView<FilterSummary>): string {
-  const f = view.summary && funnelOf(view.summary);
+  const f = view.summary;
   if (!f) return view.missing("funnel", view.name);
   const pool = f.in;
   const ours = [pool, ...f.rounds.map((r) => r.passed)];
@@ -89,12 +61,12 @@ function funnelFigure(view: StageView<FilterSummary>): string {
 
 function scoreSection(view: StageView<FilterSummary>): string {
   const head = '<section id="scores"><h2>Complexity scores</h2>';
-  const f = view.summary && funnelOf(view.summary);
+  const f = view.summary;
   if (!f || f.rounds.length === 0) return `${head}${view.missing("scores", view.name)}</section>`;
   const bins = ["1", "2", "3", "4", "5", "unscored"];
   const charts = f.rounds.map((r) => {
-    const passes = (bin: string) =>
-      r.threshold !== undefined && bin !== "unscored" && Number(bin) >= r.threshold;
+    const threshold = passingThreshold(r.histogram, r.passed);
+    const passes = (bin: string) => threshold !== undefined && bin !== "unscored" && Number(bin) >= threshold;
     return figure(
       {
         id: `scores-round-${r.round}`,
@@ -116,7 +88,7 @@ function scoreSection(view: StageView<FilterSummary>): string {
         ],
       },
       `Round ${r.round} (${r.prompt}): ${n(r.scored)} scored, ${n(r.passed)} passed` +
-        (r.threshold !== undefined ? ` (score ${r.threshold} or more)` : ""),
+        (threshold !== undefined ? ` (score ${threshold} or more)` : ""),
     );
   });
   return `${head}<div class="row">${charts.join("")}</div></section>`;

@@ -5,23 +5,6 @@ import { z } from "zod";
 import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import type { ReadStats } from "./read.js";
-import type { ValidationStats } from "./validate-solutions.js";
-
-export interface LeetcodeStats {
-  read: ReadStats;
-  validation: ValidationStats;
-  similar: { groups: number; bypassed: number; untagged: number; rejected: number };
-  follow_up: {
-    candidates: number;
-    planned: number;
-    written: number;
-    translations: number;
-    translations_dropped: Record<string, number>;
-    all_dropped: number;
-    rejected: number;
-  };
-}
 
 const CARD = "LeetCode similar problems and follow-ups";
 export const LEETCODE_SIMILAR_PROBLEM = {
@@ -40,41 +23,39 @@ export const LEETCODE_METHODS = [LEETCODE_SIMILAR_PROBLEM, LEETCODE_FOLLOW_UP] a
 
 const counts = z.record(z.string(), z.number());
 
+/** What a run of leetcode counted besides its dialogues. */
+const leetcodeStatsSchema = z.object({
+  read: z.object({
+    files: z.number(),
+    rows: z.number(),
+    kept: z.number(),
+    rejected: counts,
+    other_sources: counts,
+  }),
+  validation: z.object({
+    problems: z.number(),
+    usable: z.number(),
+    solutions: counts,
+    verdicts_computed: z.number(),
+    verdicts_reused: z.number(),
+  }),
+  similar: z.object({ groups: z.number(), bypassed: z.number(), untagged: z.number(), rejected: z.number() }),
+  follow_up: z.object({
+    candidates: z.number(),
+    planned: z.number(),
+    written: z.number(),
+    translations: z.number(),
+    translations_dropped: counts,
+    all_dropped: z.number(),
+    rejected: z.number(),
+  }),
+});
+export type LeetcodeStats = z.infer<typeof leetcodeStatsSchema>;
+
 /** Leetcode's summary, as its manifest keeps it: the dialogues, and LeetcodeStats once it has run. */
 export const leetcodeSummarySchema = z.object({
   ...methodTallyKeys(LEETCODE_METHODS),
-  read: z
-    .object({
-      files: z.number(),
-      rows: z.number(),
-      kept: z.number(),
-      rejected: counts,
-      other_sources: counts,
-    })
-    .optional(),
-  validation: z
-    .object({
-      problems: z.number(),
-      usable: z.number(),
-      solutions: counts,
-      verdicts_computed: z.number(),
-      verdicts_reused: z.number(),
-    })
-    .optional(),
-  similar: z
-    .object({ groups: z.number(), bypassed: z.number(), untagged: z.number(), rejected: z.number() })
-    .optional(),
-  follow_up: z
-    .object({
-      candidates: z.number(),
-      planned: z.number(),
-      written: z.number(),
-      translations: z.number(),
-      translations_dropped: counts,
-      all_dropped: z.number(),
-      rejected: z.number(),
-    })
-    .optional(),
+  ...leetcodeStatsSchema.partial().shape,
 });
 export type LeetcodeSummary = z.infer<typeof leetcodeSummarySchema>;
 

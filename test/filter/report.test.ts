@@ -4,7 +4,7 @@
 import { expect, it } from "vitest";
 import { languagesOf } from "../../stages/export/report.js";
 import { exportStage } from "../../stages/export.js";
-import { funnelOf } from "../../stages/filter/report.js";
+import { passingThreshold } from "../../stages/filter/report.js";
 import { filterStage } from "../../stages/filter.js";
 import { dataDirPerTest, FULL_RUN, stageView, writeManifests } from "../report/fixtures.js";
 
@@ -15,7 +15,7 @@ const exportView = () => stageView(dir.path, exportStage, "languages");
 it("infers each round's passing score from its histogram, and folds other languages together", async () => {
   await writeManifests(dir.path, FULL_RUN);
   const view = filterView();
-  expect(funnelOf(view.summary!).rounds.map((r) => r.threshold)).toEqual([4, 4]);
+  expect(view.summary!.rounds.map((r) => passingThreshold(r.histogram, r.passed))).toEqual([4, 4]);
   const languages = languagesOf(exportView());
   expect(languages?.other).toEqual({ rust: 60, go: 41, unknown: 20 });
   expect(languages?.rows.reduce((a, r) => a + r.percent, 0)).toBeCloseTo(100, 9);
