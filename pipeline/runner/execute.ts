@@ -85,7 +85,8 @@ export async function runStage(
     state = await stage.open?.(ctx);
     opened = true;
     const progress = createProgress(label, {
-      total: shard ? undefined : progressTotal(stage, ctx),
+      // the upstream's output count, where that is the input
+      total: !shard && stage.kind === "record" && !stage.input ? ctx.countOf(stage.upstream[0]!) : undefined,
       ...(r.options.progressStream ? { stream: r.options.progressStream } : {}),
     });
     // the total is set once the stage has counted its input, without holding up its first records (a
@@ -173,25 +174,14 @@ export async function runStage(
   };
 }
 
-/** Records to expect, for the progress bar: the upstream's output count when that is the input. */
-function progressTotal(stage: Stage<unknown>, ctx: StageContext<unknown>): number | undefined {
-  if (stage.kind === "record" && !stage.input) return ctx.countOf(stage.upstream[0]!);
-  return undefined;
-}
-
 interface ExecutionResult {
   counts: StageCounts;
   outputHash: string;
   /** failure reason -> inputs that failed with it in this run (retried on the next run), with one detail */
-  failures: Map<string, FailureSummary>;
+  failures: Map<string, { count: number; example?: string }>;
   interrupted: boolean;
   /** what a global stage's `run` returned: its statistics */
   stats?: Record<string, unknown>;
-}
-
-interface FailureSummary {
-  count: number;
-  example?: string;
 }
 
 /** A digest of the ids of the first `position + 1` input records. */
@@ -223,7 +213,7 @@ async function executeRecordStage<C, S>(
 ): Promise<ExecutionResult> {
   const scan = await store.scan();
   const counts: StageCounts = { ...scan.counts, failed: 0 };
-  const failures = new Map<string, FailureSummary>();
+  const failures: ExecutionResult["failures"] = new Map();
   const digest = scan.digest;
   hooks.tally.addTally(scan.tally);
   const writer = store.newPart();
@@ -362,22 +352,20 @@ async function executeGlobalStage<C, S>(
   let stats: Record<string, unknown> | undefined;
   try {
     stats = (await stage.run(ctx, emit, state)) ?? undefined;
-    // a stage that returns early on abort has not seen all of its input: its outputs must not count
-    if (ctx.signal.aborted) {
+  } catch (error) {
+    if (!ctx.signal.aborted || error instanceof UserError) {
       staging.writer.close();
       hooks.progress.done();
-      return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
+      throw error;
     }
-  } catch (error) {
+  }
+  hooks.progress.done();
+  // a stage that returns (or fails) early on abort has not seen all of its input: its outputs must not count
+  if (ctx.signal.aborted) {
     staging.writer.close();
-    hooks.progress.done();
-    if (ctx.signal.aborted && !(error instanceof UserError)) {
-      return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
-    }
-    throw error;
+    return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
   }
   staging.commit();
-  hooks.progress.done();
   for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
   return {
     counts,

@@ -15,7 +15,7 @@ import {
   StoreError,
   sumCounters,
 } from "../store/index.js";
-import { emptyUsage, type SandboxUsage, sumSandbox, sumUsage, type UsageTotals } from "../usage.js";
+import { emptyUsage, sumSandbox, sumUsage } from "../usage.js";
 import { RunnerPlan, SWITCHED_OFF, switchedOffReason } from "./plan.js";
 import { type ShardSpec, shardArg } from "./shard.js";
 
@@ -317,10 +317,6 @@ export function aggregateState(
   };
 }
 
-function addUsage(a: UsageTotals, b: UsageTotals | undefined): UsageTotals {
-  return b ? sumUsage(a, b) : a;
-}
-
 /**
  * One manifest for the whole stage: counts, usage and sandbox programs summed over the shards,
  * elapsed time the longest shard's (they run side by side), and, once every shard is done, the
@@ -342,7 +338,7 @@ export function aggregateManifest(
     counts.out += m.counts.out;
     counts.rejected += m.counts.rejected;
     counts.failed += m.counts.failed;
-    usage = addUsage(usage, m.usage);
+    if (m.usage) usage = sumUsage(usage, m.usage);
   }
   const times = (pick: (m: Manifest) => string | undefined) =>
     manifests
@@ -351,6 +347,9 @@ export function aggregateManifest(
       .sort();
   const complete = state === "complete";
   const finished = times((m) => m.finishedAt);
+  const counters = sumCounters(manifests.map((m) => m.counters));
+  const rejectReasons = sumCounters(manifests.map((m) => m.rejectReasons));
+  const sandbox = sumSandbox(manifests.map((m) => m.sandbox));
   return {
     version: 1,
     stage,
@@ -365,18 +364,10 @@ export function aggregateManifest(
     elapsedMs: Math.max(...manifests.map((m) => m.elapsedMs)),
     ...(complete ? { outputHash: combineDigests(manifests.map((m) => m.outputHash ?? "")) } : {}),
     ...(complete && finished.length ? { finishedAt: finished.at(-1)! } : {}),
-    ...summed("counters", sumCounters(manifests.map((m) => m.counters))),
-    ...summed("rejectReasons", sumCounters(manifests.map((m) => m.rejectReasons))),
-    ...sandboxOf(sumSandbox(manifests.map((m) => m.sandbox))),
+    ...(counters ? { counters } : {}),
+    ...(rejectReasons ? { rejectReasons } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
-}
-
-function sandboxOf(sandbox: SandboxUsage | undefined): { sandbox?: SandboxUsage } {
-  return sandbox ? { sandbox } : {};
-}
-
-function summed<K extends string>(key: K, counters: Record<string, number> | undefined) {
-  return counters ? ({ [key]: counters } as { [k in K]: Record<string, number> }) : {};
 }
 
 /** `read()`, or undefined where the store says its file is damaged. */
