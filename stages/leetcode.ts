@@ -20,7 +20,7 @@ import { outputsStep } from "../pipeline/report/flow.js";
 import { type CostEstimate, defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { type LeetcodeConfig, leetcodeConfigSchema } from "./leetcode/config.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./leetcode/dialogues.js";
-import { AssumingJudge, costEstimate, estimateNote, estimateRequests } from "./leetcode/estimate.js";
+import { AssumingJudge, costEstimate, estimateRequests } from "./leetcode/estimate.js";
 import { type FollowUpPlan, planFollowUp } from "./leetcode/follow-up.js";
 import { groupSimilarProblems } from "./leetcode/grouping.js";
 import { cannotJudgeIn, limitTests, SolutionJudge } from "./leetcode/judge.js";
@@ -258,14 +258,13 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
     plans,
     { completionTokens, maxTests: config.validation.max_tests },
   );
-  const figures = {
+  return costEstimate(totals, {
     problems: problems.length,
     assumed,
     groups: grouping.groups.length,
     plans: plans.length,
     completionTokens,
-  };
-  return costEstimate(totals, estimateNote(totals, figures));
+  });
 }
 
 export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSummary>({

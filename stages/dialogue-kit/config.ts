@@ -36,14 +36,11 @@ export const feedbackTemplateSchema = z
   })
   .strict();
 
-export const executionDefaults = () => executionSchema.parse({});
-export const templateDefaults = () => feedbackTemplateSchema.parse({});
-
 /** The keys after a stage's own that dialogueStage() reads (stage.ts's DialogueStageConfig): spread last. */
 export const dialogueRunShape = {
-  execution: executionSchema.default(executionDefaults()),
+  execution: executionSchema.prefault({}),
   /** the "Execution result:" turn */
-  feedback_template: feedbackTemplateSchema.default(templateDefaults()),
+  feedback_template: feedbackTemplateSchema.prefault({}),
   /** records in flight; default: twice the lead role's concurrency plus the programs at once */
   concurrency: operational(z.number().int().positive().optional()),
 };

@@ -35,14 +35,7 @@ export const exportConfigSchema = z
         source_licenses: z.record(z.string(), z.string().min(1)).default({}),
       })
       .strict()
-      .default({
-        pretty_name: "Code-Feedback (reproduced with codefeedback)",
-        license: "apache-2.0",
-        task_categories: ["question-answering", "text-generation"],
-        language: ["en"],
-        tags: ["code"],
-        source_licenses: {},
-      }),
+      .prefault({}),
   })
   .strict();
 export type ExportConfig = z.infer<typeof exportConfigSchema>;

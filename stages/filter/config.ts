@@ -35,7 +35,7 @@ export const filterConfigSchema = z
           completion_tokens: z.number().int().positive().default(120),
         })
         .strict()
-        .default({ pass_rate: 0.665, completion_tokens: 120 }),
+        .prefault({}),
     ),
   })
   .strict();

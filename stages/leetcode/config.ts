@@ -108,7 +108,7 @@ export const leetcodeConfigSchema = z
       z
         .object({ completion_tokens: z.number().int().min(1).default(300) })
         .strict()
-        .default({ completion_tokens: 300 }),
+        .prefault({}),
     ),
   })
   .strict();

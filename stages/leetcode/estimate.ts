@@ -112,26 +112,22 @@ export async function estimateRequests(
   return client.totals;
 }
 
-export function estimateNote(
+/** The dry run's figures, and the note that says how they were obtained. */
+export function costEstimate(
   totals: Totals,
   figures: { problems: number; assumed: number; groups: number; plans: number; completionTokens: number },
-): string {
+): CostEstimate {
   const n = (x: number) => x.toLocaleString("en-US");
-  return (
-    `${n(figures.groups)} similar-problem and ${n(figures.plans)} follow-up dialogues from ${n(figures.problems)} LeetCode problems` +
-    (figures.assumed > 0
-      ? `, ${n(figures.assumed)} solutions not yet run assumed to pass (an upper bound)`
-      : "") +
-    `; ${n(totals.cached)} answers already cached; later turns assumed ${figures.completionTokens} tokens, translations assumed to pass`
-  );
-}
-
-export function costEstimate(totals: Totals, note: string): CostEstimate {
   return {
     requests: totals.requests,
     promptTokens: Math.round(totals.promptTokens),
     completionTokens: Math.round(totals.completionTokens),
     costUsd: totals.costUsd,
-    note,
+    note:
+      `${n(figures.groups)} similar-problem and ${n(figures.plans)} follow-up dialogues from ${n(figures.problems)} LeetCode problems` +
+      (figures.assumed > 0
+        ? `, ${n(figures.assumed)} solutions not yet run assumed to pass (an upper bound)`
+        : "") +
+      `; ${n(totals.cached)} answers already cached; later turns assumed ${figures.completionTokens} tokens, translations assumed to pass`,
   };
 }

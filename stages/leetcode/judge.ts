@@ -270,30 +270,16 @@ export class SolutionJudge implements Judge {
       if (!this.signal.aborted) this.reused++;
       return judged;
     }
-    const judging = this.judgeNow(key, task, code, language).finally(() => this.judging.delete(key));
+    const judging = judgeUncached(this.runner, task, code, language, this.limits, this.policy, this.signal)
+      .then((judged) => {
+        if (!this.signal.aborted) {
+          this.cache.put(key, judged);
+          this.computed++;
+        }
+        return judged;
+      })
+      .finally(() => this.judging.delete(key));
     this.judging.set(key, judging);
     return judging;
-  }
-
-  private async judgeNow(
-    key: string,
-    task: JudgeTask,
-    code: string,
-    language: LanguageName,
-  ): Promise<Judged> {
-    const judged = await judgeUncached(
-      this.runner,
-      task,
-      code,
-      language,
-      this.limits,
-      this.policy,
-      this.signal,
-    );
-    if (!this.signal.aborted) {
-      this.cache.put(key, judged);
-      this.computed++;
-    }
-    return judged;
   }
 }
