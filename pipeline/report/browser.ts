@@ -15,15 +15,8 @@ const run = promisify(execFile);
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
 /** `$CHROMIUM`, else the first browser installed in the usual places. */
-export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.CHROMIUM) return env.CHROMIUM;
-  return CANDIDATES.find((c) => existsSync(c));
-}
-
-export interface BrowserView {
-  /** the document after its scripts ran */
-  dom: string;
-  screenshot?: string | undefined;
+export function findChromium(): string | undefined {
+  return process.env.CHROMIUM || CANDIDATES.find((c) => existsSync(c));
 }
 
 /** The page size the report's own script measured once laid out (`data-page-width/height` on body). */
@@ -39,13 +32,13 @@ const MAX_SIDE = 16_384;
 
 /**
  * Loads the page in headless Chromium: its DOM after the scripts ran, and on request a screenshot of
- * the whole page (the size the page measured itself at, unless `width`/`height` say otherwise).
+ * the whole page (the size the page measured itself at).
  */
 export async function viewInBrowser(
   file: string,
-  options: { screenshot?: string; width?: number; height?: number; chromium?: string } = {},
-): Promise<BrowserView & { size?: { width: number; height: number } | undefined }> {
-  const chromium = options.chromium ?? findChromium();
+  options: { screenshot?: string } = {},
+): Promise<{ dom: string; size: { width: number; height: number } }> {
+  const chromium = findChromium();
   if (!chromium) {
     throw new UserError(
       "no Chromium found to render the report; install Debian's `chromium` (scripts/install.sh does) or set $CHROMIUM to a Chrome/Chromium binary",
@@ -65,15 +58,14 @@ export async function viewInBrowser(
   const url = pathToFileURL(path.resolve(file)).href;
   try {
     // laid out at the screenshot's width, so the height it measures is the one the screenshot needs
-    const { stdout } = await run(
-      chromium,
-      [...common, window(options.width ?? 1200, options.height ?? 900), "--dump-dom", url],
-      { maxBuffer: 64 << 20, timeout: 60_000 },
-    );
+    const { stdout } = await run(chromium, [...common, window(1200, 900), "--dump-dom", url], {
+      maxBuffer: 64 << 20,
+      timeout: 60_000,
+    });
     const measured = pageSize(stdout);
     const size = {
-      width: Math.min(MAX_SIDE, options.width ?? measured?.width ?? 1200),
-      height: Math.min(MAX_SIDE, options.height ?? measured?.height ?? 900),
+      width: Math.min(MAX_SIDE, measured?.width ?? 1200),
+      height: Math.min(MAX_SIDE, measured?.height ?? 900),
     };
     if (options.screenshot) {
       await run(
@@ -85,7 +77,7 @@ export async function viewInBrowser(
         throw new UserError(`${chromium} ran but wrote no screenshot to ${options.screenshot}`);
       }
     }
-    return { dom: stdout, screenshot: options.screenshot, size };
+    return { dom: stdout, size };
   } finally {
     await rm(profile, { recursive: true, force: true });
   }

@@ -4,8 +4,7 @@
 // schema (view.ts); the stages' own report parts (contract.ts) make the flow chart and their sections.
 import path from "node:path";
 import type { StageRegistry } from "../registry.js";
-import { type Manifest, readManifest, type StageCounts } from "../store/manifest.js";
-import type { UsageTotals } from "../usage.js";
+import { type Manifest, readManifest } from "../store/manifest.js";
 import type { FlowStep, ReportingStage, StageRow } from "./contract.js";
 import { DISABLED, makeView, type RunView } from "./view.js";
 
@@ -29,14 +28,6 @@ export interface CollectOptions {
   registry: StageRegistry<ReportingStage>;
   /** the state of each stage as the runner judges it (stale, running); default: each manifest's own */
   states?: Record<string, { state: string; reason?: string | undefined }>;
-  /**
-   * a stage calling this at its end, before the runner has written its manifest: its figures (shown
-   * as `state`, by default "complete": the report is the stage's last act)
-   */
-  pending?: Record<
-    string,
-    { state?: string; counts?: StageCounts; usage?: UsageTotals; stats?: Record<string, unknown> }
-  >;
   now?: Date;
   /** dialogue stages the config switches off: shown as "not run (disabled)", never as 0 or missing */
   disabled?: readonly string[];
@@ -68,15 +59,14 @@ export function collectReport(dataDir: string, options: CollectOptions): ReportD
   ];
   const stages: StageRow[] = registry.names.map((name) => {
     const m = manifests.get(name);
-    const pending = options.pending?.[name];
     const judged = options.states?.[name];
     if (disabled.includes(name)) return { name, state: DISABLED };
     return {
       name,
-      state: judged?.state ?? (pending ? (pending.state ?? "complete") : (m?.state ?? "not run")),
+      state: judged?.state ?? m?.state ?? "not run",
       reason: judged?.reason,
-      counts: pending?.counts ?? m?.counts,
-      usage: pending?.usage ?? m?.usage,
+      counts: m?.counts,
+      usage: m?.usage,
       elapsedMs: m?.elapsedMs,
       finishedAt: m?.finishedAt,
     };
@@ -85,7 +75,7 @@ export function collectReport(dataDir: string, options: CollectOptions): ReportD
     registry,
     stages,
     disabled: registry.dialogueStages.filter((s) => disabled.includes(s)),
-    rawSummary: (name) => options.pending?.[name]?.stats ?? manifests.get(name)?.stats,
+    rawSummary: (name) => manifests.get(name)?.stats,
   });
 
   const flow = registry.stages.flatMap((stage) =>
