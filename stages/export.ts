@@ -9,7 +9,7 @@ import { paperShape } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
-import { type CardFacts, datasetCard } from "./export/card.js";
+import { datasetCard } from "./export/card.js";
 import { type ExportConfig, exportConfigSchema } from "./export/config.js";
 import {
   CODE_FEEDBACK_FULL_SCHEMA,
@@ -65,46 +65,18 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   for (const role of ROLE_NAMES) models[`${role} (${ROLE_PURPOSE[role]})`] = ctx.root.llm[role].model;
   const methods = read.tally.result();
   const disabled = ctx.registry.disabledDialogueStages(ctx.root.stages);
-  const card: CardFacts = {
-    dialogues: rows.public.length,
-    instructions: pairs.length,
-    methods,
-    declared: ctx.registry.methods,
-    shape: paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled)),
-    instructionLangs: instructions.langs,
-    sources,
-    models,
-    otherModels: read.embedders,
-    validation: read.validation,
-    parquet: config.parquet,
-    full: config.full,
-    keepSystem: config.keep_system,
-  };
-  written.push({
-    ...(await writeAtomically(at(EXPORT_FILES.card), [datasetCard(config.card, card)])),
-    rows: 0,
-  });
-  for (const file of written) {
-    await emit.out({
-      id: file.name,
-      path: path.join("export", file.name),
-      rows: file.rows,
-      bytes: file.bytes,
-      sha256: file.sha256,
-    });
-  }
   const bySource: Record<string, number> = {};
   for (const p of pairs) bySource[p.resource] = (bySource[p.resource] ?? 0) + 1;
   const stats: ExportSummary = {
     dir,
-    files: written.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+    files: [],
     code_feedback: {
       dialogues: rows.public.length,
       by_method: methods,
       validation: read.validation,
       keep_system: config.keep_system,
     },
-    shape: card.shape,
+    shape: paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled)),
     dialogue_stages: Object.fromEntries(
       ctx.registry.dialogueStages.map((s) => [s, disabled.includes(s) ? "not run (disabled)" : "ran"]),
     ),
@@ -117,6 +89,18 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     sources,
     models: { ...models, ...(read.embedders.length ? { embeddings: read.embedders.join(", ") } : {}) },
   };
+  const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, ...config });
+  written.push({ ...(await writeAtomically(at(EXPORT_FILES.card), [card])), rows: 0 });
+  for (const file of written) {
+    await emit.out({
+      id: file.name,
+      path: path.join("export", file.name),
+      rows: file.rows,
+      bytes: file.bytes,
+      sha256: file.sha256,
+    });
+  }
+  stats.files = written.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes, sha256: f.sha256 }));
   ctx.log.info(`wrote ${rows.public.length} dialogues and ${pairs.length} filtered instructions to ${dir}`);
   for (const line of describeShape(stats)) ctx.log.info(line);
   return stats;

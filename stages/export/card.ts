@@ -4,41 +4,12 @@
 // 20% marked), every source a released row came from with its licence, revision and commit, the
 // method step by step, the models that wrote it, and BibTeX for the paper and the sources.
 import { stringify } from "yaml";
-import {
-  type DialogueMethod,
-  type DialogueTally,
-  type paperShape,
-  signedPercent,
-} from "../../pipeline/dialogue.js";
+import { type DialogueMethod, signedPercent } from "../../pipeline/dialogue.js";
 import { compareLanguages } from "../filter/languages.js";
 import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
-import type { SourceUse } from "./stats.js";
-
-export interface CardFacts {
-  dialogues: number;
-  instructions: number;
-  methods: ReturnType<DialogueTally["result"]>;
-  /** every method the run's stages declare: the card's method section names each */
-  declared: readonly DialogueMethod[];
-  /** every method's turns per dialogue beside the paper's, and whether the run has the paper's shape */
-  shape: ReturnType<typeof paperShape>;
-  /** filtered instructions per language, beside the paper's mix */
-  instructionLangs: Record<string, number>;
-  sources: SourceUse[];
-  /** role -> model, for the roles the pipeline's LLM calls go through */
-  models: Record<string, string>;
-  /** other models named by the dialogues (embedders) */
-  otherModels: string[];
-  /** final-code validation outcomes of the exported dialogues */
-  validation: Record<string, number>;
-  parquet: boolean;
-  /** whether the code-feedback-full config was written */
-  full: boolean;
-  /** whether `messages` keep a leading system message */
-  keepSystem: boolean;
-}
+import type { ExportSummary } from "./stats.js";
 
 const SIZE_CATEGORIES: [number, string][] = [
   [1_000, "n<1K"],
@@ -71,7 +42,13 @@ const FULL_FEATURES = [
   { name: "validation_tags", sequence: "string" },
 ];
 
-export function datasetCard(config: ExportConfig["card"], facts: CardFacts): string {
+/** The card of what export released (its summary), with the methods the run declares. */
+export function datasetCard(
+  config: ExportConfig["card"],
+  summary: Omit<ExportSummary, "dir" | "files">,
+  facts: { declared: readonly DialogueMethod[]; parquet: boolean; full: boolean },
+): string {
+  const { code_feedback: released, filtered_instruction: pairs } = summary;
   const ext = facts.parquet ? "parquet" : "jsonl";
   const fileOf = (stem: string) => `${stem}.${ext}`;
   const metadata = {
@@ -80,7 +57,7 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     task_categories: config.task_categories,
     language: config.language,
     tags: config.tags,
-    size_categories: [sizeCategory(Math.max(facts.dialogues, facts.instructions))],
+    size_categories: [sizeCategory(Math.max(released.dialogues, pairs.rows))],
     configs: [
       {
         config_name: "code-feedback",
@@ -104,30 +81,30 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
       {
         config_name: "code-feedback",
         features: FULL_FEATURES.filter((f) => f.name === "id" || f.name === "messages"),
-        splits: [{ name: "train", num_examples: facts.dialogues }],
+        splits: [{ name: "train", num_examples: released.dialogues }],
       },
       ...(facts.full
         ? [
             {
               config_name: "code-feedback-full",
               features: FULL_FEATURES,
-              splits: [{ name: "train", num_examples: facts.dialogues }],
+              splits: [{ name: "train", num_examples: released.dialogues }],
             },
           ]
         : []),
       {
         config_name: "filtered-instruction",
         features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
-        splits: [{ name: "train", num_examples: facts.instructions }],
+        splits: [{ name: "train", num_examples: pairs.rows }],
       },
     ],
   };
   const licenses = { ...KNOWN_SOURCE_LICENSES, ...config.source_licenses };
   const n = (x: number) => x.toLocaleString("en-US");
   const files = (stem: string) => `\`${stem}.jsonl\`${facts.parquet ? `, \`${stem}.parquet\`` : ""}`;
-  const ran = facts.shape.methods.filter((m) => m.state !== "disabled").map((m) => m.method);
-  const disabled = facts.shape.methods.filter((m) => m.state === "disabled").map((m) => m.method);
-  const languages = compareLanguages(facts.instructionLangs);
+  const ran = summary.shape.methods.filter((m) => m.state !== "disabled").map((m) => m.method);
+  const disabled = summary.shape.methods.filter((m) => m.state === "disabled").map((m) => m.method);
+  const languages = compareLanguages(pairs.by_lang);
   const lines: string[] = [
     "---",
     stringify(metadata, { lineWidth: 0 }).trimEnd(),
@@ -145,27 +122,27 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "",
     "| config | file | rows | columns |",
     "| --- | --- | ---: | --- |",
-    `| code-feedback | ${files("code-feedback")} | ${n(facts.dialogues)} | \`id\` (integer), \`messages\` (\`role\`, \`content\`) |`,
+    `| code-feedback | ${files("code-feedback")} | ${n(released.dialogues)} | \`id\` (integer), \`messages\` (\`role\`, \`content\`) |`,
     ...(facts.full
       ? [
-          `| code-feedback-full | ${files("code-feedback-full")} | ${n(facts.dialogues)} | \`id\`, \`dialogue_id\`, \`method\`, \`lang\`, \`sources\`, \`messages\`, \`system\`, \`validation\`, \`validation_tags\` |`,
+          `| code-feedback-full | ${files("code-feedback-full")} | ${n(released.dialogues)} | \`id\`, \`dialogue_id\`, \`method\`, \`lang\`, \`sources\`, \`messages\`, \`system\`, \`validation\`, \`validation_tags\` |`,
         ]
       : []),
-    `| filtered-instruction | ${files("filtered-instruction")} | ${n(facts.instructions)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
+    `| filtered-instruction | ${files("filtered-instruction")} | ${n(pairs.rows)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
     "",
     "`code-feedback` has the columns and types of m-a-p/Code-Feedback, so the two concatenate: `id` is an",
     "integer derived from the dialogue's stable id (the same on every rerun), and `messages` holds",
-    facts.keepSystem
+    released.keep_system
       ? "user and assistant turns, after the system prompt of the methods that have one."
       : "only user and assistant turns (the system prompt of the methods that have one is in `code-feedback-full`'s `system`).",
     "",
     "## Dialogues per method",
     "",
-    `This run ${facts.shape.verdict}.`,
+    `This run ${summary.shape.verdict}.`,
     "",
     "| method | dialogues | turns per dialogue | paper: dialogues | paper: turns per dialogue | deviation |",
     "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ...facts.shape.methods.map((m) => {
+    ...summary.shape.methods.map((m) => {
       const inPaper = m.paper_dialogues !== undefined;
       const paper = inPaper ? `${n(m.paper_dialogues!)} | ${m.paper_turns_per_dialogue}` : " | ";
       if (m.state === "disabled") return `| ${m.method} | not run (disabled) | | ${paper} | |`;
@@ -180,7 +157,7 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "",
     "| method | language | dialogues |",
     "| --- | --- | ---: |",
-    ...Object.entries(facts.methods).flatMap(([method, r]) =>
+    ...Object.entries(released.by_method).flatMap(([method, r]) =>
       Object.entries(r.by_lang).map(([lang, count]) => `| ${method} | ${lang} | ${n(count)} |`),
     ),
     "",
@@ -207,7 +184,7 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "",
     "| source | dataset | revision | commit | rows in the filtered set | dialogues built from it | licence |",
     "| --- | --- | --- | --- | ---: | ---: | --- |",
-    ...facts.sources.map(
+    ...summary.sources.map(
       (s) =>
         `| ${s.name} | [${s.repo}](https://huggingface.co/datasets/${s.repo}) | ${s.revision ? `\`${s.revision}\`` : ""} | ${s.commits.map((c) => `\`${c.slice(0, 12)}\``).join(", ")} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
     ),
@@ -229,21 +206,20 @@ export function datasetCard(config: ExportConfig["card"], facts: CardFacts): str
     "",
     "| outcome | dialogues |",
     "| --- | ---: |",
-    ...sorted(facts.validation).map(([outcome, count]) => `| ${outcome} | ${n(count)} |`),
+    ...sorted(released.validation).map(([outcome, count]) => `| ${outcome} | ${n(count)} |`),
     "",
     "## Models",
     "",
     "| role | model |",
     "| --- | --- |",
-    ...Object.entries(facts.models).map(([role, model]) => `| ${role} | \`${model}\` |`),
-    ...facts.otherModels.map((model) => `| embeddings | \`${model}\` |`),
+    ...Object.entries(summary.models).map(([role, model]) => `| ${role} | \`${model}\` |`),
     "",
     "## Citation",
     "",
     "The method is OpenCodeInterpreter's; the data comes from the sources above. Please cite them:",
     "",
     "```bibtex",
-    citations(facts.sources).join("\n\n"),
+    citations(summary.sources).join("\n\n"),
     "```",
     "",
   ];

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { type DialogueMethod, DialogueTally, paperShape } from "../../pipeline/dialogue.js";
 import { StageRegistry } from "../../pipeline/registry.js";
-import { type CardFacts, datasetCard } from "../../stages/export/card.js";
+import { datasetCard } from "../../stages/export/card.js";
 import { exportConfigSchema } from "../../stages/export/config.js";
 import { STAGES } from "../../stages/index.js";
 import { declared, PAPER_METHODS } from "../validate/fixtures.js";
@@ -25,21 +25,16 @@ function tallyOf(rows: [string, number, number][]): ReturnType<DialogueTally["re
 
 const registry = new StageRegistry(STAGES);
 
-function facts(methods: ReturnType<DialogueTally["result"]>, disabled: DialogueMethod[]): CardFacts {
+const facts = { declared: PAPER_METHODS, parquet: true, full: true };
+
+function summary(methods: ReturnType<DialogueTally["result"]>, disabled: DialogueMethod[]) {
   return {
-    dialogues: 10,
-    instructions: 10,
-    methods,
-    declared: PAPER_METHODS,
+    code_feedback: { dialogues: 10, by_method: methods, validation: {}, keep_system: false },
     shape: paperShape(methods, PAPER_METHODS, disabled),
-    instructionLangs: { python: 10 },
+    dialogue_stages: {},
+    filtered_instruction: { rows: 10, by_lang: { python: 10 }, by_source: {}, languages: [] },
     sources: [],
     models: {},
-    otherModels: [],
-    validation: {},
-    parquet: true,
-    full: true,
-    keepSystem: false,
   };
 }
 
@@ -74,7 +69,7 @@ describe("the per-method shape beside the paper", () => {
     expect(shape.reproduces).toBe(false);
     expect(shape.verdict).toContain("single-turn-packing has 3 turns per dialogue (paper: 2, +50%)");
     expect(shape.verdict).toContain("leetcode-follow-up not run (disabled)");
-    const card = datasetCard(exportConfigSchema.parse({}).card, facts(methods, disabled));
+    const card = datasetCard(exportConfigSchema.parse({}).card, summary(methods, disabled), facts);
     expect(card).toContain(
       "Dialogue methods run: single-turn-packing, interaction-simulation, code-correction; not run (disabled): leetcode-similar-problem, leetcode-follow-up.",
     );
@@ -85,7 +80,7 @@ describe("the per-method shape beside the paper", () => {
   });
 
   it("names the ways dialogues are made from the declared methods, the paper's five in the card's words", () => {
-    const card = datasetCard(exportConfigSchema.parse({}).card, facts(tallyOf([]), []));
+    const card = datasetCard(exportConfigSchema.parse({}).card, summary(tallyOf([]), []), facts);
     expect(card).toContain(
       [
         "3. Multi-turn dialogues are made five ways: single-turn packing (similar queries joined by sentence",
