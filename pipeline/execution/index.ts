@@ -9,35 +9,8 @@ export {
   describeExecution,
   executionFeedback,
   type FeedbackTemplate,
-  headAndTail,
 } from "./feedback.js";
 export { KeptGroup, KeptResults, resultKey } from "./kept.js";
-export { notebookProgram } from "./notebook.js";
-export { type Attempted, withOutagePolicy } from "./outage.js";
-export {
-  classifyResponse,
-  type ExecutionResult,
-  type ExecutionStatus,
-  languageRefused,
-  type OutputMismatch,
-  passed,
-  sameOutput,
-  withExpectedOutput,
-} from "./result.js";
-export {
-  callUnderPolicy,
-  type ExecuteOptions,
-  executeBlock,
-  type RunBlockOptions,
-  runBlock,
-  runnable,
-  type SandboxGate,
-} from "./run.js";
-export {
-  DEFAULT_BACKOFF_MS,
-  DEFAULT_SANDBOX_ATTEMPTS,
-  limitsOf,
-  programsAtOnce,
-  type SandboxSettings,
-  sandboxSettingsShape,
-} from "./settings.js";
+export { type ExecutionResult, type ExecutionStatus, passed } from "./result.js";
+export { callUnderPolicy, executeBlock, runBlock, runnable } from "./run.js";
+export { programsAtOnce, type SandboxSettings, sandboxSettingsShape } from "./settings.js";

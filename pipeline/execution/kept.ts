@@ -103,7 +103,7 @@ export class KeptResults<V> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    const segments = names.filter((n) => SEGMENT.test(n)).sort((a, b) => segmentTime(a) - segmentTime(b));
+    const segments = names.filter((n) => SEGMENT.test(n)).sort((a, b) => segmentOrder(a, b));
     for (const name of segments) {
       const file = path.join(this.dir, name);
       const bytes = readFileSync(file);
@@ -182,6 +182,9 @@ function openIfThere(file: string): number | undefined {
   }
 }
 
-function segmentTime(name: string): number {
-  return Number(name.slice(0, name.indexOf("-")));
+/** Segments in the order they were made: by start time, then (one process's, in one ms) by number. */
+function segmentOrder(a: string, b: string): number {
+  const [timeA, , nA = "0"] = a.slice(0, -".jsonl".length).split("-");
+  const [timeB, , nB = "0"] = b.slice(0, -".jsonl".length).split("-");
+  return Number(timeA) - Number(timeB) || Number(nA) - Number(nB);
 }

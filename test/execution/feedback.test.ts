@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  classifyResponse,
   DEFAULT_FEEDBACK_TEMPLATE,
   executionFeedback,
   headAndTail,
-  withExpectedOutput,
-} from "../../pipeline/execution/index.js";
+} from "../../pipeline/execution/feedback.js";
+import { classifyResponse, withExpectedOutput } from "../../pipeline/execution/result.js";
 import type { CommandRunResult, RunCodeResponse } from "../../pipeline/sandbox/types.js";
 
 function cmd(overrides: Partial<CommandRunResult>): CommandRunResult {

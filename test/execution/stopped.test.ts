@@ -2,7 +2,8 @@
 // (the kernel's counters of refused forks and memory kills) whatever the program did with the error,
 // and, for the network and writes outside the work dir, from what a clean run printed.
 import { afterAll, describe, expect, it } from "vitest";
-import { classifyResponse, runBlock } from "../../pipeline/execution/index.js";
+import { classifyResponse } from "../../pipeline/execution/result.js";
+import { runBlock } from "../../pipeline/execution/run.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import type { RunCodeResponse } from "../../pipeline/sandbox/types.js";
 import { FORK_TO_THE_CAP, probeIsolationReport, testConfig } from "../sandbox/helpers.js";
