@@ -12,8 +12,8 @@ export function stableStringify(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
 }
 
-export function hashOf(value: unknown, length = 16): string {
-  return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, length);
+export function hashOf(value: unknown): string {
+  return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, 16);
 }
 
 const operationalSettings = new WeakSet<object>();

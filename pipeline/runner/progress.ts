@@ -12,11 +12,11 @@ export interface Progress {
 
 export function createProgress(
   stage: string,
-  options: { total?: number; stream?: NodeJS.WriteStream; intervalMs?: number } = {},
+  options: { total?: number; stream?: NodeJS.WriteStream } = {},
 ): Progress {
   const stream = options.stream ?? process.stderr;
   const tty = Boolean(stream.isTTY);
-  const interval = options.intervalMs ?? (tty ? 200 : 10_000);
+  const interval = tty ? 200 : 10_000;
   let total = options.total;
   let finished = 0;
   let skipped = 0;

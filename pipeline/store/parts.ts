@@ -214,8 +214,9 @@ export async function* readEntries(
 }
 
 /**
- * Buffers entries and appends them with one write per flush. A flush happens when the buffer is large
- * or `flushMs` after the first buffered entry; `fsyncMs` bounds what a power loss can take back.
+ * Buffers entries and appends them with one write per flush. A flush happens when the buffer holds
+ * 256 KiB or 100 ms after the first buffered entry; an fsync at most every 2 s bounds what a power
+ * loss can take back.
  */
 export class PartWriter {
   private fd: number;
@@ -225,10 +226,7 @@ export class PartWriter {
   private lastSync = Date.now();
   private error: StoreError | undefined;
 
-  constructor(
-    readonly path: string,
-    private readonly options: { flushMs?: number; maxBufferBytes?: number; fsyncMs?: number } = {},
-  ) {
+  constructor(readonly path: string) {
     this.fd = openSync(path, "a");
   }
 
@@ -238,8 +236,8 @@ export class PartWriter {
     const line = entryLine(entry, onOutput);
     this.buffer.push(line);
     this.bytes += line.length;
-    if (this.bytes >= (this.options.maxBufferBytes ?? 1 << 18)) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.options.flushMs ?? 100);
+    if (this.bytes >= 1 << 18) this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => this.flush(), 100);
   }
 
   flush(): void {
@@ -253,7 +251,7 @@ export class PartWriter {
     this.bytes = 0;
     try {
       writeSync(this.fd, data);
-      if (Date.now() - this.lastSync >= (this.options.fsyncMs ?? 2000)) {
+      if (Date.now() - this.lastSync >= 2000) {
         fsyncSync(this.fd);
         this.lastSync = Date.now();
       }
