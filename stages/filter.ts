@@ -138,7 +138,6 @@ async function estimateFilter(
     // The chance that this record reaches the round: known from cached answers, assumed otherwise.
     let reach = 1;
     for (const template of templates) {
-      if (config.rule === "every") reach = 1;
       const messages = complexityMessages(template, query);
       const e = estimator.estimate(messages, options);
       if (e.cached) cached++;

@@ -144,20 +144,11 @@ export async function sourcesUsed(
 ): Promise<SourceUse[]> {
   const uses = new Map<string, SourceUse & { commitSet: Set<string> }>();
   const use = (name: string) => {
-    let u = uses.get(name);
-    if (!u) {
-      u = {
-        name,
-        repo: "unknown",
-        revision: "",
-        commits: [],
-        rows: 0,
-        dialogues: 0,
-        commitSet: new Set(),
-      };
-      uses.set(name, u);
+    if (!uses.has(name)) {
+      const fresh = { name, repo: "unknown", revision: "", commits: [], rows: 0, dialogues: 0 };
+      uses.set(name, { ...fresh, commitSet: new Set() });
     }
-    return u;
+    return uses.get(name)!;
   };
   for (const { key, origin } of instructions) {
     const u = use(sourceOf(key));

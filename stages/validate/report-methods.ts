@@ -2,7 +2,7 @@
 // ran, dialogues and turns per method as their stages made them (each dialogue stage's `report.made`)
 // and as validation kept them (else as export released them), beside the paper's table with each
 // deviation over 20% marked, and whether the run has the released dataset's per-method shape.
-import { type DialogueMethod, paperShape } from "../../pipeline/dialogue.js";
+import { paperShape } from "../../pipeline/dialogue.js";
 import type { StageRegistry } from "../../pipeline/registry.js";
 import type { ReportingStage, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, n, OURS, PAPER, table } from "../../pipeline/report/html.js";
@@ -11,36 +11,23 @@ import { DISABLED } from "../../pipeline/report/view.js";
 import { exportStage } from "../export.js";
 import type { ValidateSummary } from "./summary.js";
 
-type Counts = { dialogues: number; turns: number };
-
-export interface MethodRow {
-  method: string;
-  /** the stage that makes this method's dialogues */
-  stage: string;
-  /** as the dialogue stages made them; undefined when the stage has not run */
-  generated?: Counts | undefined;
-  /** what validation kept (what export releases) */
-  kept?: Counts | undefined;
-  paper: DialogueMethod["paper"];
-}
-
 /** What the methods section reads besides validate's summary: every dialogue stage's, and export's. */
 export const methodsReads = (registry: StageRegistry<ReportingStage>) => [
   ...registry.stages.filter((stage) => stage.methods?.length),
   exportStage,
 ];
 
-/** Every method's row, and its turns per dialogue (kept, else made) beside the paper's. */
-export function methodsOf(view: StageView<ValidateSummary>): {
-  methods: MethodRow[];
-  shape: ReturnType<typeof paperShape> | undefined;
-} {
+/**
+ * Every method's row: its stage, its dialogues and turns as made (undefined: the stage has not run) and
+ * as kept by validation (else as export released them), and the run's shape beside the paper's.
+ */
+export function methodsOf(view: StageView<ValidateSummary>) {
   const { registry } = view;
   const keptSource = view.summary?.kept ?? view.summaryOf(exportStage)?.code_feedback.by_method;
   const methods = registry.dialogueStages.flatMap((stage) => {
     // a stage that ran and made none of a method's dialogues made 0 of them: it is not "not run"
     const made = view.ran(stage) ? (view.madeBy(registry.stage(stage)!) ?? {}) : undefined;
-    return registry.methodsOf(stage).map((method): MethodRow => {
+    return registry.methodsOf(stage).map((method) => {
       const t = made && (made[method.name] ?? { dialogues: 0, turns: 0 });
       const kept = keptSource?.[method.name];
       return {
@@ -66,7 +53,7 @@ export function methodsOf(view: StageView<ValidateSummary>): {
 export function methodSection(view: StageView<ValidateSummary>): string {
   const head = '<section id="methods"><h2>Dialogues and turns per method</h2>';
   const data = { ...methodsOf(view), disabled: view.disabled };
-  const ours = (m: MethodRow) => m.kept ?? m.generated;
+  const ours = (m: (typeof data.methods)[number]) => m.kept ?? m.generated;
   // a method with no dialogue (yet) has no bar to draw
   const shown = data.methods.filter((m) => (ours(m)?.dialogues ?? 0) > 0);
   const rows = data.methods.map((m) => {
