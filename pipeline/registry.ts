@@ -23,7 +23,6 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
   readonly dialogueStages: readonly string[];
   /** every declared dialogue method, in pipeline order */
   readonly methods: readonly DialogueMethod[];
-  private readonly makers = new Map<string, string>();
   private readonly methodsByStage = new Map<string, readonly DialogueMethod[]>();
 
   constructor(stages: readonly T[]) {
@@ -35,17 +34,18 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
         `stages ${releases.map((s) => s.name).join(" and ")} both declare a release; one stage makes it`,
       );
     }
+    const makers = new Map<string, string>();
     for (const stage of stages) {
       if (!stage.methods?.length) continue;
       this.methodsByStage.set(stage.name, stage.methods);
       for (const method of stage.methods) {
-        const other = this.makers.get(method.name);
+        const other = makers.get(method.name);
         if (other !== undefined) {
           throw new Error(
             `stages ${other} and ${stage.name} both declare the dialogue method ${method.name}; each method has one stage that makes it`,
           );
         }
-        this.makers.set(method.name, stage.name);
+        makers.set(method.name, stage.name);
       }
     }
     this.dialogueStages = [...this.methodsByStage.keys()];
@@ -72,16 +72,6 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
   /** The methods a stage makes; none for a stage that makes no dialogue (or is not registered). */
   methodsOf(stage: string): readonly DialogueMethod[] {
     return this.methodsByStage.get(stage) ?? [];
-  }
-
-  /** The declaration of the method named `name`, if a registered stage declares it. */
-  method(name: string): DialogueMethod | undefined {
-    return this.methods.find((m) => m.name === name);
-  }
-
-  /** The stage that makes `method`'s dialogues, if any registered stage declares it. */
-  stageOfMethod(method: string): string | undefined {
-    return this.makers.get(method);
   }
 
   /** The methods of the given stages, in the order given. */

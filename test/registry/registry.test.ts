@@ -23,9 +23,10 @@ describe("the stage registry", () => {
   });
 
   it("has a stage for every paper method, and validate reads exactly the dialogue stages", () => {
-    for (const method of PAPER_METHODS) expect(registry.stageOfMethod(method.name)).toBeDefined();
-    expect(registry.stageOfMethod("code-correction")).toBe("correct");
-    expect(registry.method("leetcode-follow-up")).toMatchObject({
+    const makers = registry.dialogueStages.flatMap((stage) => names(registry.methodsOf(stage)));
+    expect(makers).toEqual(names(PAPER_METHODS));
+    expect(names(registry.methodsOf("correct"))).toEqual(["code-correction"]);
+    expect(registry.methods.find((m) => m.name === "leetcode-follow-up")).toMatchObject({
       prefix: "lc-fu",
       paper: { dialogues: 200 },
     });
@@ -39,8 +40,8 @@ describe("the stage registry", () => {
       { name: "translate", methods: [{ name: "translation", prefix: "tr", card: "translation" }] },
     ]);
     expect(withNew.dialogueStages).toEqual(["pack", "translate"]);
-    expect(withNew.stageOfMethod("translation")).toBe("translate");
-    expect(withNew.stageOfMethod("code-correction")).toBeUndefined();
+    expect(names(withNew.methodsOf("translate"))).toEqual(["translation"]);
+    expect(names(withNew.methods)).toEqual(["single-turn-packing", "translation"]);
   });
 
   it("names the dialogue stages a config switches off, and their methods", () => {
