@@ -217,11 +217,8 @@ export class StageStore {
     if (manifest && seal && seal.length > 0) {
       const expected = options.rejects ? manifest.counts.rejected : manifest.counts.out;
       if (yielded !== expected) {
-        throw damagedStage(
-          this.stage,
-          this.dir,
-          `its parts hold ${yielded} ${options.rejects ? "rejects" : "records"} where its manifest counts ${expected}`,
-        );
+        const what = options.rejects ? "rejects" : "records";
+        throw this.damaged(`its parts hold ${yielded} ${what} where its manifest counts ${expected}`);
       }
     }
   }
@@ -246,19 +243,10 @@ export class StageStore {
     if (saved && saved.length === manifest.counts.out) return { rows: saved, paths };
     const built = await buildIndex(paths, fields);
     if (seal) {
-      for (const [i, part] of built.seal.entries()) {
-        if (part.sha256 !== seal[i]!.sha256) {
-          throw damagedStage(
-            this.stage,
-            this.dir,
-            `part ${part.file} differs from what its manifest recorded`,
-          );
-        }
-      }
+      const changed = built.seal.find((part, i) => part.sha256 !== seal[i]!.sha256);
+      if (changed) throw this.damaged(`part ${changed.file} differs from what its manifest recorded`);
       if (built.rows.length !== manifest.counts.out) {
-        throw damagedStage(
-          this.stage,
-          this.dir,
+        throw this.damaged(
           `its parts hold ${built.rows.length} records where its manifest counts ${manifest.counts.out}`,
         );
       }
@@ -269,6 +257,10 @@ export class StageStore {
       }
     }
     return { rows: built.rows, paths };
+  }
+
+  private damaged(what: string): StoreError {
+    return damagedStage(this.stage, this.dir, what);
   }
 
   /** Removes outputs and manifest; keeps `work/` (verified downloads, indexes) unless `purge`. */
