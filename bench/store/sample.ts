@@ -18,7 +18,8 @@ import {
 } from "../../pipeline/store/index.js";
 import { INDEX_FILE } from "../../pipeline/store/output-index.js";
 import { sealParts } from "../../pipeline/store/seal.js";
-import { type Selection, sampleOptions, selectedLanguage } from "../../stages/dialogue-kit/sample.js";
+import type { Selection } from "../../stages/dialogue-kit/config.js";
+import { sampleOptions, selectedLanguage } from "../../stages/dialogue-kit/sample.js";
 import { numberArg } from "../args.js";
 import { upperMedian } from "../median.js";
 import { writeFilterLike } from "./filter-like.js";

@@ -10,6 +10,7 @@ export const selectionShape = {
   count: z.number().int().positive().optional(),
   seed: z.number().int().default(0),
 };
+export type Selection = z.infer<z.ZodObject<typeof selectionShape>>;
 
 export const executionSchema = z
   .object({
@@ -36,7 +37,7 @@ export const feedbackTemplateSchema = z
   })
   .strict();
 
-/** The keys after a stage's own that dialogueStage() reads (stage.ts's DialogueStageConfig): spread last. */
+/** The keys after a stage's own that dialogueStage() reads (DialogueStageConfig): spread last. */
 export const dialogueRunShape = {
   execution: executionSchema.prefault({}),
   /** the "Execution result:" turn */
@@ -44,3 +45,6 @@ export const dialogueRunShape = {
   /** records in flight; default: twice the lead role's concurrency plus the programs at once */
   concurrency: operational(z.number().int().positive().optional()),
 };
+
+/** What dialogueStage() reads of a dialogue stage's config. */
+export type DialogueStageConfig = z.infer<z.ZodObject<typeof selectionShape & typeof dialogueRunShape>>;

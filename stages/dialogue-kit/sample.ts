@@ -4,14 +4,7 @@
 import { canonicalLanguage, type LanguageName } from "../../pipeline/code/index.js";
 import { runnable } from "../../pipeline/execution/index.js";
 import type { SampleOptions } from "../../pipeline/store/index.js";
-
-export interface Selection {
-  /** `runnable`: every language the sandbox runs; or a list of language names */
-  languages: "runnable" | readonly string[];
-  /** at most this many records; unset: every record of the languages */
-  count?: number | undefined;
-  seed: number;
-}
+import type { Selection } from "./config.js";
 
 /** The record's language if the selection takes it. */
 export function selectedLanguage(

@@ -5,24 +5,16 @@
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
 import { type DialogueMethod, talliesOf } from "../../pipeline/dialogue.js";
-import { type FeedbackTemplate, learnServerWorkers, programsAtOnce } from "../../pipeline/execution/index.js";
+import { learnServerWorkers, programsAtOnce } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 import { outputsStep } from "../../pipeline/report/flow.js";
 import { defineStage, type RecordStage, type Stage, type StageContext } from "../../pipeline/stage.js";
-import type { ExecutionConfig } from "./config.js";
+import type { DialogueStageConfig } from "./config.js";
 import { type DialoguePlan, estimateDialogues } from "./estimate.js";
-import { type Selection, sampleOptions } from "./sample.js";
+import { sampleOptions } from "./sample.js";
 import { type DialogueServices, openDialogueServices } from "./services.js";
-
-/** The config keys the helper reads; each stage's schema spreads them (stages/dialogue-kit/config.ts). */
-export interface DialogueStageConfig extends Selection {
-  execution: ExecutionConfig;
-  feedback_template: FeedbackTemplate;
-  /** records in flight; default: twice the lead role's concurrency plus the programs at once */
-  concurrency?: number | undefined;
-}
 
 export interface DialogueStageSpec<C extends DialogueStageConfig, Sum extends object> {
   name: string;

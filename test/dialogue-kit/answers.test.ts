@@ -6,7 +6,8 @@ import type { PipelineRecord } from "../../pipeline/record.js";
 import { type StageIndex, sampleOf } from "../../pipeline/runner/read.js";
 import type { IndexRow } from "../../pipeline/store/index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
-import { type Selection, sampleOptions } from "../../stages/dialogue-kit/sample.js";
+import type { Selection } from "../../stages/dialogue-kit/config.js";
+import { sampleOptions } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 
 describe("the code of an answer", () => {
