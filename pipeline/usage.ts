@@ -32,14 +32,7 @@ const COUNT_KEYS: readonly CountKey[] = [
 ];
 
 export function emptyUsage(): UsageTotals {
-  return {
-    requests: 0,
-    cachedRequests: 0,
-    failedRequests: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    costUsd: 0,
-  };
+  return Object.fromEntries(COUNT_KEYS.map((key) => [key, 0])) as Record<CountKey, number>;
 }
 
 function emptyEndpoint(): EndpointStats {
