@@ -5,12 +5,11 @@ import { type Dialogue, makeDialogue } from "../../pipeline/dialogue.js";
 import type { ChatMessage, LlmClient } from "../../pipeline/llm/types.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import type { FollowUpPlan } from "./follow-up.js";
-import { entryOf, type Judge, limitTests } from "./judge.js";
+import { entryOf, type Judge, limitTests, typedQuestionOf } from "./judge.js";
 import { LEETCODE_FOLLOW_UP, LEETCODE_SIMILAR_PROBLEM } from "./summary.js";
 import type { TacoProblem } from "./taco.js";
 import { assistantAnswer, fenced, writeTextBeforeCode } from "./texts.js";
 import { translateSolution } from "./translate.js";
-import { starterSignature, typedQuestion } from "./typed-question.js";
 import type { ValidatedProblem } from "./validate-solutions.js";
 
 export interface Writer {
@@ -82,15 +81,6 @@ export interface DroppedStep {
   detail: string;
 }
 
-/** The typed question a call-style translation is judged with (and told the types of). */
-function typedQuestionOf(task: { problemId: string; tests: TacoProblem["tests"]; starterCode: string }) {
-  if (task.tests.style !== "call") return undefined;
-  const signature = starterSignature(task.starterCode, task.tests.fnName);
-  if ("error" in signature) return undefined;
-  const question = typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
-  return "error" in question ? undefined : question;
-}
-
 /** A follow-up dialogue, or undefined when every follow-up was dropped (translations that failed). */
 export async function writeFollowUpDialogue(
   w: Writer,
@@ -106,6 +96,7 @@ export async function writeFollowUpDialogue(
     tests: limitTests(problem.tests, w.maxTests),
     starterCode: problem.starterCode,
   };
+  const question = typedQuestionOf(task);
   const messages: ChatMessage[] = [];
   await answerTurn(w, messages, problemText(problem), plan.first.code, "python");
   let latest = plan.first.code;
@@ -128,7 +119,7 @@ export async function writeFollowUpDialogue(
         code: latest,
         language: step.language,
         entry,
-        typed: typedQuestionOf(task),
+        typed: "error" in question ? undefined : question,
       },
       w.signal,
     );

@@ -11,6 +11,7 @@ import {
   harnessFor,
   judgePrediction,
   type Outcome,
+  type Question,
   runCommonOJ,
   styleName,
 } from "../../pipeline/eval/index.js";
@@ -102,10 +103,16 @@ export function cannotJudgeIn(task: JudgeTask, language: LanguageName): string |
   if (!sandboxLanguageId(language)) return `the sandbox cannot run ${language}`;
   if (task.tests.style === "stdio") return undefined;
   if (!harnessFor(language)) return `the eval library has no ${language} harness`;
-  const signature = starterSignature(task.starterCode, task.tests.fnName);
-  if ("error" in signature) return signature.error;
-  const question = typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
+  const question = typedQuestionOf(task);
   return "error" in question ? question.error : undefined;
+}
+
+/** The typed question a call-style problem is judged with in another language, and its translation told. */
+export function typedQuestionOf(task: JudgeTask): Question | { error: string } {
+  if (task.tests.style !== "call") return { error: "not a function-call problem" };
+  const signature = starterSignature(task.starterCode, task.tests.fnName);
+  if ("error" in signature) return signature;
+  return typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
 }
 
 async function judgeUncached(
@@ -153,13 +160,9 @@ async function judgeUncached(
     ({ program, ids } = pythonCallProgram(code, tests.fnName, tests));
   } else {
     const why = cannotJudgeIn(task, language);
-    if (why) return { verdict: "error", tests: 0, passed: 0, detail: why };
-    const signature = starterSignature(task.starterCode, tests.fnName) as Exclude<
-      ReturnType<typeof starterSignature>,
-      { error: string }
-    >;
-    const question = typedQuestion(task.problemId, tests.fnName, signature, tests);
-    if ("error" in question) return { verdict: "error", tests: 0, passed: 0, detail: question.error };
+    const question = typedQuestionOf(task);
+    if (why !== undefined || "error" in question)
+      return { verdict: "error", tests: 0, passed: 0, detail: why };
     const harness = harnessFor(language)!;
     const entry = entryOf(task, language)!;
     program = fillProgram(
