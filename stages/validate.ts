@@ -4,8 +4,7 @@
 // times out is dropped by default; one whose code cannot run here is kept with its tag. A sandbox
 // outage is no verdict on the code: the dialogue fails and the next run retries it.
 import { getMaxListeners, setMaxListeners } from "node:events";
-import pLimit, { type LimitFunction } from "p-limit";
-import type { LanguageName } from "../pipeline/code/index.js";
+import pLimit from "p-limit";
 import { parseDialogue } from "../pipeline/dialogue.js";
 import { SandboxOutageError } from "../pipeline/execution/errors.js";
 import { executeBlock, learnServerWorkers, programsAtOnce } from "../pipeline/execution/index.js";
@@ -25,14 +24,10 @@ import { type RunProgram, validateDialogue } from "./validate/validate-dialogue.
 type ValidateContext = StageContext<ValidateConfig>;
 
 /**
- * What one run of validate shares: one sandbox gate for every dialogue in flight (the dialogues'
- * concurrency decides how many sessions are open, the gate how many programs run at once).
+ * What one run of validate shares: its programs go through one sandbox gate for every dialogue in
+ * flight (the dialogues' concurrency decides how many sessions are open, the gate how many programs run).
  */
-export interface ValidateRun {
-  gate: LimitFunction;
-}
-
-export async function openValidate(ctx: ValidateContext): Promise<ValidateRun> {
+export async function openValidate(ctx: ValidateContext): Promise<RunProgram> {
   // with sandbox.url and no workers, the servers say theirs first
   if (ctx.config.sandbox_concurrency === undefined) await learnServerWorkers(ctx.root.sandbox, ctx.log);
   const gate = pLimit(programsAtOnce(ctx.config.sandbox_concurrency, ctx.root));
@@ -41,19 +36,14 @@ export async function openValidate(ctx: ValidateContext): Promise<ValidateRun> {
     Math.max(getMaxListeners(ctx.signal), ctx.config.concurrency + gate.concurrency + 10),
     ctx.signal,
   );
-  return { gate };
-}
-
-function programRunner(ctx: ValidateContext, { gate }: ValidateRun): RunProgram {
-  const runner = ctx.services.sandbox();
-  return (code: string, language: LanguageName, previous: readonly string[]) =>
-    executeBlock(runner, code, language, ctx.config, { previous, gate, signal: ctx.signal });
+  return (code, language, previous) =>
+    executeBlock(ctx.services.sandbox(), code, language, ctx.config, { previous, gate, signal: ctx.signal });
 }
 
 export async function validateRecord(
   record: PipelineRecord,
   ctx: ValidateContext,
-  run: ValidateRun,
+  run: RunProgram,
 ): Promise<RecordOutcome> {
   const parsed = parseDialogue(record, ctx.registry.methods);
   if (!parsed.ok) {
@@ -63,7 +53,7 @@ export async function validateRecord(
   let validation: Awaited<ReturnType<typeof validateDialogue>>;
   const runs: BlockRun[] = [];
   try {
-    validation = await validateDialogue(dialogue, programRunner(ctx, run), (block, result) =>
+    validation = await validateDialogue(dialogue, run, (block, result) =>
       runs.push({ block, stdout: result.stdout }),
     );
   } catch (error) {
@@ -120,7 +110,7 @@ function describeOutcome(v: { outcome: string; error?: string; reason?: string }
 export function defineValidateStage(
   upstream: readonly string[],
 ): RecordStage<ValidateConfig, unknown, ValidateSummary> {
-  return defineStage<ValidateConfig, ValidateRun, ValidateSummary>({
+  return defineStage<ValidateConfig, RunProgram, ValidateSummary>({
     name: "validate",
     description:
       "runs every assistant code block of every dialogue in the sandbox; drops dialogues whose final code fails",
