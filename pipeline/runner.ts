@@ -13,7 +13,7 @@ import { type ShardSpec, shardArg, shardTest } from "./runner/shard.js";
 import { usable } from "./runner/status.js";
 import type { Services } from "./services.js";
 import type { CostEstimate, Stage } from "./stage.js";
-import { listShards } from "./store/index.js";
+import { listShards } from "./store/shard-dirs.js";
 import { UsageMeter } from "./usage.js";
 
 export type { StageOutcome } from "./runner/execute.js";

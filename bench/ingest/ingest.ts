@@ -26,7 +26,7 @@ import { silentLogger } from "../../pipeline/log.js";
 import { parseShardSpec, type ShardSpec } from "../../pipeline/runner/shard.js";
 import { Runner } from "../../pipeline/runner.js";
 import { createServices } from "../../pipeline/services.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { STAGES } from "../../stages/index.js";
 import { textArg } from "../args.js";
 import { corpusLayout, type GeneratedSource, generateCorpus } from "./corpus.js";

@@ -1,7 +1,7 @@
 // A complete stage that looks like the filter's output, for the store's benchmarks: every input's
 // entry holds its record (~2.3 KB, code and non-ASCII-free text, as the filter writes them), as an
 // output when it passed and inside a reject when it did not (`rejectShare` of them, the paper's 0.45).
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 
 /** A normalized seed with its scores. */
 export function filterRecord(i: number) {

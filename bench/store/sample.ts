@@ -9,15 +9,10 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import {
-  type IndexRow,
-  readIndexed,
-  type StageStore,
-  StoreError,
-  sampleRows,
-} from "../../pipeline/store/index.js";
-import { INDEX_FILE } from "../../pipeline/store/output-index.js";
+import { INDEX_FILE, type IndexRow, readIndexed, sampleRows } from "../../pipeline/store/output-index.js";
+import { StoreError } from "../../pipeline/store/parts.js";
 import { sealParts } from "../../pipeline/store/seal.js";
+import type { StageStore } from "../../pipeline/store/stage-store.js";
 import type { Selection } from "../../stages/dialogue-kit/config.js";
 import { sampleOptions, selectedLanguage } from "../../stages/dialogue-kit/sample.js";
 import { numberArg } from "../args.js";

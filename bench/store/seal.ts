@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StageStore } from "../../pipeline/store/index.js";
 import type { Manifest } from "../../pipeline/store/manifest.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { numberArg } from "../args.js";
 import { upperMedian } from "../median.js";
 

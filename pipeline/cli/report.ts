@@ -11,7 +11,7 @@ import { REPORT_FILE, writeReport } from "../report/index.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
-import type { Manifest } from "../store/index.js";
+import type { Manifest } from "../store/manifest.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 
 type ReportArgs = DataOptions & { out?: string; screenshot?: string };

@@ -11,7 +11,7 @@ import { createLogger, type Logger } from "../log.js";
 import { StageRegistry } from "../registry.js";
 import type { Services } from "../services.js";
 import type { Stage } from "../stage.js";
-import { StageStore } from "../store/index.js";
+import { StageStore } from "../store/stage-store.js";
 import type { ShardSpec } from "./shard.js";
 
 export interface RunnerOptions {

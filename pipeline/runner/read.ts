@@ -6,16 +6,16 @@ import { createLogger, silentLogger } from "../log.js";
 import type { PipelineRecord } from "../record.js";
 import { stageServices } from "../services.js";
 import type { ReadOptions, Sample, Stage, StageContext } from "../stage.js";
+import type { Manifest } from "../store/manifest.js";
 import {
   type IndexOptions,
   type IndexRow,
-  type Manifest,
   readIndexed,
   type SampleOptions,
   sampleRows,
-  Tally,
-} from "../store/index.js";
+} from "../store/output-index.js";
 import { damagedStage } from "../store/seal.js";
+import { Tally } from "../store/tally.js";
 import { UsageMeter } from "../usage.js";
 import type { ShardSpec } from "./shard.js";
 import { RunnerStatus } from "./status.js";

@@ -7,14 +7,11 @@ import { join, resolve } from "node:path";
 import { isSecretSet } from "../config/load.js";
 import { UserError } from "../errors.js";
 import type { Stage } from "../stage.js";
-import {
-  combineDigests,
-  isRunning,
-  listShards,
-  type Manifest,
-  StoreError,
-  sumCounters,
-} from "../store/index.js";
+import type { Manifest } from "../store/manifest.js";
+import { StoreError } from "../store/parts.js";
+import { listShards } from "../store/shard-dirs.js";
+import { combineDigests, isRunning } from "../store/stage-store.js";
+import { sumCounters } from "../store/tally.js";
 import { emptyUsage, sumSandbox, sumUsage } from "../usage.js";
 import { RunnerPlan, SWITCHED_OFF, switchedOffReason } from "./plan.js";
 import { type ShardSpec, shardArg } from "./shard.js";

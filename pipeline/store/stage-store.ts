@@ -15,7 +15,7 @@ import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { buildIndex, type IndexOptions, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
-import { type Entry, PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
+import { PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
 import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 import { Tally } from "./tally.js";
@@ -330,5 +330,3 @@ export function isRunning(manifest: Manifest | undefined, now = Date.now()): boo
   }
   return manifest.pid !== process.pid && processAlive(manifest.pid);
 }
-
-export type { Entry };

@@ -3,7 +3,7 @@
 // (the sample is the store's: `ctx.sample`, pipeline/store/output-index.ts).
 import { canonicalLanguage, type LanguageName } from "../../pipeline/code/index.js";
 import { runnable } from "../../pipeline/execution/index.js";
-import type { SampleOptions } from "../../pipeline/store/index.js";
+import type { SampleOptions } from "../../pipeline/store/output-index.js";
 import type { Selection } from "./config.js";
 
 /** The record's language if the selection takes it. */

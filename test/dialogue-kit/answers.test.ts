@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { type StageIndex, sampleOf } from "../../pipeline/runner/read.js";
-import type { IndexRow } from "../../pipeline/store/index.js";
+import type { IndexRow } from "../../pipeline/store/output-index.js";
 import { codeOfAnswer } from "../../stages/dialogue-kit/code.js";
 import type { Selection } from "../../stages/dialogue-kit/config.js";
 import { sampleOptions } from "../../stages/dialogue-kit/sample.js";

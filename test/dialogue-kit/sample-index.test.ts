@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { sampleRows } from "../../pipeline/store/index.js";
+import { sampleRows } from "../../pipeline/store/output-index.js";
 import { sampleOptions } from "../../stages/dialogue-kit/sample.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";

@@ -3,7 +3,7 @@
 // assumes (code that runs at once, mistakes that fail as meant): a plan that drifts from the stage's
 // code (a request added to a dialogue, or one fewer) fails here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { STRONG_MODEL, scriptedReply, WEAK_MODEL } from "../dialogue-kit/script.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { tempDir } from "../support/temp-dir.js";

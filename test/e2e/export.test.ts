@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { asyncBufferFromFile, parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { tempDir } from "../support/temp-dir.js";

@@ -2,7 +2,7 @@
 // when it is killed with -9 in the middle of round 2 or meets injected faults, then is resumed.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { filesContaining } from "../llm/helpers.js";
 import { faultRate } from "../support/llm-server.js";
 import { tempDir } from "../support/temp-dir.js";

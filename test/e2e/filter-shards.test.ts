@@ -4,7 +4,7 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, useReferenceRun } from "./kit.js";

@@ -3,7 +3,7 @@
 // that the key is never written anywhere. Resuming after faults and kill -9: filter-resume.test.ts.
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { fileCount, filesContaining } from "../llm/helpers.js";
 import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, outcomeOf, PRICE, SECRET, useReferenceRun } from "./kit.js";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Reject } from "../../pipeline/record.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { tempDir } from "../support/temp-dir.js";
 

@@ -2,7 +2,7 @@
 // samples, against the test LLM server, and one uninterrupted reference run per test file that
 // every other run must end up agreeing with.
 import { afterAll, beforeAll, expect } from "vitest";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { SAMPLE_ROOT } from "../sources/sample-parquet.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";

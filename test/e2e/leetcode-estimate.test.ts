@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { stored, useLeetcodeCli } from "./leetcode-cli.js";
 
 const leetcode = useLeetcodeCli("leetcode-estimate-");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { extractCodeBlocks } from "../../pipeline/code/extract.js";
 import { type Dialogue, parseDialogue } from "../../pipeline/dialogue.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import type { SandboxUsage } from "../../pipeline/usage.js";
 import { testConfig } from "../sandbox/helpers.js";
 import { HELD_PROGRAM_S, startHeldSandbox } from "../support/held-sandbox.js";

@@ -4,7 +4,7 @@
 // to a server, and offline without the model file the run stops before the first LLM call (exit 2).
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { FILE, REPO, useTinyModelHub } from "../llm/embedded/kit.js";
 import { type CliResult, onSamples, runCli } from "../support/cli.js";
 import { startLlmServer } from "../support/llm-server.js";

@@ -2,7 +2,7 @@
 // it, and once it is rerun alone the union of the shards is exactly a one-process run.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readEntries } from "../../pipeline/store/index.js";
+import { readEntries } from "../../pipeline/store/parts.js";
 import { runKillableChild } from "../support/killable-child.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDialogue } from "../../pipeline/dialogue.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
-import { StageStore } from "../../pipeline/store/index.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { partOf, STRONG_MODEL, scriptedReply, WEAK_MODEL } from "../dialogue-kit/script.js";
 import { filesContaining } from "../llm/helpers.js";
 import { testConfig } from "../sandbox/helpers.js";

@@ -3,7 +3,8 @@
 import { readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StageStore, StoreError } from "../../pipeline/store/index.js";
+import { StoreError } from "../../pipeline/store/parts.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { collect } from "../support/runner-kit.js";
 import { toyCli, toyConfig } from "../support/toy-cli-kit.js";
 

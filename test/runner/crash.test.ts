@@ -1,7 +1,7 @@
 // Kill -9 at random instants, resume, and compare with an uninterrupted run: same records, no duplicate.
 import { appendFileSync, existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readEntries } from "../../pipeline/store/index.js";
+import { readEntries } from "../../pipeline/store/parts.js";
 import { runKillableChild } from "../support/killable-child.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";

@@ -5,8 +5,11 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
-import { type Manifest, readIndexed, StageStore, StoreError } from "../../pipeline/store/index.js";
+import type { Manifest } from "../../pipeline/store/manifest.js";
+import { readIndexed } from "../../pipeline/store/output-index.js";
 import type { Entry } from "../../pipeline/store/parts.js";
+import { StoreError } from "../../pipeline/store/parts.js";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 

@@ -1,15 +1,15 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DoneSet } from "../../pipeline/store/done-set.js";
 import {
-  DoneSet,
-  OutputDigest,
+  type Entry,
+  entryLine,
   type PartWriter,
   repairTail,
-  StageStore,
   StoreError,
-} from "../../pipeline/store/index.js";
-import { type Entry, entryLine } from "../../pipeline/store/parts.js";
+} from "../../pipeline/store/parts.js";
+import { OutputDigest, StageStore } from "../../pipeline/store/stage-store.js";
 import { collect } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
 
