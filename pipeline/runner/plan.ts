@@ -45,7 +45,6 @@ export class RunnerPlan {
   readonly registry: StageRegistry;
   private readonly byName: Map<string, Stage<unknown>>;
   private readonly configs = new Map<string, unknown>();
-  private readonly off = new Set<string>();
 
   constructor(
     readonly stages: readonly Stage<unknown>[],
@@ -66,13 +65,11 @@ export class RunnerPlan {
     for (const stage of stages) this.configOf(stage);
   }
 
+  /** stages switched off by `stages.<name>.enabled: false` */
+  readonly switchedOff = new Set<string>();
+
   get root(): RootConfig {
     return this.loaded.config;
-  }
-
-  /** stages switched off by `stages.<name>.enabled: false` */
-  get switchedOff(): ReadonlySet<string> {
-    return this.off;
   }
 
   stage(name: string): Stage<unknown> {
@@ -99,7 +96,7 @@ export class RunnerPlan {
             `invalid configuration in ${this.loaded.source}: stages.${stage.name}.enabled must be true or false (false: do not run ${stage.name}; the stages after it go on without it)`,
           );
         }
-        if (!enabled) this.off.add(stage.name);
+        if (!enabled) this.switchedOff.add(stage.name);
         section = rest;
       }
       const path = ["stages", stage.name];

@@ -40,20 +40,9 @@ export function damagedStage(stage: string, dir: string, what: string): StoreErr
 }
 
 /**
- * The cheap part of the check, before any record is read: the same files with the same sizes. The
- * contents are checked as they are read (see `PartHashCheck`).
+ * What differs between the parts on disk and the seal, by name and size only; undefined if nothing:
+ * the cheap part of the check, before any record is read (`PartHashCheck` checks the bytes as read).
  */
-export function checkPartsAgainstSeal(
-  stage: string,
-  dir: string,
-  paths: readonly string[],
-  seal: readonly PartSeal[],
-): void {
-  const problem = sealMismatch(paths, seal);
-  if (problem) throw damagedStage(stage, dir, problem);
-}
-
-/** What differs between the parts on disk and the seal, by name and size only; undefined if nothing. */
 export function sealMismatch(paths: readonly string[], seal: readonly PartSeal[]): string | undefined {
   const present = new Set(paths.map((p) => basename(p)));
   for (const part of seal) {

@@ -16,7 +16,7 @@ import { DoneSet } from "./done-set.js";
 import { type Manifest, readManifest, type StageCounts, syncDir, writeManifest } from "./manifest.js";
 import { buildIndex, type IndexOptions, type IndexRow, loadIndex, saveIndex } from "./output-index.js";
 import { PartWriter, readEntries, repairTail, StoreError } from "./parts.js";
-import { checkPartsAgainstSeal, damagedStage, PartHashCheck, sealMismatch, sealParts } from "./seal.js";
+import { damagedStage, PartHashCheck, type PartSeal, sealMismatch, sealParts } from "./seal.js";
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 import { Tally } from "./tally.js";
 
@@ -187,7 +187,7 @@ export class StageStore {
     // a complete stage is read against its seal; a running or partial one has none yet
     const manifest = this.manifest();
     const seal = manifest?.state === "complete" ? manifest.parts : undefined;
-    if (seal) checkPartsAgainstSeal(this.stage, this.dir, parts, seal);
+    if (seal) this.checkSeal(parts, seal);
     let yielded = 0;
     for (const part of parts) {
       const sealed = seal?.find((p) => p.file === basename(part));
@@ -238,7 +238,7 @@ export class StageStore {
     }
     const paths = this.parts();
     const seal = manifest.parts;
-    if (seal) checkPartsAgainstSeal(this.stage, this.dir, paths, seal);
+    if (seal) this.checkSeal(paths, seal);
     const saved = seal && loadIndex(this.partsDir, seal, fields);
     if (saved && saved.length === manifest.counts.out) return { rows: saved, paths };
     const built = await buildIndex(paths, fields);
@@ -261,6 +261,11 @@ export class StageStore {
 
   private damaged(what: string): StoreError {
     return damagedStage(this.stage, this.dir, what);
+  }
+
+  private checkSeal(paths: readonly string[], seal: readonly PartSeal[]): void {
+    const problem = sealMismatch(paths, seal);
+    if (problem) throw this.damaged(problem);
   }
 
   /** Removes outputs and manifest; keeps `work/` (verified downloads, indexes) unless `purge`. */
