@@ -1,23 +1,8 @@
 // The stage contract. A stage says what the paper says about one step; the runner does the
-// bookkeeping once for all (resume, counting, rejects, staleness, progress, signals).
-//
-// Two kinds:
-// - record-wise: `process` maps one input record to zero or more outputs and/or rejects. The runner
-//   streams the input, keeps at most `concurrency` records in flight, and commits each input's outcome
-//   in one append, so memory does not grow with the dataset and a `kill -9` loses nothing.
-// - global: `run` sees all of its input at once (packing, dedup, export) and emits its outputs; they
-//   are committed together when `run` returns, so an interrupted global stage simply starts over
-//   (its expensive calls go through persistent caches).
-//
-// Per-run state (a client, a tally) lives in the object `open` returns, handed to input,
-// process/run, summarize and close; counters go through `ctx.stat` and reject reasons are counted by
-// the runner, both saved in the manifest (summed over shards), so no stage keeps side files or
-// module-level maps.
-//
-// A stage with statistics declares their type `Sum` with a `summarySchema`: its manifest's `stats`
-// are read back (by the report, by `push`) only through it. Its `report` contributes the stage's own
-// steps and sections to the run report; the stage that makes the release declares `release`.
-
+// bookkeeping once for all (resume, counting, rejects, staleness, progress, signals). A record-wise
+// stage's `process` maps one input record to outputs and rejects, each input's outcome committed in
+// one append (a kill -9 loses nothing); a global stage's `run` sees all of its input, its outputs
+// committed together when it returns (an interrupted one starts over). docs/design.md has the rest.
 import type { z } from "zod";
 import type { RootConfig } from "./config/schema.js";
 import type { DialogueMethod } from "./dialogue.js";

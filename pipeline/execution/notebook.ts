@@ -1,8 +1,7 @@
-// Python the way the paper's code interpreter ran it: one session per dialogue, so a later block sees
-// what earlier blocks defined, and only the new block's output is shown. The sandbox runs whole
-// programs, so a session is replayed: the earlier blocks run first with their output discarded and
-// their errors ignored (they were shown when they ran), then the new block runs as a cell whose
-// traceback names its own lines, as an interpreter's would.
+// Python the way the paper's code interpreter ran it: one session per dialogue, a later block seeing
+// what earlier blocks defined. The sandbox runs whole programs, so a session is replayed: the earlier
+// blocks run first, their output discarded and their errors ignored (shown when they ran), then the
+// new block runs as a cell whose traceback names its own lines, as an interpreter's would.
 
 /** A Python program that replays `previous` silently and then runs `cell` with its output shown. */
 export function notebookProgram(previous: readonly string[], cell: string): string {

@@ -1,10 +1,8 @@
-// The report page: one self-contained HTML file (styles, charts and a few lines of script inline;
-// nothing fetched), each section a chart beside the paper's figure and a table with the numbers.
-// A section whose stage has not run says so instead of drawing an empty chart.
-//
-// The page: the stages table, the flow chart (flow.ts), then every stage's own sections in registry
-// order (contract.ts), the LLM usage of all of them, and last the sections of the stage that makes
-// the release (its files close the page).
+// The report page: one self-contained HTML file (styles, charts and script inline; nothing fetched):
+// the stages table, the flow chart (flow.ts), every stage's own sections in registry order
+// (contract.ts), the LLM usage of all of them, and last the sections of the stage that makes the
+// release. Each section is a chart beside the paper's figure and a table with the numbers; one whose
+// stage has not run says so instead of drawing an empty chart.
 import type { ReportData, StageRow } from "./collect.js";
 import type { ReportingStage } from "./contract.js";
 import { flowSection } from "./flow.js";

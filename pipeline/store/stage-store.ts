@@ -3,8 +3,7 @@
 //   <dataDir>/<stage>/parts/*.jsonl   committed entries (outputs + rejects + failures), append-only
 //   <dataDir>/<stage>/work/           the stage's private files (downloads, indexes), kept by `reset`
 //   <dataDir>/<stage>/lock            held by the process running the stage
-//   <dataDir>/<stage>/shards/K-of-N/  shard K of N of a record-wise stage: manifest.json, parts/, lock
-//                                     of its own; `work/` stays the stage's (its files are per record)
+//   <dataDir>/<stage>/shards/K-of-N/  shard K of N: manifest.json, parts/ and lock of its own
 import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
