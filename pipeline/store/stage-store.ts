@@ -1,9 +1,7 @@
-// One stage's corner of the data dir:
-//   <dataDir>/<stage>/manifest.json   what produced the outputs, state, counts, usage, timings
-//   <dataDir>/<stage>/parts/*.jsonl   committed entries (outputs + rejects + failures), append-only
-//   <dataDir>/<stage>/work/           the stage's private files (downloads, indexes), kept by `reset`
-//   <dataDir>/<stage>/lock            held by the process running the stage
-//   <dataDir>/<stage>/shards/K-of-N/  shard K of N: manifest.json, parts/ and lock of its own
+// One stage's corner of the data dir, `<dataDir>/<stage>/`: manifest.json (what produced the outputs,
+// state, counts, usage, timings), parts/*.jsonl (committed entries: outputs, rejects, failures;
+// append-only), work/ (the stage's private files, kept by `reset`), lock (held by the process running
+// the stage), and shards/K-of-N/ (shard K of N, with a manifest.json, parts/ and lock of its own).
 import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
