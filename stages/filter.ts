@@ -19,7 +19,7 @@ import {
   scoreOfAnswer,
 } from "./filter/complexity.js";
 import { type FilterConfig, filterConfigSchema } from "./filter/config.js";
-import { type FilterSummary, FunnelCounter, filterSummarySchema } from "./filter/funnel.js";
+import { countFunnel, describeFunnel, type FilterSummary, filterSummarySchema } from "./filter/funnel.js";
 import { filterReport } from "./filter/report.js";
 
 type FilterContext = StageContext<FilterConfig>;
@@ -171,15 +171,6 @@ async function estimateFilter(
   };
 }
 
-async function summarizeFilter(ctx: FilterContext): Promise<FilterSummary> {
-  const counter = new FunnelCounter(ctx.config.rounds, ctx.config.threshold);
-  for await (const record of ctx.read(ctx.name)) counter.kept(record);
-  for await (const reject of ctx.read(ctx.name, { rejects: true }))
-    counter.rejected(reject as unknown as Reject);
-  for (const line of counter.describe()) ctx.log.info(line);
-  return counter.result();
-}
-
 export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
   kind: "record",
   name: "filter",
@@ -209,7 +200,11 @@ export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
   open: openFilter,
   process: filterRecord,
   estimate: estimateFilter,
-  summarize: summarizeFilter,
+  async summarize(ctx) {
+    const funnel = await countFunnel(ctx);
+    for (const line of describeFunnel(funnel)) ctx.log.info(line);
+    return funnel;
+  },
   summarySchema: filterSummarySchema,
   report: filterReport,
 });

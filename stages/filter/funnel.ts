@@ -3,7 +3,9 @@
 // Computed from the stage's committed outputs and rejects, so a resumed run reports the same.
 import { z } from "zod";
 import type { PipelineRecord, Reject } from "../../pipeline/record.js";
+import type { StageContext } from "../../pipeline/stage.js";
 import type { RoundScore } from "./complexity.js";
+import type { FilterConfig } from "./config.js";
 
 const inKept = z.record(z.string(), z.object({ in: z.number(), kept: z.number() }));
 
@@ -30,85 +32,73 @@ export const filterSummarySchema = z.object({
 });
 export type FilterSummary = z.infer<typeof filterSummarySchema>;
 
-export class FunnelCounter {
-  private readonly funnel: FilterSummary = {
+/** The funnel of filter's kept records and rejects, as they are committed. */
+export async function countFunnel(ctx: StageContext<FilterConfig>): Promise<FilterSummary> {
+  const { rounds: prompts, threshold } = ctx.config;
+  const funnel: FilterSummary = {
     in: 0,
     kept: 0,
     rejected: {},
-    rounds: [],
-    by_resource: {},
-    by_lang: {},
-  };
-
-  private readonly threshold: number;
-
-  constructor(prompts: readonly string[], threshold: number) {
-    this.threshold = threshold;
-    this.funnel.rounds = prompts.map((prompt, i) => ({
+    rounds: prompts.map((prompt, i) => ({
       round: i + 1,
       prompt,
       scored: 0,
       histogram: { "1": 0, "2": 0, "3": 0, "4": 0, "5": 0, unscored: 0 },
       reminded: 0,
       passed: 0,
-    }));
-  }
-
-  kept(record: PipelineRecord): void {
-    this.funnel.kept++;
-    this.count(record, true);
-  }
-
-  rejected(reject: Reject): void {
-    this.funnel.rejected[reject.reason] = (this.funnel.rejected[reject.reason] ?? 0) + 1;
-    const record = reject.record;
-    if (record && typeof record === "object") this.count(record as PipelineRecord, false);
-    else this.funnel.in++;
-  }
-
-  private count(record: PipelineRecord, kept: boolean): void {
-    this.funnel.in++;
-    tally(this.funnel.by_resource, String(record.resource ?? "unknown"), kept);
-    tally(this.funnel.by_lang, String(record.lang ?? "unknown"), kept);
+    })),
+    by_resource: {},
+    by_lang: {},
+  };
+  const count = (record: PipelineRecord, kept: boolean) => {
+    funnel.in++;
+    tally(funnel.by_resource, String(record.resource ?? "unknown"), kept);
+    tally(funnel.by_lang, String(record.lang ?? "unknown"), kept);
     const scores = Array.isArray(record.complexity) ? (record.complexity as RoundScore[]) : [];
     for (const s of scores) {
-      const round = this.funnel.rounds[s.round - 1];
+      const round = funnel.rounds[s.round - 1];
       if (!round) continue;
       round.scored++;
       const bin = s.score === null ? "unscored" : String(s.score);
       round.histogram[bin] = (round.histogram[bin] ?? 0) + 1;
       if (s.reminded && s.score !== null) round.reminded++;
-      if (s.score !== null && s.score >= this.threshold) round.passed++;
+      if (s.score !== null && s.score >= threshold) round.passed++;
     }
+  };
+  for await (const record of ctx.read(ctx.name)) {
+    funnel.kept++;
+    count(record, true);
   }
+  for await (const entry of ctx.read(ctx.name, { rejects: true })) {
+    const reject = entry as unknown as Reject;
+    funnel.rejected[reject.reason] = (funnel.rejected[reject.reason] ?? 0) + 1;
+    if (reject.record && typeof reject.record === "object") count(reject.record as PipelineRecord, false);
+    else funnel.in++;
+  }
+  return funnel;
+}
 
-  result(): FilterSummary {
-    return this.funnel;
+/** A few lines for the terminal. */
+export function describeFunnel(f: FilterSummary): string[] {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const pct = (a: number, b: number) => (b === 0 ? "-" : `${((100 * a) / b).toFixed(1)}%`);
+  const chain = [
+    `${n(f.in)} in`,
+    ...f.rounds.map((r) => `${n(r.passed)} pass round ${r.round} (${r.prompt})`),
+  ];
+  const lines = [`funnel: ${chain.join(" -> ")}; kept ${n(f.kept)} (${pct(f.kept, f.in)})`];
+  for (const r of f.rounds) {
+    const bins = ["1", "2", "3", "4", "5"].map((b) => `${b}: ${n(r.histogram[b] ?? 0)}`).join("  ");
+    lines.push(
+      `  round ${r.round} ${r.prompt}: ${bins}  unscored: ${n(r.histogram.unscored ?? 0)}` +
+        (r.reminded ? `  (${n(r.reminded)} scored after a reminder)` : ""),
+    );
   }
-
-  /** A few lines for the terminal. */
-  describe(): string[] {
-    const f = this.funnel;
-    const n = (x: number) => x.toLocaleString("en-US");
-    const pct = (a: number, b: number) => (b === 0 ? "-" : `${((100 * a) / b).toFixed(1)}%`);
-    const chain = [
-      `${n(f.in)} in`,
-      ...f.rounds.map((r) => `${n(r.passed)} pass round ${r.round} (${r.prompt})`),
-    ];
-    const lines = [`funnel: ${chain.join(" -> ")}; kept ${n(f.kept)} (${pct(f.kept, f.in)})`];
-    for (const r of f.rounds) {
-      const bins = ["1", "2", "3", "4", "5"].map((b) => `${b}: ${n(r.histogram[b] ?? 0)}`).join("  ");
-      lines.push(
-        `  round ${r.round} ${r.prompt}: ${bins}  unscored: ${n(r.histogram.unscored ?? 0)}` +
-          (r.reminded ? `  (${n(r.reminded)} scored after a reminder)` : ""),
-      );
-    }
-    const reasons = Object.entries(f.rejected).map(([reason, count]) => `${reason} ${n(count)}`);
-    if (reasons.length) lines.push(`  rejected: ${reasons.join(", ")}`);
-    lines.push(`  by resource: ${split(f.by_resource, n, pct)}`);
-    lines.push(`  by language: ${split(f.by_lang, n, pct)}`);
-    return lines;
-  }
+  const reasons = Object.entries(f.rejected).map(([reason, count]) => `${reason} ${n(count)}`);
+  if (reasons.length) lines.push(`  rejected: ${reasons.join(", ")}`);
+  lines.push(`  by resource: ${split(f.by_resource, n, pct)}`);
+  lines.push(`  by language: ${split(f.by_lang, n, pct)}`);
+  return lines;
 }
 
 function tally(table: Record<string, { in: number; kept: number }>, key: string, kept: boolean): void {
