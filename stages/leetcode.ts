@@ -64,7 +64,6 @@ function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProble
   const { follow_up: config, seed, validation } = ctx.config;
   const order = shuffleInPlace([...validated], seededRandom(seed));
   const plans: FollowUpPlan[] = [];
-  let candidates = 0;
   for (const v of order) {
     if (!config.enabled || plans.length >= config.target) break;
     const task = {
@@ -76,11 +75,9 @@ function planFollowUps(ctx: LeetcodeContext, validated: readonly ValidatedProble
       (l): l is LanguageName => l !== "python" && cannotJudgeIn(task, l) === undefined,
     );
     const plan = planFollowUp(v, config, languages, problemSeed(seed, v.problem.id));
-    if (!plan) continue;
-    candidates++;
-    plans.push(plan);
+    if (plan) plans.push(plan);
   }
-  return { plans, candidates };
+  return plans;
 }
 
 const VERDICTS_DIR = "verdicts";
@@ -147,7 +144,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   for (const reject of checked.rejects) await emit.reject(reject);
   const { validated } = checked;
   const grouping = groupSimilar(ctx, validated);
-  const { plans, candidates } = planFollowUps(ctx, validated);
+  const plans = planFollowUps(ctx, validated);
   ctx.log.info(
     `${validated.length} problems with a passing solution: ${grouping.groups.length} similar-problem groups, ` +
       `${plans.length} follow-up plans; writing the texts with the ${config.role} model`,
@@ -165,9 +162,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
       rejected: 0,
     },
     follow_up: {
-      candidates,
       planned: plans.length,
-      written: 0,
       translations: 0,
       translations_dropped: {},
       all_dropped: 0,
@@ -216,10 +211,8 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
         throw settled.reason;
       }
       const written = settled.value;
-      if ("dialogue" in written) {
-        await emit.out(written.dialogue);
-        if (kind === "follow_up") stats.follow_up.written++;
-      } else if ("reject" in written) {
+      if ("dialogue" in written) await emit.out(written.dialogue);
+      else if ("reject" in written) {
         stats[kind].rejected++;
         await emit.reject(written.reject);
       } else if ("failed" in written) failures.push(written.failed);
@@ -249,7 +242,7 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   // the solutions' (the note says apart that translations are assumed to pass)
   const assumed = judge.assumed;
   const grouping = groupSimilar(ctx, validated);
-  const { plans } = planFollowUps(ctx, validated);
+  const plans = planFollowUps(ctx, validated);
   const completionTokens = config.estimate.completion_tokens;
   const totals = await estimateRequests(
     ctx.services.llmEstimator(config.role),

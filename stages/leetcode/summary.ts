@@ -41,9 +41,7 @@ const leetcodeStatsSchema = z.object({
   }),
   similar: z.object({ groups: z.number(), bypassed: z.number(), untagged: z.number(), rejected: z.number() }),
   follow_up: z.object({
-    candidates: z.number(),
     planned: z.number(),
-    written: z.number(),
     translations: z.number(),
     translations_dropped: counts,
     all_dropped: z.number(),
