@@ -3,9 +3,7 @@
 // ended (so every manifest it reads is final): `writeReport(dataDir, { registry, states?, disabled? })`.
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { StageRegistry } from "../registry.js";
 import { type CollectOptions, collectReport, type ReportData } from "./collect.js";
-import type { ReportingStage } from "./contract.js";
 import { renderReport } from "./render.js";
 
 export type { CollectOptions, ReportData } from "./collect.js";
@@ -19,17 +17,13 @@ export interface WriteReportOptions extends CollectOptions {
   file?: string;
 }
 
-/** Where the report lives: the release stage's directory (the data dir, if no stage makes a release). */
-export function reportFile(dataDir: string, registry: StageRegistry<ReportingStage>): string {
-  return path.join(dataDir, registry.releaseStage()?.name ?? "", REPORT_FILE);
-}
-
 /** Writes the report (whole or not at all) and returns its path and what it shows. */
 export async function writeReport(
   dataDir: string,
   options: WriteReportOptions,
 ): Promise<{ file: string; data: ReportData }> {
-  const file = options.file ?? reportFile(dataDir, options.registry);
+  // the release stage's directory (the data dir, if no stage makes a release)
+  const file = options.file ?? path.join(dataDir, options.registry.releaseStage()?.name ?? "", REPORT_FILE);
   const data = collectReport(dataDir, options);
   await mkdir(path.dirname(file), { recursive: true });
   // named as the release stage names its temporaries, so that stage clears one a kill left behind
