@@ -1,12 +1,10 @@
 // A JSON array streamed element by element, so a 121 MB `[{...}, {...}]` file never becomes one
 // string: a byte scanner finds where each top-level element starts and ends (tracking strings,
-// escapes and nesting across chunk boundaries) and hands just that element to JSON.parse, when the
-// caller wants it (the scan itself, which finds where elements end, reads every byte either way; an
-// unwanted element is not kept, and a run of them is one placeholder).
+// escapes and nesting across chunk boundaries) and hands just that element to JSON.parse.
 
 import { UserError } from "../errors.js";
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions, SkippedRun } from "./types.js";
+import { PREFIX_BYTES, prefixOf, type RawRow, type RowReadOptions } from "./types.js";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -37,12 +35,10 @@ export async function* readJsonArray(
   options: RowReadOptions & { file?: string },
 ): AsyncGenerator<RawRow> {
   const max = options.maxRowBytes;
-  const others = new SkippedRun();
   let where: Where = "before-array";
   let depth = 0;
   let inString = false;
   let escaped = false;
-  let wanted = true; // the current element is the caller's: asked once, when it starts
   let pieces: Buffer[] = [];
   let elementBytes = 0;
   let skipping = false;
@@ -52,7 +48,7 @@ export async function* readJsonArray(
 
   /** keeps an element's bytes; `copy` those of an element that goes on into the next chunk (see chunksOf) */
   const keep = (chunk: Buffer, from: number, to: number, copy = false) => {
-    if (to <= from || !wanted) return;
+    if (to <= from) return;
     if (!skipping && elementBytes + (to - from) > max) {
       skipping = true;
       prefix = Buffer.concat([...pieces, chunk.subarray(from, Math.min(to, from + PREFIX_BYTES))])
@@ -63,27 +59,22 @@ export async function* readJsonArray(
     if (!skipping) pieces.push(copy ? Buffer.from(chunk.subarray(from, to)) : chunk.subarray(from, to));
     elementBytes += to - from;
   };
-  const wants = (at: number) => options.wanted === undefined || options.wanted(at);
-  /** the element just ended: its row, or undefined when it is not wanted (counted in `others`) */
-  const take = (): RawRow | undefined => {
-    let row: RawRow | undefined;
-    if (!wanted) others.add(index);
-    else
-      row = skipping
-        ? tooLarge(index, elementBytes, max, prefix)
-        : decodeJsonRow(Buffer.concat(pieces), index);
+  /** the row of the element just ended */
+  const take = (): RawRow => {
+    const row = skipping
+      ? tooLarge(index, elementBytes, max, prefix)
+      : decodeJsonRow(Buffer.concat(pieces), index);
     index++;
     pieces = [];
     elementBytes = 0;
     skipping = false;
     return row;
   };
-  /** what is left after the elements (trailing data, or no array at all): one bad row, or not wanted */
-  const afterElements = (detail: string, prefix: string): RawRow | undefined => {
-    if (wants(index)) return { index, error: { reason: "malformed-json", detail, prefix } };
-    others.add(index);
-    return undefined;
-  };
+  /** what is left after the elements (trailing data, or no array at all), as one bad row */
+  const afterElements = (detail: string, prefix: string): RawRow => ({
+    index,
+    error: { reason: "malformed-json", detail, prefix },
+  });
 
   let last: RawRow | undefined;
   reading: for await (const chunk of chunks) {
@@ -145,10 +136,7 @@ export async function* readJsonArray(
           }
           i++;
         }
-        if (row) {
-          if (others.pending) yield others.take();
-          yield row;
-        }
+        if (row) yield row;
         continue;
       }
       const c = chunk[i]!;
@@ -194,7 +182,6 @@ export async function* readJsonArray(
       depth = 0;
       inString = false;
       escaped = false;
-      wanted = wants(index);
     }
     if (where === "in-element" && elementStart >= 0) keep(chunk, elementStart, n, true);
     offset += n;
@@ -209,6 +196,5 @@ export async function* readJsonArray(
     }
   }
   // `between`: a missing closing ] loses no element; the last element has been yielded already
-  if (others.pending) yield others.take();
   if (last) yield last;
 }

@@ -1,8 +1,7 @@
 // JSON Lines, streamed: a line at a time, never more than one line (capped at maxRowBytes) in memory.
-// A line the caller does not want is found and counted, not decoded; a run of them is one placeholder.
 // A chunk holds only until the next one is asked for: a line that goes on into the next is copied.
 import { decodeJsonRow, tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowReadOptions, SkippedRun } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowReadOptions } from "./types.js";
 
 const NEWLINE = 0x0a;
 
@@ -19,8 +18,6 @@ export async function* readJsonLines(
   options: RowReadOptions,
 ): AsyncGenerator<RawRow> {
   const max = options.maxRowBytes;
-  const wanted = options.wanted;
-  const others = new SkippedRun();
   let pieces: Buffer[] = [];
   let pending = 0; // bytes of the current line seen so far (also while skipping)
   let skipping = false; // the current line is over the limit: count it, keep only its prefix
@@ -28,17 +25,13 @@ export async function* readJsonLines(
   let index = 0;
 
   /**
-   * The row a line ends (`line` undefined: an oversized one): undefined when it is blank, or not
-   * wanted (then counted in `others`). A row is a line that is not blank, however it parses.
+   * The row a line ends (`line` undefined: an oversized one), undefined when it is blank: a row is a
+   * line that is not blank, however it parses.
    */
   function finish(line: Buffer | undefined): RawRow | undefined {
     let row: RawRow | undefined;
-    if (skipping || !isBlank(line!, 0, line!.length)) {
-      if (wanted === undefined || wanted(index))
-        row = skipping ? tooLarge(index, pending, max, prefix) : decodeJsonRow(line!, index);
-      else others.add(index);
-      index++;
-    }
+    if (skipping || !isBlank(line!, 0, line!.length))
+      row = skipping ? tooLarge(index++, pending, max, prefix) : decodeJsonRow(line!, index++);
     pieces = [];
     pending = 0;
     skipping = false;
@@ -57,14 +50,8 @@ export async function* readJsonLines(
           prefix = head.subarray(0, PREFIX_BYTES).toString("utf8");
           pieces = [];
         } else if (nl !== -1 && pieces.length === 0) {
-          // a whole line in this chunk (the common case): an unwanted one is not even cut out
-          if (!isBlank(chunk, start, end)) {
-            if (wanted === undefined || wanted(index)) {
-              if (others.pending) yield others.take();
-              yield decodeJsonRow(chunk.subarray(start, end), index);
-            } else others.add(index);
-            index++;
-          }
+          // a whole line in this chunk (the common case): decoded where it lies, never copied
+          if (!isBlank(chunk, start, end)) yield decodeJsonRow(chunk.subarray(start, end), index++);
           start = nl + 1;
           continue;
         } else if (end > start) {
@@ -75,15 +62,12 @@ export async function* readJsonLines(
       pending += end - start;
       if (nl === -1) break;
       const row = finish(skipping ? undefined : Buffer.concat(pieces));
-      if (row) {
-        if (others.pending) yield others.take();
-        yield row;
-      }
+      if (row) yield row;
       start = nl + 1;
     }
   }
-  const last =
-    skipping || pieces.length > 0 ? finish(skipping ? undefined : Buffer.concat(pieces)) : undefined;
-  if (others.pending) yield others.take();
-  if (last) yield last;
+  if (skipping || pieces.length > 0) {
+    const last = finish(skipping ? undefined : Buffer.concat(pieces));
+    if (last) yield last;
+  }
 }

@@ -4,16 +4,10 @@
 // repaired with U+FFFD (one bad cell does not stop the file). Byte arrays without a string
 // annotation are binary: text when they are valid UTF-8, base64 otherwise.
 import { isUtf8 } from "node:buffer";
-import {
-  asyncBufferFromFile,
-  type ColumnData,
-  parquetMetadataAsync,
-  parquetRead,
-  parquetSchema,
-} from "hyparquet";
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { tooLarge } from "./decode.js";
-import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions, SkippedRun } from "./types.js";
+import { PREFIX_BYTES, type RawRow, type RowErrorReason, type RowReadOptions } from "./types.js";
 
 /** Marks a map key made from a bad cell (hyparquet turns map keys into property names). */
 const BAD_KEY = "\u0000bad-cell\u0000";
@@ -152,58 +146,13 @@ function approximateBytes(value: unknown): number {
   return 8;
 }
 
-/**
- * A row group's columns as hyparquet hands them over (a column may come in several chunks). A row is
- * made only when it is wanted, so an unwanted row costs its share of decompressing the pages, not
- * the decoding of its strings or the making of its object.
- */
-class GroupColumns {
-  /** each column's chunks in row order, and the one the last row asked for was in */
-  private readonly columns = new Map<string, { chunks: ColumnData[]; at: number; sorted: boolean }>();
-
-  add(chunk: ColumnData): void {
-    const column = this.columns.get(chunk.columnName);
-    if (column) column.chunks.push(chunk);
-    else this.columns.set(chunk.columnName, { chunks: [chunk], at: 0, sorted: false });
-  }
-
-  /**
-   * Row `index` of the file as an object, its columns in the schema's order (as hyparquet makes rows).
-   * Rows are asked for in ascending order, so each column's cursor only moves forward (a column may
-   * come in a chunk a page).
-   */
-  row(index: number, names: readonly string[]): Record<string, unknown> {
-    const row: Record<string, unknown> = {};
-    for (const name of names) {
-      const column = this.columns.get(name);
-      if (!column) {
-        row[name] = undefined;
-        continue;
-      }
-      if (!column.sorted) {
-        column.chunks.sort((a, b) => a.rowStart - b.rowStart);
-        column.sorted = true;
-      }
-      while (column.at < column.chunks.length && (column.chunks[column.at]?.rowEnd ?? 0) <= index)
-        column.at++;
-      const chunk = column.chunks[column.at];
-      row[name] = chunk && chunk.rowStart <= index ? chunk.columnData[index - chunk.rowStart] : undefined;
-    }
-    return row;
-  }
-}
-
 export async function* readParquet(file: string, options: RowReadOptions): AsyncGenerator<RawRow> {
   const buffer = await asyncBufferFromFile(file);
   const metadata = await parquetMetadataAsync(buffer);
-  const names = parquetSchema(metadata).children.map((column) => column.element.name);
-  const others = new SkippedRun();
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    const columns = new GroupColumns();
-    // no onComplete: hyparquet hands over the columns and makes no rows (every chunk is in when it resolves)
-    await parquetRead({
+    const rows = await parquetReadObjects({
       file: buffer,
       metadata,
       rowStart,
@@ -212,15 +161,9 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
       parsers: parquetParsers,
       // byte arrays without a string annotation stay bytes (see jsonSafe)
       utf8: false,
-      onChunk: (chunk) => columns.add(chunk),
     });
-    for (let index = rowStart; index < rowEnd; index++) {
-      if (options.wanted && !options.wanted(index)) {
-        others.add(index);
-        continue;
-      }
-      if (others.pending) yield others.take();
-      const row = columns.row(index, names);
+    for (const [i, row] of rows.entries()) {
+      const index = rowStart + i;
       const bad = badCell(row, "");
       if (bad) {
         yield {
@@ -243,5 +186,4 @@ export async function* readParquet(file: string, options: RowReadOptions): Async
     }
     rowStart = rowEnd;
   }
-  if (others.pending) yield others.take();
 }

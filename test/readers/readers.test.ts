@@ -194,14 +194,12 @@ describe("chunks read into one buffer", () => {
     );
     const array = Buffer.from(JSON.stringify(items, null, 1).replace(/]$/, ', {"a": tru}, 7]'));
     for (const size of [1, 2, 3, 7, 64, 999, 4096]) {
-      for (const opts2 of [opts, { ...opts, wanted: (index: number) => index % 2 === 1 }]) {
-        expect(await collect(readJsonLines(reused(lines, size), opts2))).toEqual(
-          await collect(readJsonLines(chunked(lines, size), opts2)),
-        );
-        expect(await collect(readJsonArray(reused(array, size), opts2))).toEqual(
-          await collect(readJsonArray(chunked(array, size), opts2)),
-        );
-      }
+      expect(await collect(readJsonLines(reused(lines, size), opts))).toEqual(
+        await collect(readJsonLines(chunked(lines, size), opts)),
+      );
+      expect(await collect(readJsonArray(reused(array, size), opts))).toEqual(
+        await collect(readJsonArray(chunked(array, size), opts)),
+      );
     }
     // the fresh-chunk reads themselves are right (checked above against JSON.parse): here, a sample
     expect(
@@ -365,57 +363,17 @@ describe("readRows", () => {
   });
 });
 
-describe("rows the caller does not want", () => {
-  type Wanted = ((index: number) => boolean) | undefined;
-  /** `all` as a read that wants only `wanted` gives it: each run of the other rows as one placeholder */
-  function withRuns(all: RawRow[], wanted: (index: number) => boolean): RawRow[] {
-    const rows: RawRow[] = [];
-    for (const row of all) {
-      const previous = rows.at(-1);
-      if (wanted(row.index)) rows.push(row);
-      else if (previous?.skipped)
-        rows[rows.length - 1] = { index: previous.index, skipped: previous.skipped + 1 };
-      else rows.push({ index: row.index, skipped: 1 });
-    }
-    return rows;
-  }
-
-  /**
-   * Reads with every row wanted, then with a few selections: a wanted row exactly as in the full read,
-   * each run of the others (whatever they hold) one placeholder with where it starts and its length.
-   */
-  async function expectOnlyWantedParsed(read: (wanted: Wanted) => Promise<RawRow[]>): Promise<RawRow[]> {
-    const all = await read(undefined);
-    for (const [m, r] of [
-      [2, 0],
-      [2, 1],
-      [3, 2],
-      [4, 1],
-    ] as const) {
-      const wanted = (index: number) => index % m === r;
-      const asked: number[] = [];
-      const rows = await read((index) => {
-        asked.push(index);
-        return wanted(index);
-      });
-      expect(rows).toEqual(withRuns(all, wanted));
-      // asked once about each row, in order (a shard's test keeps only its last answer)
-      expect(asked).toEqual(all.map((row) => row.index));
-    }
-    const none = await read(() => false);
-    expect(none).toEqual(all.length ? [{ index: 0, skipped: all.length }] : []);
-    return all;
-  }
-
-  /** What `reader` reads of `bytes` in chunks of `size` (each value or error reason), checked as above. */
-  const outcomes = async (reader: typeof readJsonLines, bytes: Buffer, size: number) =>
-    (
-      await expectOnlyWantedParsed((wanted) => collect(reader(chunked(bytes, size), { ...opts, wanted })))
-    ).map((r) => r.error?.reason ?? r.value);
+describe("bad rows among good ones", () => {
+  /** What `reader` reads of `bytes` in chunks of `size`: each value or error reason, by index. */
+  const outcomes = async (reader: typeof readJsonLines, bytes: Buffer, size: number) => {
+    const rows = await collect(reader(chunked(bytes, size), opts));
+    expect(rows.map((r) => r.index)).toEqual(rows.map((_, i) => i));
+    return rows.map((r) => r.error?.reason ?? r.value);
+  };
 
   const big = JSON.stringify({ x: "y".repeat(5000) });
 
-  it("JSON Lines: an unwanted line is counted, never decoded: bad JSON, broken UTF-8 or oversized", async () => {
+  it("JSON Lines: bad JSON, broken UTF-8 and oversized lines are rows of their own; blank lines are none", async () => {
     const bytes = Buffer.concat([
       Buffer.from('{"a":0}\n\n{"a": tru}\n{"a":"'),
       Buffer.from([0xc3, 0x28]),
@@ -435,7 +393,7 @@ describe("rows the caller does not want", () => {
     }
   });
 
-  it("JSON array: an unwanted element is scanned past, never parsed; so are trailing data and an empty file", async () => {
+  it("JSON array: bad, broken and oversized elements are rows of their own; so are trailing data and an empty file", async () => {
     const bytes = Buffer.concat([
       Buffer.from('[{"a":0}, {"a": tru}, {"a":"'),
       Buffer.from([0xff]),
@@ -461,7 +419,7 @@ describe("rows the caller does not want", () => {
     expect(await outcomes(readJsonArray, Buffer.from("  \n"), 2)).toEqual(["malformed-json"]);
   });
 
-  it("Parquet: an unwanted row's strings are not decoded, so a broken one is no error; across row groups", async () => {
+  it("Parquet: broken and oversized rows across row groups, each at its index", async () => {
     const n = 23;
     const text = (i: number) =>
       i % 5 === 1 ? torn : utf8(i % 7 === 3 ? "w".repeat(2000) : `déjà ${i} ${'"'.repeat(i % 3)}`);
@@ -483,10 +441,10 @@ describe("rows the caller does not want", () => {
       ],
       rowGroupSize: 5,
     } as unknown as Parameters<typeof parquetWriteBuffer>[0]);
-    const file = path.join(dir, "wanted.parquet");
+    const file = path.join(dir, "groups.parquet");
     await writeFile(file, Buffer.from(buffer));
-    const all = await expectOnlyWantedParsed((wanted) => collect(readRows(file, { ...opts, wanted })));
-    expect(all).toHaveLength(n);
+    const all = await collect(readRows(file, opts));
+    expect(all.map((r) => r.index)).toEqual(Array.from({ length: n }, (_, i) => i));
     const expected = (i: number) => (i % 5 === 1 ? "invalid-utf8" : i % 7 === 3 ? "row-too-large" : "ok");
     expect(all.map((r) => r.error?.reason ?? "ok")).toEqual(Array.from({ length: n }, (_, i) => expected(i)));
     expect(all[2]).toEqual({ index: 2, value: { id: 2, instruction: 'déjà 2 ""', meta: { k: [2] } } });
