@@ -1,9 +1,8 @@
 // `run leetcode --dry-run`: what the texts and translations would cost, before the sandbox or the
-// model is asked anything. Which solutions pass is what the verdict cache says, and where it says
-// nothing they are assumed to pass (so the figure is an upper bound on a first run); grouping and
-// follow-ups are then planned, and the dialogues written, by the run's own code against a model that
-// answers from the response cache or, where it has nothing, assumes an answer `completion_tokens`
-// long (a translation not answered yet is assumed to pass).
+// model is asked anything. Grouping and follow-ups are planned, and the dialogues written, by the
+// run's own code, against a judge that takes a solution the verdict cache knows nothing of to pass
+// (so the figure is an upper bound on a first run) and a model that answers from the response cache
+// or, where it has nothing, assumes an answer `completion_tokens` long.
 import type { LanguageName } from "../../pipeline/code/languages.js";
 import type { KeptGroup } from "../../pipeline/execution/index.js";
 import type { ChatMessage, ChatResult, LlmClient, LlmEstimator } from "../../pipeline/llm/types.js";
@@ -21,7 +20,7 @@ import {
 import { EmptyTextError } from "./texts.js";
 import type { ValidatedProblem } from "./validate-solutions.js";
 
-/** A judge that runs nothing: the cached verdict, else `passed` (assumed), counted apart. */
+/** A judge that runs nothing: the cached verdict, else `passed` (assumed, a translation's too), counted apart. */
 export class AssumingJudge implements Judge {
   readonly computed = 0;
   reused = 0;

@@ -1,9 +1,7 @@
 // Runs one solution on its problem's tests in the sandbox and says what it came to. stdin/stdout
 // tests go through the eval library's CommonOJ (one run per case, SandboxFusion's output rule);
 // function-call tests through one program that calls the solution once per case (call-harness.ts for
-// TACO's Python, the language's BabelCode harness for a translation). Every run goes through
-// pipeline/execution's outage policy: a sandbox that still fails after its tries throws
-// SandboxOutageError, which is never the solution's fault, not a verdict, and not cached.
+// TACO's Python, the language's BabelCode harness for a translation).
 import { type LanguageName, sandboxLanguageId } from "../../pipeline/code/languages.js";
 import { removeMain } from "../../pipeline/code/strip-main.js";
 import {
@@ -115,6 +113,10 @@ export function typedQuestionOf(task: JudgeTask): Question | { error: string } {
   return typedQuestion(task.problemId, task.tests.fnName, signature, task.tests);
 }
 
+/**
+ * Every run goes through pipeline/execution's outage policy: a sandbox that still fails after its
+ * tries throws SandboxOutageError, which is never the solution's fault, not a verdict, and not cached.
+ */
 async function judgeUncached(
   runner: CodeRunner,
   task: JudgeTask,
