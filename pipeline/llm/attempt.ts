@@ -160,6 +160,20 @@ function readCompletion(
   };
 }
 
+/** Socket errors that mean no server was reached at all (a connection dropped mid-answer is not one). */
+const UNREACHED =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPROTO|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|.*_CERT.*|UNABLE_TO_.*)$/;
+
+function unreached(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && UNREACHED.test(code)) return true;
+    // several addresses tried (localhost: ::1 and 127.0.0.1), each refused
+    if (e instanceof AggregateError && e.errors.every(unreached)) return e.errors.length > 0;
+  }
+  return false;
+}
+
 function timeoutError(timeoutMs: number): LlmAttemptError {
   return new LlmAttemptError("timeout", `no complete answer within ${timeoutMs / 1000} s`);
 }
@@ -204,8 +218,13 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number, apiKey: 
   }
   if (error instanceof OpenAI.APIConnectionTimeoutError) return timeoutError(timeoutMs);
   if (error instanceof OpenAI.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return new LlmAttemptError("connection", redact(`${error.message}${cause}`, apiKey));
+    // the innermost cause says what happened (`connect ECONNREFUSED 127.0.0.1:8000`), not "fetch failed"
+    let inner: unknown = error;
+    while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+    const cause = inner !== error && inner instanceof Error ? `: ${inner.message}` : "";
+    return new LlmAttemptError("connection", redact(`${error.message}${cause}`, apiKey), {
+      unanswered: unreached(error),
+    });
   }
   // An error event inside a stream has no status: the server failed mid-answer.
   if (error instanceof OpenAI.APIError) {

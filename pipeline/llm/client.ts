@@ -23,6 +23,7 @@ import {
   LlmAuthError,
   LlmNotFoundError,
   LlmRequestError,
+  LlmUnreachableError,
 } from "./errors.js";
 import { DEFAULT_COMPLETION_TOKENS, type RequestEstimator } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
@@ -49,7 +50,9 @@ export interface RoleBackend {
 }
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
-export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundError> implements RoleBackend {
+type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError;
+
+export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBackend {
   readonly role: string;
   readonly endpoint: Endpoint;
   readonly price: Price | undefined;
@@ -63,6 +66,12 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
   private readonly tokenBudget: MinuteBudget | undefined;
   private readonly digest: FailureDigest;
   private warnedNoPrice = false;
+  /** some server of the role answered in this run, if only with an error */
+  private heard = false;
+  /** the servers where an attempt found nobody (refused, unknown host, TLS, timeout), and when the first did */
+  private readonly silent = new Set<string>();
+  private silentSince: number | undefined;
+  private silentAttempts = 0;
   // `unusable` (from CachedRoleBackend) is set by a 401/403/404: the endpoint cannot work as
   // configured, so nothing more is sent.
 
@@ -138,16 +147,29 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
         failure = error;
       }
       this.digest.note(failure.kind);
-      if (!failure.retryable || attempt >= maxAttempts) {
+      // No server has ever answered: a wrong address or one not up, which no record's retry fixes.
+      const probeEnd =
+        this.heard || this.silentSince === undefined ? undefined : this.silentSince + rc.probe_s * 1000;
+      if (
+        probeEnd !== undefined &&
+        Date.now() >= probeEnd &&
+        this.silent.size === this.endpoint.replicas.length
+      ) {
+        throw this.failUnreachable(failure);
+      }
+      // Until the probe ends a record's retries are not spent, so none is marked failed for it.
+      const probing = probeEnd !== undefined && Date.now() < probeEnd;
+      if (!failure.retryable || (attempt >= maxAttempts && !probing)) {
         throw new LlmRequestError(this.endpoint.role, attempt, failure);
       }
       // Another replica can take it now: one server's trouble is no reason for this request to wait.
       if (failedOn.size > 0 && this.pool.hasOther(failedOn)) continue;
-      const wait = backoffMs(attempt, {
+      const backoff = backoffMs(attempt, {
         baseMs: rc.backoff_s * 1000,
         maxMs: rc.max_backoff_s * 1000,
         retryAfterMs: failure.retryAfterMs,
       });
+      const wait = probing ? Math.max(0, Math.min(backoff, probeEnd - Date.now())) : backoff;
       await sleep(wait, signal, () => new LlmAbortedError(this.endpoint.role));
     }
   }
@@ -195,6 +217,7 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
         this.endpoint.apiKey,
       );
       lease.end("answered");
+      this.heard = true;
       if (this.tokenBudget && answer.promptTokens !== undefined && answer.completionTokens !== undefined) {
         this.tokenBudget.adjust(tokenCharge - answer.promptTokens - answer.completionTokens);
       }
@@ -210,6 +233,13 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
           : undefined;
       lease.end(outcome, pause);
       if (outcome === "failed" || outcome === "paused") failedOn.add(lease.name);
+      if (error instanceof LlmAttemptError && error.unanswered) {
+        this.silent.add(lease.name);
+        this.silentAttempts++;
+        this.silentSince ??= Date.now();
+      } else if (outcome !== "abandoned") {
+        this.heard = true;
+      }
       // Marked while this request still holds its slot: the next one in line already sees it.
       if (error instanceof AuthRefusedError) throw this.failAuth(error);
       if (error instanceof LlmAttemptError && error.kind === "not-found") {
@@ -236,7 +266,23 @@ export class RoleEndpoint extends CachedRoleBackend<LlmAuthError | LlmNotFoundEr
     };
   }
 
-  private failAuth(error: AuthRefusedError): LlmAuthError | LlmNotFoundError {
+  private failUnreachable(last: LlmAttemptError): Refusal {
+    const rc = this.endpoint.config;
+    const role = this.endpoint.role;
+    this.unusable ??= new LlmUnreachableError(
+      role,
+      this.endpoint.replicas.map((r) => r.shownUrl),
+      rc.base_url === undefined
+        ? `llm.${role}.base_url (unset, so $${rc.base_url_env})`
+        : `llm.${role}.base_url`,
+      this.silentAttempts,
+      rc.probe_s,
+      `${last.kind}: ${last.message}`,
+    );
+    return this.unusable;
+  }
+
+  private failAuth(error: AuthRefusedError): Refusal {
     this.unusable ??= new LlmAuthError(
       this.endpoint.role,
       this.endpoint.shownUrl,

@@ -57,6 +57,11 @@ const roleShape = {
   /** first backoff in seconds; doubles each attempt (with jitter) up to `max_backoff_s` */
   backoff_s: operational(z.number().positive().default(1)),
   max_backoff_s: operational(z.number().positive().default(60)),
+  /**
+   * seconds a role whose servers have never answered in this run (refused, unknown host, TLS,
+   * timeouts) is tried before the run stops with exit 3, instead of failing record after record
+   */
+  probe_s: operational(z.number().positive().default(30)),
   /** optional budgets of the provider's rate limits; unset means unlimited */
   requests_per_minute: operational(z.number().positive().optional()),
   tokens_per_minute: operational(z.number().positive().optional()),

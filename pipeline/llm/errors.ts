@@ -22,10 +22,18 @@ export class LlmAttemptError extends Error {
   readonly requestId: string | undefined;
   /** milliseconds the server asked us to wait (Retry-After), if it said */
   readonly retryAfterMs: number | undefined;
+  /** nobody answered: refused, unknown host, TLS refused, or a timeout (not a connection dropped mid-answer) */
+  readonly unanswered: boolean;
   constructor(
     kind: AttemptFailureKind,
     message: string,
-    extra: { status?: number; requestId?: string; retryAfterMs?: number; cause?: unknown } = {},
+    extra: {
+      status?: number;
+      requestId?: string;
+      retryAfterMs?: number;
+      cause?: unknown;
+      unanswered?: boolean;
+    } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "LlmAttemptError";
@@ -33,6 +41,7 @@ export class LlmAttemptError extends Error {
     this.status = extra.status;
     this.requestId = extra.requestId;
     this.retryAfterMs = extra.retryAfterMs;
+    this.unanswered = extra.unanswered ?? kind === "timeout";
   }
   get retryable(): boolean {
     return this.kind !== "bad-request" && this.kind !== "not-found" && this.kind !== "http-error";
@@ -90,6 +99,29 @@ export class LlmNotFoundError extends UserError {
       `llm role '${role}': the server at ${baseUrl} answered 404 for model ${model}: ${serverMessage}\n` +
         `Check llm.${role}.model (the name the server lists under /models) and llm.${role}.base_url ` +
         "(OpenAI-compatible servers usually want it to end in /v1).",
+      { exitCode: 3 },
+    );
+  }
+}
+
+/**
+ * No server of the role ever answered (refused, unknown host, TLS, timeouts) within `probe_s`: a
+ * wrong address or a server that is not up, which no retry of a record can fix.
+ */
+export class LlmUnreachableError extends UserError {
+  constructor(
+    role: string,
+    urls: readonly string[],
+    urlSource: string,
+    attempts: number,
+    probeS: number,
+    last: string,
+  ) {
+    super(
+      `llm role '${role}': no answer from ${urls.join(", ")} in ${probeS} s (${attempts} attempts, the last: ${last})\n` +
+        `Check ${urlSource}, that the server is up and listening there, and that the path ends in /v1 ` +
+        "(e.g. http://127.0.0.1:8000/v1). Nothing was recorded for the records in flight; rerun once the " +
+        `server answers (llm.${role}.probe_s sets how long a server that never answered is tried).`,
       { exitCode: 3 },
     );
   }

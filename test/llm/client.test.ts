@@ -131,17 +131,17 @@ describe("LLM client: faults and retries", () => {
     expect(log.lines.join("\n")).toContain(`${kind} x2`);
   });
 
+  // (a server that never answered at all stops the run instead: unreachable.test.ts)
   it.each(faults)("gives up after the last retry on %s, saying why", async (_name, fault, kind) => {
-    t.server.options.fault = () => fault;
     const service = testService(testConfig(t.server.url, { timeout_s: 0.3, retries: 2 }), t.dir);
-    const error = await service
-      .client("scorer", new UsageMeter())
-      .chat(ask("hello"))
-      .catch((e: unknown) => e);
+    const client = service.client("scorer", new UsageMeter());
+    await client.chat(ask("hello, warm up"));
+    t.server.options.fault = () => fault;
+    const error = await client.chat(ask("hello")).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmRequestError);
     expect((error as LlmRequestError).reason).toBe(`llm-${kind}`);
     expect((error as LlmRequestError).attempts).toBe(3);
-    expect(t.server.count).toBe(3);
+    expect(t.server.count).toBe(4);
     await service.close();
   });
 
