@@ -30,6 +30,7 @@ const CHANGES: Record<string, { set: string[]; base?: string[] }> = {
       [`llm.${role}.retries`, { set: [`llm.${role}.retries=0`] }],
       [`llm.${role}.backoff_s`, { set: [`llm.${role}.backoff_s=0.5`] }],
       [`llm.${role}.max_backoff_s`, { set: [`llm.${role}.max_backoff_s=9`] }],
+      [`llm.${role}.probe_s`, { set: [`llm.${role}.probe_s=5`] }],
       [`llm.${role}.requests_per_minute`, { set: [`llm.${role}.requests_per_minute=60`] }],
       [`llm.${role}.tokens_per_minute`, { set: [`llm.${role}.tokens_per_minute=6000`] }],
       [`llm.${role}.stream`, { set: [`llm.${role}.stream=true`] }],
