@@ -1,8 +1,11 @@
 // `pnpm pipeline <command>`: parse, call, print. Nothing else lives here.
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import yargs, { type CommandModule } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { sandboxCommand } from "./cli/sandbox.js";
-import { UserError } from "./errors.js";
+import { diskFull, UserError } from "./errors.js";
 import type { Stage } from "./stage.js";
 
 /**
@@ -43,6 +46,7 @@ export async function main(
     .recommendCommands()
     .help()
     .alias("h", "help")
+    .option("verbose", { type: "boolean", global: true, describe: "print the stack trace of an error" })
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((message, error) => {
       if (error) throw error;
@@ -54,14 +58,46 @@ export async function main(
     if (error.code === "EPIPE") process.exit(0);
     throw error;
   });
+  const verbose = argv.includes("--verbose");
+  // a write failing in a timer or a stream's callback reaches no await: it ends the run the same way
+  process.on("uncaughtException", (error) => fail(error, verbose));
+  process.on("unhandledRejection", (error) => fail(error, verbose));
   for (const command of await commands(argv, stages)) cli = cli.command(command);
   try {
     await cli.parseAsync();
   } catch (error) {
-    if (error instanceof UserError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      process.exit(error.exitCode);
-    }
-    throw error;
+    fail(error, verbose);
   }
+}
+
+/** The exit code of an error that is a bug (EX_SOFTWARE): none of README's table applies. */
+export const BUG_EXIT_CODE = 70;
+
+/**
+ * Ends the process on an error: a UserError (a full disk is one) as its message and code; anything
+ * else is a bug, told in one line with a log file holding its stack.
+ */
+function fail(error: unknown, verbose: boolean): never {
+  const known = error instanceof UserError ? error : diskFull(error);
+  const stack = (error as Error)?.stack ?? String(error);
+  if (known) {
+    process.stderr.write(`error: ${known.message}\n${verbose ? `${stack}\n` : ""}`);
+    process.exit(known.exitCode);
+  }
+  const where = /\n\s+at (?:.*\()?(?:file:\/\/)?([^()\s]+:\d+):\d+\)?/.exec(stack)?.[1];
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  let log = join(
+    tmpdir(),
+    `codefeedback-error-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.log`,
+  );
+  try {
+    writeFileSync(log, `${stack}\n`);
+  } catch {
+    log = "";
+  }
+  process.stderr.write(
+    `error (a bug, please report it): ${what.split("\n")[0]}${where ? ` at ${where}` : ""}` +
+      `${log ? `; the stack is in ${log}` : ""}\n${verbose || !log ? `${stack}\n` : ""}`,
+  );
+  process.exit(BUG_EXIT_CODE);
 }

@@ -1,5 +1,8 @@
 // Errors a user can hit. Each one says what went wrong, where, and what to do; the CLI prints the
 // message without a stack trace and exits with `exitCode`.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { formatBytes } from "./log.js";
 
 export class UserError extends Error {
   readonly exitCode: number;
@@ -31,6 +34,50 @@ export class InterruptedError extends UserError {
 export class OperationalError extends UserError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, { ...options, exitCode: 4 });
+  }
+}
+
+const NO_ROOM: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is exceeded",
+  EROFS: "the file system is read-only",
+  SQLITE_FULL: "no space left on the device",
+  SQLITE_READONLY: "the file system is read-only",
+};
+
+/** The data dir or a cache cannot be written: the disk is full, a quota spent, or it is read-only. */
+export class DiskFullError extends UserError {}
+
+/**
+ * `error` as a DiskFullError when it is a full disk, a quota or a read-only file system (in a stage,
+ * whose files are in `dir`); undefined for any other error.
+ */
+export function diskFull(error: unknown, stage?: { name: string; dir: string }): DiskFullError | undefined {
+  if (error instanceof DiskFullError) return error;
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code !== "string" || !(code in NO_ROOM)) return undefined;
+  const file =
+    typeof path === "string"
+      ? path
+      : code.startsWith("SQLITE")
+        ? "a cache (SQLite) in the data dir"
+        : (stage?.dir ?? "the data dir");
+  return new DiskFullError(
+    `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})` +
+      `${stage ? `; the stage's files take ${formatBytes(bytesUnder(stage.dir))}` : ""}. What was committed before is kept. ` +
+      "Free space there, or move data_dir (--data-dir) to a larger disk, then run the same command again: " +
+      "it resumes where it stopped.",
+    { cause: error },
+  );
+}
+
+function bytesUnder(dir: string): number {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
+  } catch {
+    return 0;
   }
 }
 

@@ -3,7 +3,7 @@
 // stale stage is recomputed from scratch, a partial one resumes where it stopped. Built by concern,
 // each class over the one below: runner/plan.ts, status.ts, read.ts; one stage's run: execute.ts.
 import { join } from "node:path";
-import { InterruptedError, UserError } from "./errors.js";
+import { diskFull, InterruptedError, UserError } from "./errors.js";
 import type { LlmEstimator } from "./llm/types.js";
 import type { PipelineRecord } from "./record.js";
 import { runStage, type StageOutcome } from "./runner/execute.js";
@@ -94,7 +94,11 @@ export class Runner extends RunnerRead {
         }
         // parts without a manifest are left by a reset killed half-way: they belong to no run
         if (status.state === "not started") store.reset();
-        reports.push(await runStage(this, stage, status.manifest, signal, forced, shard));
+        reports.push(
+          await runStage(this, stage, status.manifest, signal, forced, shard).catch((error: unknown) => {
+            throw diskFull(error, { name: store.label, dir: store.dir }) ?? error;
+          }),
+        );
       } finally {
         release();
       }

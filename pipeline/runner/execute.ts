@@ -5,7 +5,7 @@
 // run's end (complete, interrupted, records failed, each with its advice) before it returns or throws.
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import { clause, InterruptedError, UserError } from "../errors.js";
+import { clause, diskFull, InterruptedError, UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 import type { CostEstimate, GlobalStage, RecordStage, Stage, StageContext } from "../stage.js";
 import type { Manifest, StageCounts } from "../store/manifest.js";
@@ -125,7 +125,12 @@ export async function runStage(
       result.stats ??= await stage.summarize?.(ctx, state, tally);
     }
   } catch (error) {
-    partial((error as Error)?.message ?? String(error));
+    // on a full disk the manifest may not save either: the full disk is what to report
+    try {
+      partial((error as Error)?.message ?? String(error));
+    } catch (saving) {
+      if (!diskFull(error)) throw saving;
+    }
     throw error;
   } finally {
     if (opened) await stage.close?.(state, ctx);
@@ -251,7 +256,8 @@ async function executeRecordStage<C, S>(
       try {
         outcome = await stage.process(record, recordCtx, state);
       } catch (error) {
-        if (error instanceof UserError) throw error;
+        // a full disk (the LLM cache's, say) is no verdict on the record
+        if (error instanceof UserError || diskFull(error)) throw error;
         outcome = { failed: { reason: "error", detail: (error as Error)?.message ?? String(error) } };
       }
       if (outcome.failed) {

@@ -1,12 +1,12 @@
 // Tests that need something of the host (bubblewrap, a one-node Slurm, the paper's seed checked out
-// beside the repo) skip where it is missing; CI sets CODEFEEDBACK_REQUIRE_<NAME>=1 so there they fail.
+// beside the repo, a tmpfs mount) skip where it is missing; CI sets CODEFEEDBACK_REQUIRE_<NAME>=1 so there they fail.
 import { readFileSync } from "node:fs";
 
 /**
  * Whether tests that need `name` run: yes when nothing is `missing`; no (a skip) when something is,
  * unless `CODEFEEDBACK_REQUIRE_<name>=1`, where it throws and fails the file.
  */
-export function present(name: "SANDBOX" | "SEEDS" | "SLURM", missing: string | undefined): boolean {
+export function present(name: "SANDBOX" | "SEEDS" | "SLURM" | "TMPFS", missing: string | undefined): boolean {
   if (missing === undefined) return true;
   const variable = `CODEFEEDBACK_REQUIRE_${name}`;
   if (process.env[variable] === "1") throw new Error(`${variable}=1 but ${missing}`);

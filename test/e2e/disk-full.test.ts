@@ -1,0 +1,71 @@
+// A data dir on a file system that fills up mid-run (a tmpfs the test mounts, half the size a run
+// needs): the run stops with exit 2 and a message naming the stage, the path and what to do, no
+// stack; what was committed stays readable; with room again, the rerun gives an undisturbed run's
+// records.
+import { execFileSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { onSamples, runCli } from "../support/cli.js";
+import { present } from "../support/required.js";
+import { tempDir } from "../support/temp-dir.js";
+
+function mountProblem(): string | undefined {
+  const dir = tempDir();
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
+    execFileSync("umount", [dir], { stdio: "pipe" });
+    return undefined;
+  } catch (error) {
+    return `cannot mount a tmpfs (it takes root): ${(error as Error).message.split("\n")[0]}`;
+  }
+}
+
+const canMount = present("TMPFS", mountProblem());
+const run = (dataDir: string, args: string[]) =>
+  runCli([...args, ...onSamples(dataDir, ["hub.endpoint=file:data/sample"])], { env: { HF_ENDPOINT: "" } });
+
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
+}
+
+describe.skipIf(!canMount)("a full disk", () => {
+  it("stops the run with exit 2 and advice; the rerun after space is freed is undisturbed", async () => {
+    const reference = join(tempDir(), "data");
+    const undisturbed = await run(reference, ["run", "dedup"]);
+    expect(undisturbed.code, undisturbed.stderr).toBe(0);
+    const expected = await run(reference, ["cat", "dedup"]);
+    expect(expected.stdout.trim().split("\n").length).toBeGreaterThan(100);
+
+    const mount = tempDir();
+    const half = Math.floor(bytesUnder(reference) / 2 / 4096) * 4096;
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${half}`, "tmpfs", mount]);
+    try {
+      const data = join(mount, "data");
+      const full = await run(data, ["run", "dedup"]);
+      expect(full.code, full.stderr).toBe(2);
+      expect(full.stderr).toMatch(
+        new RegExp(
+          `error: (download|normalize|dedup): cannot write ${mount}/\\S+: no space left on the device \\(ENOSPC\\); the stage's files take [\\d.]+ (B|KiB)`,
+        ),
+      );
+      expect(full.stderr).toContain("Free space there, or move data_dir (--data-dir) to a larger disk");
+      expect(full.stderr).not.toMatch(/\n\s+at /);
+      const status = await run(data, ["status"]);
+      expect(status.code, status.stderr).toBe(0);
+
+      const verbose = await run(data, ["run", "dedup", "--verbose"]);
+      expect(verbose.code).toBe(2);
+      expect(verbose.stderr).toMatch(/ENOSPC[^\n]*\n(.*\n)*\s+at /);
+
+      execFileSync("mount", ["-o", "remount,size=16m", mount]);
+      const rerun = await run(data, ["run", "dedup"]);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect((await run(data, ["cat", "dedup"])).stdout).toBe(expected.stdout);
+    } finally {
+      execFileSync("umount", [mount]);
+    }
+  });
+});
