@@ -81,6 +81,20 @@ function bytesUnder(dir: string): number {
   }
 }
 
+/** Socket errors that mean no server was reached at all (a connection dropped mid-answer is not one). */
+const UNREACHED =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPROTO|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|.*_CERT.*|UNABLE_TO_.*)$/;
+
+export function unreached(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && UNREACHED.test(code)) return true;
+    // several addresses tried (localhost: ::1 and 127.0.0.1), each refused
+    if (e instanceof AggregateError && e.errors.every(unreached)) return e.errors.length > 0;
+  }
+  return false;
+}
+
 /**
  * `text` without its closing full stop, for quoting one message inside another sentence: "... is
  * right.. Check the sandbox" is what quoting a whole sentence gave.

@@ -3,6 +3,7 @@
 // deadline of ours), and every way it can go wrong turned into an LlmAttemptError of a known kind.
 // The SDK's own retries are off: the client decides.
 import OpenAI from "openai";
+import { unreached } from "../errors.js";
 import { retryAfterMs } from "./backoff.js";
 import type { Sampling } from "./config.js";
 import { LlmAttemptError, redact } from "./errors.js";
@@ -158,20 +159,6 @@ function readCompletion(
     promptTokens: completion.usage?.prompt_tokens,
     completionTokens: completion.usage?.completion_tokens,
   };
-}
-
-/** Socket errors that mean no server was reached at all (a connection dropped mid-answer is not one). */
-const UNREACHED =
-  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EPROTO|ERR_TLS_.*|ERR_SSL_.*|CERT_.*|.*_CERT.*|UNABLE_TO_.*)$/;
-
-function unreached(error: unknown): boolean {
-  for (let e = error; e instanceof Error; e = e.cause) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === "string" && UNREACHED.test(code)) return true;
-    // several addresses tried (localhost: ::1 and 127.0.0.1), each refused
-    if (e instanceof AggregateError && e.errors.every(unreached)) return e.errors.length > 0;
-  }
-  return false;
 }
 
 function timeoutError(timeoutMs: number): LlmAttemptError {

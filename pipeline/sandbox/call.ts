@@ -2,6 +2,7 @@
 // answer, and the time it took as the caller saw it. Every way from a stage or an evaluation to the
 // sandbox ends here, so a runner that throws (server down, sandbox closed) reads the same everywhere:
 // a SandboxError response, unless the caller itself gave up.
+import { UserError } from "../errors.js";
 import { findLanguage } from "./languages.js";
 import { sandboxErrorResponse } from "./request.js";
 import type { CodeRunner, RunCodeRequest, RunCodeResponse } from "./types.js";
@@ -40,7 +41,8 @@ export async function callSandbox(
   try {
     response = await runner.run(sent, limits.signal ? { signal: limits.signal } : undefined);
   } catch (error) {
-    if (limits.signal?.aborted) throw error;
+    // a stop of the run (no server ever answered) is no answer about this program
+    if (limits.signal?.aborted || error instanceof UserError) throw error;
     response = sandboxErrorResponse((error as Error).message);
   }
   return { request: sent, response, elapsed_s: Math.round(performance.now() - started) / 1000 };

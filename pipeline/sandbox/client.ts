@@ -7,6 +7,7 @@ import pLimit from "p-limit";
 import { onAbort, sleep } from "../abort.js";
 import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
+import { UserError, unreached } from "../errors.js";
 import { createHttpFetch } from "../http-fetch.js";
 import { createLogger } from "../log.js";
 import { serverPrograms } from "./capacity.js";
@@ -55,6 +56,14 @@ export class HttpSandboxClient implements CodeRunner {
   private readonly http: ReturnType<typeof createHttpFetch>;
   private closed = false;
   private readonly controller = new AbortController();
+  /** some server answered in this run, if only with an error */
+  private heard = false;
+  /** the servers where an attempt found nobody (refused, unknown host, TLS, timeout), and when the first did */
+  private readonly silent = new Set<string>();
+  private silentSince: number | undefined;
+  private silentAttempts = 0;
+  /** set once no server answered within `probe_s`: every run fails with it */
+  private unreachable: UserError | undefined;
 
   constructor(private readonly config: SandboxConfig) {
     const urls = urlList(config.url);
@@ -94,6 +103,7 @@ export class HttpSandboxClient implements CodeRunner {
     usage: EndpointUsageSink | undefined,
     answeredBy: ((server: string) => void) | undefined,
   ): Promise<RunCodeResponse> {
+    if (this.unreachable) throw this.unreachable;
     const body = JSON.stringify(request);
     // The server may queue the request, then compile and run it: wait for both timeouts and slack.
     const budget =
@@ -137,11 +147,24 @@ export class HttpSandboxClient implements CodeRunner {
           lease.end("abandoned");
           throw error;
         }
-        await failed(deadline.timedOut() ? new Error(`no answer within ${budget} s`) : error, "failed");
+        const why = deadline.timedOut() ? new Error(`no answer within ${budget} s`) : error;
+        const probeEnd = this.silence(lease.name, deadline.timedOut() || unreached(error), why);
+        if (probeEnd instanceof UserError) {
+          lease.end("failed");
+          throw probeEnd;
+        }
+        // until the probe ends, a run's retries are not spent, and its waits end with the probe
+        if (probeEnd !== undefined) attempt--;
+        const wait =
+          probeEnd === undefined
+            ? undefined
+            : Math.max(0, Math.min(backoffMs(attempt), probeEnd - Date.now()));
+        await failed(why, "failed", wait);
         continue;
       } finally {
         deadline.done();
       }
+      this.heard = true;
       if (status === 429 || status >= 500) {
         const error = new SandboxRemoteError(
           `${url} answered HTTP ${status}: ${text.slice(0, 300)}`,
@@ -186,6 +209,34 @@ export class HttpSandboxClient implements CodeRunner {
       status,
       { cause: lastError },
     );
+  }
+
+  /**
+   * Notes a failed attempt; while no server has ever answered, the time the probe ends, or (once it
+   * is over with every server silent) the error that stops the run.
+   */
+  private silence(server: string, unanswered: boolean, error: unknown): number | UserError | undefined {
+    if (!unanswered) this.heard = true;
+    if (this.heard) return undefined;
+    this.silent.add(server);
+    this.silentAttempts++;
+    this.silentSince ??= Date.now();
+    const end = this.silentSince + this.config.probe_s * 1000;
+    if (Date.now() < end) return end;
+    if (this.silent.size < this.endpoints.length) return undefined;
+    // the innermost cause says what happened (`connect ECONNREFUSED ...`), not "fetch failed"
+    let inner = error;
+    while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+    const reason = inner instanceof Error ? inner.message : String(inner);
+    this.unreachable ??= new UserError(
+      `no answer from the sandbox server at ${this.endpoints.join(", ")} in ${this.config.probe_s} s ` +
+        `(${this.silentAttempts} attempts, the last: ${reason})\nCheck sandbox.url, and that the server is up ` +
+        "and listening there (pnpm pipeline sandbox serve, or SandboxFusion). Nothing was recorded for the " +
+        "programs in flight; rerun once it answers (sandbox.probe_s sets how long a server that never " +
+        "answered is tried).",
+      { exitCode: 3 },
+    );
+    return this.unreachable;
   }
 
   private stopSignals(signal: AbortSignal | undefined): AbortSignal[] {

@@ -96,6 +96,11 @@ export const sandboxConfigSchema = z
     client_slack_s: z.number().positive().default(30),
     /** client only: retries on connection errors and 5xx answers */
     client_retries: z.number().int().min(0).max(20).default(3),
+    /**
+     * client only: seconds servers that have never answered in this run (refused, unknown host, TLS,
+     * timeouts) are tried before the run stops with exit 3, instead of failing record after record
+     */
+    probe_s: operational(z.number().positive().default(30)),
   })
   .strict();
 

@@ -38,6 +38,7 @@ const CHANGES: Record<string, { set: string[]; base?: string[] }> = {
     ]),
   ),
   "sandbox.balance": { set: ["sandbox.balance.eject_s=1"] },
+  "sandbox.probe_s": { set: ["sandbox.probe_s=5"] },
   "sandbox.workers": { set: ["sandbox.workers=3"] },
   "sandbox.queue": { set: ["sandbox.queue=5"] },
   launch: { set: ["launch.shards=4", "launch.slurm.partition=gpu"] },

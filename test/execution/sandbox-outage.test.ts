@@ -1,6 +1,8 @@
 // A sandbox outage mid-run, as a user sees it: no MaxListenersExceededWarning however many runs back
 // off at once, and advice without a doubled full stop.
 import { readdirSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
@@ -29,11 +31,24 @@ afterEach(() => {
   process.off("warning", onWarning);
 });
 
-async function downClient(): Promise<HttpSandboxClient> {
+/** A client of a server nothing listens at, tried for `probe_s` (test/sandbox/unreachable.test.ts). */
+async function downClient(probe_s = 0.3): Promise<HttpSandboxClient> {
   const port = await freePort();
   return new HttpSandboxClient(
-    sandboxConfigSchema.parse({ url: `http://127.0.0.1:${port}`, client_retries: 2 }),
+    sandboxConfigSchema.parse({ url: `http://127.0.0.1:${port}`, client_retries: 2, probe_s }),
   );
+}
+
+/** A client whose server answered once (a 500), then went away: an outage, not a wrong address. */
+async function wentDownClient(): Promise<HttpSandboxClient> {
+  const server = createServer((_req, res) => res.writeHead(500).end("restarting"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new HttpSandboxClient(sandboxConfigSchema.parse({ url, client_retries: 0 }));
+  await expect(client.run({ code: "print(1)", language: "python" })).rejects.toThrow(/HTTP 500/);
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  return client;
 }
 
 describe("a sandbox outage", () => {
@@ -50,7 +65,7 @@ describe("a sandbox outage", () => {
   });
 
   it("an abort still ends every run that is backing off", async () => {
-    const client = await downClient();
+    const client = await downClient(60);
     const controller = new AbortController();
     const runs = Array.from({ length: 12 }, () =>
       client.run({ code: "print(1)", language: "python" }, { signal: controller.signal }),
@@ -65,7 +80,7 @@ describe("a sandbox outage", () => {
   });
 
   it("the dialogue stages' outage advice has a single full stop between its sentences", async () => {
-    const client = await downClient();
+    const client = await wentDownClient();
     const executor = new Executor(
       client,
       4,

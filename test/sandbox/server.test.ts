@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UserError } from "../../pipeline/errors.js";
 import {
   createCodeRunner,
   EmbeddedSandbox,
@@ -188,11 +189,17 @@ describe("HTTP client", () => {
     await client.close();
   });
 
-  it("gives up on an unreachable server with advice", async () => {
-    const client = new HttpSandboxClient(testConfig({ url: "http://127.0.0.1:9", client_retries: 1 }));
-    await expect(client.run({ code: "", language: "python" })).rejects.toThrow(
-      /could not reach the sandbox server/,
+  it("gives up on a server that never answered with advice, after its probe", async () => {
+    const client = new HttpSandboxClient(
+      testConfig({ url: "http://127.0.0.1:9", client_retries: 1, probe_s: 0.2 }),
     );
+    const error = await client.run({ code: "", language: "python" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as UserError).exitCode).toBe(3);
+    expect((error as Error).message).toContain(
+      "no answer from the sandbox server at http://127.0.0.1:9/run_code",
+    );
+    expect((error as Error).message).toContain("Check sandbox.url");
     await client.close();
   });
 });
