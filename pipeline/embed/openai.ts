@@ -3,7 +3,7 @@
 // with backoff; a batch the server refuses as a whole (HTTP 400, usually one input too long for the
 // model) is retried text by text so only the offending text is refused and the rest go through.
 import OpenAI from "openai";
-import { NotConfiguredError, UserError } from "../errors.js";
+import { NotConfiguredError, OperationalError, UserError } from "../errors.js";
 import type { OpenAIEmbedderConfig } from "./config.js";
 import type { Embedder, RawEmbedding } from "./types.js";
 
@@ -16,6 +16,8 @@ export class OpenAIEmbedder implements Embedder {
   readonly dimension: number | undefined;
   readonly baseUrl: string;
   private client: OpenAI | undefined;
+  /** the server answered in this run, if only with an error: not reaching it then is an outage */
+  private heard = false;
 
   constructor(
     private readonly config: OpenAIEmbedderConfig,
@@ -54,8 +56,11 @@ export class OpenAIEmbedder implements Embedder {
     signal?: AbortSignal,
   ): Promise<(RawEmbedding | { refused: string })[]> {
     try {
-      return await this.request(texts, signal);
+      const vectors = await this.request(texts, signal);
+      this.heard = true;
+      return vectors;
     } catch (error) {
+      if (error instanceof OpenAI.APIError && error.status !== undefined) this.heard = true;
       if (!(error instanceof OpenAI.BadRequestError)) throw this.advice(error);
       if (texts.length === 1) return [{ refused: `HTTP 400: ${error.message.slice(0, 300)}` }];
       const out: (RawEmbedding | { refused: string })[] = [];
@@ -107,12 +112,17 @@ export class OpenAIEmbedder implements Embedder {
       );
     }
     if (error instanceof OpenAI.APIConnectionError && !(error instanceof OpenAI.APIUserAbortError)) {
-      const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-      return new Error(
-        `cannot reach ${at}${cause} after ${this.config.retries} retries: start ` +
-          `it, or fix embedder.base_url or $${this.config.base_url_env}; ${cached}`,
-        { cause: error },
-      );
+      let inner: unknown = error;
+      while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
+      const cause = inner !== error && inner instanceof Error ? ` (${inner.message})` : "";
+      const message =
+        `cannot reach ${at}${cause} after ${this.config.retries} retries: start it, or fix ` +
+        `embedder.base_url or $${this.config.base_url_env} (OpenAI-compatible servers usually want it to ` +
+        `end in /v1); ${cached}`;
+      // never answered: a wrong address or a server not up (3); answered before: an outage (4)
+      return this.heard
+        ? new OperationalError(message, { cause: error })
+        : new UserError(message, { cause: error, exitCode: 3 });
     }
     return error;
   }

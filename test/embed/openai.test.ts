@@ -11,6 +11,7 @@ import { OpenAIEmbedder } from "../../pipeline/embed/openai.js";
 import type { Embedder } from "../../pipeline/embed/types.js";
 import { NotConfiguredError } from "../../pipeline/errors.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
+import { freePort } from "../support/ports.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const KEY = "sk-embed-test";
@@ -110,10 +111,24 @@ describe("OpenAI-compatible embedder", () => {
     await expect(embed({ base_url: bare }, { OPENAI_API_KEY: KEY })).rejects.toThrow(
       /answered 404 for model bge-test.*embedder\.model.*\/v1/s,
     );
-    const closed = embed({ base_url: "http://127.0.0.1:9/v1" }, {});
-    await expect(closed).rejects.toThrow(
-      /cannot reach the embeddings server at http:\/\/127\.0\.0\.1:9\/v1.*rerun/s,
+    const dead = `http://127.0.0.1:${await freePort()}/v1`;
+    const closed = await embed({ base_url: dead }, {}).catch((e: unknown) => e);
+    expect((closed as Error).message).toContain(
+      `cannot reach the embeddings server at ${dead} (connect ECONNREFUSED`,
     );
+    expect((closed as Error).message).toMatch(/embedder\.base_url.*\/v1.*rerun/s);
+    // a server that never answered is a wrong address or one not up: the run stops with 3
+    expect(closed).toMatchObject({ exitCode: 3 });
+  });
+
+  it("a server that answered and then went away is an outage (exit 4)", async () => {
+    server = await startEmbeddingsServer({ dimension: 16 });
+    const embedder = new OpenAIEmbedder(config({ retries: 0, base_url: server.url }), {});
+    expect(await embedder.embed(["sort a list"])).toHaveLength(1);
+    await server.close();
+    const error = await embedder.embed(["reverse a list"]).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("cannot reach the embeddings server");
+    expect(error).toMatchObject({ exitCode: 4 });
   });
 
   it("judges vector lengths the same whichever batch in flight answers first", async () => {
