@@ -18,10 +18,12 @@ import { CachedCalls, CachedRoleBackend, type UncachedCall } from "./cached-call
 import type { Price, Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
+  clock,
   LlmAbortedError,
   LlmAttemptError,
   LlmAuthError,
   LlmNotFoundError,
+  LlmOutageError,
   LlmRequestError,
   LlmUnreachableError,
 } from "./errors.js";
@@ -50,7 +52,7 @@ export interface RoleBackend {
 }
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
-type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError;
+type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError | LlmOutageError;
 
 export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBackend {
   readonly role: string;
@@ -72,6 +74,9 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
   private readonly silent = new Set<string>();
   private silentSince: number | undefined;
   private silentAttempts = 0;
+  /** since when every attempt at a server failed (undefined: the last one was answered) */
+  private failingSince: number | undefined;
+  private waitingSaid = false;
   // `unusable` (from CachedRoleBackend) is set by a 401/403/404: the endpoint cannot work as
   // configured, so nothing more is sent.
 
@@ -159,7 +164,22 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
       }
       // Until the probe ends a record's retries are not spent, so none is marked failed for it.
       const probing = probeEnd !== undefined && Date.now() < probeEnd;
-      if (!failure.retryable || (attempt >= maxAttempts && !probing)) {
+      // Every server failing for outage_s: no retry of a record's can help, only the server's return.
+      const outage =
+        this.heard &&
+        failure.retryable &&
+        this.failingSince !== undefined &&
+        Date.now() - this.failingSince >= rc.outage_s * 1000;
+      if (outage && rc.on_outage === "stop") throw this.failOutage(failure);
+      if (outage && !this.waitingSaid) {
+        this.waitingSaid = true;
+        const urls = this.endpoint.replicas.map((r) => r.shownUrl).join(", ");
+        this.log.warn(
+          `llm role '${this.endpoint.role}': waiting for ${urls} since ${clock(new Date(this.failingSince!))}` +
+            ` (every attempt failed; the last: ${failure.kind}); no record is marked failed meanwhile`,
+        );
+      }
+      if (!failure.retryable || (attempt >= maxAttempts && !probing && !outage)) {
         throw new LlmRequestError(this.endpoint.role, attempt, failure);
       }
       // Another replica can take it now: one server's trouble is no reason for this request to wait.
@@ -218,6 +238,9 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
       );
       lease.end("answered");
       this.heard = true;
+      if (this.waitingSaid) this.log.warn(`llm role '${this.endpoint.role}': ${lease.name} answers again`);
+      this.failingSince = undefined;
+      this.waitingSaid = false;
       if (this.tokenBudget && answer.promptTokens !== undefined && answer.completionTokens !== undefined) {
         this.tokenBudget.adjust(tokenCharge - answer.promptTokens - answer.completionTokens);
       }
@@ -233,6 +256,7 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
           : undefined;
       lease.end(outcome, pause);
       if (outcome === "failed" || outcome === "paused") failedOn.add(lease.name);
+      if (outcome === "failed") this.failingSince ??= Date.now();
       if (error instanceof LlmAttemptError && error.unanswered) {
         this.silent.add(lease.name);
         this.silentAttempts++;
@@ -277,6 +301,16 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
         : `llm.${role}.base_url`,
       this.silentAttempts,
       rc.probe_s,
+      `${last.kind}: ${last.message}`,
+    );
+    return this.unusable;
+  }
+
+  private failOutage(last: LlmAttemptError): Refusal {
+    this.unusable ??= new LlmOutageError(
+      this.endpoint.role,
+      this.endpoint.replicas.map((r) => r.shownUrl),
+      new Date(this.failingSince!),
       `${last.kind}: ${last.message}`,
     );
     return this.unusable;

@@ -62,6 +62,13 @@ const roleShape = {
    * timeouts) is tried before the run stops with exit 3, instead of failing record after record
    */
   probe_s: operational(z.number().positive().default(30)),
+  /** seconds every server of the role may fail (after one answered) before `on_outage` applies */
+  outage_s: operational(z.number().positive().default(300)),
+  /**
+   * `wait`: requests stop spending their retries, so no record is marked failed and no new one starts,
+   * until a server answers again; `stop`: the run stops with exit 3 (a cluster job to resubmit)
+   */
+  on_outage: operational(z.enum(["wait", "stop"]).default("wait")),
   /** optional budgets of the provider's rate limits; unset means unlimited */
   requests_per_minute: operational(z.number().positive().optional()),
   tokens_per_minute: operational(z.number().positive().optional()),

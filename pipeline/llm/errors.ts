@@ -127,6 +127,24 @@ export class LlmUnreachableError extends UserError {
   }
 }
 
+/** Every server of the role failed for `outage_s` after answering, and `on_outage` is `stop`. */
+export class LlmOutageError extends UserError {
+  constructor(role: string, urls: readonly string[], since: Date, last: string) {
+    super(
+      `llm role '${role}': every server (${urls.join(", ")}) has failed since ${clock(since)} ` +
+        `(the last: ${last}); stopping, as llm.${role}.on_outage is stop.\n` +
+        "Nothing was recorded for the records in flight; rerun once the server answers again " +
+        `(llm.${role}.on_outage: wait waits for it instead).`,
+      { exitCode: 3 },
+    );
+  }
+}
+
+/** hh:mm, local time: when an outage began, for a message */
+export function clock(at: Date): string {
+  return at.toTimeString().slice(0, 5);
+}
+
 /** Replaces every occurrence of the secret in a text a server or library produced. */
 export function redact(text: string, secret: string | undefined): string {
   if (!secret || secret.length < 4) return text;
