@@ -62,8 +62,11 @@ export class HttpSandboxClient implements CodeRunner {
   private readonly silent = new Set<string>();
   private silentSince: number | undefined;
   private silentAttempts = 0;
-  /** set once no server answered within `probe_s`: every run fails with it */
+  /** set once no server answered within `probe_s`, or an outage stops the run: every run fails with it */
   private unreachable: UserError | undefined;
+  /** since when every attempt failed, once a server had answered (undefined: the last one was answered) */
+  private failingSince: number | undefined;
+  private waitingSaid = false;
 
   constructor(private readonly config: SandboxConfig) {
     const urls = urlList(config.url);
@@ -153,8 +156,8 @@ export class HttpSandboxClient implements CodeRunner {
           lease.end("failed");
           throw probeEnd;
         }
-        // until the probe ends, a run's retries are not spent, and its waits end with the probe
-        if (probeEnd !== undefined) attempt--;
+        // until the probe ends, or while every server is out, a run's retries are not spent
+        if (probeEnd !== undefined || this.outage(why, () => lease.end("failed"))) attempt--;
         const wait =
           probeEnd === undefined
             ? undefined
@@ -173,9 +176,14 @@ export class HttpSandboxClient implements CodeRunner {
         );
         const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined;
         // A 429, or a busy server's 503 with Retry-After, asks for a pause; other 5xx are failures.
-        await failed(error, status === 429 || waitMs !== undefined ? "paused" : "failed", waitMs);
+        const paused = status === 429 || waitMs !== undefined;
+        if (!paused && this.outage(error, () => lease.end("failed"))) attempt--;
+        await failed(error, paused ? "paused" : "failed", waitMs);
         continue;
       }
+      this.failingSince = undefined;
+      if (this.waitingSaid) log.warn(`${lease.name} answers again`);
+      this.waitingSaid = false;
       if (status >= 400) {
         lease.end("answered");
         answeredBy?.(lease.name);
@@ -237,6 +245,33 @@ export class HttpSandboxClient implements CodeRunner {
       { exitCode: 3 },
     );
     return this.unreachable;
+  }
+
+  /**
+   * Whether every server has failed for `outage_s` since one answered: then (`on_outage: wait`) a
+   * run's retries are no longer spent, or (`stop`) the run stops with exit 3.
+   */
+  private outage(error: unknown, endLease: () => void): boolean {
+    if (!this.heard) return false;
+    this.failingSince ??= Date.now();
+    if (Date.now() - this.failingSince < this.config.outage_s * 1000) return false;
+    const since = new Date(this.failingSince).toTimeString().slice(0, 5);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (this.config.on_outage === "stop") {
+      this.unreachable ??= new UserError(
+        `every sandbox server (${this.endpoints.join(", ")}) has failed since ${since} (the last: ${reason}); ` +
+          "stopping, as sandbox.on_outage is stop.\nNothing was recorded for the programs in flight; rerun " +
+          "once the server answers again (sandbox.on_outage: wait waits for it instead).",
+        { exitCode: 3 },
+      );
+      endLease();
+      throw this.unreachable;
+    }
+    if (!this.waitingSaid) {
+      this.waitingSaid = true;
+      log.warn(`waiting for ${this.endpoints.join(", ")} since ${since} (the last: ${reason})`);
+    }
+    return true;
   }
 
   private stopSignals(signal: AbortSignal | undefined): AbortSignal[] {

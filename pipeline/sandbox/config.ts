@@ -101,6 +101,10 @@ export const sandboxConfigSchema = z
      * timeouts) are tried before the run stops with exit 3, instead of failing record after record
      */
     probe_s: operational(z.number().positive().default(30)),
+    /** client only: seconds every server may fail (after one answered) before `on_outage` applies */
+    outage_s: operational(z.number().positive().default(300)),
+    /** client only: `wait` for a server (runs stop spending retries) or `stop` the run with exit 3 */
+    on_outage: operational(z.enum(["wait", "stop"]).default("wait")),
   })
   .strict();
 

@@ -41,6 +41,8 @@ const CHANGES: Record<string, { set: string[]; base?: string[] }> = {
   ),
   "sandbox.balance": { set: ["sandbox.balance.eject_s=1"] },
   "sandbox.probe_s": { set: ["sandbox.probe_s=5"] },
+  "sandbox.outage_s": { set: ["sandbox.outage_s=5"] },
+  "sandbox.on_outage": { set: ["sandbox.on_outage=stop"] },
   "sandbox.workers": { set: ["sandbox.workers=3"] },
   "sandbox.queue": { set: ["sandbox.queue=5"] },
   launch: { set: ["launch.shards=4", "launch.slurm.partition=gpu"] },
