@@ -3,12 +3,14 @@
 // stack; what was committed stays readable; with room again, the rerun gives an undisturbed run's
 // records.
 import { execFileSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { StageStore } from "../../pipeline/store/stage-store.js";
 import { onSamples, runCli } from "../support/cli.js";
 import { present } from "../support/required.js";
 import { tempDir } from "../support/temp-dir.js";
+import { cli, outcomeOf, useReferenceRun } from "./kit.js";
 
 function mountProblem(): string | undefined {
   const dir = tempDir();
@@ -30,6 +32,8 @@ function bytesUnder(dir: string): number {
     .filter((e) => e.isFile())
     .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
 }
+
+const ref = useReferenceRun("cf-disk-full-");
 
 describe.skipIf(!canMount)("a full disk", () => {
   it("stops the run with exit 2 and advice; the rerun after space is freed is undisturbed", async () => {
@@ -64,6 +68,33 @@ describe.skipIf(!canMount)("a full disk", () => {
       const rerun = await run(data, ["run", "dedup"]);
       expect(rerun.code, rerun.stderr).toBe(0);
       expect((await run(data, ["cat", "dedup"])).stdout).toBe(expected.stdout);
+    } finally {
+      execFileSync("umount", [mount]);
+    }
+  });
+
+  it("a full LLM cache stops the run with exit 2 and marks no record failed; the rerun is undisturbed", async () => {
+    const mount = tempDir();
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=48k", "tmpfs", mount]);
+    try {
+      const dir = join(tempDir(), "data");
+      const cache = ["--set", `llm.cache.path=${mount}/llm-cache.sqlite`];
+      const full = await cli(dir, ["run", "filter", ...cache], ref.env());
+      expect(full.code, full.stderr).toBe(2);
+      expect(full.stderr).toMatch(
+        /error: filter: cannot write a cache \(SQLite\) in the data dir: no space left on the device \(SQLITE_FULL\)/,
+      );
+      expect(full.stderr).not.toMatch(/\n\s+at /);
+      const failed = new StageStore(dir, "filter")
+        .parts()
+        .flatMap((p) => readFileSync(p, "utf8").split("\n"))
+        .filter((line) => line && "f" in JSON.parse(line));
+      expect(failed).toEqual([]);
+
+      execFileSync("mount", ["-o", "remount,size=16m", mount]);
+      const rerun = await cli(dir, ["run", "filter", ...cache], ref.env());
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
     } finally {
       execFileSync("umount", [mount]);
     }
