@@ -1,6 +1,8 @@
 // The validate stage through the runner: the dialogue stages read one after the other, the drop / keep
 // policy from the config, tags in meta.validation, the outcome table in the manifest, and a sandbox
 // outage that fails dialogues (retried on the next run) instead of dropping them.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { EmbeddedSandbox, HttpSandboxClient, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
@@ -151,8 +153,15 @@ describe("validate stage", () => {
 
   it("a sandbox outage fails the dialogues (no verdict, no drop); the next run retries exactly those", async () => {
     const dir = tempDir("cf-validate-");
-    // nothing listens on port 9 of this host: every request is refused, as when the server is down
-    const down = new HttpSandboxClient(sandboxConfigSchema.parse({ url: "http://127.0.0.1:9" }));
+    // a server that answered once, then went down: every request is refused (one that never
+    // answered stops the run instead: test/sandbox/server.test.ts)
+    const server = createServer((_req, res) => res.writeHead(500).end("restarting"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const down = new HttpSandboxClient(sandboxConfigSchema.parse({ url, client_retries: 0 }));
+    await expect(down.run({ code: "print(1)", language: "python" })).rejects.toThrow(/HTTP 500/);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
     const outage = runnerFor(dir, "    sandbox_attempts: 2\n", down);
     await expect(outage.run(["validate"])).rejects.toThrow(/records failed: 5 x sandbox-error/);
     const partial = outage.status("validate");
