@@ -2,7 +2,7 @@
 // layouts served by the test hub, models played by the test LLM server (one that answers with the
 // canonical solutions, one that fixes its code only once it gets feedback, one that never does,
 // one that answers without code), judged in the embedded sandbox.
-import { readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import yargs from "yargs";
@@ -18,6 +18,7 @@ import {
   type ReceivedRequest,
   startLlmServer,
 } from "../support/llm-server.js";
+import { freePort } from "../support/ports.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const GUIDANCE = "Look again at upper-case letters, at every name you use, and at when your loop ends.";
@@ -95,7 +96,8 @@ async function evalModel(model: string, out: string, ...args: string[]): Promise
     return true;
   });
   const quiet = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  const argv = ["eval", "model", "--model", model, "--base-url", llm.url, "--out", path.join(dir, out)];
+  const argv = ["eval", "model", "--model", model, "--out", path.join(dir, out)];
+  if (!args.includes("--base-url")) argv.push("--base-url", llm.url);
   argv.push("--config", config, "--data-dir", path.join(dir, "data"), "--run-timeout", "2", ...args);
   try {
     await yargs(argv).command(evalCommand).strict().fail(false).parseAsync();
@@ -253,6 +255,38 @@ describe("eval model", () => {
     const limited = await evalModel("correct", "limited", "--benchmark", "humaneval+", "--limit", "2");
     expect(limited.error).toBeUndefined();
     expect(metrics("limited").tasks).toBe(2);
+  });
+
+  it("stops with exit 3, no task failed, when the model's server or the sandbox never answers", async () => {
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const noModel = await evalModel(
+      "unheard", // no answer of its in the cache
+      "dead-llm",
+      "--benchmark",
+      "mbpp",
+      "--base-url",
+      `${dead}/v1`,
+      "--set",
+      "llm.weak.probe_s=0.2",
+    );
+    expect(noModel.error).toMatchObject({ exitCode: 3 });
+    expect(noModel.error?.message).toMatch(/^llm role 'weak': no answer from /);
+    const noSandbox = await evalModel(
+      "correct",
+      "dead-sandbox",
+      "--benchmark",
+      "mbpp",
+      "--set",
+      `sandbox.url=${dead}`,
+      "--set",
+      "sandbox.probe_s=0.2",
+    );
+    expect(noSandbox.error).toMatchObject({ exitCode: 3 });
+    expect(noSandbox.error?.message).toMatch(/^no answer from the sandbox server at /);
+    for (const out of ["dead-llm", "dead-sandbox"]) {
+      expect(existsSync(path.join(dir, out, "metrics.json"))).toBe(false);
+      expect(readFileSync(path.join(dir, out, "results.jsonl"), "utf8")).not.toMatch(/"round":[1-9]/);
+    }
   });
 
   it("refuses a run time-out that is not a positive number before evaluating anything", async () => {

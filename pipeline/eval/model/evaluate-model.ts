@@ -1,11 +1,12 @@
 // `eval model` from loaded tasks to DIR/results.jsonl and DIR/metrics.json: finished tasks of an
 // earlier run are kept, the others are evaluated (a few at once), each appended as it finishes.
-// A task whose LLM call or sandbox run failed for operational reasons is not scored: it is listed
-// under `failed_tasks` and evaluated again by the next run (answers already paid for come back
-// from the response cache).
+// A task whose LLM call or sandbox run failed is listed under `failed_tasks` and evaluated again by
+// the next run (paid answers come back from the cache); a dead server, `on_outage: stop` or a full
+// disk stops the whole run instead, as in every stage.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import pLimit from "p-limit";
+import { diskFull, UserError } from "../../errors.js";
 import type { LlmClient } from "../../llm/types.js";
 import type { Logger } from "../../log.js";
 import type { CodeRunner } from "../../sandbox/types.js";
@@ -71,10 +72,12 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
   const failed: ModelEvalReport["failed"] = [];
   const limit = pLimit(config.workers);
   let finished = 0;
+  /** what stops the run (a dead server, `on_outage: stop`, a full disk): no task is failed for it */
+  let stop: unknown;
   await Promise.all(
     pending.map((task) =>
       limit(async () => {
-        if (options.signal?.aborted) return;
+        if (options.signal?.aborted || stop !== undefined) return;
         try {
           const rounds = await evaluateTask(task, {
             benchmark: loaded.benchmark,
@@ -93,6 +96,10 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
           await results.append(rounds);
         } catch (error) {
           if (options.signal?.aborted) return;
+          if (error instanceof UserError || diskFull(error)) {
+            stop ??= error;
+            return;
+          }
           const message = (error as Error).message;
           failed.push({ task_id: task.id, error: message });
           options.log.warn(`task ${task.id} not evaluated (rerun to retry): ${message}`);
@@ -102,6 +109,7 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
       }),
     ),
   );
+  if (stop !== undefined) throw stop;
 
   // Dataset order, whatever order the tasks finished in.
   const ordered: ResultLine[][] = [];
