@@ -135,6 +135,8 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
       if (estimatedPrompt < 0) estimatedPrompt = estimatePromptTokens(messages);
       return estimatedPrompt;
     };
+    /** attempts that spent the request's retries: not those made while probing or waiting out an outage */
+    let spent = 0;
     for (let attempt = 1; ; attempt++) {
       let failure: LlmAttemptError;
       try {
@@ -179,7 +181,8 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
             ` (every attempt failed; the last: ${failure.kind}); no record is marked failed meanwhile`,
         );
       }
-      if (!failure.retryable || (attempt >= maxAttempts && !probing && !outage)) {
+      if (!probing && !outage) spent++;
+      if (!failure.retryable || spent >= maxAttempts) {
         throw new LlmRequestError(this.endpoint.role, attempt, failure);
       }
       // Another replica can take it now: one server's trouble is no reason for this request to wait.

@@ -1,7 +1,7 @@
 // A role whose servers answered, then all fail for `outage_s`: with `on_outage: wait` requests stop
 // spending their retries and are answered once the server is back, none failed; with `stop` the run
 // stops with exit 3. A failure shorter than `outage_s` fails a record after its retries, as before.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { LlmOutageError, LlmRequestError } from "../../pipeline/llm/errors.js";
 import { UsageMeter } from "../../pipeline/usage.js";
@@ -28,6 +28,34 @@ describe("LLM client: an outage after the server answered", () => {
     const said = log.lines.join("\n");
     expect(said).toMatch(new RegExp(`waiting for ${t.server.url} since \\d\\d:\\d\\d`));
     expect(said).toContain("answers again");
+  });
+
+  it("on_outage wait: a request that waited out an outage has its retries again once the server is back", async () => {
+    const log = recordingLogger();
+    const config = testConfig(t.server.url, { retries: 2, outage_s: 0.3, on_outage: "wait" });
+    const service = testService(config, t.dir, { log });
+    const client = service.client("scorer", new UsageMeter());
+    await client.chat(ask("warm up"));
+    let back = false;
+    let failsOnceBack = 1;
+    t.server.options.fault = (request) => {
+      const text = request.body.messages[0]!.content;
+      if (text === "b" || (back && text === "a" && failsOnceBack-- <= 0)) return undefined;
+      return { type: "status", status: 503 };
+    };
+    await expect(client.chat(ask("first"))).rejects.toBeInstanceOf(LlmRequestError);
+    // past outage_s since the first failure: "a" waits from its first attempt on
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const a = client.chat(ask("a"));
+    const triesOfA = () => t.server.requests.filter((r) => r.body.messages[0]!.content === "a").length;
+    await vi.waitFor(() => expect(triesOfA()).toBeGreaterThanOrEqual(6), { timeout: 20_000, interval: 10 });
+    // the server answers again; then "a" fails once more, which one of its retries covers
+    expect((await client.chat(ask("b"))).content).toBe("hi there");
+    back = true;
+    expect((await a).content).toBe("hi there");
+    expect(failsOnceBack).toBeLessThan(0);
+    await service.close();
+    expect(log.lines.join("\n")).toContain("answers again");
   });
 
   it("on_outage stop: the run stops with exit 3 naming the role and the server", async () => {
