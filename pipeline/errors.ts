@@ -54,21 +54,28 @@ export class DiskFullError extends UserError {}
  */
 export function diskFull(error: unknown, stage?: { name: string; dir: string }): DiskFullError | undefined {
   if (error instanceof DiskFullError) return error;
-  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  const { code, path, setting } = (error ?? {}) as { code?: unknown; path?: unknown; setting?: unknown };
   if (typeof code !== "string" || !(code in NO_ROOM)) return undefined;
   const file =
     typeof path === "string"
       ? path
       : code.startsWith("SQLITE")
-        ? "a cache (SQLite) in the data dir"
+        ? "a cache (SQLite)"
         : (stage?.dir ?? "the data dir");
+  const move = typeof setting === "string" ? `move it (${setting})` : "move data_dir (--data-dir)";
   return new DiskFullError(
     `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})` +
       `${stage ? `; the stage's files take ${formatBytes(bytesUnder(stage.dir))}` : ""}. What was committed before is kept. ` +
-      "Free space there, or move data_dir (--data-dir) to a larger disk, then run the same command again: " +
+      `Free space there, or ${move} to a larger disk, then run the same command again: ` +
       "it resumes where it stopped.",
     { cause: error },
   );
+}
+
+/** `error` (a failed write to a cache) marked with the cache's file and the setting that places it. */
+export function inCache(error: unknown, path: string, setting: string): unknown {
+  if (error instanceof Error) Object.assign(error, { path, setting });
+  return error;
 }
 
 function bytesUnder(dir: string): number {

@@ -3,6 +3,7 @@
 // transaction, committed before its vectors are used: a `kill -9` loses at most the batch in flight.
 // Opened like the LLM response cache, with the same durability (pipeline/sqlite.ts).
 import { hash } from "node:crypto";
+import { inCache } from "../errors.js";
 import { openSqlite, type SqliteDatabase, type SqliteStatement } from "../sqlite.js";
 
 // Bump when the key's recipe changes, so old entries are simply never found again.
@@ -74,7 +75,11 @@ export class EmbeddingCache {
 
   /** Commits a batch in one transaction; durable against a killed process once this returns. */
   putMany(rows: { key: Buffer; model: string; value: CachedEmbedding }[]): void {
-    if (rows.length > 0) this.insertMany(rows);
+    try {
+      if (rows.length > 0) this.insertMany(rows);
+    } catch (error) {
+      throw inCache(error, this.path, "stages.pack.cache.path");
+    }
   }
 
   count(): number {

@@ -5,6 +5,7 @@
 import { hash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import { inCache } from "../errors.js";
 import { openSqlite, openSqliteToRead, type SqliteDatabase, type SqliteStatement } from "../sqlite.js";
 import type { Sampling } from "./config.js";
 import type { ChatMessage, ChatResult } from "./types.js";
@@ -204,7 +205,7 @@ export class ResponseCache {
     try {
       this.putMany(batch);
     } catch (error) {
-      for (const item of batch) item.reject(error as Error);
+      for (const item of batch) item.reject(inCache(error, this.path, "llm.cache.path") as Error);
       return;
     }
     for (const item of batch) item.resolve();
