@@ -1,6 +1,6 @@
 // A stage's manifest: what produced its outputs (config hash, upstream output hashes), how far it got,
 // counts, LLM usage and timings. Written atomically (temp file + rename), so it is never torn.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxUsage, UsageTotals } from "../usage.js";
 import { StoreError } from "./parts.js";
@@ -75,14 +75,20 @@ export function writeManifest(stageDir: string, manifest: Manifest): void {
   const path = join(stageDir, MANIFEST_FILE);
   const tmp = `${path}.${process.pid}.tmp`;
   // durable before it becomes visible, and the rename itself durable: a power loss leaves old or new
-  const fd = openSync(tmp, "w");
   try {
-    writeSync(fd, `${JSON.stringify(manifest, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, "w");
+    try {
+      writeFileSync(fd, `${JSON.stringify(manifest, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (error) {
+    // a full disk: no half-written file left to take the room the rerun needs
+    rmSync(tmp, { force: true });
+    throw error;
   }
-  renameSync(tmp, path);
   syncDir(stageDir);
 }
 

@@ -57,6 +57,7 @@ describe.skipIf(!canMount)("a full disk", () => {
       );
       expect(full.stderr).toContain("Free space there, or move data_dir (--data-dir) to a larger disk");
       expect(full.stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(data, { recursive: true }).filter((f) => String(f).endsWith(".tmp"))).toEqual([]);
       const status = await run(data, ["status"]);
       expect(status.code, status.stderr).toBe(0);
 

@@ -1,7 +1,8 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DoneSet } from "../../pipeline/store/done-set.js";
+import { MANIFEST_FILE, type Manifest, writeManifest } from "../../pipeline/store/manifest.js";
 import {
   type Entry,
   entryLine,
@@ -109,6 +110,13 @@ describe("store", () => {
     const again = store.lock();
     again();
     unlock();
+  });
+
+  it("a manifest write that fails (a full disk: /dev/full) leaves no temporary file behind", () => {
+    const dir = tempDir();
+    symlinkSync("/dev/full", join(dir, `${MANIFEST_FILE}.${process.pid}.tmp`));
+    expect(() => writeManifest(dir, {} as Manifest)).toThrow(/ENOSPC/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 
