@@ -40,6 +40,8 @@ export const openaiEmbedderSchema = z
     concurrency: operational(z.number().int().positive().max(256).default(4)),
     timeout_s: operational(z.number().positive().default(120)),
     retries: operational(z.number().int().min(0).max(20).default(4)),
+    /** how long a server that never answered (not up yet, a wrong address) is tried before the run stops */
+    probe_s: operational(z.number().positive().default(30)),
   })
   .strict();
 

@@ -3,11 +3,14 @@
 // with backoff; a batch the server refuses as a whole (HTTP 400, usually one input too long for the
 // model) is retried text by text so only the offending text is refused and the rest go through.
 import OpenAI from "openai";
-import { NotConfiguredError, OperationalError, UserError } from "../errors.js";
+import { sleep } from "../abort.js";
+import { NotConfiguredError, OperationalError, UserError, unreached } from "../errors.js";
 import type { OpenAIEmbedderConfig } from "./config.js";
 import type { Embedder, RawEmbedding } from "./types.js";
 
 export type Env = Record<string, string | undefined>;
+
+const PROBE_EVERY_MS = 1000;
 
 export class OpenAIEmbedder implements Embedder {
   readonly model: string;
@@ -18,6 +21,8 @@ export class OpenAIEmbedder implements Embedder {
   private client: OpenAI | undefined;
   /** the server answered in this run, if only with an error: not reaching it then is an outage */
   private heard = false;
+  /** when a request first found nobody, while none was ever answered */
+  private silentSince: number | undefined;
 
   constructor(
     private readonly config: OpenAIEmbedderConfig,
@@ -61,6 +66,15 @@ export class OpenAIEmbedder implements Embedder {
       return vectors;
     } catch (error) {
       if (error instanceof OpenAI.APIError && error.status !== undefined) this.heard = true;
+      // A server still loading gets probe_s to come up; its batches spend no retries meanwhile.
+      if (!this.heard && (unreached(error) || error instanceof OpenAI.APIConnectionTimeoutError)) {
+        this.silentSince ??= Date.now();
+        const left = this.silentSince + this.config.probe_s * 1000 - Date.now();
+        if (left > 0) {
+          await sleep(Math.min(left, PROBE_EVERY_MS), signal);
+          return this.embed(texts, signal);
+        }
+      }
       if (!(error instanceof OpenAI.BadRequestError)) throw this.advice(error);
       if (texts.length === 1) return [{ refused: `HTTP 400: ${error.message.slice(0, 300)}` }];
       const out: (RawEmbedding | { refused: string })[] = [];
@@ -115,8 +129,9 @@ export class OpenAIEmbedder implements Embedder {
       let inner: unknown = error;
       while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
       const cause = inner !== error && inner instanceof Error ? ` (${inner.message})` : "";
+      const tried = this.heard ? `after ${this.config.retries} retries` : `in ${this.config.probe_s} s`;
       const message =
-        `cannot reach ${at}${cause} after ${this.config.retries} retries: start it, or fix ` +
+        `cannot reach ${at}${cause} ${tried}: start it, or fix ` +
         `embedder.base_url or $${this.config.base_url_env} (OpenAI-compatible servers usually want it to ` +
         `end in /v1); ${cached}`;
       // never answered: a wrong address or a server not up (3); answered before: an outage (4)

@@ -52,6 +52,7 @@ const CHANGES: Record<string, { set: string[]; base?: string[] }> = {
   "stages.pack.embedder.concurrency": { base: OPENAI_EMBEDDER, set: ["stages.pack.embedder.concurrency=9"] },
   "stages.pack.embedder.timeout_s": { base: OPENAI_EMBEDDER, set: ["stages.pack.embedder.timeout_s=9"] },
   "stages.pack.embedder.retries": { base: OPENAI_EMBEDDER, set: ["stages.pack.embedder.retries=0"] },
+  "stages.pack.embedder.probe_s": { base: OPENAI_EMBEDDER, set: ["stages.pack.embedder.probe_s=5"] },
   ...Object.fromEntries(
     ["simulate", "correct"].flatMap((stage) => [
       [`stages.${stage}.concurrency`, { set: [`stages.${stage}.concurrency=5`] }],

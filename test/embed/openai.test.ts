@@ -112,13 +112,28 @@ describe("OpenAI-compatible embedder", () => {
       /answered 404 for model bge-test.*embedder\.model.*\/v1/s,
     );
     const dead = `http://127.0.0.1:${await freePort()}/v1`;
-    const closed = await embed({ base_url: dead }, {}).catch((e: unknown) => e);
+    const closed = await embed({ base_url: dead, probe_s: 0.2 }, {}).catch((e: unknown) => e);
     expect((closed as Error).message).toContain(
-      `cannot reach the embeddings server at ${dead} (connect ECONNREFUSED`,
+      `cannot reach the embeddings server at ${dead} (connect ECONNREFUSED 127.0.0.1:`,
     );
+    expect((closed as Error).message).toContain("in 0.2 s: start it");
     expect((closed as Error).message).toMatch(/embedder\.base_url.*\/v1.*rerun/s);
     // a server that never answered is a wrong address or one not up: the run stops with 3
     expect(closed).toMatchObject({ exitCode: 3 });
+  });
+
+  it("waits probe_s for a server that is not up yet, spending no retries", async () => {
+    const port = await freePort();
+    const embedder = new OpenAIEmbedder(
+      config({ retries: 0, probe_s: 60, base_url: `http://127.0.0.1:${port}/v1` }),
+      {},
+    );
+    const vectors = embedder.embed(["sort a list"]);
+    // the server comes up after the first attempt found nobody
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server = await startEmbeddingsServer({ dimension: 16, port });
+    expect(await vectors).toHaveLength(1);
+    expect(server.requests).toEqual([["sort a list"]]);
   });
 
   it("a server that answered and then went away is an outage (exit 4)", async () => {

@@ -17,6 +17,8 @@ export interface EmbeddingsServerOptions {
   /** the first N requests get HTTP 503 */
   failFirst?: number;
   requireKey?: string;
+  /** default: any free port */
+  port?: number;
 }
 
 export interface EmbeddingsServer {
@@ -95,7 +97,7 @@ export async function startEmbeddingsServer(
       });
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
