@@ -8,22 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/stage-store.js";
 import { onSamples, runCli } from "../support/cli.js";
-import { present } from "../support/required.js";
+import { present, tmpfsProblem } from "../support/required.js";
 import { tempDir } from "../support/temp-dir.js";
 import { cli, outcomeOf, useReferenceRun } from "./kit.js";
 
-function mountProblem(): string | undefined {
-  const dir = tempDir();
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
-    execFileSync("umount", [dir], { stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    return `cannot mount a tmpfs (it takes root): ${(error as Error).message.split("\n")[0]}`;
-  }
-}
-
-const canMount = present("TMPFS", mountProblem());
+const canMount = present("TMPFS", tmpfsProblem());
 const run = (dataDir: string, args: string[]) =>
   runCli([...args, ...onSamples(dataDir, ["hub.endpoint=file:data/sample"])], { env: { HF_ENDPOINT: "" } });
 

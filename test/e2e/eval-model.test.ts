@@ -2,6 +2,8 @@
 // layouts served by the test hub, models played by the test LLM server (one that answers with the
 // canonical solutions, one that fixes its code only once it gets feedback, one that never does,
 // one that answers without code), judged in the embedded sandbox.
+
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -19,7 +21,10 @@ import {
   startLlmServer,
 } from "../support/llm-server.js";
 import { freePort } from "../support/ports.js";
+import { present, tmpfsProblem } from "../support/required.js";
 import { tempDir } from "../support/temp-dir.js";
+
+const canMount = present("TMPFS", tmpfsProblem());
 
 const GUIDANCE = "Look again at upper-case letters, at every name you use, and at when your loop ends.";
 
@@ -286,6 +291,20 @@ describe("eval model", () => {
     for (const out of ["dead-llm", "dead-sandbox"]) {
       expect(existsSync(path.join(dir, out, "metrics.json"))).toBe(false);
       expect(readFileSync(path.join(dir, out, "results.jsonl"), "utf8")).not.toMatch(/"round":[1-9]/);
+    }
+  });
+
+  it.skipIf(!canMount)("stops with exit 2, no task failed, when --out is on a full disk", async () => {
+    const mount = tempDir();
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", mount]);
+    try {
+      const run = await evalModel("correct", path.relative(dir, mount), "--benchmark", "humaneval");
+      expect(run.error).toMatchObject({ exitCode: 2 });
+      expect(run.error?.message).toContain(
+        `eval model: cannot write ${mount}: no space left on the device (ENOSPC)`,
+      );
+    } finally {
+      execFileSync("umount", [mount]);
     }
   });
 

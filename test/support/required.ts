@@ -1,6 +1,8 @@
 // Tests that need something of the host (bubblewrap, a one-node Slurm, the paper's seed checked out
 // beside the repo, a tmpfs mount) skip where it is missing; CI sets CODEFEEDBACK_REQUIRE_<NAME>=1 so there they fail.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { tempDir } from "./temp-dir.js";
 
 /**
  * Whether tests that need `name` run: yes when nothing is `missing`; no (a skip) when something is,
@@ -21,5 +23,17 @@ export function paperSeed(): string | undefined {
   } catch (error) {
     present("SEEDS", `the seed cannot be read: ${(error as Error).message}`);
     return undefined;
+  }
+}
+
+/** Why a tmpfs cannot be mounted here (it takes root), or undefined when one can. */
+export function tmpfsProblem(): string | undefined {
+  const dir = tempDir();
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
+    execFileSync("umount", [dir], { stdio: "pipe" });
+    return undefined;
+  } catch (error) {
+    return `cannot mount a tmpfs (it takes root): ${(error as Error).message.split("\n")[0]}`;
   }
 }

@@ -96,8 +96,9 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
           await results.append(rounds);
         } catch (error) {
           if (options.signal?.aborted) return;
-          if (error instanceof UserError || diskFull(error)) {
-            stop ??= error;
+          const full = diskFull(error, { name: "eval model", dir: options.out });
+          if (error instanceof UserError || full) {
+            stop ??= full ?? error;
             return;
           }
           const message = (error as Error).message;
