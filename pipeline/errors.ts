@@ -63,10 +63,11 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
         ? "a cache (SQLite)"
         : (stage?.dir ?? "the data dir");
   const move = typeof setting === "string" ? `move it (${setting})` : "move data_dir (--data-dir)";
+  const readOnly = code === "EROFS" || code === "SQLITE_READONLY";
   return new DiskFullError(
     `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})` +
       `${stage ? `; the stage's files take ${formatBytes(bytesUnder(stage.dir))}` : ""}. What was committed before is kept. ` +
-      `Free space there, or ${move} to a larger disk, then run the same command again: ` +
+      `${readOnly ? "Make it writable again" : "Free space there"}, or ${move} to a larger disk, then run the same command again: ` +
       "it resumes where it stopped.",
     { cause: error },
   );

@@ -1,9 +1,9 @@
 // A data dir on a file system that fills up mid-run (a tmpfs the test mounts, half the size a run
 // needs): the run stops with exit 2 and a message naming the stage, the path and what to do, no
 // stack; what was committed stays readable; with room again, the rerun gives an undisturbed run's
-// records.
+// records. A read-only file system likewise (exit 2, advice to make it writable), and a full LLM cache.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/stage-store.js";
@@ -57,6 +57,40 @@ describe.skipIf(!canMount)("a full disk", () => {
       execFileSync("mount", ["-o", "remount,size=16m", mount]);
       const rerun = await run(data, ["run", "dedup"]);
       expect(rerun.code, rerun.stderr).toBe(0);
+      expect((await run(data, ["cat", "dedup"])).stdout).toBe(expected.stdout);
+    } finally {
+      execFileSync("umount", [mount]);
+    }
+  });
+
+  it("a read-only file system where the run gets to stops it with exit 2 and advice; the rerun after remount,rw is undisturbed", async () => {
+    const reference = join(tempDir(), "data");
+    expect((await run(reference, ["run", "dedup"])).code).toBe(0);
+    const expected = await run(reference, ["cat", "dedup"]);
+
+    // download and normalize write to the data dir; dedup's files are on a tmpfs that is read-only
+    const data = join(tempDir(), "data");
+    const mount = join(data, "dedup");
+    mkdirSync(mount, { recursive: true });
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=16m,ro", "tmpfs", mount]);
+    try {
+      const readOnly = await run(data, ["run", "dedup"]);
+      expect(readOnly.code, readOnly.stderr).toBe(2);
+      expect(readOnly.stderr).toContain(`cannot write ${mount}/`);
+      expect(readOnly.stderr).toContain("the file system is read-only (EROFS)");
+      expect(readOnly.stderr).toContain(
+        "Make it writable again, or move data_dir (--data-dir) to a larger disk",
+      );
+      expect(readOnly.stderr).not.toMatch(/\n\s+at /);
+      expect(readOnly.stderr).toContain("normalize: complete");
+      expect((await run(data, ["cat", "normalize"])).stdout).toBe(
+        (await run(reference, ["cat", "normalize"])).stdout,
+      );
+
+      execFileSync("mount", ["-o", "remount,rw", mount]);
+      const rerun = await run(data, ["run", "dedup"]);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toContain("normalize: up to date");
       expect((await run(data, ["cat", "dedup"])).stdout).toBe(expected.stdout);
     } finally {
       execFileSync("umount", [mount]);
