@@ -43,6 +43,7 @@ const NO_ROOM: Record<string, string> = {
   EROFS: "the file system is read-only",
   SQLITE_FULL: "no space left on the device",
   SQLITE_READONLY: "the file system is read-only",
+  SQLITE_CANTOPEN: "it cannot be created there (a read-only file system, or no permission)",
 };
 
 /** The data dir or a cache cannot be written: the disk is full, a quota spent, or it is read-only. */
@@ -63,7 +64,7 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
         ? "a cache (SQLite)"
         : (stage?.dir ?? "the data dir");
   const move = typeof setting === "string" ? `move it (${setting})` : "move data_dir (--data-dir)";
-  const readOnly = code === "EROFS" || code === "SQLITE_READONLY";
+  const readOnly = code === "EROFS" || code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN";
   return new DiskFullError(
     `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})` +
       `${stage ? `; the stage's files take ${formatBytes(bytesUnder(stage.dir))}` : ""}. What was committed before is kept. ` +

@@ -261,5 +261,9 @@ export function openResponseCache(path: string, shard?: CacheShard): ResponseCac
       readAlso.push(join(dir, name));
     }
   }
-  return new ResponseCache(own, { readAlso, ...(shard ? { exclusive: true } : {}) });
+  try {
+    return new ResponseCache(own, { readAlso, ...(shard ? { exclusive: true } : {}) });
+  } catch (error) {
+    throw inCache(error, own, "llm.cache.path");
+  }
 }

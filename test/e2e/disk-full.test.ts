@@ -22,6 +22,12 @@ function bytesUnder(dir: string): number {
     .reduce((sum, e) => sum + statSync(join(e.parentPath, e.name)).size, 0);
 }
 
+const failedIn = (dir: string) =>
+  new StageStore(dir, "filter")
+    .parts()
+    .flatMap((p) => readFileSync(p, "utf8").split("\n"))
+    .filter((line) => line && "f" in JSON.parse(line));
+
 const ref = useReferenceRun("cf-disk-full-");
 
 describe.skipIf(!canMount)("a full disk", () => {
@@ -97,6 +103,31 @@ describe.skipIf(!canMount)("a full disk", () => {
     }
   });
 
+  it("an LLM cache on a read-only file system stops the run with exit 2 and advice; the rerun after remount,rw is undisturbed", async () => {
+    const mount = tempDir();
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", mount]);
+    try {
+      const dir = join(tempDir(), "data");
+      const cache = ["--set", `llm.cache.path=${mount}/llm-cache.sqlite`];
+      const readOnly = await cli(dir, ["run", "filter", ...cache], ref.env());
+      expect(readOnly.code, readOnly.stderr).toBe(2);
+      expect(readOnly.stderr).toContain(`cannot write ${mount}/llm-cache.sqlite: `);
+      expect(readOnly.stderr).toContain("(SQLITE_CANTOPEN)");
+      expect(readOnly.stderr).toContain(
+        "Make it writable again, or move it (llm.cache.path) to a larger disk",
+      );
+      expect(readOnly.stderr).not.toMatch(/\n\s+at /);
+      expect(failedIn(dir)).toEqual([]);
+
+      execFileSync("mount", ["-o", "remount,rw", mount]);
+      const rerun = await cli(dir, ["run", "filter", ...cache], ref.env());
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+    } finally {
+      execFileSync("umount", [mount]);
+    }
+  });
+
   it("a full LLM cache stops the run with exit 2 and marks no record failed; the rerun is undisturbed", async () => {
     const mount = tempDir();
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=48k", "tmpfs", mount]);
@@ -110,11 +141,7 @@ describe.skipIf(!canMount)("a full disk", () => {
       );
       expect(full.stderr).toContain("Free space there, or move it (llm.cache.path) to a larger disk");
       expect(full.stderr).not.toMatch(/\n\s+at /);
-      const failed = new StageStore(dir, "filter")
-        .parts()
-        .flatMap((p) => readFileSync(p, "utf8").split("\n"))
-        .filter((line) => line && "f" in JSON.parse(line));
-      expect(failed).toEqual([]);
+      expect(failedIn(dir)).toEqual([]);
 
       execFileSync("mount", ["-o", "remount,size=16m", mount]);
       const rerun = await cli(dir, ["run", "filter", ...cache], ref.env());
