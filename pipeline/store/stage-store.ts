@@ -6,7 +6,7 @@ import { hash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
-import { UserError } from "../errors.js";
+import { diskFull, UserError } from "../errors.js";
 import { processAlive } from "../pid.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { DoneSet } from "./done-set.js";
@@ -292,7 +292,8 @@ export class StageStore {
           }
         };
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+          throw diskFull(error, { name: this.label, dir: this.dir }) ?? error;
         const [pidText, host] = readFileSync(path, "utf8").split(" ");
         const holder = Number(pidText);
         const elsewhere = host !== undefined && host !== hostname();

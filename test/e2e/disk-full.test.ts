@@ -82,7 +82,7 @@ describe.skipIf(!canMount)("a full disk", () => {
     try {
       const readOnly = await run(data, ["run", "dedup"]);
       expect(readOnly.code, readOnly.stderr).toBe(2);
-      expect(readOnly.stderr).toContain(`cannot write ${mount}/`);
+      expect(readOnly.stderr).toContain(`error: dedup: cannot write ${mount}/`);
       expect(readOnly.stderr).toContain("the file system is read-only (EROFS)");
       expect(readOnly.stderr).toContain(
         "Make it writable again, or move data_dir (--data-dir) to a larger disk",
