@@ -1,8 +1,9 @@
 // Tests that need something of the host (bubblewrap, a one-node Slurm, the paper's seed checked out
 // beside the repo, a tmpfs mount) skip where it is missing; CI sets CODEFEEDBACK_REQUIRE_<NAME>=1 so there they fail.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { tempDir } from "./temp-dir.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /**
  * Whether tests that need `name` run: yes when nothing is `missing`; no (a skip) when something is,
@@ -28,12 +29,15 @@ export function paperSeed(): string | undefined {
 
 /** Why a tmpfs cannot be mounted here (it takes root), or undefined when one can. */
 export function tmpfsProblem(): string | undefined {
-  const dir = tempDir();
+  // not tempDir(): this module is also loaded by child processes the tests start, outside vitest
+  const dir = mkdtempSync(join(tmpdir(), "cf-tmpfs-probe-"));
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
     execFileSync("umount", [dir], { stdio: "pipe" });
     return undefined;
   } catch (error) {
     return `cannot mount a tmpfs (it takes root): ${(error as Error).message.split("\n")[0]}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
