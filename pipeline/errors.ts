@@ -42,6 +42,8 @@ const NO_ROOM: Record<string, string> = {
   EDQUOT: "the disk quota is exceeded",
   EROFS: "the file system is read-only",
   SQLITE_FULL: "no space left on the device",
+  // the WAL index (the -shm file) could not grow
+  SQLITE_IOERR_SHMSIZE: "no space left on the device",
   SQLITE_READONLY: "the file system is read-only",
   SQLITE_CANTOPEN: "it cannot be created there (a read-only file system, or no permission)",
 };

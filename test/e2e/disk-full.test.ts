@@ -128,27 +128,34 @@ describe.skipIf(!canMount)("a full disk", () => {
     }
   });
 
-  it("a full LLM cache stops the run with exit 2 and marks no record failed; the rerun is undisturbed", async () => {
-    const mount = tempDir();
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=48k", "tmpfs", mount]);
-    try {
-      const dir = join(tempDir(), "data");
-      const cache = ["--set", `llm.cache.path=${mount}/llm-cache.sqlite`];
-      const full = await cli(dir, ["run", "filter", ...cache], ref.env());
-      expect(full.code, full.stderr).toBe(2);
-      expect(full.stderr).toContain(
-        `error: filter: cannot write ${mount}/llm-cache.sqlite: no space left on the device (SQLITE_FULL)`,
-      );
-      expect(full.stderr).toContain("Free space there, or move it (llm.cache.path) to a larger disk");
-      expect(full.stderr).not.toMatch(/\n\s+at /);
-      expect(failedIn(dir)).toEqual([]);
+  // 48k: the database file cannot grow; 16k: nor can its WAL index (SQLite's -shm file)
+  it.each([
+    ["48k", "SQLITE_FULL"],
+    ["16k", "SQLITE_IOERR_SHMSIZE"],
+  ])(
+    "a full LLM cache (%s) stops the run with exit 2 (%s) and marks no record failed; the rerun is undisturbed",
+    async (size, code) => {
+      const mount = tempDir();
+      execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", mount]);
+      try {
+        const dir = join(tempDir(), "data");
+        const cache = ["--set", `llm.cache.path=${mount}/llm-cache.sqlite`];
+        const full = await cli(dir, ["run", "filter", ...cache], ref.env());
+        expect(full.code, full.stderr).toBe(2);
+        expect(full.stderr).toContain(
+          `error: filter: cannot write ${mount}/llm-cache.sqlite: no space left on the device (${code})`,
+        );
+        expect(full.stderr).toContain("Free space there, or move it (llm.cache.path) to a larger disk");
+        expect(full.stderr).not.toMatch(/\n\s+at /);
+        expect(failedIn(dir)).toEqual([]);
 
-      execFileSync("mount", ["-o", "remount,size=16m", mount]);
-      const rerun = await cli(dir, ["run", "filter", ...cache], ref.env());
-      expect(rerun.code, rerun.stderr).toBe(0);
-      expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
-    } finally {
-      execFileSync("umount", [mount]);
-    }
-  });
+        execFileSync("mount", ["-o", "remount,size=16m", mount]);
+        const rerun = await cli(dir, ["run", "filter", ...cache], ref.env());
+        expect(rerun.code, rerun.stderr).toBe(0);
+        expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+      } finally {
+        execFileSync("umount", [mount]);
+      }
+    },
+  );
 });
