@@ -92,8 +92,14 @@ export class KnnIndex {
     if (file) {
       await mkdir(path.dirname(file), { recursive: true });
       const temporary = `${file}.${process.pid}.tmp`;
-      await index.writeIndex(temporary);
-      await rename(temporary, file);
+      try {
+        await index.writeIndex(temporary);
+        await rename(temporary, file);
+      } catch (error) {
+        // a full disk must not keep the half-written index: the rerun needs that room
+        await rm(temporary, { force: true });
+        throw error;
+      }
     }
     return new KnnIndex(index, vectors.length, false);
   }

@@ -51,9 +51,9 @@ export interface RoleBackend {
   close(): void | Promise<void>;
 }
 
-/** What is shared by all clients of one role: the connection, the limits, the cache. */
 type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError | LlmOutageError;
 
+/** What is shared by all clients of one role: the connection, the limits, the cache. */
 export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBackend {
   readonly role: string;
   readonly endpoint: Endpoint;
@@ -77,8 +77,8 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
   /** since when every attempt at a server failed (undefined: the last one was answered) */
   private failingSince: number | undefined;
   private waitingSaid = false;
-  // `unusable` (from CachedRoleBackend) is set by a 401/403/404: the endpoint cannot work as
-  // configured, so nothing more is sent.
+  // `unusable` (from CachedRoleBackend) is set by a 401/403/404, or when no server ever answered or an
+  // outage stops the run (`on_outage: stop`): nothing more is sent.
 
   constructor(
     endpoint: Endpoint,

@@ -118,6 +118,8 @@ export class HttpSandboxClient implements CodeRunner {
     /** servers this request failed on, tried again only when no other one can take it */
     const failedOn = new Set<string>();
     const stopped = () => (signal?.aborted ? signal.reason : this.controller.signal.reason);
+    // the backoff grows with every failure, also those that spend no retry (a probe, an outage)
+    let failures = 0;
     for (let attempt = 0; attempt <= this.config.client_retries; attempt++) {
       const lease =
         this.pool.tryAcquire(failedOn, usage) ??
@@ -126,10 +128,11 @@ export class HttpSandboxClient implements CodeRunner {
       lastUrl = url;
       const failed = async (error: unknown, outcome: "failed" | "paused", waitMs?: number) => {
         lastError = error;
+        failures++;
         lease.end(outcome, waitMs);
         failedOn.add(lease.name);
         // Another server can take it now: one server's trouble is no reason for this run to wait.
-        if (!this.pool.hasOther(failedOn)) await sleep(waitMs ?? backoffMs(attempt), signal);
+        if (!this.pool.hasOther(failedOn)) await sleep(waitMs ?? backoffMs(failures - 1), signal);
       };
       let status: number;
       let text: string;
@@ -161,7 +164,7 @@ export class HttpSandboxClient implements CodeRunner {
         const wait =
           probeEnd === undefined
             ? undefined
-            : Math.max(0, Math.min(backoffMs(attempt), probeEnd - Date.now()));
+            : Math.max(0, Math.min(backoffMs(failures), probeEnd - Date.now()));
         await failed(why, "failed", wait);
         continue;
       } finally {

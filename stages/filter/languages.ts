@@ -1,5 +1,5 @@
 // The languages of the filtered set beside the paper's (OpenCodeInterpreter, arXiv 2402.14658), for
-// filter's report section and export's summary and card.
+// export's summary, card and report section (counted from filter's summary or export's released pairs).
 import { z } from "zod";
 import { PAPER_DEVIATION_LIMIT, paperDeviation } from "../../pipeline/dialogue.js";
 

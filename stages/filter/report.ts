@@ -1,6 +1,6 @@
 // Filter's part of the run report: its rounds in the flow chart, the paper's filtering figure under it
-// (287,252 -> 191,122 -> 156,526), the languages of the filtered set beside the paper's, and each
-// round's score histogram with the passing scores apart.
+// (287,252 -> 191,122 -> 156,526), and each round's score histogram with the passing scores apart.
+// (The languages of the filtered set are export's section: it reads this stage's summary.)
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
 import type { FilterSummary } from "./funnel.js";

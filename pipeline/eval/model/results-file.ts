@@ -103,8 +103,13 @@ export class ResultsFile {
       .map((line) => `${JSON.stringify(line)}\n`)
       .join("");
     const staging = `${this.path}.tmp`;
-    await writeFile(staging, body);
-    await rename(staging, this.path);
+    try {
+      await writeFile(staging, body);
+      await rename(staging, this.path);
+    } catch (error) {
+      await rm(staging, { force: true });
+      throw error;
+    }
   }
 
   /** Appends one finished task's lines in one write; calls are serialised. */
