@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import pLimit from "p-limit";
 import type { LanguageName } from "../pipeline/code/languages.js";
-import { type Dialogue, talliesOf } from "../pipeline/dialogue.js";
+import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
 import { learnServerWorkers, programsAtOnce, SandboxOutageError } from "../pipeline/execution/index.js";
 import { roleConfig } from "../pipeline/llm/config.js";
@@ -288,6 +288,5 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSu
   summarySchema: leetcodeSummarySchema,
   report: {
     flow: outputsStep("leetcode dialogues"),
-    made: (summary) => talliesOf(summary, LEETCODE_METHODS),
   },
 });

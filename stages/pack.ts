@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { makeDialogue, talliesOf } from "../pipeline/dialogue.js";
+import { makeDialogue } from "../pipeline/dialogue.js";
 import type { CachedEmbedding } from "../pipeline/embed/cache.js";
 import { createEmbedder, EmbeddingCache, embedTexts, KnnIndex } from "../pipeline/embed/index.js";
 import { outputsStep } from "../pipeline/report/flow.js";
@@ -219,6 +219,5 @@ export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
   summarySchema: packSummarySchema,
   report: {
     flow: outputsStep("pack dialogues"),
-    made: (summary) => talliesOf(summary, [SINGLE_TURN_PACKING]),
   },
 });

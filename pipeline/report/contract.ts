@@ -1,4 +1,4 @@
-// What a stage declares for the run report (`report: { flow, underFlow, sections, made }`), and the
+// What a stage declares for the run report (`report: { flow, underFlow, sections }`), and the
 // view of the run the report hands it. The report knows no stage: it reads a summary only through its
 // stage's `summarySchema`, and hands each part its own typed summary and those of the stages its
 // section declares it `reads`. A summary that does not parse is noted at the section's top.
@@ -53,8 +53,6 @@ export interface StageReport<S> {
   underFlow?(view: StageView<S>): string;
   /** its own sections, in page order */
   sections?: readonly ReportSection<S>[];
-  /** a dialogue stage: the dialogues and turns it made per method, from its summary */
-  made?(summary: S): MethodCounts;
 }
 
 /** A file of the release, as the release stage's summary lists it. */
@@ -100,7 +98,7 @@ export interface ReportView {
    * reading a summary its section does not declare in `reads` is an error.
    */
   summaryOf<S>(stage: Summarized<S>): S | undefined;
-  /** what a dialogue stage that ran made, per method (its `report.made`); undefined otherwise */
+  /** what a dialogue stage that ran made, per method (the tallies its summary spreads); undefined otherwise */
   madeBy(stage: ReportingStage): MethodCounts | undefined;
   /**
    * The note a section shows in place of what the given stages have not given it (not run yet); ""

@@ -2,6 +2,7 @@
 // only through its `summarySchema`, once. A part reads its own stage's summary and those its section
 // declares (`reads`), nothing else; where one of those no longer parses, the report puts the note
 // "summary unreadable (reason)" at the top of the section, so it is never shown as an empty one.
+import { talliesOf } from "../dialogue.js";
 import type { StageRegistry } from "../registry.js";
 import type { StageCounts } from "../store/manifest.js";
 import type { ReportingStage, ReportView, StageRow, StageView, Summarized } from "./contract.js";
@@ -105,7 +106,7 @@ export function makeView(source: ViewSource): RunView {
       },
       madeBy(stage) {
         const summary = view.summaryOf(stage);
-        return summary === undefined ? undefined : stage.report?.made?.(summary);
+        return summary && stage.methods ? talliesOf(summary, stage.methods) : undefined;
       },
       missing(id, ...names) {
         // a summary the section reads and cannot is named by the note at the section's top

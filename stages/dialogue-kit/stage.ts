@@ -4,7 +4,7 @@
 // role's requests in flight plus the programs the sandbox runs at once, rejects a record without a
 // query, and estimates a dry run from its plan of requests.
 import type { z } from "zod";
-import { type DialogueMethod, talliesOf } from "../../pipeline/dialogue.js";
+import type { DialogueMethod } from "../../pipeline/dialogue.js";
 import { learnServerWorkers, programsAtOnce } from "../../pipeline/execution/index.js";
 import { roleConfig } from "../../pipeline/llm/config.js";
 import { loadPrompt } from "../../pipeline/llm/prompts.js";
@@ -96,7 +96,6 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends object>
     // its dialogues in the report's flow chart, and per method in validate's methods section
     report: {
       flow: outputsStep(`${spec.name} dialogues`),
-      made: (summary) => talliesOf(summary, spec.methods),
     },
   }) as RecordStage<C, unknown, Sum>;
 }

@@ -1,5 +1,5 @@
 // Validate's section on the dialogue methods the stages declare, where their dialogues meet: which
-// ran, dialogues and turns per method as their stages made them (each dialogue stage's `report.made`)
+// ran, dialogues and turns per method as their stages made them (the tallies each dialogue stage's summary spreads)
 // and as validation kept them (else as export released them), beside the paper's table with each
 // deviation over 20% marked, and whether the run has the released dataset's per-method shape.
 import { paperShape } from "../../pipeline/dialogue.js";

@@ -11,7 +11,6 @@ import {
   DialogueTally,
   makeDialogue,
   methodTallyKeys,
-  talliesOf,
 } from "../../pipeline/dialogue.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageRegistry } from "../../pipeline/registry.js";
@@ -59,7 +58,7 @@ const reviewStage = defineStage({
   }),
   summarize: async (ctx) => (await DialogueTally.of([CODE_REVIEW], ctx.read(ctx.name))).result(),
   summarySchema: z.object(methodTallyKeys([CODE_REVIEW])),
-  report: { flow: outputsStep("review dialogues"), made: (summary) => talliesOf(summary, [CODE_REVIEW]) },
+  report: { flow: outputsStep("review dialogues") },
 });
 
 const PAIRS: PipelineRecord[] = [
