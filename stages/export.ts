@@ -11,6 +11,7 @@ import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
 import { datasetCard } from "./export/card.js";
 import { type ExportConfig, exportConfigSchema } from "./export/config.js";
+import { compareLanguages } from "./export/languages.js";
 import {
   CODE_FEEDBACK_FULL_SCHEMA,
   CODE_FEEDBACK_SCHEMA,
@@ -20,7 +21,6 @@ import {
 import { exportReport } from "./export/report.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
 import { describeShape, EXPORT_FILES, type ExportSummary, exportSummarySchema } from "./export/stats.js";
-import { compareLanguages } from "./filter/languages.js";
 
 type ExportContext = StageContext<ExportConfig>;
 

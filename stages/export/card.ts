@@ -5,10 +5,10 @@
 // method step by step, the models that wrote it, and BibTeX for the paper and the sources.
 import { stringify } from "yaml";
 import { type DialogueMethod, signedPercent } from "../../pipeline/dialogue.js";
-import { compareLanguages } from "../filter/languages.js";
 import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
+import { compareLanguages } from "./languages.js";
 import type { ExportSummary } from "./stats.js";
 
 const SIZE_CATEGORIES: [number, string][] = [

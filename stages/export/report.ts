@@ -4,7 +4,7 @@ import { PAPER_DEVIATION_LIMIT } from "../../pipeline/dialogue.js";
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
 import { filterSummarySchema } from "../filter/funnel.js";
-import { compareLanguages } from "../filter/languages.js";
+import { compareLanguages } from "./languages.js";
 import type { ExportSummary } from "./stats.js";
 
 /** The languages of the filtered set come from filter's summary, else from the pairs export released. */

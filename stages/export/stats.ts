@@ -2,7 +2,7 @@
 // the report the counts; read back only through `exportSummarySchema`.
 import { z } from "zod";
 import { dialogueTallySchema, paperShapeSchema, signedPercent } from "../../pipeline/dialogue.js";
-import { languageShareSchema } from "../filter/languages.js";
+import { languageShareSchema } from "./languages.js";
 
 /** The files under `<data_dir>/export/`; nothing else there is part of the release. */
 export const EXPORT_FILES = {
