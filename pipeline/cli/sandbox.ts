@@ -151,7 +151,7 @@ interface ServeArgs extends ConfigOption {
 
 const serve: CommandModule<object, ServeArgs> = {
   command: "serve",
-  describe: "serve SandboxFusion's POST /run_code over HTTP",
+  describe: "serve SandboxFusion's POST /run_code and POST /run_jupyter over HTTP",
   builder: (y) =>
     withConfig(y)
       .option("port", {
@@ -179,8 +179,9 @@ const serve: CommandModule<object, ServeArgs> = {
       port: args.port,
       maxBodyBytes: Math.ceil(config.max_request_bytes * 1.4) + 65536,
       maxPendingBytes: config.max_pending_bytes,
+      maxOutputBytes: config.max_output_bytes,
     });
-    process.stdout.write(`sandbox listening on ${server.url} (POST /run_code)\n`);
+    process.stdout.write(`sandbox listening on ${server.url} (POST /run_code, POST /run_jupyter)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);

@@ -1,12 +1,13 @@
-// SandboxFusion's HTTP face: POST /run_code with its request and response shapes, so existing
-// SandboxFusion clients work unchanged, plus GET /v1/ping ("pong", with the runs it takes at once in
+// SandboxFusion's HTTP face: POST /run_code and POST /run_jupyter with its request and response shapes,
+// so existing SandboxFusion clients work unchanged, plus GET /v1/ping ("pong", with the runs it takes at once in
 // an `x-sandbox-workers` header, which our client sizes its gate by: capacity.ts) and GET /languages. Requests wait
 // in the runner's bounded queue; when it is full the answer is 503 with Retry-After, which our client
 // (and a load balancer) treats as "try another replica or later".
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WORKERS_HEADER } from "./capacity.js";
-import { SandboxBusyError, SandboxClosedError, SandboxRequestError } from "./errors.js";
+import { SandboxBusyError, SandboxClosedError, type SandboxProblem, SandboxRequestError } from "./errors.js";
+import { jupyterErrorResponse, parseRunJupyterRequest, runJupyter } from "./jupyter.js";
 import { parseRunCodeRequest, sandboxErrorResponse } from "./request.js";
 import { listLanguages } from "./toolchains.js";
 import type { CodeRunner } from "./types.js";
@@ -24,6 +25,15 @@ export interface SandboxServerOptions {
   maxPendingBytes?: number;
   /** a client must send its whole request within this, ms (default 120 s); runs themselves are not cut */
   requestTimeoutMs?: number;
+  /** the runner's sandbox.max_output_bytes, which /run_jupyter's cell results must fit (default 1 MiB) */
+  maxOutputBytes?: number;
+}
+
+/** One run endpoint: how its body becomes a request, how it runs, and its SandboxError shape. */
+interface RunRoute<Request> {
+  parse(value: unknown): Request;
+  run(request: Request, signal: AbortSignal): Promise<unknown>;
+  refuse(message: string, problem?: SandboxProblem): object;
 }
 
 /** Answers 503 before reading a body when the runner can say it would only refuse it. */
@@ -114,18 +124,17 @@ function readBody(req: IncomingMessage, maxBytes: number, pending: PendingBytes)
   });
 }
 
-function busy(res: ServerResponse, message: string): void {
-  sendJson(res, 503, sandboxErrorResponse(message), { "retry-after": "1", connection: "close" });
-}
-
-async function handleRunCode(
+async function handleRun<Request>(
   req: IncomingMessage,
   res: ServerResponse,
   options: SandboxServerOptions,
   pending: PendingBytes,
+  route: RunRoute<Request>,
 ): Promise<void> {
+  const busy = (message: string) =>
+    sendJson(res, 503, route.refuse(message), { "retry-after": "1", connection: "close" });
   if ((options.runner as SaturationAware).saturated?.()) {
-    busy(res, "the sandbox is busy: every worker runs and the queue is full (sandbox.queue). Retry later.");
+    busy("the sandbox is busy: every worker runs and the queue is full (sandbox.queue). Retry later.");
     return;
   }
   let body: Buffer;
@@ -133,14 +142,14 @@ async function handleRunCode(
     body = await readBody(req, options.maxBodyBytes, pending);
   } catch (error) {
     if (error instanceof ServerBusyError) {
-      busy(res, `the sandbox server holds ${pending.limit} bytes of requests already. Retry later.`);
+      busy(`the sandbox server holds ${pending.limit} bytes of requests already. Retry later.`);
       return;
     }
     if (error instanceof BodyTooLargeError) {
       sendJson(
         res,
         413,
-        sandboxErrorResponse(
+        route.refuse(
           `request body over ${options.maxBodyBytes} bytes; send smaller code, stdin and files or raise sandbox.max_request_bytes on the server`,
         ),
         { connection: "close" },
@@ -150,20 +159,20 @@ async function handleRunCode(
     throw error;
   }
   try {
-    await runBody(body, res, options);
+    await runBody(body, res, route);
   } finally {
     pending.give(body.length);
   }
 }
 
-async function runBody(body: Buffer, res: ServerResponse, options: SandboxServerOptions): Promise<void> {
-  let request: ReturnType<typeof parseRunCodeRequest>;
+async function runBody<Request>(body: Buffer, res: ServerResponse, route: RunRoute<Request>): Promise<void> {
+  let request: Request;
   try {
-    request = parseRunCodeRequest(JSON.parse(body.toString("utf8")));
+    request = route.parse(JSON.parse(body.toString("utf8")));
   } catch (error) {
     const message =
       error instanceof SyntaxError ? `request body is not JSON: ${error.message}` : (error as Error).message;
-    sendJson(res, 422, { detail: message, ...sandboxErrorResponse(message) });
+    sendJson(res, 422, { detail: message, ...route.refuse(message) });
     return;
   }
   // A client that hangs up no longer needs the result: free the worker at once.
@@ -172,26 +181,20 @@ async function runBody(body: Buffer, res: ServerResponse, options: SandboxServer
     if (!res.writableFinished) abort.abort(new Error("client disconnected"));
   });
   try {
-    const response = await options.runner.run(request, { signal: abort.signal });
-    sendJson(res, 200, response);
+    sendJson(res, 200, await route.run(request, abort.signal));
   } catch (error) {
     if (error instanceof SandboxBusyError) {
-      sendJson(res, 503, sandboxErrorResponse(error.message), {
+      sendJson(res, 503, route.refuse(error.message), {
         "retry-after": String(error.retryAfterSeconds),
       });
     } else if (error instanceof SandboxClosedError) {
-      sendJson(
-        res,
-        503,
-        sandboxErrorResponse("the sandbox server is shutting down; retry on another replica"),
-        {
-          "retry-after": "1",
-        },
-      );
+      sendJson(res, 503, route.refuse("the sandbox server is shutting down; retry on another replica"), {
+        "retry-after": "1",
+      });
     } else if (error instanceof SandboxRequestError) {
-      sendJson(res, 200, sandboxErrorResponse(error.message, error.problem));
+      sendJson(res, 200, route.refuse(error.message, error.problem));
     } else if (!abort.signal.aborted) {
-      sendJson(res, 500, sandboxErrorResponse(`internal sandbox error: ${(error as Error).message}`));
+      sendJson(res, 500, route.refuse(`internal sandbox error: ${(error as Error).message}`));
     }
   }
 }
@@ -201,13 +204,25 @@ export function startSandboxServer(options: SandboxServerOptions): Promise<Sandb
   // the toolchains do not change while the server runs; asking each of them costs ~17 processes
   let languages: ReturnType<typeof listLanguages> | null = null;
   const requestTimeout = options.requestTimeoutMs ?? 120_000;
+  const runCode: RunRoute<ReturnType<typeof parseRunCodeRequest>> = {
+    parse: parseRunCodeRequest,
+    run: (request, signal) => options.runner.run(request, { signal }),
+    refuse: sandboxErrorResponse,
+  };
+  const maxOutputBytes = options.maxOutputBytes ?? 1 << 20;
+  const runNotebook: RunRoute<ReturnType<typeof parseRunJupyterRequest>> = {
+    parse: parseRunJupyterRequest,
+    run: (request, signal) => runJupyter(options.runner, request, { signal, maxOutputBytes }),
+    refuse: jupyterErrorResponse,
+  };
   // how often Node looks for requests past their timeout
   const connectionsCheckingInterval = Math.max(50, Math.min(30_000, requestTimeout / 4));
   const server = createServer({ connectionsCheckingInterval }, (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const route = `${req.method} ${path}`;
     const work = (async () => {
-      if (route === "POST /run_code") return handleRunCode(req, res, options, pending);
+      if (route === "POST /run_code") return handleRun(req, res, options, pending, runCode);
+      if (route === "POST /run_jupyter") return handleRun(req, res, options, pending, runNotebook);
       if (route === "GET /v1/ping" || route === "GET /ping") {
         const workers = (options.runner as WorkersAware).stats?.().workers;
         res
@@ -223,11 +238,17 @@ export function startSandboxServer(options: SandboxServerOptions): Promise<Sandb
         return sendJson(res, 200, await languages);
       }
       sendJson(res, 404, {
-        detail: `no route ${route}; the sandbox serves POST /run_code, GET /v1/ping and GET /languages`,
+        detail: `no route ${route}; the sandbox serves POST /run_code, POST /run_jupyter, GET /v1/ping and GET /languages`,
       });
     })();
     work.catch((error: unknown) =>
-      sendJson(res, 500, sandboxErrorResponse(`internal sandbox error: ${(error as Error).message}`)),
+      sendJson(
+        res,
+        500,
+        (path === "/run_jupyter" ? jupyterErrorResponse : sandboxErrorResponse)(
+          `internal sandbox error: ${(error as Error).message}`,
+        ),
+      ),
     );
   });
   // Node's request timeout covers receiving the request only, never the run that follows: a client
