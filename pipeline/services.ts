@@ -1,6 +1,7 @@
 // Services a stage may ask for, built lazily from the root config so a stage that needs no LLM never
 // asks for an endpoint. The runner owns one Services per run and closes it at the end.
 import type { RootConfig } from "./config/schema.js";
+import type { LlmBatches } from "./llm/batch/rounds.js";
 import type { CacheShard } from "./llm/cache.js";
 import { createLlmService } from "./llm/index.js";
 import type { LlmClient, LlmEstimator } from "./llm/types.js";
@@ -16,6 +17,8 @@ export interface Services {
   llmEstimator?(role: string): LlmEstimator;
   /** `run --dry-run` and `status`: the provider and model each LLM role resolves to, one line each */
   llmRoles?(): string[];
+  /** the batch rounds of the LLM roles in batch mode; undefined when every role is online */
+  llmBatches?(): LlmBatches | undefined;
   /** the code sandbox (embedded or remote /run_code servers), shared by every stage of the run */
   sandbox(): CodeRunner;
   close(): Promise<void>;
@@ -28,6 +31,8 @@ export interface ServiceOptions {
   log: Logger;
   /** `run --shard K/N`: LLM answers go to a cache file of the shard's own */
   shard?: CacheShard;
+  /** `run --no-wait`: batch roles submit their rounds and return instead of waiting for them */
+  noWait?: boolean;
 }
 
 export function createServices(root: RootConfig, options: ServiceOptions): Services {
@@ -40,6 +45,7 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
       log: options.log,
       hub: root.hub,
       ...(options.shard ? { shard: options.shard } : {}),
+      ...(options.noWait ? { noWait: true } : {}),
     }));
   return {
     llm(role, usage) {
@@ -50,6 +56,9 @@ export function createServices(root: RootConfig, options: ServiceOptions): Servi
     },
     llmRoles() {
       return llmService().describeRoles();
+    },
+    llmBatches() {
+      return llmService().batches();
     },
     sandbox() {
       sandbox ??= createCodeRunner(root.sandbox);

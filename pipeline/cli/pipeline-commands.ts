@@ -1,4 +1,4 @@
-// The commands that drive the pipeline: run, status, stages, cat, reset.
+// The commands that drive the pipeline: run, status, stages, cat, reset (and review, show).
 import type { CommandModule } from "yargs";
 import type { LoadedConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
@@ -8,9 +8,11 @@ import { parseShardSpec, type ShardSpec, shardFromEnvironment } from "../runner/
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
+import { auditCommand } from "./audit.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { printEndpointUsage } from "./endpoint-usage.js";
 import { reportAfterRun } from "./report.js";
+import { reviewCommands } from "./review.js";
 import {
   busyText,
   printStageDetail,
@@ -30,6 +32,7 @@ type RunArgs = DataOptions & {
   "dry-run": boolean;
   cache: boolean;
   shard?: string;
+  wait: boolean;
 };
 type StatusArgs = DataOptions & { json: boolean; limit?: number; stage?: string };
 type CatArgs = DataOptions & { stage: string; rejects: boolean };
@@ -37,7 +40,7 @@ type ResetArgs = DataOptions & { stage: string; purge: boolean };
 
 function openRunner(
   stages: readonly Stage<unknown>[],
-  args: DataOptions & { limit?: number; cache?: boolean },
+  args: DataOptions & { limit?: number; cache?: boolean; wait?: boolean },
   shardOf?: (loaded: LoadedConfig) => ShardSpec | undefined,
 ) {
   checkLimit(args.limit);
@@ -47,6 +50,7 @@ function openRunner(
   const services = createServices(loaded.config, {
     dataDir: loaded.config.data_dir,
     noCache: args.cache === false,
+    ...(args.wait === false ? { noWait: true } : {}),
     log,
     ...(shard ? { shard } : {}),
   });
@@ -111,6 +115,12 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           type: "boolean",
           default: true,
           describe: "use the LLM response cache (--no-cache to bypass)",
+        })
+        .option("wait", {
+          type: "boolean",
+          default: true,
+          describe:
+            "--no-wait: LLM roles in batch mode submit their batches and the run stops (exit 3); run again to collect",
         })
         .option("shard", {
           type: "string",
@@ -294,5 +304,13 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
     },
   };
   // yargs checks the options at run time (the builders above); the handlers get them typed.
-  return [run, status, list, cat, reset] as unknown as CommandModule[];
+  return [
+    run,
+    status,
+    list,
+    cat,
+    reset,
+    auditCommand(stages),
+    ...reviewCommands(stages),
+  ] as unknown as CommandModule[];
 }

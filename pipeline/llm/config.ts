@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { balanceSchema } from "../balance/config.js";
 import { operational } from "../hash.js";
+import { batchSchema } from "./batch/config.js";
 import { embeddedModelSchema } from "./embedded/config.js";
 
 /** Sampling parameters sent with every request of a role; all of them are part of the cache key. */
@@ -76,6 +77,11 @@ const roleShape = {
   stream: operational(z.boolean().default(false)),
   /** with several endpoints: when one is taken out of rotation and tried again */
   balance: operational(balanceSchema.prefault({})),
+  /**
+   * unset: online, one request each; else the cache misses go to batch jobs (batch/config.ts). The
+   * answers and the cache are the same either way, so switching never makes a stage stale.
+   */
+  batch: operational(batchSchema.optional()),
 };
 
 function roleSchema(defaults: { model: string; sampling: Sampling }) {

@@ -14,7 +14,9 @@ export type AttemptFailureKind =
   | "empty-choices"
   | "bad-request"
   | "not-found"
-  | "http-error";
+  | "http-error"
+  /** a batch failed, expired or cancelled the request as often as `batch.retries` allows */
+  | "batch-failed";
 
 export class LlmAttemptError extends Error {
   readonly kind: AttemptFailureKind;
@@ -44,7 +46,12 @@ export class LlmAttemptError extends Error {
     this.unanswered = extra.unanswered ?? kind === "timeout";
   }
   get retryable(): boolean {
-    return this.kind !== "bad-request" && this.kind !== "not-found" && this.kind !== "http-error";
+    return (
+      this.kind !== "bad-request" &&
+      this.kind !== "not-found" &&
+      this.kind !== "http-error" &&
+      this.kind !== "batch-failed"
+    );
   }
 }
 

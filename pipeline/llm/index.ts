@@ -5,9 +5,11 @@ import { isAbsolute, join } from "node:path";
 import { type HubConfig, hubConfigSchema } from "../hub/config.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
+import { BatchRole } from "./batch/role.js";
+import { BatchRounds, type LlmBatches } from "./batch/rounds.js";
 import { type CacheShard, openResponseCache, type ResponseCache, shardCachePath } from "./cache.js";
 import { ChatClient, type RoleBackend, RoleEndpoint } from "./client.js";
-import { type LlmConfig, priceOf, ROLE_NAMES } from "./config.js";
+import { type LlmConfig, priceOf, ROLE_NAMES, roleConfig } from "./config.js";
 import { EmbeddedRole } from "./embedded/role.js";
 import { EmbeddedModels } from "./embedded/runtime.js";
 import { type Env, resolveEndpoint } from "./endpoint.js";
@@ -27,6 +29,8 @@ export interface LlmServiceOptions {
   hub?: HubConfig;
   /** `run --shard K/N`: the cache goes to a file of this shard's own (see `openResponseCache`) */
   shard?: CacheShard;
+  /** `run --no-wait`: batch roles submit their rounds and the run stops instead of waiting for them */
+  noWait?: boolean;
 }
 
 export interface LlmService {
@@ -43,6 +47,8 @@ export interface LlmService {
   estimator(role: string): LlmEstimator;
   /** One line per role: which provider and model it resolves to, and where that is. */
   describeRoles(): string[];
+  /** the batch rounds of the roles in batch mode (`llm.<role>.batch`); undefined when every role is online */
+  batches(): LlmBatches | undefined;
   close(): Promise<void>;
 }
 
@@ -63,12 +69,35 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
     if (!cache && (existsSync(own) || existsSync(path))) cache = open();
     return cache;
   };
+  let rounds: BatchRounds | undefined;
+  const batches = () => {
+    if (!rounds && ROLE_NAMES.some((role) => config[role].batch)) {
+      rounds = new BatchRounds(config, {
+        cache: () => (cache ??= open()),
+        log: options.log,
+        noWait: options.noWait === true,
+        env,
+      });
+    }
+    return rounds;
+  };
   return {
     client(role, usage) {
       let endpoint = endpoints.get(role);
       if (!endpoint) {
         const choice = chooseProvider(config, role, env);
-        if (choice.provider === "embedded") {
+        const batch = roleConfig(config, role)?.batch;
+        if (batch) {
+          cache ??= open();
+          // the endpoint (and its key) is checked before anything is sent; `files` needs none
+          if (batch.provider === "openai") resolveEndpoint(config, role, env);
+          endpoint = new BatchRole(role, roleConfig(config, role)!, {
+            cache,
+            noCache: options.noCache,
+            price: priceOf(config, roleConfig(config, role)!.model),
+            rounds: batches()!,
+          });
+        } else if (choice.provider === "embedded") {
           cache ??= open();
           models ??= new EmbeddedModels(options.log);
           endpoint = new EmbeddedRole(role, choice.model, choice.config, {
@@ -113,6 +142,7 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
     describeRoles() {
       return ROLE_NAMES.map((role) => describeProvider(config, role, env, options.dataDir));
     },
+    batches,
     async close() {
       const closing = [...endpoints.values()].map((endpoint) => endpoint.close());
       endpoints.clear();

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { clause, diskFull, InterruptedError, UserError } from "../errors.js";
+import type { LlmBatches } from "../llm/batch/rounds.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 import type { CostEstimate, GlobalStage, RecordStage, Stage, StageContext } from "../stage.js";
 import type { Manifest, StageCounts } from "../store/manifest.js";
@@ -82,7 +83,10 @@ export async function runStage(
   let result: ExecutionResult;
   let state: unknown;
   let opened = false;
+  // the LLM roles in batch mode: what earlier runs of this stage sent is collected first
+  const batches = r.options.services.llmBatches?.();
   try {
+    await batches?.begin(store.dir, label);
     state = await stage.open?.(ctx);
     opened = true;
     const progress = createProgress(label, {
@@ -109,6 +113,7 @@ export async function runStage(
         store.saveManifest({ ...manifest, counts, usage: usage.totals, ...programs(), elapsedMs: elapsed() });
       },
       ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
+      ...(batches ? { batches } : {}),
       ...(shard
         ? {
             keep: shardTest(shard),
@@ -133,6 +138,7 @@ export async function runStage(
     }
     throw error;
   } finally {
+    batches?.end();
     if (opened) await stage.close?.(state, ctx);
   }
   if (result.interrupted) {
@@ -208,6 +214,8 @@ interface ExecutionHooks {
   forceCommand?: string;
   /** the run's counters and reject reasons (`ctx.stat` outside a record adds to it too) */
   tally: Tally;
+  /** LLM roles in batch mode: a round goes out once every record in flight waits on one */
+  batches?: LlmBatches;
 }
 
 async function executeRecordStage<C, S>(
@@ -228,6 +236,11 @@ async function executeRecordStage<C, S>(
   // one waiter (the input loop) and one wake-up per finished record: no callbacks pile up on a slow one
   let wake: (() => void) | undefined;
   const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
+  // batch mode: every record that will wait on the same step is admitted, so they share one batch
+  const batches = hooks.batches;
+  const admit = () => (batches?.engaged ? Math.max(concurrency, batches.admit) : concurrency);
+  let feeding = true;
+  batches?.watch({ busy: () => inflight.size, feeding: () => feeding, wake: () => wake?.() });
   let fatal: unknown;
   // resume skips by position, so it is only right if the input comes in the same order as before
   const inputDigest = createHash("sha1");
@@ -313,14 +326,22 @@ async function executeRecordStage<C, S>(
         hooks.progress.skip();
         continue;
       }
-      while (inflight.size >= concurrency && !fatal) await slotFreed();
+      if (inflight.size >= admit()) {
+        feeding = false;
+        batches?.poke();
+        while (inflight.size >= admit() && !fatal) await slotFreed();
+        feeding = true;
+      }
       if (ctx.signal.aborted || fatal) break;
       const task: Promise<void> = handle(position, record, hooks.keep ? global : undefined).finally(() => {
         inflight.delete(task);
         wake?.();
+        batches?.poke();
       });
       inflight.add(task);
     }
+    feeding = false;
+    batches?.poke();
     await Promise.all(inflight);
   } finally {
     await Promise.allSettled(inflight);

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
+import { type BatchApi, type BatchApiOptions, createBatchApi, type LineBody } from "./batch-api.js";
 import { chunkOf, type Fault, injectFault, sendJson } from "./llm-faults.js";
 
 export { type Fault, failFirst, faultRate } from "./llm-faults.js";
@@ -60,6 +61,8 @@ export interface LlmServerOptions {
   keepRequests?: boolean;
   /** default: any free port */
   port?: number;
+  /** serve the Files and Batches APIs too (batch-api.ts); without it they are 404, as on vLLM */
+  batch?: BatchApiOptions;
 }
 
 export interface LlmServer {
@@ -76,6 +79,8 @@ export interface LlmServer {
   /** answers sent in full (not faults) per conversation key */
   readonly answered: Map<string, number>;
   readonly requests: ReceivedRequest[];
+  /** the Files and Batches APIs, when `batch` was given */
+  readonly batch: BatchApi | undefined;
   options: LlmServerOptions;
   reset(): void;
   close(): Promise<void>;
@@ -121,6 +126,7 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
     byKey,
     answered,
     requests,
+    batch: undefined,
     options,
     reset() {
       count = 0;
@@ -136,7 +142,35 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
       }),
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+  // A batch's line is a request like any other: counted, kept and answered by the same rules.
+  const receive = (body: ChatRequestBody, authorization: string | undefined) => {
+    count++;
+    const key = conversationKey(body.messages);
+    const attempt = (byKey.get(key) ?? 0) + 1;
+    byKey.set(key, attempt);
+    const request: ReceivedRequest = { n: count, at: performance.now(), key, body, authorization };
+    if (state.options.keepRequests !== false) requests.push(request);
+    return { request, attempt };
+  };
+  const batchApi = options.batch
+    ? createBatchApi(options.batch, (body: LineBody) => {
+        const { request } = receive(body as ChatRequestBody, undefined);
+        answered.set(request.key, (answered.get(request.key) ?? 0) + 1);
+        return completionBody(state.options, request);
+      })
+    : undefined;
+  (state as { batch: BatchApi | undefined }).batch = batchApi;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, buffer: Buffer) => {
+    if (batchApi && !req.url?.endsWith("/chat/completions")) {
+      if (options.requireKey && req.headers.authorization !== `Bearer ${options.requireKey}`) {
+        return sendJson(res, 401, {
+          error: { message: "Incorrect API key provided", type: "invalid_request_error" },
+        });
+      }
+      if (await batchApi.handle(req, res, buffer)) return;
+    }
+    const raw = buffer.toString("utf8");
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       return sendJson(res, 404, {
         error: { message: `no route ${req.method} ${req.url}`, type: "not_found" },
@@ -155,18 +189,8 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
         error: { message: "messages must be an array", type: "invalid_request_error" },
       });
     }
-    count++;
-    const key = conversationKey(body.messages);
-    const attempt = (byKey.get(key) ?? 0) + 1;
-    byKey.set(key, attempt);
-    const request: ReceivedRequest = {
-      n: count,
-      at: performance.now(),
-      key,
-      body,
-      authorization: req.headers.authorization,
-    };
-    if (state.options.keepRequests !== false) requests.push(request);
+    const { request, attempt } = receive(body, req.headers.authorization);
+    const key = request.key;
     inFlight++;
     if (inFlight > maxInFlight) maxInFlight = inFlight;
     let finished = false;
@@ -192,7 +216,11 @@ export async function startLlmServer(options: LlmServerOptions = {}): Promise<Ll
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => handle(req, res, Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => {
+      handle(req, res, Buffer.concat(chunks)).catch((error: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: "server_error" } });
+      });
+    });
   });
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;
@@ -224,6 +252,10 @@ function respond(
     injectFault(fault, request.body.stream === true, res);
     return false;
   }
+  if (!request.body.stream) {
+    sendJson(res, 200, completionBody(options, request));
+    return true;
+  }
   const reply = pickReply(options, request);
   const { content, finishReason, usage } =
     typeof reply === "string" ? { content: reply, finishReason: "stop", usage: true } : reply;
@@ -237,26 +269,34 @@ function respond(
   };
   const id = `chatcmpl-${request.n}`;
   const created = Math.floor(Date.now() / 1000);
-  if (request.body.stream) {
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const chunk = (delta: object, finish: string | null) =>
-      `data: ${JSON.stringify(chunkOf(id, model, delta, finish))}\n\n`;
-    const half = Math.ceil(content.length / 2);
-    let out = chunk({ role: "assistant", content: "" }, null);
-    out += chunk({ content: content.slice(0, half) }, null);
-    out += chunk({ content: content.slice(half) }, null);
-    out += chunk({}, finishReason ?? "stop");
-    if (usage !== false && request.body.stream_options?.include_usage) {
-      out += `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageBlock })}\n\n`;
-    }
-    out += "data: [DONE]\n\n";
-    res.end(out);
-    return true;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const chunk = (delta: object, finish: string | null) =>
+    `data: ${JSON.stringify(chunkOf(id, model, delta, finish))}\n\n`;
+  const half = Math.ceil(content.length / 2);
+  let out = chunk({ role: "assistant", content: "" }, null);
+  out += chunk({ content: content.slice(0, half) }, null);
+  out += chunk({ content: content.slice(half) }, null);
+  out += chunk({}, finishReason ?? "stop");
+  if (usage !== false && request.body.stream_options?.include_usage) {
+    out += `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageBlock })}\n\n`;
   }
-  sendJson(res, 200, {
-    id,
+  out += "data: [DONE]\n\n";
+  res.end(out);
+  return true;
+}
+
+/** The JSON body of a chat completion answering `request`, by the rules. */
+function completionBody(options: LlmServerOptions, request: ReceivedRequest): object {
+  const reply = pickReply(options, request);
+  const { content, finishReason, usage } =
+    typeof reply === "string" ? { content: reply, finishReason: "stop", usage: true } : reply;
+  const model = request.body.model;
+  const promptTokens = Math.ceil(JSON.stringify(request.body.messages).length / 4);
+  const completionTokens = Math.ceil(content.length / 4);
+  return {
+    id: `chatcmpl-${request.n}`,
     object: "chat.completion",
-    created,
+    created: Math.floor(Date.now() / 1000),
     model,
     choices: [
       {
@@ -266,9 +306,16 @@ function respond(
         logprobs: null,
       },
     ],
-    ...(usage === false ? {} : { usage: usageBlock }),
-  });
-  return true;
+    ...(usage === false
+      ? {}
+      : {
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+          },
+        }),
+  };
 }
 
 function pickReply(options: LlmServerOptions, request: ReceivedRequest): Reply {

@@ -1,0 +1,78 @@
+// A role in batch mode, on the same path as online (cached-call.ts): the response cache first, then
+// its misses go to the stage's batch rounds (rounds.ts) instead of the endpoint. Its answers cost the
+// provider's batch price.
+import type { UsageMeter } from "../../usage.js";
+import type { CachedAnswer, ResponseCache } from "../cache.js";
+import { CachedCalls, CachedRoleBackend, type UncachedCall } from "../cached-call.js";
+import type { RoleBackend } from "../client.js";
+import { costUsd, type Price, type RoleConfig } from "../config.js";
+import type { ChatMessage, ChatOptions, ChatResult } from "../types.js";
+import type { BatchRounds } from "./rounds.js";
+
+export class BatchRole extends CachedRoleBackend<Error> implements RoleBackend {
+  readonly role: string;
+  readonly model: string;
+  protected readonly calls: CachedCalls;
+  private readonly rounds: BatchRounds;
+  private readonly price: Price | undefined;
+  private readonly discount: number;
+
+  constructor(
+    role: string,
+    config: RoleConfig,
+    deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; rounds: BatchRounds },
+  ) {
+    super();
+    this.role = role;
+    this.model = config.model;
+    this.rounds = deps.rounds;
+    this.price = deps.price;
+    this.discount = config.batch?.discount ?? 1;
+    this.calls = new CachedCalls({
+      role,
+      model: config.model,
+      sampling: config.sampling,
+      cache: deps.cache,
+      noCache: deps.noCache,
+      price: deps.price,
+    });
+  }
+
+  override async chat(
+    messages: readonly ChatMessage[],
+    options: ChatOptions | undefined,
+    usage: UsageMeter,
+  ): Promise<ChatResult> {
+    // counted while it waits, cached or not: a round goes out once every record in flight waits
+    this.rounds.waiting++;
+    try {
+      return await super.chat(messages, options, usage);
+    } finally {
+      this.rounds.waiting--;
+    }
+  }
+
+  protected async answer(call: UncachedCall): Promise<CachedAnswer> {
+    const answer = await this.rounds.request(
+      this.role,
+      {
+        id: call.key.toString("hex"),
+        model: this.model,
+        messages: call.messages,
+        sampling: call.sampling,
+        jsonSchema: call.options?.json_schema,
+      },
+      call.key,
+      call.signal,
+    );
+    call.usage.add({
+      requests: 1,
+      promptTokens: answer.promptTokens,
+      completionTokens: answer.completionTokens,
+      costUsd: costUsd(this.price, answer.promptTokens, answer.completionTokens) * this.discount,
+    });
+    return answer;
+  }
+
+  close(): void {}
+}
