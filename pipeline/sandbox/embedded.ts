@@ -7,7 +7,7 @@ import { defaultWorkers, type SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRequestError } from "./errors.js";
 import { createHostArea, type HostArea, isRoot, removeHostArea, type SlotArea } from "./host-area.js";
 import type { IsolationMode, SandboxKit } from "./isolation.js";
-import { findLanguage, languageIds } from "./languages.js";
+import { findLanguage, languageIds, unservedLanguage } from "./languages.js";
 import { WorkerPool } from "./pool.js";
 import { SandboxSupply, type SupplyOptions } from "./prepared.js";
 import { probeIsolation, probePrepared } from "./probe.js";
@@ -219,6 +219,13 @@ export class EmbeddedSandbox implements CodeRunner {
 
   private async runTracked(request: RunCodeRequest, signal?: AbortSignal): Promise<RunCodeResponse> {
     const spec = findLanguage(String(request.language ?? ""));
+    const unserved = spec ? undefined : unservedLanguage(String(request.language ?? ""));
+    if (unserved) {
+      return sandboxErrorResponse(
+        `${request.language} is not served by this sandbox: ${unserved}. Point sandbox.url at a SandboxFusion server for it; this one runs: ${languageIds().join(", ")}`,
+        "toolchain_missing",
+      );
+    }
     if (!spec) {
       return sandboxErrorResponse(
         `unknown language ${JSON.stringify(request.language)}; the sandbox runs: ${languageIds().join(", ")}`,

@@ -35,6 +35,9 @@ const ETC_WHITELIST = [
   "papersize",
   "libpaper.d",
   "ruby",
+  // where racket finds its installed collections, and LDC its D runtime
+  "racket",
+  "ldc2.conf",
 ];
 
 /** Never copied even inside a whitelisted entry. */

@@ -87,6 +87,15 @@ export interface HostCommand {
 }
 
 export const WORK_DIR = "/work";
+/**
+ * A second writable dir of the run, at SandboxFusion's /mnt (its tests write /mnt/data/x): the host
+ * dir beside the work dir (hostMntDir), bound where the run dir has one.
+ */
+export const MNT_DIR = "/mnt";
+
+export function hostMntDir(hostWorkDir: string): string {
+  return `${hostWorkDir}-mnt`;
+}
 export const USAGE_PATH = "/run/sandbox-usage";
 /** where the launcher's report goes when nobody reads it */
 const NO_USAGE = "/dev/null";
@@ -236,6 +245,9 @@ function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape,
     "--bind",
     shape.hostWorkDir,
     WORK_DIR,
+    "--bind-try",
+    hostMntDir(shape.hostWorkDir),
+    MNT_DIR,
   );
   // bwrap would create mount-point parents 0700 when it runs as root
   args.push("--perms", "0755", "--dir", "/run");

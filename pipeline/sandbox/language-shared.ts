@@ -5,6 +5,8 @@ import type { LanguageSpec } from "./language-spec.js";
 
 // Serial GC and C1 only: short programs on few cores start faster; deep recursion is common in answers.
 export const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss16m"];
+/** The flags of a program's own JVM: SandboxFusion runs Java with assertions on (`assert` fails the run). */
+export const JAVA_RUN_FLAGS = [...JVM_FLAGS, "-ea"];
 
 export function javaMainClass(code: string): string {
   // javac insists a public class lives in a file of its name; fall back to Main.
@@ -45,20 +47,23 @@ export const PYTHON_ENV = {
   PYTHONDONTWRITEBYTECODE: "1",
 };
 
-/** What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none). */
+/**
+ * What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none);
+ * without a go.mod, imports resolve in GOPATH, where Debian's Go libraries (testify) live.
+ */
 export const GO_TOOLCHAIN = {
   requires: () => ["/usr/bin/go"],
   version: () => ["/usr/bin/go", "version"],
   addressSpaceMb: unlimitedAddressSpace,
   env: {
     GOCACHE: "/tmp/go-cache",
-    GOPATH: "/tmp/go",
+    GOPATH: "/tmp/go:/usr/share/gocode",
     GOFLAGS: "-mod=mod",
     GOPROXY: "off",
     GO111MODULE: "auto",
   },
   compileMemoryMb: 2048,
-  debianPackages: ["golang-go"],
+  debianPackages: ["golang-go", "golang-github-stretchr-testify-dev"],
 } satisfies Partial<LanguageSpec>;
 
 /** javac for `java` and `junit`: classes into the work dir, with the JVM flags of the run. */
@@ -80,4 +85,27 @@ export function javac(source: string, classPath?: string): string[] {
 // the vintage engine), and JUnit 4 for tests written against it.
 export const JUNIT_CONSOLE = "/usr/share/java/junit-platform-console-standalone.jar";
 export const JUNIT4 = "/usr/share/java/junit4.jar";
-export const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}`;
+// Debian's javatuples, on every Java class path as in SandboxFusion's image.
+export const JAVATUPLES = "/usr/share/java/javatuples.jar";
+export const JAVA_CLASSPATH = `.:${JAVATUPLES}`;
+export const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}:${JAVATUPLES}`;
+
+// Debian's Node.js libraries (lodash): where `require` looks after the work dir's node_modules.
+export const NODE_ENV = { NODE_PATH: "/usr/share/nodejs" };
+
+/**
+ * The namespaces a .NET 6 console project imports implicitly, put before the code of a C# program
+ * (mcs knows no `global using`); `#line 1` keeps the compiler's line numbers the code's own.
+ */
+export function csharpWithImplicitUsings(code: string): string {
+  const namespaces = [
+    "System",
+    "System.Collections.Generic",
+    "System.IO",
+    "System.Linq",
+    "System.Net.Http",
+    "System.Threading",
+    "System.Threading.Tasks",
+  ];
+  return `${namespaces.map((ns) => `using ${ns};`).join(" ")}\n#line 1\n${code}`;
+}

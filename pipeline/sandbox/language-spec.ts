@@ -14,7 +14,12 @@ export interface LanguageContext {
   nodePath: string;
   /** where esbuild's native binary is visible inside the sandbox, when it was found */
   esbuildPath: string | null;
+  /** where the C# entry point (support/csharp-entry.cs) is visible inside the sandbox */
+  csharpEntry: string;
 }
+
+/** The toolchain paths a spec's requires() and version() see (the host's). */
+export type ToolchainContext = Pick<LanguageContext, "nodePath" | "esbuildPath" | "csharpEntry">;
 
 export interface LanguageSpec {
   /** SandboxFusion's language id */
@@ -24,12 +29,14 @@ export interface LanguageSpec {
   name: string;
   /** file the code is written to; may depend on the code (Java's public class) */
   sourceFile(code: string): string;
+  /** what is written to the source file, when it is not the code as sent */
+  sourceText?(code: string): string;
   compile?(ctx: LanguageContext): string[];
   run(ctx: LanguageContext): string[];
   /** executables (and jars) that must exist on the host; the first one is the language's main toolchain */
-  requires(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): (string | null)[];
+  requires(ctx: ToolchainContext): (string | null)[];
   /** prints the toolchain version (first non-empty line of stdout or stderr is kept) */
-  version(ctx: Pick<LanguageContext, "nodePath" | "esbuildPath">): string[];
+  version(ctx: ToolchainContext): string[];
   /**
    * Runtimes that reserve far more address space than they use (JVM, Go, V8, Mono) cannot live
    * under RLIMIT_AS; they get a larger address-space limit and bound their heap with a flag instead.
@@ -37,8 +44,10 @@ export interface LanguageSpec {
   addressSpaceMb?(memoryMb: number): number | null;
   /** extra environment on top of the sandbox's own (PATH, HOME, LANG, TMPDIR) */
   env?: Readonly<Record<string, string>>;
-  /** how long compile steps of this language typically need, to scale the compile-time memory */
+  /** how much memory compile steps of this language typically need, to scale the compile-time memory */
   compileMemoryMb?: number;
+  /** the run step compiles too (go test, kotlinc -script): it gets compileMemoryMb at least */
+  compilesInRun?: boolean;
   /** Debian packages providing the toolchain, for advice when it is missing */
   debianPackages: readonly string[];
 }

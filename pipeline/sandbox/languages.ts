@@ -3,15 +3,18 @@
 // sandbox never depends on a PATH lookup, and never sees toolchains installed under /root or /usr/local.
 // The spec's shape is in language-spec.ts, the parts entries share in language-shared.ts.
 import {
+  csharpWithImplicitUsings,
   GO_TOOLCHAIN,
+  JAVA_CLASSPATH,
+  JAVA_RUN_FLAGS,
   JUNIT_CLASSPATH,
   JUNIT_CONSOLE,
   JUNIT4,
-  JVM_FLAGS,
   javac,
   javaEntryClass,
   javaMainClass,
   jvmAddressSpace,
+  NODE_ENV,
   PYTHON_ENV,
   scalaEntryObject,
   unlimitedAddressSpace,
@@ -24,13 +27,20 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
     id: "python",
     aliases: ["python3", "py", "py3"],
-    name: "Python 3 (Debian, with numpy/pandas/scipy/sympy/networkx)",
+    name: "Python 3 (Debian, with numpy/pandas/scipy/sympy/networkx/requests)",
     sourceFile: () => "main.py",
     run: (c) => ["/usr/bin/python3", "-u", c.source],
     requires: () => ["/usr/bin/python3"],
     version: () => ["/usr/bin/python3", "--version"],
     env: PYTHON_ENV,
-    debianPackages: ["python3", "python3-numpy", "python3-pandas", "python3-scipy", "python3-sympy"],
+    debianPackages: [
+      "python3",
+      "python3-numpy",
+      "python3-pandas",
+      "python3-scipy",
+      "python3-sympy",
+      "python3-requests",
+    ],
   },
   {
     // SandboxFusion's `pytest`: the code is a test module; the run passes when every test does.
@@ -61,13 +71,14 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
     id: "nodejs",
     aliases: ["javascript", "js", "node"],
-    name: "JavaScript (Node.js)",
+    name: "JavaScript (Node.js, with Debian's lodash)",
     sourceFile: () => "main.js",
     run: (c) => [c.nodePath, `--max-old-space-size=${c.memoryMb}`, c.source],
     requires: (c) => [c.nodePath],
     version: (c) => [c.nodePath, "--version"],
     addressSpaceMb: unlimitedAddressSpace,
-    debianPackages: ["nodejs"],
+    env: NODE_ENV,
+    debianPackages: ["nodejs", "node-lodash"],
   },
   {
     id: "typescript",
@@ -87,7 +98,8 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     requires: (c) => [c.esbuildPath, c.nodePath],
     version: (c) => [c.esbuildPath ?? "esbuild", "--version"],
     addressSpaceMb: unlimitedAddressSpace,
-    debianPackages: ["nodejs"],
+    env: NODE_ENV,
+    debianPackages: ["nodejs", "node-lodash"],
   },
   {
     id: "c",
@@ -117,20 +129,20 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     aliases: ["jdk"],
     name: "Java (OpenJDK, javac + java)",
     sourceFile: (code) => `${javaMainClass(code)}.java`,
-    compile: (c) => javac(c.source),
+    compile: (c) => javac(c.source, JAVA_CLASSPATH),
     run: (c) => [
       "/usr/bin/java",
-      ...JVM_FLAGS,
+      ...JAVA_RUN_FLAGS,
       `-Xmx${c.memoryMb}m`,
       "-cp",
-      ".",
+      JAVA_CLASSPATH,
       javaEntryClass(c.code, c.source.replace(/\.java$/, "")),
     ],
     requires: () => ["/usr/bin/javac", "/usr/bin/java"],
     version: () => ["/usr/bin/javac", "-version"],
     addressSpaceMb: jvmAddressSpace,
     compileMemoryMb: 1024,
-    debianPackages: ["default-jdk-headless"],
+    debianPackages: ["default-jdk-headless", "libjavatuples-java"],
   },
   {
     // SandboxFusion's `junit`: the code is a JUnit test class (Jupiter, or JUnit 4 through the
@@ -143,12 +155,12 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     compile: (c) => javac(c.source, JUNIT_CLASSPATH),
     run: (c) => [
       "/usr/bin/java",
-      ...JVM_FLAGS,
+      ...JAVA_RUN_FLAGS,
       `-Xmx${c.memoryMb}m`,
       "-jar",
       JUNIT_CONSOLE,
       "--class-path",
-      ".",
+      JAVA_CLASSPATH,
       "--scan-class-path",
       // every class, not only JUnit's default *Test/Test*/*Tests names: a `Solution` holds tests too
       "--include-classname=.*",
@@ -161,7 +173,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     version: () => ["/usr/bin/java", "-jar", JUNIT_CONSOLE, "--version"],
     addressSpaceMb: jvmAddressSpace,
     compileMemoryMb: 1024,
-    debianPackages: ["default-jdk-headless", "junit5", "junit4"],
+    debianPackages: ["default-jdk-headless", "junit5", "junit4", "libjavatuples-java"],
   },
   {
     id: "go",
@@ -173,16 +185,16 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     ...GO_TOOLCHAIN,
   },
   {
-    // SandboxFusion's `go_test`: the code is a `_test.go` file; compiled with `go test -c`, then the
-    // test binary runs verbosely, so compile errors and test failures land in their own steps. (A
-    // file without any Test function passes, as it does under `go test`.)
+    // SandboxFusion's `go_test`: the code is a `_test.go` file that `go test -v` builds and runs in
+    // one step under the run timeout, as upstream times it (a compile error is a failed run). A file
+    // without any Test function passes, as it does under `go test`.
     id: "go_test",
     aliases: ["gotest"],
-    name: "Go tests (go test)",
+    name: "Go tests (go test, with Debian's testify)",
     sourceFile: () => "main_test.go",
-    compile: (c) => ["/usr/bin/go", "test", "-c", "-o", "main.test", c.source],
-    run: () => ["./main.test", "-test.v"],
+    run: (c) => ["/usr/bin/go", "test", "-v", c.source],
     ...GO_TOOLCHAIN,
+    compilesInRun: true,
   },
   {
     id: "rust",
@@ -212,21 +224,31 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
     id: "csharp",
     aliases: ["cs", "c#"],
-    name: "C# (Mono mcs + mono)",
+    name: "C# (Mono mcs + mono; .NET 6's implicit usings, DEBUG asserts on)",
     sourceFile: () => "main.cs",
+    // As a `dotnet new console` project builds in Debug: implicit usings, DEBUG and TRACE defined,
+    // and a failing Debug.Assert ends the run (support/csharp-entry.cs, the entry point).
+    sourceText: csharpWithImplicitUsings,
     compile: (c) => [
       "/usr/bin/mcs",
       "-langversion:experimental",
+      "-define:DEBUG",
+      "-define:TRACE",
+      // the implicit usings may repeat the code's own
+      "-nowarn:105",
       "-r:System.Numerics.dll",
+      "-r:System.Net.Http.dll",
+      "-main:SandboxEntry",
       "-out:main.exe",
       c.source,
+      c.csharpEntry,
     ],
     run: () => ["/usr/bin/mono", "main.exe"],
     requires: () => ["/usr/bin/mcs", "/usr/bin/mono"],
     version: () => ["/usr/bin/mono", "--version"],
     addressSpaceMb: unlimitedAddressSpace,
     env: { MONO_GC_PARAMS: "nursery-size=8m" },
-    debianPackages: ["mono-mcs", "mono-runtime"],
+    debianPackages: ["mono-mcs", "mono-runtime", "libmono-system-net-http4.0-cil"],
   },
   {
     id: "php",
@@ -261,22 +283,22 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
   {
     id: "perl",
     aliases: ["pl"],
-    name: "Perl 5",
+    name: "Perl 5 (with Debian's Test::Deep, Data::Compare)",
     sourceFile: () => "main.pl",
     run: (c) => ["/usr/bin/perl", c.source],
     requires: () => ["/usr/bin/perl"],
     version: () => ["/usr/bin/perl", "-e", 'print "perl $^V\\n"'],
-    debianPackages: ["perl"],
+    debianPackages: ["perl", "libtest-deep-perl", "libdata-compare-perl"],
   },
   {
     id: "lua",
     aliases: ["lua5.4"],
-    name: "Lua 5.4",
+    name: "Lua 5.4 (with Debian's luaunit)",
     sourceFile: () => "main.lua",
     run: (c) => ["/usr/bin/lua5.4", c.source],
     requires: () => ["/usr/bin/lua5.4"],
     version: () => ["/usr/bin/lua5.4", "-v"],
-    debianPackages: ["lua5.4"],
+    debianPackages: ["lua5.4", "lua-unit"],
   },
   {
     id: "R",
@@ -318,6 +340,59 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     compileMemoryMb: 1024,
     debianPackages: ["scala", "default-jdk-headless"],
   },
+  {
+    // SandboxFusion's `D_ut`: D with its `unittest` blocks compiled in. The D runtime runs them
+    // before main, and fails the run when one does; a program without any runs main alone.
+    id: "D_ut",
+    aliases: ["d", "d_ut", "dlang"],
+    name: "D with unit tests (LDC, -unittest)",
+    sourceFile: () => "main.d",
+    compile: (c) => ["/usr/bin/ldc2", "-unittest", "-of=main", c.source],
+    run: () => ["./main"],
+    requires: () => ["/usr/bin/ldc2"],
+    version: () => ["/usr/bin/ldc2", "--version"],
+    compileMemoryMb: 1024,
+    debianPackages: ["ldc"],
+  },
+  {
+    // SandboxFusion's `kotlin_script`: a .kts script, compiled and run by kotlinc in one step.
+    id: "kotlin_script",
+    aliases: ["kts", "kotlin"],
+    name: "Kotlin script (kotlinc -script, Debian)",
+    sourceFile: () => "main.kts",
+    run: (c) => ["/usr/bin/kotlinc", `-J-Xmx${c.memoryMb}m`, "-script", c.source],
+    requires: () => ["/usr/bin/kotlinc", "/usr/bin/java"],
+    version: () => ["/usr/bin/kotlin", "-version"],
+    addressSpaceMb: jvmAddressSpace,
+    env: { JAVA_OPTS: "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m" },
+    compileMemoryMb: 1024,
+    compilesInRun: true,
+    debianPackages: ["kotlin", "default-jdk-headless"],
+  },
+  {
+    id: "racket",
+    aliases: ["rkt"],
+    name: "Racket (with rackunit)",
+    sourceFile: () => "main.rkt",
+    run: (c) => ["/usr/bin/racket", c.source],
+    requires: () => ["/usr/bin/racket"],
+    version: () => ["/usr/bin/racket", "--version"],
+    addressSpaceMb: unlimitedAddressSpace,
+    debianPackages: ["racket"],
+  },
+  {
+    // SandboxFusion's `verilog`: a design with its testbench, compiled by Icarus Verilog as
+    // SystemVerilog 2012 and simulated by vvp.
+    id: "verilog",
+    aliases: ["systemverilog", "iverilog"],
+    name: "Verilog / SystemVerilog (Icarus Verilog, -g2012)",
+    sourceFile: () => "main.sv",
+    compile: (c) => ["/usr/bin/iverilog", "-g2012", "-o", "main.vvp", c.source],
+    run: () => ["/usr/bin/vvp", "-n", "main.vvp"],
+    requires: () => ["/usr/bin/iverilog", "/usr/bin/vvp"],
+    version: () => ["/usr/bin/iverilog", "-V"],
+    debianPackages: ["iverilog"],
+  },
 ];
 
 const BY_NAME = new Map<string, LanguageSpec>();
@@ -334,4 +409,23 @@ export function findLanguage(language: string): LanguageSpec | undefined {
 
 export function languageIds(): string[] {
   return LANGUAGE_SPECS.map((spec) => spec.id);
+}
+
+/**
+ * SandboxFusion's languages and modes this sandbox does not serve, with what is missing: asked for,
+ * they get a SandboxError saying so, not "unknown language".
+ */
+export const UNSERVED_LANGUAGES: Readonly<Record<string, string>> = {
+  julia: "Julia is not packaged in Debian 12 (bookworm)",
+  swift: "Swift is not packaged in Debian 12 (bookworm)",
+  lean: "Lean 4 and its Mathlib are not packaged in Debian",
+  cuda: "CUDA mode needs an NVIDIA GPU and the CUDA toolkit, which this sandbox does not expose",
+  python_gpu: "GPU mode needs an NVIDIA GPU and CUDA-enabled PyTorch, which this sandbox does not expose",
+  jest: "Debian 12's jest depends on Debian's Node.js 18 (node-types-node), which cannot be installed beside the Node.js 20 the pipeline needs",
+};
+
+/** Why a SandboxFusion language id this sandbox knows of is not served, if it is one of those. */
+export function unservedLanguage(language: string): string | undefined {
+  const id = language.trim().toLowerCase();
+  return Object.hasOwn(UNSERVED_LANGUAGES, id) ? UNSERVED_LANGUAGES[id] : undefined;
 }

@@ -99,7 +99,7 @@ export async function runRequest(
     for (const [path, content] of Object.entries(request.files ?? {})) {
       if (content !== null) dir.write(path, Buffer.from(content, "base64"));
     }
-    const source = dir.write(spec.sourceFile(request.code), request.code);
+    const source = dir.write(spec.sourceFile(request.code), spec.sourceText?.(request.code) ?? request.code);
     const paths = toolchainPaths();
     const ctx: LanguageContext = {
       source,
@@ -134,18 +134,20 @@ export async function runRequest(
       }
     }
     const timeout = seconds(request.run_timeout, config.run_timeout_s);
+    // a run that compiles first gets the compiler's memory, as a compile step would
+    const runMb = spec.compilesInRun ? Math.max(spec.compileMemoryMb ?? memoryMb, memoryMb) : memoryMb;
     const runResult = await step(
-      spec.run(ctx),
+      spec.run({ ...ctx, memoryMb: runMb }),
       timeout,
       request.stdin ?? null,
       {
         cpuSeconds: timeout + 1,
-        addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(memoryMb) : memoryMb,
+        addressSpaceMb: spec.addressSpaceMb ? spec.addressSpaceMb(runMb) : runMb,
         processes: limits.processes,
         fileSizeMb: limits.file_size_mb,
         openFiles: limits.open_files,
       },
-      memoryMb,
+      runMb,
       runSandbox,
       () => {},
     );

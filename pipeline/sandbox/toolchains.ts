@@ -1,21 +1,24 @@
-// Which toolchains this machine has, where the sandbox sees the ones that live outside /usr (node,
-// esbuild), and their versions for `pipeline sandbox languages`.
+// Which toolchains this machine has, where the sandbox sees what lives outside /usr (node, esbuild,
+// the C# entry point), and the toolchains' versions for `pipeline sandbox languages`.
 import { execFile } from "node:child_process";
 import { accessSync, constants as fsConstants } from "node:fs";
 import { createRequire } from "node:module";
 import { arch, platform } from "node:os";
-import { LANGUAGE_SPECS, type LanguageContext, type LanguageSpec } from "./languages.js";
+import { fileURLToPath } from "node:url";
+import type { ToolchainContext } from "./language-spec.js";
+import { LANGUAGE_SPECS, type LanguageSpec } from "./languages.js";
 
 /** Host paths of toolchains outside /usr and where they appear inside the sandbox. */
 export interface ToolchainPaths {
-  host: Pick<LanguageContext, "nodePath" | "esbuildPath">;
-  inside: Pick<LanguageContext, "nodePath" | "esbuildPath">;
+  host: ToolchainContext;
+  inside: ToolchainContext;
   /** [host, inside] pairs to bind read-only */
   binds: [string, string][];
 }
 
 const NODE_INSIDE = "/opt/sandbox-tools/node";
 const ESBUILD_INSIDE = "/opt/sandbox-tools/esbuild";
+const CSHARP_ENTRY_INSIDE = "/opt/sandbox-tools/csharp-entry.cs";
 
 function findEsbuild(): string | null {
   try {
@@ -35,7 +38,8 @@ export function toolchainPaths(): ToolchainPaths {
   if (cachedPaths) return cachedPaths;
   const nodeHost = process.execPath;
   const esbuildHost = findEsbuild();
-  const binds: [string, string][] = [];
+  const csharpEntryHost = fileURLToPath(new URL("./support/csharp-entry.cs", import.meta.url));
+  const binds: [string, string][] = [[csharpEntryHost, CSHARP_ENTRY_INSIDE]];
   // /usr is visible as is (but /usr/local is masked), so only binaries elsewhere need a bind.
   const visible = (path: string) => path.startsWith("/usr/") && !path.startsWith("/usr/local/");
   let nodeInside = nodeHost;
@@ -49,8 +53,8 @@ export function toolchainPaths(): ToolchainPaths {
     esbuildInside = ESBUILD_INSIDE;
   }
   cachedPaths = {
-    host: { nodePath: nodeHost, esbuildPath: esbuildHost },
-    inside: { nodePath: nodeInside, esbuildPath: esbuildInside },
+    host: { nodePath: nodeHost, esbuildPath: esbuildHost, csharpEntry: csharpEntryHost },
+    inside: { nodePath: nodeInside, esbuildPath: esbuildInside, csharpEntry: CSHARP_ENTRY_INSIDE },
     binds,
   };
   return cachedPaths;
@@ -91,7 +95,8 @@ function firstLine(text: string): string | null {
     text
       .split("\n")
       .map((line) => line.trim())
-      .find((line) => line.length > 0) ?? null
+      // a JVM's start-up warnings come before kotlinc's version
+      .find((line) => line.length > 0 && !line.includes("VM warning:")) ?? null
   );
 }
 

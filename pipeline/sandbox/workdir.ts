@@ -1,6 +1,6 @@
-// The private directory of one run: the program's cwd (mounted at /work), plus a scratch dir for
-// TMPDIR when running without isolation. Created empty for every request and removed after it;
-// never shared between two runs.
+// The private directories of one run: the program's cwd (mounted at /work) and, isolated, the dir
+// mounted at /mnt; without isolation a scratch dir for TMPDIR instead. Created empty for every
+// request and removed after it; never shared between two runs.
 
 import { execFile } from "node:child_process";
 import {
@@ -22,7 +22,7 @@ import { lstat, open, rm } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { promisify } from "node:util";
 import { SandboxRequestError } from "./errors.js";
-import { WORK_DIR } from "./isolation.js";
+import { hostMntDir, MNT_DIR, WORK_DIR } from "./isolation.js";
 
 const run = promisify(execFile);
 const CHMOD = "/usr/bin/chmod";
@@ -33,11 +33,17 @@ const MAX_PATH_DEPTH = 32;
 /** A run dir with at most this many entries and no subdir is removed synchronously (see remove()). */
 const SMALL_DIR_ENTRIES = 64;
 
+/** Where a request's path lands: under the work dir or the /mnt dir, relative to it. */
+export interface RunPath {
+  area: "work" | "mnt";
+  relative: string;
+}
+
 /**
- * The path relative to the work dir that `requested` names, or an error when it would land outside
- * it. Absolute paths are accepted when they are under the sandbox's work dir (`/work/x`).
+ * Where `requested` lands, or an error when it would land outside the run's dirs. A relative path
+ * is under the work dir; an absolute one must be under /work or /mnt (as the program sees them).
  */
-export function workRelativePath(requested: string): string {
+export function runPath(requested: string): RunPath {
   if (requested.includes("\0"))
     throw new SandboxRequestError(
       "invalid_request",
@@ -50,15 +56,18 @@ export function workRelativePath(requested: string): string {
     );
   }
   let path = requested.replaceAll("\\", "/");
+  let area: RunPath["area"] = "work";
   if (path.startsWith("/")) {
     const normalized = posix.normalize(path);
-    if (normalized !== WORK_DIR && !normalized.startsWith(`${WORK_DIR}/`)) {
+    const root = [WORK_DIR, MNT_DIR].find((dir) => normalized === dir || normalized.startsWith(`${dir}/`));
+    if (root === undefined) {
       throw new SandboxRequestError(
         "invalid_request",
-        `file path ${JSON.stringify(requested)} is outside the work dir: use a path relative to the program's working directory (or under ${WORK_DIR}/)`,
+        `file path ${JSON.stringify(requested)} is outside the work dir: use a path relative to the program's working directory, or one under ${WORK_DIR}/ or ${MNT_DIR}/`,
       );
     }
-    path = normalized.slice(WORK_DIR.length + 1);
+    if (root === MNT_DIR) area = "mnt";
+    path = normalized.slice(root.length + 1);
   }
   const normalized = posix.normalize(path);
   if (
@@ -73,7 +82,7 @@ export function workRelativePath(requested: string): string {
       `file path ${JSON.stringify(requested)} would land outside the work dir: use a relative path without '..'`,
     );
   }
-  return normalized;
+  return { area, relative: normalized };
 }
 
 export class RunDirectory {
@@ -82,6 +91,8 @@ export class RunDirectory {
     readonly work: string,
     /** scratch for TMPDIR/HOME when running without isolation, else null */
     readonly tmp: string | null,
+    /** the dir mounted at /mnt when running isolated, else null */
+    readonly mnt: string | null,
     /** host uid that owns what the program may write, or null to keep our own */
     private readonly owner: number | null,
   ) {}
@@ -91,11 +102,17 @@ export class RunDirectory {
   static create(parent: string, owner: number | null, options: { withTmp: boolean }): RunDirectory {
     const work = mkdtempSync(join(parent, "run-"));
     const tmp = options.withTmp ? `${work}-tmp` : null;
-    const dir = new RunDirectory(work, tmp, owner);
-    // bwrap may run as the slot's uid (userns mode) and must reach the dir to mount it.
+    // an unisolated program has no /mnt of its own (it sees the host's)
+    const mnt = options.withTmp ? null : hostMntDir(work);
+    const dir = new RunDirectory(work, tmp, mnt, owner);
+    // bwrap may run as the slot's uid (userns mode) and must reach the dirs to mount them.
     chmodSync(work, 0o755);
     dir.own(work);
     if (tmp) mkdirSync(tmp, { mode: 0o700 });
+    if (mnt) {
+      mkdirSync(mnt, { mode: 0o755 });
+      dir.own(mnt);
+    }
     return dir;
   }
 
@@ -103,11 +120,25 @@ export class RunDirectory {
     if (this.owner !== null) chownSync(path, this.owner, this.owner);
   }
 
-  /** Writes one file of the request (base64 content) or the source code, creating its parent dirs. */
+  /** The host dir a request's path lands in, or an error where the run has no such dir. */
+  private areaDir(requested: string, path: RunPath): string {
+    if (path.area === "work") return this.work;
+    if (this.mnt) return this.mnt;
+    throw new SandboxRequestError(
+      "invalid_request",
+      `file path ${JSON.stringify(requested)} is under ${MNT_DIR}, which only an isolated run has (sandbox.isolation is none): use a relative path`,
+    );
+  }
+
+  /**
+   * Writes one file of the request (base64 content) or the source code, creating its parent dirs.
+   * Returns its path relative to the work dir (the source's), or as requested where it is under /mnt.
+   */
   write(requested: string, content: Buffer | string): string {
-    const relative = workRelativePath(requested);
+    const path = runPath(requested);
+    const base = this.areaDir(requested, path);
     try {
-      this.place(requested, relative, content);
+      this.place(requested, base, path.relative, content);
     } catch (error) {
       if (error instanceof SandboxRequestError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -120,12 +151,12 @@ export class RunDirectory {
         `cannot write file ${JSON.stringify(requested)} into the work dir (${code}): ${advice}`,
       );
     }
-    return relative;
+    return path.area === "work" ? path.relative : posix.join(MNT_DIR, path.relative);
   }
 
-  private place(requested: string, relative: string, content: Buffer | string): void {
+  private place(requested: string, base: string, relative: string, content: Buffer | string): void {
     const parts = relative.split("/");
-    let dir = this.work;
+    let dir = base;
     for (const [i, part] of parts.slice(0, -1).entries()) {
       dir = join(dir, part);
       const existing = lstatSync(dir, { throwIfNoEntry: false });
@@ -139,7 +170,7 @@ export class RunDirectory {
         );
       }
     }
-    const target = join(this.work, relative);
+    const target = join(base, relative);
     // never through a link, should one ever be there
     const fd = openSync(
       target,
@@ -164,12 +195,15 @@ export class RunDirectory {
     let total = 0;
     for (const requested of paths) {
       let relative: string;
+      let base: string;
       try {
-        relative = workRelativePath(requested);
+        const path = runPath(requested);
+        base = this.areaDir(requested, path);
+        relative = path.relative;
       } catch {
         continue;
       }
-      let dir = this.work;
+      let dir = base;
       let safe = true;
       for (const part of relative.split("/").slice(0, -1)) {
         dir = join(dir, part);
@@ -181,7 +215,7 @@ export class RunDirectory {
       }
       if (!safe) continue;
       const handle = await open(
-        join(this.work, relative),
+        join(base, relative),
         fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
       ).catch(() => null);
       if (handle === null) continue;
@@ -200,6 +234,7 @@ export class RunDirectory {
 
   async remove(): Promise<void> {
     if (this.tmp && !removeSmallDir(this.tmp)) await removeTree(this.tmp);
+    if (this.mnt && !removeSmallDir(this.mnt)) await removeTree(this.mnt);
     if (!removeSmallDir(this.work)) await removeTree(this.work);
   }
 }

@@ -4,27 +4,40 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SandboxRequestError } from "../../pipeline/sandbox/index.js";
-import { RunDirectory, workRelativePath } from "../../pipeline/sandbox/workdir.js";
+import { RunDirectory, runPath } from "../../pipeline/sandbox/workdir.js";
 import { tempDir } from "../support/temp-dir.js";
 
-describe("workRelativePath", () => {
+describe("runPath", () => {
   it.each([
-    ["a.txt", "a.txt"],
-    ["dir/./b.txt", "dir/b.txt"],
-    ["dir/../c.txt", "c.txt"],
-    ["/work/d.txt", "d.txt"],
-    ["/work/x/../e.txt", "e.txt"],
-    ["win\\path.txt", "win/path.txt"],
-  ])("accepts %s as %s", (requested, expected) => {
-    expect(workRelativePath(requested)).toBe(expected);
+    ["a.txt", "work", "a.txt"],
+    ["dir/./b.txt", "work", "dir/b.txt"],
+    ["dir/../c.txt", "work", "c.txt"],
+    ["/work/d.txt", "work", "d.txt"],
+    ["/work/x/../e.txt", "work", "e.txt"],
+    ["win\\path.txt", "work", "win/path.txt"],
+    ["/mnt/data/x", "mnt", "data/x"],
+    ["/mnt/b", "mnt", "b"],
+  ])("accepts %s in the %s dir as %s", (requested, area, relative) => {
+    expect(runPath(requested)).toEqual({ area, relative });
   });
 
-  it.each(["../x", "a/../../x", "/etc/passwd", "/work/../etc/passwd", "/workshop/x", ".", "", "..", "a\0b"])(
-    "refuses %j",
-    (requested) => {
-      expect(() => workRelativePath(requested)).toThrow(SandboxRequestError);
-    },
-  );
+  it.each([
+    "../x",
+    "a/../../x",
+    "../../etc",
+    "/etc/passwd",
+    "/work/../etc/passwd",
+    "/mnt/../etc/passwd",
+    "/mnt",
+    "/mntx/a",
+    "/workshop/x",
+    ".",
+    "",
+    "..",
+    "a\0b",
+  ])("refuses %j", (requested) => {
+    expect(() => runPath(requested)).toThrow(SandboxRequestError);
+  });
 });
 
 describe("RunDirectory", () => {
@@ -41,6 +54,23 @@ describe("RunDirectory", () => {
       "a/b/c.txt": Buffer.from("hello").toString("base64"),
       "/work/a/b/c.txt": Buffer.from("hello").toString("base64"),
     });
+  });
+
+  it("writes /mnt paths into the run's own /mnt dir and fetches them from there", async () => {
+    expect(dir.write("/mnt/data/x", Buffer.from("m"))).toBe("/mnt/data/x");
+    expect(readFileSync(join(dir.mnt!, "data", "x"), "utf8")).toBe("m");
+    expect(existsSync(join(dir.work, "data"))).toBe(false);
+    expect(await dir.fetch(["/mnt/data/x"], 1 << 20)).toEqual({
+      "/mnt/data/x": Buffer.from("m").toString("base64"),
+    });
+    await dir.remove();
+    expect(existsSync(dir.mnt!)).toBe(false);
+  });
+
+  it("has no /mnt dir without isolation, and says so", () => {
+    const unisolated = RunDirectory.create(parent, null, { withTmp: true });
+    expect(unisolated.mnt).toBeNull();
+    expect(() => unisolated.write("/mnt/x", "x")).toThrow(/only an isolated run has/);
   });
 
   it("refuses to write through a path that climbs out", async () => {
