@@ -7,6 +7,7 @@ import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
+import { verdictsDigest } from "../pipeline/review/marks.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
 import { datasetCard } from "./export/card.js";
@@ -19,6 +20,7 @@ import {
   writeParquetAtomically,
 } from "./export/parquet.js";
 import { exportReport } from "./export/report.js";
+import { ReleaseReview } from "./export/review.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
 import { describeShape, EXPORT_FILES, type ExportSummary, exportSummarySchema } from "./export/stats.js";
 
@@ -32,7 +34,8 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   const { config } = ctx;
   const dir = path.join(ctx.dataDir, "export");
   await removeLeftovers(dir);
-  const read = await readDialogues(ctx, emit);
+  const review = new ReleaseReview(ctx.dataDir);
+  const read = await readDialogues(ctx, emit, review);
   const rows = dialogueRows(read.dialogues, config.keep_system);
   const instructions = await readInstructions(ctx, emit);
   const sources = await sourcesUsed(ctx, instructions.rows, read.dialogues);
@@ -88,6 +91,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     },
     sources,
     models: { ...models, ...(read.embedders.length ? { embeddings: read.embedders.join(", ") } : {}) },
+    ...(review.active ? { review: await review.summary(ctx.read("validate", { rejects: true })) } : {}),
   };
   const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, ...config });
   written.push({ ...(await writeAtomically(at(EXPORT_FILES.card), [card])), rows: 0 });
@@ -120,6 +124,8 @@ export const exportStage = defineStage<ExportConfig, unknown, ExportSummary>({
   upstream: ["validate", "filter", "download"],
   kind: "global",
   configSchema: exportConfigSchema,
+  // people's verdicts decide which dialogues are released: a new one makes the release stale
+  fingerprint: ({ root }) => verdictsDigest(root.data_dir),
   run: exportDatasets,
   summarySchema: exportSummarySchema,
   report: exportReport,

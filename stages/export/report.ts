@@ -5,6 +5,7 @@ import type { StageReport, StageView } from "../../pipeline/report/contract.js";
 import { deviationText, figure, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
 import { filterSummarySchema } from "../filter/funnel.js";
 import { compareLanguages } from "./languages.js";
+import { reviewSection } from "./review.js";
 import type { ExportSummary } from "./stats.js";
 
 /** The languages of the filtered set come from filter's summary, else from the pairs export released. */
@@ -65,6 +66,7 @@ export const exportReport: StageReport<ExportSummary> = {
   flow: (view) => [{ label: "exported dialogues", records: view.summary?.code_feedback.dialogues }],
   sections: [
     { id: "languages", reads: [FILTER], render: languageSection },
+    { id: "review", render: (view) => reviewSection(view.summary?.review) },
     {
       id: "export",
       render: (view) => {

@@ -12,6 +12,7 @@ import {
 import type { Emitter, StageContext } from "../../pipeline/stage.js";
 import type { ExportConfig } from "./config.js";
 import { releaseIds } from "./ids.js";
+import type { ReleaseReview } from "./review.js";
 import type { SourceUse } from "./stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
@@ -52,7 +53,7 @@ const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : 
 type Validation = { outcome?: string; gates?: { rule: string }[] } | undefined;
 
 /** The validated dialogues in the order of their string ids; duplicates and malformed records become rejects. */
-export async function readDialogues(ctx: ExportContext, emit: Emitter) {
+export async function readDialogues(ctx: ExportContext, emit: Emitter, review?: ReleaseReview) {
   const dialogues: Dialogue[] = [];
   const seen = new Set<string>();
   const tally = new DialogueTally(ctx.registry.methods);
@@ -74,6 +75,11 @@ export async function readDialogues(ctx: ExportContext, emit: Emitter) {
       continue;
     }
     seen.add(dialogue.id);
+    const marked = review?.judge(dialogue);
+    if (marked) {
+      await emit.reject(marked);
+      continue;
+    }
     tally.add(dialogue);
     const outcome = (dialogue.meta.validation as Validation)?.outcome ?? "not validated";
     validation[outcome] = (validation[outcome] ?? 0) + 1;

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { dialogueTallySchema, paperShapeSchema, signedPercent } from "../../pipeline/dialogue.js";
 import { languageShareSchema } from "./languages.js";
+import { reviewSummarySchema } from "./review.js";
 
 /** The files under `<data_dir>/export/`; nothing else there is part of the release. */
 export const EXPORT_FILES = {
@@ -59,6 +60,8 @@ export const exportSummarySchema = z.object({
   sources: z.array(sourceUseSchema),
   /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
   models: z.record(z.string(), z.string()),
+  /** people's verdicts on the run (pipeline/review/), when anyone gave one */
+  review: reviewSummarySchema.optional(),
 });
 export type ExportSummary = z.infer<typeof exportSummarySchema>;
 

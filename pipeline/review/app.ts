@@ -1,0 +1,194 @@
+// The review app's operations, whatever asks (the HTTP server, `pipeline show`, `review mark`): list
+// a stage's records, show one, mark one, and draw a fair queue to walk through.
+import { hash } from "node:crypto";
+import { UserError } from "../errors.js";
+import { type Mark, MarksStore, type Verdict } from "./marks.js";
+import { type Filter, type Kind, ReviewIndex, type ReviewSource, type Row, type Sort } from "./records.js";
+import { type RecordView, recordView } from "./view.js";
+
+/** Not found (an unknown stage or id): the server answers 404, the CLI exits 2. */
+export class NotFound extends UserError {}
+
+export interface StageInfo {
+  name: string;
+  state: string;
+  reason?: string | undefined;
+  outputs: number;
+  rejects: number;
+}
+
+export class ReviewApp {
+  readonly index: ReviewIndex;
+  private marksStore: MarksStore | undefined;
+
+  constructor(
+    readonly source: ReviewSource,
+    /** every reason a bad mark may give */
+    readonly reasons: readonly string[],
+  ) {
+    this.index = new ReviewIndex(source);
+  }
+
+  close(): void {
+    this.index.close();
+    this.marksStore?.close();
+  }
+
+  private marks(): MarksStore {
+    this.marksStore ??= MarksStore.open(this.source.dataDir);
+    return this.marksStore;
+  }
+
+  private checkStage(stage: string): void {
+    if (!this.source.stages.includes(stage))
+      throw new NotFound(`no stage named ${stage}; the stages are: ${this.source.stages.join(", ")}`);
+  }
+
+  /** Every stage with its state and how many records it has committed. */
+  stages(): StageInfo[] {
+    return this.source.stages.map((name) => {
+      const look = this.index.refresh(name);
+      return {
+        name,
+        state: look.state,
+        ...(look.reason ? { reason: look.reason } : {}),
+        outputs: this.index.list(name, "o", {}, { size: 1 }).total,
+        rejects: this.index.list(name, "r", {}, { size: 1 }).total,
+      };
+    });
+  }
+
+  /** Whether any stage has committed anything: a data dir with no runs has nothing to review. */
+  hasRuns(): boolean {
+    return this.source.stages.some((name) => this.source.look(name).parts.length > 0);
+  }
+
+  list(stage: string, kind: Kind, filter: Filter, options: { sort?: Sort; page?: number; size?: number }) {
+    this.checkStage(stage);
+    this.index.refresh(stage);
+    const listed = this.index.list(stage, kind, filter, options);
+    const marks = this.currentMarks(listed.rows);
+    return { ...listed, rows: listed.rows.map((row) => ({ ...row, marks: marks.get(row.id) ?? [] })) };
+  }
+
+  facets(stage: string, kind: Kind) {
+    this.checkStage(stage);
+    this.index.refresh(stage);
+    return this.index.facets(stage, kind);
+  }
+
+  /** Each reviewer's verdict on the rows' ids, with whether it judged other content than the row's. */
+  private currentMarks(
+    rows: readonly Row[],
+  ): Map<string, { reviewer: string; verdict: Verdict; stale: boolean }[]> {
+    const result = new Map<string, { reviewer: string; verdict: Verdict; stale: boolean }[]>();
+    if (rows.length === 0) return result;
+    for (const row of rows) {
+      const latest = new Map<string, Mark>();
+      for (const mark of this.marks().history(row.id)) latest.set(mark.reviewer, mark);
+      if (latest.size)
+        result.set(
+          row.id,
+          [...latest.values()].map((m) => ({
+            reviewer: m.reviewer,
+            verdict: m.verdict,
+            stale: m.hash !== row.hash,
+          })),
+        );
+    }
+    return result;
+  }
+
+  /** The record `id` of `stage` (its outputs, else its rejects, unless `kind` says which). */
+  record(stage: string, id: string, kind?: Kind): RecordView {
+    this.checkStage(stage);
+    const look = this.index.refresh(stage);
+    // a record's links name the other stages: index them too, as far as they have got
+    for (const other of this.source.stages) if (other !== stage) this.index.refresh(other);
+    const found =
+      (kind !== "r" ? this.index.read(stage, "o", id) : undefined) ??
+      (kind !== "o" ? this.index.read(stage, "r", id) : undefined);
+    if (!found)
+      throw new NotFound(
+        `${stage} has no record ${id}${look.state !== "complete" ? ` (it is ${look.state})` : ""}`,
+      );
+    return recordView(this.index, this.marks(), look, found);
+  }
+
+  /** Records a verdict on `id` as it is now in `stage`. */
+  mark(input: {
+    stage: string;
+    id: string;
+    verdict: string;
+    reason?: string | undefined;
+    note?: string | undefined;
+    reviewer: string;
+  }): Mark {
+    if (input.verdict !== "good" && input.verdict !== "bad")
+      throw new UserError(`a verdict is good or bad, not ${JSON.stringify(input.verdict)}`);
+    if (input.reason !== undefined && input.reason !== "" && !this.reasons.includes(input.reason))
+      throw new UserError(
+        `unknown reason ${JSON.stringify(input.reason)}; the reasons are: ${this.reasons.join(", ")}`,
+      );
+    if (!input.reviewer.trim()) throw new UserError("a mark needs a reviewer's name (--reviewer)");
+    const view = this.record(input.stage, input.id);
+    return this.marks().add({
+      stage: input.stage,
+      id: input.id,
+      verdict: input.verdict,
+      reason: input.verdict === "bad" ? input.reason || "other" : undefined,
+      note: input.note || undefined,
+      reviewer: input.reviewer.trim(),
+      hash: view.hash,
+    });
+  }
+
+  /**
+   * `count` of the stage's outputs, stratified by method and language: each stratum gets its share
+   * (largest remainders, every stratum at least one while there is room), and within it the records
+   * with the smallest SHA-256 of (seed, id), so a seed draws the same queue from the same records.
+   */
+  sample(stage: string, count: number, seed: number): string[] {
+    this.checkStage(stage);
+    this.index.refresh(stage);
+    const strata = new Map<string, { id: string; key: string }[]>();
+    for (const r of this.index.strata(stage)) {
+      const name = `${r.method ?? ""}\n${r.lang ?? ""}`;
+      const list = strata.get(name) ?? [];
+      list.push({ id: r.id, key: hash("sha256", `${seed}\n${r.id}`) });
+      strata.set(name, list);
+    }
+    const total = [...strata.values()].reduce((sum, s) => sum + s.length, 0);
+    if (total <= count) return [...strata.values()].flat().map((r) => r.id);
+    const names = [...strata.keys()].sort();
+    const quota = new Map(names.map((n) => [n, Math.floor((strata.get(n)!.length * count) / total)]));
+    let left = count - [...quota.values()].reduce((a, b) => a + b, 0);
+    // strata with none yet first, then the largest remainders
+    const order = [...names].sort((a, b) => {
+      const ra = (strata.get(a)!.length * count) % total;
+      const rb = (strata.get(b)!.length * count) % total;
+      return (quota.get(a) === 0 ? 0 : 1) - (quota.get(b) === 0 ? 0 : 1) || rb - ra || (a < b ? -1 : 1);
+    });
+    for (const name of order) {
+      if (left === 0) break;
+      quota.set(name, quota.get(name)! + 1);
+      left--;
+    }
+    const queue: string[] = [];
+    for (const name of names) {
+      const members = strata.get(name)!.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      queue.push(...members.slice(0, quota.get(name)).map((m) => m.id));
+    }
+    // walked in a mixed order, not stratum after stratum
+    return queue.sort((a, b) => {
+      const ka = hash("sha256", `${seed}\nqueue\n${a}`);
+      const kb = hash("sha256", `${seed}\nqueue\n${b}`);
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+  }
+
+  /** Every mark, oldest first, for `review export-marks`. */
+  allMarks(): Iterable<Mark> {
+    return this.marks().all();
+  }
+}
