@@ -1,5 +1,6 @@
 // Hostile programs that try to get out: to the network, to files and secrets that are not theirs,
 // to writable places outside the work dir, and to privileges.
+import { existsSync } from "node:fs";
 import { expect } from "vitest";
 import { blocked, type HostileProgram, py, sh } from "./hostile-corpus.js";
 
@@ -245,11 +246,88 @@ print("blocked" if ok == 5 else "ESCAPED")`),
     },
   },
   {
+    name: "request files under /mnt with a path that climbs out",
+    request: () => ({
+      ...py("print('ran')"),
+      files: { "/mnt/../etc/evil": Buffer.from("x").toString("base64") },
+    }),
+    check: (r) => {
+      expect(r.status).toBe("SandboxError");
+      expect(r.message).toContain("outside the work dir");
+    },
+  },
+  {
+    name: "python writes /mnt and links from it to host files: the run's own /mnt, fetched without links",
+    request: () => ({
+      ...py(`import os
+open("/mnt/codefeedback-hostile", "w").write("x")
+os.symlink("/etc/passwd", "/mnt/leak"); os.symlink("/etc", "/mnt/etc")
+print("made")`),
+      fetch_files: ["/mnt/leak", "/mnt/etc/passwd", "/mnt/../etc/passwd"],
+    }),
+    check: (r) => {
+      expect(r.status).toBe("Success");
+      expect(r.files).toEqual({});
+      expect(existsSync("/mnt/codefeedback-hostile")).toBe(false);
+    },
+  },
+  {
     name: "bash hard-links a system file into the work dir",
     request: () =>
       sh(
         "if ln /usr/bin/bash hl 2>/dev/null || ln /etc/passwd hp 2>/dev/null; then echo ESCAPED; else echo blocked; fi",
       ),
+    check: blocked,
+  },
+  // --- the languages added for SandboxFusion's runner tests ---
+  {
+    name: "D connects to the host's loopback",
+    request: (c) => ({
+      language: "D_ut",
+      code: `import std.socket, std.stdio;
+void main() {
+  try { new TcpSocket(new InternetAddress("127.0.0.1", ${c.canaryPort})); writeln("ESCAPED"); }
+  catch (Exception e) { writeln("blocked ", e.msg); }
+}`,
+    }),
+    check: blocked,
+  },
+  {
+    name: "kotlin_script reads /etc/shadow, the secret file and the environment",
+    request: (c) => ({
+      language: "kotlin_script",
+      code: `val read = listOf("/etc/shadow", ${JSON.stringify(c.secretFile)}).filter { runCatching { java.io.File(it).readText() }.isSuccess }
+val env = listOf("CODEFEEDBACK_TEST_CANARY_SECRET", "OPENAI_API_KEY").filter { System.getenv(it) != null }
+println(if (read.isEmpty() && env.isEmpty()) "blocked" else "ESCAPED " + read + env)`,
+    }),
+    check: blocked,
+  },
+  {
+    name: "racket reads the secret file and writes into /usr",
+    request: (c) => ({
+      language: "racket",
+      code: `#lang racket
+(define (works? thunk) (with-handlers ([exn:fail? (lambda (e) #f)]) (thunk) #t))
+(define read-secret (works? (lambda () (file->string ${JSON.stringify(c.secretFile)}))))
+(define wrote (works? (lambda () (display-to-file "x" "/usr/lib/racket/evil" #:exists 'replace))))
+(displayln (if (or read-secret wrote) "ESCAPED" "blocked"))`,
+    }),
+    check: blocked,
+  },
+  {
+    name: "verilog $fopen writes /etc and reads the secret file",
+    request: (c) => ({
+      language: "verilog",
+      code: `module m;
+  integer w, r;
+  initial begin
+    w = $fopen("/etc/evil", "w");
+    r = $fopen(${JSON.stringify(c.secretFile)}, "r");
+    if (w == 0 && r == 0) $display("blocked"); else $display("ESCAPED");
+    $finish;
+  end
+endmodule`,
+    }),
     check: blocked,
   },
   // --- privileges ---

@@ -37,6 +37,20 @@ export const EXHAUSTION_PROGRAMS: HostileProgram[] = [
     check: timedOut,
   },
   {
+    name: "D forks forever",
+    request: () => ({
+      language: "D_ut",
+      code: "import core.sys.posix.unistd;\nvoid main() { for (;;) fork(); }",
+      run_timeout: 2,
+    }),
+    check: timedOut,
+  },
+  {
+    name: "racket sleeps forever",
+    request: () => ({ language: "racket", code: "#lang racket\n(sleep 1000000)", run_timeout: 2 }),
+    check: timedOut,
+  },
+  {
     name: "python memory bomb",
     request: () => py("x = []\nwhile True: x.append(bytearray(64 << 20))"),
     check: (r) => {
