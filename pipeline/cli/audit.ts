@@ -1,0 +1,164 @@
+// `pnpm pipeline audit FILE_OR_DATASET`: the one-source run that audits a dialogue dataset (a source with
+// `adapter: dialogues`) through download, validate and export, the stages that make dialogues switched
+// off, then its verdict: released, dropped by reason, by language. It is a run like any other (its own
+// data dir, resumable after a kill), and no stage it runs asks an LLM.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import type { CommandModule } from "yargs";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { UserError } from "../errors.js";
+import { createLogger, type Logger } from "../log.js";
+import { Runner } from "../runner.js";
+import { createServices } from "../services.js";
+import type { Stage } from "../stage.js";
+import type { DataOptions } from "./common.js";
+import { withDataOptions } from "./common.js";
+import { reportAfterRun } from "./report.js";
+import { printTable } from "./table.js";
+
+type AuditArgs = DataOptions & { dataset: string; name?: string; files: string[] };
+
+/** An audited dataset's verdict as export's summary keeps it (stages/export/audits.ts). */
+interface Verdict {
+  method: string;
+  where: string;
+  read: number;
+  released: number;
+  released_by: Record<string, number>;
+  dropped: number;
+  pass_rate: number;
+  dropped_by: Record<string, number>;
+  by_lang: Record<string, { released: number; dropped: number }>;
+}
+
+const REPO = /^[\w.-]+\/[\w.-]+$/;
+const GLOB = /[*?[]/;
+
+/** A source name from a file or dataset name: `Code_Feedback.jsonl` -> `code_feedback`. */
+export function sourceName(dataset: string): string {
+  const base = path
+    .basename(dataset.replace(/[/\\]+$/, ""))
+    .replace(/(\.(jsonl|ndjson|json|parquet))?(\.gz)?$/i, "");
+  const name = base
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[^a-z0-9]+|-+$/g, "");
+  return name || "audit";
+}
+
+/** The one source of the run: local files where the argument names some, else a hub dataset. */
+export function auditSource(
+  dataset: string,
+  name: string,
+  files: readonly string[],
+): Record<string, unknown> {
+  if (existsSync(dataset) || GLOB.test(dataset)) return { name, adapter: "dialogues", path: dataset };
+  if (REPO.test(dataset)) return { name, adapter: "dialogues", repo: dataset, files: [...files] };
+  throw new UserError(
+    `${dataset}: no such file or directory, and not a hub dataset id (owner/name); give a JSONL, JSON or Parquet file, a directory, a glob, or a dataset id`,
+  );
+}
+
+export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
+  const command: CommandModule<object, AuditArgs> = {
+    command: "audit <dataset>",
+    describe:
+      "audit a dialogue dataset (a file, directory, glob or hub dataset): run its code in the sandbox, release what passes, print the verdict",
+    builder: (y) =>
+      withDataOptions(y)
+        .positional("dataset", {
+          type: "string",
+          demandOption: true,
+          describe: "a JSONL/JSON/Parquet file, a directory, a glob, or a hub dataset id (owner/name)",
+        })
+        .option("name", {
+          type: "string",
+          describe:
+            "the source's name, which prefixes the dialogues' ids (default: from the file or dataset name)",
+        })
+        .option("files", {
+          type: "string",
+          array: true,
+          default: ["**/*.jsonl"],
+          describe: "for a hub dataset: the files to read (paths or globs)",
+        }),
+    handler: async (args) => {
+      const name = args.name ?? sourceName(args.dataset);
+      const source = auditSource(args.dataset, name, args.files);
+      const sets = [
+        `stages.download.sources=${JSON.stringify([source])}`,
+        // the stages that make dialogues ask an LLM; an audit only checks the dialogues it is given
+        ...stages.filter((s) => s.switchable).map((s) => `stages.${s.name}.enabled=false`),
+        // there are no seed pairs to decontaminate, so no benchmark is fetched
+        "stages.dedup.decontaminate=false",
+        ...(args.set ?? []),
+      ];
+      const loaded = loadConfig({
+        file: args.config,
+        sets,
+        dataDir: args["data-dir"] ?? path.join("data", "audits", name),
+      });
+      const log = createLogger();
+      const runner = await runToExport(stages, loaded, log);
+      const verdicts = (runner.status("export").manifest?.stats as { audits?: Verdict[] } | undefined)
+        ?.audits;
+      const verdict = verdicts?.find((v) => v.method === name);
+      if (!verdict) throw new Error(`export has no verdict on ${name}`);
+      log.info(`release: ${path.join(loaded.config.data_dir, "export")}`);
+      printVerdict(verdict);
+    },
+  };
+  return command as unknown as CommandModule;
+}
+
+/** Runs the audit up to export; Ctrl-C finishes the dialogues in flight, and a rerun goes on from there. */
+async function runToExport(
+  stages: readonly Stage<unknown>[],
+  loaded: LoadedConfig,
+  log: Logger,
+): Promise<Runner> {
+  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log });
+  const runner = new Runner(stages, loaded, { services, log });
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write(
+      `\n${signal}: finishing the dialogues in flight and saving; run the same command again to go on\n`,
+    );
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const reports = await runner.run(["export"], { signal: controller.signal });
+    const report = await reportAfterRun(runner, reports);
+    if (report) log.info(`report: ${report}`);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await services.close();
+  }
+  return runner;
+}
+
+function printVerdict(v: Verdict): void {
+  const out = process.stdout;
+  out.write(`${v.method} (${v.where}): pass rate ${(v.pass_rate * 100).toFixed(1)}%\n\n`);
+  printTable(
+    ["verdict", "dialogues"],
+    [
+      ["read", v.read],
+      ["released", v.released],
+      ...Object.entries(v.released_by).map(([outcome, n]) => [`  ${outcome}`, n]),
+      ["dropped", v.dropped],
+      ...Object.entries(v.dropped_by).map(([reason, n]) => [`  ${reason}`, n]),
+    ],
+  );
+  out.write("\n");
+  printTable(
+    ["language", "released", "dropped"],
+    Object.entries(v.by_lang)
+      .sort((a, b) => b[1].released + b[1].dropped - (a[1].released + a[1].dropped))
+      .map(([lang, c]) => [lang, c.released, c.dropped]),
+  );
+}
