@@ -4,13 +4,17 @@
 import { runBlock } from "../../pipeline/execution/index.js";
 import type { CodeRunner } from "../../pipeline/sandbox/index.js";
 
+/** The benchmarks' trivial Python program. */
+export function sumProgram(n: number): string {
+  return `total = sum(range(${n}))\nprint(total)`;
+}
+
 export async function keepSandboxBusy(runner: CodeRunner, runs: number, workers: number): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 * workers }, async () => {
       while (next < runs) {
-        const n = next++ % 97;
-        const result = await runBlock(runner, `total = sum(range(${n}))\nprint(total)`, "python");
+        const result = await runBlock(runner, sumProgram(next++ % 97), "python");
         if (result.status !== "success")
           throw new Error(`a benchmark program failed: ${result.status} ${result.stderr}`);
       }

@@ -1,14 +1,11 @@
-// What a program costs in CPU besides itself, through the sandbox server against the embedded
-// sandbox: the same Python programs, W workers kept busy, run in turn (a) by the embedded sandbox in
-// this process (the baseline: what bench e2e's sandbox-alone rate includes) and (b) through
-// `pipeline sandbox serve`, started as users start it, by the client a stage uses (HttpSandboxClient
-// through pipeline/execution). Per program: the calling process's CPU, the server process's own, and
-// the sandboxes' (bwrap, the launcher, the toolchain, the program), which stay in a cpuacct cgroup
-// with the process that started them (bench/e2e/cpu.ts; needs root and cgroup v1, else "-"). The
-// phases alternate, so load from elsewhere hits both alike.
-//
-//   pnpm bench sandbox-server [-- --runs 400] [--rounds 3] [--workers W]
-import { mkdtempSync, rmSync } from "node:fs";
+// What a program costs through the sandbox server: the same Python programs, W at a time, run in
+// alternating phases (a) by /usr/bin/python3 straight on the host (the bare rate), (b) by the embedded
+// sandbox in this process and (c) through `pipeline sandbox serve`, started as users start it, by the
+// client a stage uses; per program the caller's, the server's and the sandboxes' CPU (a cpuacct cgroup,
+// bench/e2e/cpu.ts; needs root and cgroup v1, else "-"). Then a concurrency sweep (sweep.ts).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { runBlock } from "../../pipeline/execution/index.js";
@@ -19,14 +16,19 @@ import {
   HttpSandboxClient,
   sandboxConfigSchema,
 } from "../../pipeline/sandbox/index.js";
-import { numberArg } from "../args.js";
+import { numberArg, textArg } from "../args.js";
 import { CpuGroup, processCpuS } from "../e2e/cpu.js";
 import { startSandboxServer } from "../e2e/servers-process.js";
-import { keepSandboxBusy } from "./busy.js";
+import { keepSandboxBusy, sumProgram } from "./busy.js";
+import { sweepLevel } from "./sweep.js";
 
 const RUNS = numberArg("runs", 400);
 const ROUNDS = numberArg("rounds", 3);
 const WORKERS = numberArg("workers", defaultWorkers());
+const SWEEP = (textArg("sweep") ?? "1,10,50,100")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 
 interface Phase {
   seconds: number;
@@ -36,9 +38,43 @@ interface Phase {
   sandboxes: number | undefined;
 }
 
+/** The program the sandbox phases run, by /usr/bin/python3 in a fresh tmpfs dir of its own. */
+async function runBare(n: number): Promise<void> {
+  const dir = await mkdtemp(path.join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "bench-bare-"));
+  try {
+    await writeFile(path.join(dir, "main.py"), sumProgram(n));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      // a new session, as the sandbox's commands get (autogroups would favour one side otherwise)
+      const child = spawn("/usr/bin/python3", ["-u", "main.py"], {
+        cwd: dir,
+        env: { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, LANG: "C.UTF-8" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+    if (code !== 0) throw new Error(`a bare benchmark program failed with exit code ${code}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The bare phase: RUNS programs, WORKERS at a time (the sandbox runs W at once too). */
+async function keepBareBusy(): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: WORKERS }, async () => {
+      while (next < RUNS) await runBare(next++ % 97);
+    }),
+  );
+}
+
 /** One phase: the caller's CPU, the server's, and what the groups saw, per program. */
 async function phase(
-  runner: CodeRunner,
+  runner: CodeRunner | "bare",
   self: CpuGroup | undefined,
   server: { pid: number | undefined; group: CpuGroup | undefined } | undefined,
 ): Promise<Phase> {
@@ -47,7 +83,7 @@ async function phase(
   const selfBefore = self?.usageS() ?? 0;
   const serverGroupBefore = server?.group?.usageS() ?? 0;
   const started = performance.now();
-  await keepSandboxBusy(runner, RUNS, WORKERS);
+  await (runner === "bare" ? keepBareBusy() : keepSandboxBusy(runner, RUNS, WORKERS));
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const callerS = (used.user + used.system) / 1e6;
@@ -78,25 +114,45 @@ async function main(): Promise<void> {
   const server = await startSandboxServer(dir, WORKERS, serverGroup);
   const config = (extra: object) => sandboxConfigSchema.parse({ workers: WORKERS, queue: 100_000, ...extra });
   const embedded = new EmbeddedSandbox(config({}));
-  const client = new HttpSandboxClient(config({ url: server.url }));
+  // as a stage's client is configured: no workers of its own, so the server's queue is never empty
+  const client = new HttpSandboxClient(config({ url: server.url, workers: undefined }));
   process.stdout.write(
     `sandbox-server: ${RUNS} Python programs a phase, ${WORKERS} workers, ${ROUNDS} rounds; load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")}\n`,
   );
-  const results: { embedded: Phase[]; server: Phase[] } = { embedded: [], server: [] };
+  const results: { bare: Phase[]; embedded: Phase[]; server: Phase[] } = {
+    bare: [],
+    embedded: [],
+    server: [],
+  };
   try {
     // warm both: the server's and the embedded sandbox's one-off set-up, the JIT
     await Promise.all([runBlock(embedded, "print(1)", "python"), runBlock(client, "print(1)", "python")]);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (["embedded", "server"] as const) : (["server", "embedded"] as const);
+      const order =
+        round % 2 === 0
+          ? (["bare", "embedded", "server"] as const)
+          : (["server", "embedded", "bare"] as const);
       for (const which of order) {
         const p =
-          which === "embedded"
-            ? await phase(embedded, self, undefined)
-            : await phase(client, self, { pid: server.pid, group: serverGroup });
+          which === "server"
+            ? await phase(client, self, { pid: server.pid, group: serverGroup })
+            : await phase(which === "bare" ? "bare" : embedded, self, undefined);
         results[which].push(p);
         process.stdout.write(`  round ${round + 1} ${describe(which, p)}\n`);
+      }
+    }
+    if (SWEEP.length > 0) {
+      process.stdout.write(
+        `concurrency sweep: /run_code requests of ${"python (HumanEval-style and hello), nodejs, typescript, cpp, go, rust, java, bash"} from a plain HTTP client, no retries\n`,
+      );
+      for (const parallel of SWEEP) {
+        const level = await sweepLevel(server.url, parallel, Math.max(40, 2 * parallel));
+        const errors = [...level.errors].map(([what, n]) => `${n} x ${what}`).join("; ");
+        process.stdout.write(
+          `  ${String(parallel).padStart(3)} parallel: ${level.requests} requests, ${f(level.requests / level.seconds, 1)} programs/s, p50 ${f(level.p50Ms / 1000)} s, p99 ${f(level.p99Ms / 1000)} s, errors ${level.errors.size === 0 ? 0 : errors}\n`,
+        );
       }
     }
   } finally {
@@ -111,6 +167,7 @@ async function main(): Promise<void> {
   const mean = (ps: Phase[], pick: (p: Phase) => number) => ps.reduce((s, p) => s + pick(p), 0) / ps.length;
   const e = results.embedded;
   const s = results.server;
+  const rate = (ps: Phase[]) => mean(ps, (p) => RUNS / p.seconds);
   const outside = (p: Phase) => p.caller + p.server;
   process.stdout.write(
     `CPU a program outside the sandboxes: server path (client ${f(mean(s, (p) => p.caller))} + server ${f(mean(s, (p) => p.server))}) ${f(mean(s, outside))} ms vs embedded ${f(mean(e, outside))} ms: ${f(mean(s, outside) / mean(e, outside))}x\n` +
@@ -120,7 +177,8 @@ async function main(): Promise<void> {
       )} vs ${f(
         mean(e, (p) => RUNS / p.seconds),
         1,
-      )}\n`,
+      )}\n` +
+      `programs/s through the server against bare /usr/bin/python3, ${WORKERS} at a time: ${f(rate(s), 1)} vs ${f(rate(results.bare), 1)}: ${f(rate(s) / rate(results.bare))}x (target >= 0.80x); embedded ${f(rate(e) / rate(results.bare))}x\n`,
   );
 }
 
