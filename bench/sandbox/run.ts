@@ -13,6 +13,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pLimit from "p-limit";
+import { PRIVATE_GO_CACHE } from "../../pipeline/sandbox/go-cache.js";
 import { EmbeddedSandbox, findLanguage, sandboxConfigSchema } from "../../pipeline/sandbox/index.js";
 import { toolchainPaths } from "../../pipeline/sandbox/toolchains.js";
 import { median } from "../median.js";
@@ -50,8 +51,15 @@ async function runBare(program: BenchProgram): Promise<void> {
     const source = spec.sourceFile(program.code);
     await writeFile(join(dir, source), program.code);
     const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: dir, LANG: "C.UTF-8" };
-    for (const [key, value] of Object.entries(spec.env ?? {})) env[key] = value.replace(/^\/tmp/, dir);
-    const ctx = { source, code: program.code, memoryMb: 1024, ...toolchainPaths().host };
+    const ctx = {
+      source,
+      code: program.code,
+      memoryMb: 1024,
+      ...toolchainPaths().host,
+      goCache: PRIVATE_GO_CACHE,
+    };
+    const specEnv = typeof spec.env === "function" ? spec.env(ctx) : (spec.env ?? {});
+    for (const [key, value] of Object.entries(specEnv)) env[key] = value.replace(/^\/tmp/, dir);
     if (spec.compile && (await spawnWait(spec.compile(ctx), dir, env)) !== 0)
       throw new Error(`bare compile failed: ${program.language}`);
     const code = await spawnWait(spec.run(ctx), dir, env);

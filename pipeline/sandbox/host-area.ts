@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { processAlive } from "../pid.js";
 import { buildEtcView } from "./etc-view.js";
+import { GO_CACHE_INSIDE, goCacheRoot, warmGoCache } from "./go-cache.js";
 import type { SandboxKit } from "./isolation.js";
 import { helperBinary, stagedTool } from "./launcher.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
@@ -130,6 +131,12 @@ export async function createHostArea(options: {
   const spawner = options.launcher ? await helperBinary("spawn") : null;
   const toolBinds: [string, string][] = [];
   for (const [host, inside] of toolchainPaths().binds) toolBinds.push([await stagedTool(host), inside]);
+  const goCache = await goCacheRoot();
+  if (goCache) {
+    toolBinds.push([goCache, GO_CACHE_INSIDE]);
+    // built in the background: a Go request that comes first waits for it (run-request.ts)
+    void warmGoCache();
+  }
   return { base, kit: { etcDir, launcher, seccompFile, toolBinds, enter, spawner }, slots };
 }
 

@@ -1,7 +1,8 @@
 // The parts several entries of the language table (languages.ts) share: the JVM's flags, javac and
 // JUnit's jars, how the class or object to launch is found in the code, the Go toolchain, Python's
 // environment, and the address-space limits of runtimes that reserve more than they use.
-import type { LanguageSpec } from "./language-spec.js";
+import { GO_BUILD_ENV, warmGoCache } from "./go-cache.js";
+import type { LanguageContext, LanguageSpec } from "./language-spec.js";
 
 // Serial GC and C1 only: short programs on few cores start faster; deep recursion is common in answers.
 export const JVM_FLAGS = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xss16m"];
@@ -48,20 +49,16 @@ export const PYTHON_ENV = {
 };
 
 /**
- * What `go` and `go_test` share. Caches in the run dir, modules off the network (there is none);
- * without a go.mod, imports resolve in GOPATH, where Debian's Go libraries (testify) live.
+ * What `go` and `go_test` share: the shared warm build cache (go-cache.ts), modules off the network
+ * (there is none); without a go.mod, imports resolve in GOPATH, where Debian's Go libraries
+ * (testify) live.
  */
 export const GO_TOOLCHAIN = {
   requires: () => ["/usr/bin/go"],
   version: () => ["/usr/bin/go", "version"],
   addressSpaceMb: unlimitedAddressSpace,
-  env: {
-    GOCACHE: "/tmp/go-cache",
-    GOPATH: "/tmp/go:/usr/share/gocode",
-    GOFLAGS: "-mod=mod",
-    GOPROXY: "off",
-    GO111MODULE: "auto",
-  },
+  env: (c: LanguageContext) => ({ GOCACHE: c.goCache, ...GO_BUILD_ENV }),
+  prepare: warmGoCache,
   compileMemoryMb: 2048,
   debianPackages: ["golang-go", "golang-github-stretchr-testify-dev"],
 } satisfies Partial<LanguageSpec>;

@@ -16,6 +16,8 @@ export interface LanguageContext {
   esbuildPath: string | null;
   /** where the C# entry point (support/csharp-entry.cs) is visible inside the sandbox */
   csharpEntry: string;
+  /** Go's build cache: the warm one mounted read-only (go-cache.ts), else a private one in /tmp */
+  goCache: string;
 }
 
 /** The toolchain paths a spec's requires() and version() see (the host's). */
@@ -43,7 +45,9 @@ export interface LanguageSpec {
    */
   addressSpaceMb?(memoryMb: number): number | null;
   /** extra environment on top of the sandbox's own (PATH, HOME, LANG, TMPDIR) */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, string>> | ((ctx: LanguageContext) => Readonly<Record<string, string>>);
+  /** work done once before the language's first run (awaited outside the run's timers) */
+  prepare?(): Promise<void>;
   /** how much memory compile steps of this language typically need, to scale the compile-time memory */
   compileMemoryMb?: number;
   /** the run step compiles too (go test, kotlinc -script): it gets compileMemoryMb at least */

@@ -46,7 +46,7 @@ async function compile(source: string, output: string): Promise<boolean> {
 }
 
 /** The per-machine cache of sandbox tools: ours, world-traversable, not writable by anyone else. */
-async function toolCacheDir(): Promise<string | null> {
+export async function toolCacheDir(): Promise<string | null> {
   // world-traversable: bwrap may run as a sandbox uid and must reach what it mounts
   const dir = join(tmpdir(), `codefeedback-sandbox-tools-${process.getuid?.() ?? "user"}`);
   await mkdir(dir, { recursive: true, mode: 0o755 }).catch(() => {});

@@ -3,6 +3,7 @@
 // SandboxFusion response built from their results.
 import type { CgroupHost } from "./cgroup.js";
 import type { SandboxConfig } from "./config.js";
+import { goCacheInside, PRIVATE_GO_CACHE } from "./go-cache.js";
 import { isRoot, type SlotArea } from "./host-area.js";
 import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
 import type { LanguageContext, LanguageSpec } from "./languages.js";
@@ -66,6 +67,7 @@ export async function runRequest(
   };
   const host = { mode, slot, kit: where.kit, cgroups: where.cgroups };
   const kills = new Map<CommandRunResult, StepKill>();
+  let env: Record<string, string> = { ...BASE_ENV };
   const step = async (
     argv: string[],
     timeoutSeconds: number,
@@ -78,7 +80,7 @@ export async function runRequest(
     if (prepared) unused.delete(prepared);
     const { result, killedFor } = await runStep(host, {
       argv,
-      env: { ...BASE_ENV, ...spec.env },
+      env,
       workDir: dir.work,
       hostTmpDir: dir.tmp,
       timeoutSeconds,
@@ -106,7 +108,10 @@ export async function runRequest(
       code: request.code,
       memoryMb,
       ...(mode === "none" ? paths.host : paths.inside),
+      goCache: mode === "none" ? PRIVATE_GO_CACHE : goCacheInside(where.kit.toolBinds),
     };
+    env = { ...BASE_ENV, ...(typeof spec.env === "function" ? spec.env(ctx) : spec.env) };
+    await spec.prepare?.();
 
     let compileResult: CommandRunResult | null = null;
     if (spec.compile) {

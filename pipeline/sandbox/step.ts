@@ -156,8 +156,11 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     hostUsageFile: usageFile,
     tmpMb: plan.tmpMb,
     uid: slot.uid,
-    // only the tools this command names: fewer mounts per run
-    readOnlyBinds: kit.toolBinds.filter(([, inside]) => plan.argv.includes(inside)),
+    // only the tools this command names (Go's cache is named by GOCACHE): fewer mounts per run
+    readOnlyBinds: kit.toolBinds.filter(
+      ([, inside]) =>
+        plan.argv.includes(inside) || Object.values(plan.env).some((value) => value.startsWith(`${inside}/`)),
+    ),
   };
   let wrapped: HostCommand =
     mode === "none" ? runUnisolated(command, plan.hostTmpDir, kit) : wrapInSandbox(mode, command, kit);

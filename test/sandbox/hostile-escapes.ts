@@ -279,6 +279,24 @@ print("made")`),
       ),
     check: blocked,
   },
+  {
+    name: "go writes into the build cache every sandbox shares",
+    request: () => ({
+      language: "go",
+      code: `package main
+import ("fmt"; "os"; "path/filepath")
+func main() {
+	cache := os.Getenv("GOCACHE")
+	entries, _ := os.ReadDir(filepath.Join(cache, "00"))
+	err1 := os.WriteFile(filepath.Join(cache, "00", "evil-d"), []byte("x"), 0o644)
+	err2 := os.WriteFile(filepath.Join(cache, "evil"), []byte("x"), 0o644)
+	var err3 error = nil
+	if len(entries) > 0 { err3 = os.WriteFile(filepath.Join(cache, "00", entries[0].Name()), []byte("x"), 0o644) } else { err3 = fmt.Errorf("empty") }
+	if err1 != nil && err2 != nil && err3 != nil { fmt.Println("blocked", cache) } else { fmt.Println("ESCAPED", cache) }
+}`,
+    }),
+    check: blocked,
+  },
   // --- the languages added for SandboxFusion's runner tests ---
   {
     name: "D connects to the host's loopback",
