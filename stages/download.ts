@@ -1,53 +1,47 @@
-// Paper step 0: gather the open-source instruction datasets (and TACO for the LeetCode step) from the
-// Hugging Face hub. One input record per configured source; each source's revision is resolved to a
-// commit once, its files are listed at that commit and fetched resumably into the stage's work
-// directory, each verified against the hub's listing. Outputs: one record per file.
+// Paper step 0: gather the instruction datasets (and TACO for the LeetCode step). One input record per
+// configured source. A hub source's revision is resolved to a commit once, its files listed at that
+// commit and fetched resumably into the work directory, each verified against the listing; a local
+// source (`path:`) is read where it lies, each file fingerprinted (size, sha256). One record per file.
+import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { UserError } from "../pipeline/errors.js";
 import { operational } from "../pipeline/hash.js";
 import { HubClient } from "../pipeline/hub/client.js";
+import { describeLocalFile, matchLocalPath } from "../pipeline/hub/local-files.js";
+import { formatOfName } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { fetchHubFiles } from "./sources/fetch.js";
-import { ADAPTER_NAMES } from "./sources/index.js";
-import { hubFilesSchema } from "./sources/spec.js";
+import { PAPER_MAPPINGS, type SourceSpec, sourceSchema } from "./sources/index.js";
 
-export const sourceSchema = hubFilesSchema
-  .extend({
-    /** short name: the prefix of record ids (`magicoder:000123`) */
-    name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "lowercase letters, digits, - and _"),
-    /** how `normalize` reads its rows; `none` downloads only (TACO, read by the leetcode stage) */
-    adapter: z.enum(ADAPTER_NAMES),
-  })
-  .strict();
-export type SourceSpec = z.infer<typeof sourceSchema>;
+export { type SourceSpec, sourceSchema } from "./sources/index.js";
+
+const paper = (name: string) => ({ name, ...PAPER_MAPPINGS[name]! });
 
 /** The paper's four sources in the order of its data section, then TACO. Pin `revision` for reproducible runs. */
 export const DEFAULT_SOURCES: SourceSpec[] = [
   {
-    name: "magicoder",
-    adapter: "magicoder",
+    ...paper("magicoder"),
     repo: "ise-uiuc/Magicoder-OSS-Instruct-75K",
     revision: "main",
     files: ["data-oss_instruct-decontaminated.jsonl"],
   },
   {
-    name: "sharegpt",
-    adapter: "sharegpt",
+    ...paper("sharegpt"),
     repo: "ajibawa-2023/Python-Code-23k-ShareGPT",
     revision: "main",
     files: ["Python-Code-23k-ShareGPT.json"],
   },
   {
-    name: "wizardcoder",
-    adapter: "wizardcoder",
+    ...paper("wizardcoder"),
     repo: "ise-uiuc/Magicoder-Evol-Instruct-110K",
     revision: "main",
     files: ["data-evol_instruct-decontaminated.jsonl"],
   },
   {
-    name: "evolinstruct",
-    adapter: "evolinstruct",
+    ...paper("evolinstruct"),
     repo: "nickrosh/Evol-Instruct-Code-80k-v1",
     revision: "main",
     files: ["EvolInstruct-Code-80k.json"],
@@ -75,45 +69,89 @@ export const downloadConfigSchema = z
   .strict();
 export type DownloadConfig = z.infer<typeof downloadConfigSchema>;
 
-/** One output record of `download`: a verified file on disk. */
+/** One output record of `download`: a verified hub file, or a fingerprinted local one. */
 export interface DownloadedFileRecord extends PipelineRecord {
-  /** `<repo>/<path>` */
+  /** `<repo>/<path>`, or a local file's absolute path */
   id: string;
   source: string;
   adapter: SourceSpec["adapter"];
+  resource?: string;
   format?: SourceSpec["format"];
-  repo: string;
+  columns?: SourceSpec["columns"];
+  chat?: SourceSpec["chat"];
+  /** a hub file's dataset; absent for a local file */
+  repo?: string;
+  /** in the dataset, or a local file's path as given (relative to the working directory) */
   path: string;
-  revision: string;
+  revision?: string;
   /** the commit `revision` resolved to when the file was fetched */
-  commit: string;
+  commit?: string;
   size: number;
   sha256?: string;
   git_oid?: string;
-  etag: string;
-  /** relative to the data directory */
+  etag?: string;
+  /** relative to the data directory (a local file: absolute) */
   local_path: string;
   /** position of the source in the config and of the file in the source, for a stable reading order */
   source_index: number;
   file_index: number;
 }
 
+/** A hub source's dataset, revision and commit, or a local source's path and the fingerprint of its files. */
+const sourceSummarySchema = z.object({
+  repo: z.string().optional(),
+  revision: z.string().optional(),
+  commit: z.string().optional(),
+  path: z.string().optional(),
+  /** sha256 of the files' paths, sizes and sha256s, one line each */
+  fingerprint: z.string().optional(),
+  adapter: z.string().optional(),
+  files: z.number(),
+});
+export type SourceSummary = z.infer<typeof sourceSummarySchema>;
+
 /** Download's summary: each source's repository, revision, commit and files, and the bytes fetched. */
 export const downloadSummarySchema = z.object({
-  sources: z.record(
-    z.string(),
-    z.object({ repo: z.string(), revision: z.string(), commit: z.string(), files: z.number() }),
-  ),
+  sources: z.record(z.string(), sourceSummarySchema),
   bytes: z.number(),
 });
 export type DownloadSummary = z.infer<typeof downloadSummarySchema>;
 
+/** The fingerprint of a local source's files, from download's records of them. */
+export function filesFingerprint(files: readonly DownloadedFileRecord[]): string {
+  const lines = files.map((f) => `${f.path}\t${f.size}\t${f.sha256 ?? ""}\n`);
+  return createHash("sha256").update(lines.join("")).digest("hex");
+}
+
+/**
+ * What a local source's files look like now (size, modification time): a file that changed since
+ * download fingerprinted it makes the stage stale, so its rows are never mixed with the old ones.
+ */
+function localFilesNow(sources: readonly SourceSpec[]): unknown {
+  const seen: Record<string, Array<[string, number, number]>> = {};
+  for (const source of sources) {
+    if (source.path === undefined) continue;
+    seen[source.name] = matchLocalPath(source.path, acceptsName(source)).map((file) => {
+      const info = statSync(file, { throwIfNoEntry: false });
+      return [file, info?.size ?? -1, info?.mtimeMs ?? -1];
+    });
+  }
+  return Object.keys(seen).length > 0 ? { local_files: seen } : undefined;
+}
+
+/** A directory or glob takes the files whose names say a format we read, or any with `format:` set. */
+function acceptsName(source: SourceSpec): (name: string) => boolean {
+  return source.format ? () => true : (name) => formatOfName(name) !== undefined;
+}
+
 export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummary>({
   name: "download",
-  description: "fetch the source datasets from the hub (resumable, verified, never twice)",
+  description:
+    "fetch the source datasets from the hub (resumable, verified, never twice), fingerprint local ones",
   upstream: [],
   kind: "record",
   configSchema: downloadConfigSchema,
+  fingerprint: ({ config }) => localFilesNow(config.sources),
   concurrency: (ctx) => ctx.config.concurrency,
   async *input(ctx) {
     for (const [index, source] of ctx.config.sources.entries()) {
@@ -122,43 +160,66 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
   },
   inputSize: async (ctx) => ctx.config.sources.length,
   async process(record, ctx) {
-    return downloadSource(record.spec as SourceSpec, record.source_index as number, ctx);
+    const spec = record.spec as SourceSpec;
+    const index = record.source_index as number;
+    return spec.path === undefined ? fetchSource(spec, index, ctx) : fingerprintLocal(spec, index, ctx);
   },
   async summarize(ctx) {
     // in config order, so the manifest reads like the config it would pin
     const files: DownloadedFileRecord[] = [];
     for await (const r of ctx.read("download")) files.push(r as DownloadedFileRecord);
     files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
-    const sources: Record<string, { repo: string; revision: string; commit: string; files: number }> = {};
+    const sources: Record<string, SourceSummary> = {};
+    const local: Record<string, DownloadedFileRecord[]> = {};
     let bytes = 0;
     for (const file of files) {
-      sources[file.source] ??= { repo: file.repo, revision: file.revision, commit: file.commit, files: 0 };
+      if (file.repo !== undefined) {
+        const { repo, revision = "", commit = "" } = file;
+        sources[file.source] ??= { repo, revision, commit, adapter: file.adapter, files: 0 };
+      } else {
+        const given = ctx.config.sources.find((s) => s.name === file.source)?.path ?? file.path;
+        sources[file.source] ??= { path: given, adapter: file.adapter, files: 0 };
+        local[file.source] ??= [];
+        local[file.source]!.push(file);
+      }
       sources[file.source]!.files++;
       bytes += file.size;
     }
+    for (const [name, list] of Object.entries(local)) sources[name]!.fingerprint = filesFingerprint(list);
     return { sources, bytes };
   },
   summarySchema: downloadSummarySchema,
 });
 
-async function downloadSource(
+/** The fields every file record of `source` carries: how normalize reads it. */
+function readingOf(source: SourceSpec) {
+  return {
+    source: source.name,
+    adapter: source.adapter,
+    ...(source.resource ? { resource: source.resource } : {}),
+    ...(source.format ? { format: source.format } : {}),
+    ...(source.columns ? { columns: source.columns } : {}),
+    ...(source.chat ? { chat: source.chat } : {}),
+  };
+}
+
+async function fetchSource(
   source: SourceSpec,
   sourceIndex: number,
   ctx: StageContext<DownloadConfig>,
 ): Promise<RecordOutcome> {
   const client = new HubClient(ctx.root.hub, { signal: ctx.signal, log: ctx.log });
-  const fetched = await fetchHubFiles(client, source, ctx.workDir, { signal: ctx.signal, log: ctx.log });
+  const hub = { repo: source.repo!, revision: source.revision ?? "main", files: source.files ?? [] };
+  const fetched = await fetchHubFiles(client, hub, ctx.workDir, { signal: ctx.signal, log: ctx.log });
   if (fetched === "interrupted") {
     return { failed: { reason: "interrupted", detail: "partial download kept; rerun to continue it" } };
   }
   const out: DownloadedFileRecord[] = fetched.files.map((file, fileIndex) => ({
-    id: `${source.repo}/${file.path}`,
-    source: source.name,
-    adapter: source.adapter,
-    ...(source.format ? { format: source.format } : {}),
-    repo: source.repo,
+    id: `${hub.repo}/${file.path}`,
+    ...readingOf(source),
+    repo: hub.repo,
     path: file.path,
-    revision: source.revision,
+    revision: hub.revision,
     commit: fetched.commit,
     size: file.size,
     ...(file.sha256 ? { sha256: file.sha256 } : {}),
@@ -168,5 +229,39 @@ async function downloadSource(
     source_index: sourceIndex,
     file_index: fileIndex,
   }));
+  return { out };
+}
+
+/** A local source is read where it lies: each file's size and sha256 are what later stages check. */
+async function fingerprintLocal(
+  source: SourceSpec,
+  sourceIndex: number,
+  ctx: StageContext<DownloadConfig>,
+): Promise<RecordOutcome> {
+  const files = matchLocalPath(source.path!, acceptsName(source));
+  if (files.length === 0) {
+    throw new UserError(
+      `source ${source.name}: \`path\` ${source.path} matches no ${source.format ?? "JSONL, JSON or Parquet"} file (from ${process.cwd()}); fix stages.download.sources[${sourceIndex}].path`,
+    );
+  }
+  const out: DownloadedFileRecord[] = [];
+  for (const [fileIndex, absolute] of files.entries()) {
+    if (ctx.signal.aborted)
+      return { failed: { reason: "interrupted", detail: "rerun to fingerprint the rest" } };
+    const relative = path.relative(process.cwd(), absolute);
+    const shown = relative.startsWith("..") || path.isAbsolute(relative) ? absolute : relative;
+    const { size, sha256 } = await describeLocalFile(absolute, shown);
+    ctx.log.debug(`${source.name}: ${shown} (${size} bytes, sha256 ${sha256.slice(0, 12)})`);
+    out.push({
+      id: absolute,
+      ...readingOf(source),
+      path: shown,
+      size,
+      sha256,
+      local_path: absolute,
+      source_index: sourceIndex,
+      file_index: fileIndex,
+    });
+  }
   return { out };
 }

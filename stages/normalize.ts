@@ -1,7 +1,7 @@
-// Paper step 1: the four instruction datasets become one pool of `{id, query, answer, resource, lang}`
+// Paper step 1: the instruction datasets become one pool of `{id, query, answer, resource, lang}`
 // (CodeFeedback-Filtered-Instruction's shape). The input is every raw row of every downloaded file,
 // streamed in a fixed order (sources as configured, files as listed, rows as stored), so resume by
-// position is exact; each row goes through its source's adapter, and a bad row becomes a reject.
+// position is exact; each row is read by its source's `columns` or `chat` mapping, a bad one rejected.
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -11,7 +11,16 @@ import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import type { DownloadedFileRecord } from "./download.js";
-import { ADAPTERS, type AdapterName } from "./sources/index.js";
+import {
+  adaptChat,
+  adaptColumns,
+  type ChatKeys,
+  type ChatMapping,
+  type ColumnMapping,
+  detectChatKeys,
+  mappingOf,
+  resourceOf,
+} from "./sources/index.js";
 import { seedLanguage } from "./sources/language.js";
 
 export const normalizeConfigSchema = z
@@ -26,24 +35,43 @@ export type NormalizeConfig = z.infer<typeof normalizeConfigSchema>;
 
 /** The seed pair: one single-turn code instruction and its answer. */
 export interface SeedRecord extends PipelineRecord {
-  /** `<source>:<row>` with the row counted across the source's files, e.g. `magicoder:000123` */
+  /**
+   * `<source>:<row>` with the row counted across the source's files, e.g. `magicoder:000123`; a chat
+   * source with `turns: each` adds the pair, from 1: `mychat:000004.2`
+   */
   id: string;
   query: string;
   answer: string;
-  /** magicoder | wizardcoder | evolinstruct | sharegpt */
+  /** the source's name: magicoder | wizardcoder | evolinstruct | sharegpt for the paper's */
   resource: string;
   /** canonical language name, or `unknown` */
   lang: string;
-  /** where the pair came from: the dataset, file, row in that file, and the row's own id if it has one */
-  origin: { repo: string; file: string; row: number; commit: string; row_id?: string };
+  /**
+   * where the pair came from: the hub dataset and commit (a local file: its sha256), the file, the row
+   * in that file, the row's own id if it has one, and the pair of a dialogue
+   */
+  origin: {
+    repo?: string;
+    file: string;
+    row: number;
+    commit?: string;
+    sha256?: string;
+    row_id?: string;
+    pair?: number;
+  };
 }
 
-/** An input record of `normalize`: a raw row and where it sits. */
-interface RawRowRecord extends PipelineRecord {
-  adapter: AdapterName;
-  repo: string;
+/** An input record of `normalize`: a raw row, where it sits, and how its source is read. */
+export interface RawRowRecord extends PipelineRecord {
+  source: string;
+  resource: string;
+  mapping: { columns: ColumnMapping } | { chat: ChatMapping };
+  /** a chat source's keys, as its first row showed them */
+  chatKeys?: ChatKeys | undefined;
+  repo?: string | undefined;
   file: string;
-  commit: string;
+  commit?: string | undefined;
+  sha256?: string | undefined;
   row: RawRow;
 }
 
@@ -57,7 +85,7 @@ async function filesToRead(ctx: StageContext<NormalizeConfig>): Promise<Download
   const files: DownloadedFileRecord[] = [];
   for await (const record of ctx.read("download")) {
     const file = record as DownloadedFileRecord;
-    if (file.adapter === "none") continue;
+    if (mappingOf(file) === undefined) continue;
     if (ctx.config.sources && !ctx.config.sources.includes(file.source)) continue;
     files.push(file);
   }
@@ -71,6 +99,12 @@ async function filesToRead(ctx: StageContext<NormalizeConfig>): Promise<Download
 async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
   const size = (await stat(local).catch(() => undefined))?.size;
   if (size === file.size) return;
+  if (file.repo === undefined) {
+    throw new UserError(
+      `${file.path} (source ${file.source}) ${size === undefined ? "is missing" : `is ${size} bytes, not the ${file.size} download fingerprinted`}; ` +
+        "run `pnpm pipeline run download` to fingerprint it again (the stages after it start over), then rerun",
+    );
+  }
   throw new UserError(
     `${local} (${file.path} of dataset ${file.repo}) ${size === undefined ? "is missing" : `is ${size} bytes, not the ${file.size} download verified`}; ` +
       "run `pnpm pipeline run download --force` to fetch it again, then rerun",
@@ -80,18 +114,28 @@ async function checkStillThere(local: string, file: DownloadedFileRecord): Promi
 async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
   const files = await filesToRead(ctx);
   const rowsSoFar = new Map<string, number>();
+  const keysOf = new Map<string, ChatKeys>();
   for (const file of files) {
     let n = rowsSoFar.get(file.source) ?? 0;
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
     const local = path.resolve(ctx.dataDir, file.local_path);
     await checkStillThere(local, file);
+    const mapping = mappingOf(file)!;
     for await (const row of readRows(local, { maxRowBytes: ctx.config.max_row_bytes, format: file.format })) {
+      if ("chat" in mapping && !keysOf.has(file.source)) {
+        const keys = detectChatKeys(row.value, mapping.chat);
+        if (keys) keysOf.set(file.source, keys);
+      }
       yield {
         id: seedId(file.source, n),
-        adapter: file.adapter as AdapterName,
+        source: file.source,
+        resource: resourceOf(file),
+        mapping,
+        chatKeys: keysOf.get(file.source),
         repo: file.repo,
         file: file.path,
         commit: file.commit,
+        sha256: file.repo === undefined ? file.sha256 : undefined,
         row,
       };
       n++;
@@ -101,41 +145,50 @@ async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawR
   }
 }
 
-/** One raw row to a seed pair or a reject; exported for tests and the benchmark. */
+/** One raw row to its seed pairs or rejects; exported for tests and the benchmark. */
 export function normalizeRow(input: RawRowRecord): RecordOutcome {
   const { row } = input;
+  const where = `${input.source}, ${input.file}: `;
   if (row.error) {
     return {
       rejects: [
-        { id: input.id, reason: row.error.reason, detail: row.error.detail, record: row.error.prefix },
+        {
+          id: input.id,
+          reason: row.error.reason,
+          detail: where + row.error.detail,
+          record: row.error.prefix,
+        },
       ],
     };
   }
-  const adapter = ADAPTERS[input.adapter];
-  const adapted = adapter.adapt(row.value, row.index);
-  if ("reject" in adapted) {
+  const adapted =
+    "columns" in input.mapping
+      ? adaptColumns(row.value, row.index, input.mapping.columns)
+      : adaptChat(row.value, row.index, input.mapping.chat, input.chatKeys);
+  const idOf = (pair: number | undefined) => (pair === undefined ? input.id : `${input.id}.${pair}`);
+  const rejects = adapted.rejects.map((r) => ({
+    id: idOf(r.pair),
+    reason: r.reject,
+    detail: where + r.detail,
+    record: truncated(row.value),
+  }));
+  const out = adapted.pairs.map((pair): SeedRecord => {
+    const origin: SeedRecord["origin"] =
+      input.repo !== undefined
+        ? { repo: input.repo, file: input.file, row: row.index, commit: input.commit! }
+        : { file: input.file, row: row.index, sha256: input.sha256! };
+    if (pair.rowId !== undefined) origin.row_id = pair.rowId;
+    if (pair.pair !== undefined) origin.pair = pair.pair;
     return {
-      rejects: [
-        { id: input.id, reason: adapted.reject, detail: adapted.detail, record: truncated(row.value) },
-      ],
+      id: idOf(pair.pair),
+      query: pair.query,
+      answer: pair.answer,
+      resource: input.resource,
+      lang: seedLanguage(pair.answer, pair.declaredLang),
+      origin,
     };
-  }
-  const origin: SeedRecord["origin"] = {
-    repo: input.repo,
-    file: input.file,
-    row: row.index,
-    commit: input.commit,
-  };
-  if (adapted.rowId !== undefined) origin.row_id = adapted.rowId;
-  const seed: SeedRecord = {
-    id: input.id,
-    query: adapted.query,
-    answer: adapted.answer,
-    resource: adapter.resource,
-    lang: seedLanguage(adapted.answer, adapted.declaredLang),
-    origin,
-  };
-  return { out: [seed] };
+  });
+  return { ...(out.length > 0 ? { out } : {}), ...(rejects.length > 0 ? { rejects } : {}) };
 }
 
 /** A rejected row as kept for inspection: whole when small, else its JSON's first 2,000 characters. */
@@ -153,7 +206,7 @@ export type NormalizeSummary = z.infer<typeof normalizeSummarySchema>;
 
 export const normalizeStage = defineStage<NormalizeConfig, unknown, NormalizeSummary>({
   name: "normalize",
-  description: "one adapter per source: {id, query, answer, resource, lang}; bad rows rejected with a reason",
+  description: "each source's mapping: {id, query, answer, resource, lang}; bad rows rejected with a reason",
   upstream: ["download"],
   kind: "record",
   configSchema: normalizeConfigSchema,

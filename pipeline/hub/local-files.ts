@@ -2,9 +2,10 @@
 // bytes (an LFS or Xet file's `lfs.oid`) and the git blob id (a plain git file's `oid`), both from
 // one read, so a push can tell which files the hub already has without sending a byte.
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, readdirSync, statSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { globBase, globToRegExp, isGlob } from "./glob.js";
 
 export interface LocalFile {
   /** path inside the directory, `/`-separated: the path in the repository */
@@ -53,4 +54,36 @@ export async function listLocalFiles(dir: string, include: (name: string) => boo
 export function sameContent(local: LocalFile, remote: RemoteFile): boolean {
   if (remote.lfs) return remote.lfs.oid === local.sha256 && remote.lfs.size === local.size;
   return remote.oid === local.gitOid;
+}
+
+/**
+ * The files a local source's `path` names, absolute, in name order folder by folder: the file itself, the data files
+ * anywhere under a directory (`isData` by name; dot files and folders skipped), or a glob's matches
+ * (`*`, `?`, `**` as in hub file patterns). Synchronous: a stage's fingerprint lists them too.
+ */
+export function matchLocalPath(pattern: string, isData: (name: string) => boolean): string[] {
+  const normal = path.normalize(pattern);
+  if (!isGlob(normal)) {
+    const info = statSync(normal, { throwIfNoEntry: false });
+    if (info?.isFile()) return [path.resolve(normal)];
+    if (!info?.isDirectory()) return [];
+    return walk(normal, (name) => !name.startsWith(".") && isData(name)).map((f) => path.resolve(f));
+  }
+  const wanted = globToRegExp(normal);
+  const base = globBase(normal) || ".";
+  if (!statSync(base, { throwIfNoEntry: false })?.isDirectory()) return [];
+  return walk(base, isData)
+    .filter((file) => wanted.test(file))
+    .map((f) => path.resolve(f));
+}
+
+function walk(dir: string, include: (name: string) => boolean): string[] {
+  const found: string[] = [];
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && !entry.name.startsWith(".")) found.push(...walk(full, include));
+    else if (entry.isFile() && include(entry.name)) found.push(full);
+  }
+  return found;
 }

@@ -1,72 +1,124 @@
-// One adapter per source dataset: a raw row in, the seed pair out, in CodeFeedback-Filtered-Instruction's
-// terms (`query`, `answer`, `resource`). A row that cannot be a seed pair is refused with a reason.
+// A raw row in, seed pairs out, in CodeFeedback-Filtered-Instruction's terms (`query`, `answer`), as the
+// source's `columns` or `chat` mapping says. A row (or a pair of it) that cannot be one is refused with
+// a reason; `chat` with `turns: each` makes one pair per user/assistant exchange.
+import { type ChatKeys, chatPairs, chatTurns, detectChatKeys, isObject, notAnObject } from "./chat.js";
+import type { ChatMapping, ColumnMapping } from "./source.js";
 
-/** What an adapter makes of one raw row. */
-export type Adapted =
-  | {
-      query: string;
-      answer: string;
-      /** the language the dataset itself declares (OSS-Instruct's `lang`), before canonicalisation */
-      declaredLang?: string | undefined;
-      /** the row's own id in its dataset, when it has one */
-      rowId?: string | undefined;
-    }
-  | { reject: string; detail: string };
+export { isObject, notAnObject } from "./chat.js";
 
-export interface SourceAdapter {
-  /** the `resource` value of its records, as in CodeFeedback-Filtered-Instruction */
-  resource: string;
-  /** the dataset it reads, for messages and docs */
-  dataset: string;
-  adapt(row: unknown, index: number): Adapted;
+export interface SeedPair {
+  query: string;
+  answer: string;
+  /** the language the row itself declares (OSS-Instruct's `lang`), before canonicalisation */
+  declaredLang?: string | undefined;
+  /** the row's own id in its dataset, when it has one */
+  rowId?: string | undefined;
+  /** `turns: each`: the pair's place in the dialogue, from 1 */
+  pair?: number | undefined;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+export interface Refusal {
+  reject: string;
+  detail: string;
+  pair?: number | undefined;
 }
 
-/** The reject for a row that is not a JSON object (an array, a string, a number, null). */
-export function notAnObject(row: unknown, index: number): { reject: string; detail: string } {
-  const kind = row === null ? "null" : Array.isArray(row) ? "an array" : typeof row;
-  return { reject: "not-an-object", detail: `row ${index} is ${kind}, expected an object` };
+export interface Adapted {
+  pairs: SeedPair[];
+  rejects: Refusal[];
 }
 
-/** The string field `name` of `row`, or the reason it is not usable. */
-export function stringField(
-  row: Record<string, unknown>,
-  name: string,
-  index: number,
-): { value: string } | { reject: string; detail: string } {
-  const value = row[name];
-  if (value === undefined || value === null) {
-    return { reject: "missing-field", detail: `row ${index} has no \`${name}\`` };
+/** The value at a dotted PATH (`meta.language`, `pair.0.text`): list items by their number. */
+export function valueAt(row: unknown, dotted: string): unknown {
+  let value = row;
+  for (const key of dotted.split(".")) {
+    if (Array.isArray(value) && /^\d+$/.test(key)) value = value[Number(key)];
+    else if (isObject(value) && Object.hasOwn(value, key)) value = value[key];
+    else return undefined;
   }
-  if (typeof value !== "string") {
-    return {
-      reject: "non-string-field",
-      detail: `row ${index}: \`${name}\` is ${typeof value}, expected a string`,
-    };
-  }
-  return { value };
+  return value;
 }
 
-/** The usual shape: an object with a query field and an answer field, both non-empty strings. */
-export function pairFromFields(
-  row: unknown,
-  index: number,
-  queryField: string,
-  answerField: string,
-): Adapted {
-  if (!isObject(row)) return notAnObject(row, index);
-  const query = stringField(row, queryField, index);
-  if ("reject" in query) return query;
-  const answer = stringField(row, answerField, index);
-  if ("reject" in answer) return answer;
-  return checkNonEmpty(query.value, answer.value, index);
+function refused(refusal: Refusal): Adapted {
+  return { pairs: [], rejects: [refusal] };
 }
 
-export function checkNonEmpty(query: string, answer: string, index: number): Adapted {
+function checkNonEmpty(query: string, answer: string, index: number): Refusal | undefined {
   if (query.trim() === "") return { reject: "empty-query", detail: `row ${index} has an empty query` };
   if (answer.trim() === "") return { reject: "empty-answer", detail: `row ${index} has an empty answer` };
-  return { query, answer };
+  return undefined;
+}
+
+/** What the row says under an optional PATH, when it is a string (lang) or a string or number (id). */
+function optional(row: unknown, dotted: string | undefined, numbers: boolean): string | undefined {
+  if (dotted === undefined) return undefined;
+  const value = valueAt(row, dotted);
+  return typeof value === "string" || (numbers && typeof value === "number") ? String(value) : undefined;
+}
+
+export function adaptColumns(row: unknown, index: number, columns: ColumnMapping): Adapted {
+  if (!isObject(row)) return refused(notAnObject(row, index));
+  const text: string[] = [];
+  for (const dotted of [columns.query, columns.answer]) {
+    const value = valueAt(row, dotted);
+    if (value === undefined || value === null) {
+      return refused({ reject: "missing-field", detail: `row ${index} has no \`${dotted}\`` });
+    }
+    if (typeof value !== "string") {
+      return refused({
+        reject: "non-string-field",
+        detail: `row ${index}: \`${dotted}\` is ${Array.isArray(value) ? "a list" : typeof value}, expected a string`,
+      });
+    }
+    text.push(value);
+  }
+  const [query, answer] = text as [string, string];
+  const empty = checkNonEmpty(query, answer, index);
+  if (empty) return refused(empty);
+  const pair: SeedPair = { query, answer };
+  const lang = optional(row, columns.lang, false);
+  const rowId = optional(row, columns.id, true);
+  if (lang !== undefined) pair.declaredLang = lang;
+  if (rowId !== undefined) pair.rowId = rowId;
+  return { pairs: [pair], rejects: [] };
+}
+
+const KEY_NAMES = ["field", "role_key", "content_key", "user", "assistant", "system"] as const;
+
+/**
+ * `keys`: what the source's first row showed (normalize detects once per source, so one odd row
+ * cannot switch the shape); without them the row's own shape is detected.
+ */
+export function adaptChat(row: unknown, index: number, chat: ChatMapping, keys?: ChatKeys): Adapted {
+  if (!isObject(row)) return refused(notAnObject(row, index));
+  const given = KEY_NAMES.every((k) => chat[k] !== undefined) ? (chat as ChatKeys) : undefined;
+  const use = keys ?? given ?? detectChatKeys(row, chat);
+  if (!use) {
+    return refused({
+      reject: "missing-field",
+      detail: `row ${index} has no list of turns (neither \`messages\` nor \`conversations\`; set chat.field)`,
+    });
+  }
+  const read = chatTurns(row, use, index);
+  if ("reject" in read) return refused(read);
+  const dialogue = chatPairs(read.turns, index);
+  if ("reject" in dialogue) return refused(dialogue);
+  const lang = optional(row, chat.lang, false);
+  const rowId = optional(row, chat.id, true);
+  const chosen = chat.turns === "each" ? dialogue.pairs : dialogue.pairs.slice(0, 1);
+  const out: Adapted = { pairs: [], rejects: [] };
+  for (const { pair, query, answer } of chosen) {
+    const number = chat.turns === "each" ? pair + 1 : undefined;
+    const empty = checkNonEmpty(query, answer, index);
+    if (empty) {
+      out.rejects.push({ ...empty, pair: number });
+      continue;
+    }
+    const seed: SeedPair = { query, answer };
+    if (lang !== undefined) seed.declaredLang = lang;
+    if (rowId !== undefined) seed.rowId = rowId;
+    if (number !== undefined) seed.pair = number;
+    out.pairs.push(seed);
+  }
+  return out;
 }

@@ -1,7 +1,16 @@
 // Chat-shaped rows: a list of turns under one field, each turn an object with a role and a content.
 // `chat` sources make query/answer pairs of them (normalize); the dialogue audit reads whole dialogues.
 // Two shapes are known and detected: `messages` with `role`/`content`, `conversations` with `from`/`value`.
-import { isObject, notAnObject } from "./adapter.js";
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The reject for a row that is not a JSON object (an array, a string, a number, null). */
+export function notAnObject(row: unknown, index: number): ChatReject {
+  const kind = row === null ? "null" : Array.isArray(row) ? "an array" : typeof row;
+  return { reject: "not-an-object", detail: `row ${index} is ${kind}, expected an object` };
+}
 
 /** Where a row keeps its turns and how it names their roles; a chat source's config may set any of them. */
 export interface ChatKeys {

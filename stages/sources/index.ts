@@ -1,19 +1,15 @@
-// The adapters by name, as `adapter:` in a source's config says. `none` downloads without normalizing
-// (TACO, which the leetcode stage reads itself).
-import type { SourceAdapter } from "./adapter.js";
-import { evolinstructAdapter } from "./evolinstruct.js";
-import { magicoderAdapter } from "./magicoder.js";
-import { sharegptAdapter } from "./sharegpt.js";
-import { wizardcoderAdapter } from "./wizardcoder.js";
-
-export const ADAPTERS = {
-  magicoder: magicoderAdapter,
-  wizardcoder: wizardcoderAdapter,
-  evolinstruct: evolinstructAdapter,
-  sharegpt: sharegptAdapter,
-} as const satisfies Record<string, SourceAdapter>;
-
-export type AdapterName = keyof typeof ADAPTERS;
-export const ADAPTER_NAMES = [...(Object.keys(ADAPTERS) as AdapterName[]), "none"] as const;
-
-export type { Adapted, SourceAdapter } from "./adapter.js";
+// Reading a source's rows by its configured mapping: `columns` or `chat` (stages/sources/source.ts).
+// `dialogues` sources are audited whole by validate, `none` (TACO) is read by the leetcode stage.
+export { type Adapted, adaptChat, adaptColumns, type SeedPair, valueAt } from "./adapter.js";
+export { type ChatKeys, chatPairs, chatTurns, detectChatKeys } from "./chat.js";
+export {
+  ADAPTER_NAMES,
+  type ChatMapping,
+  type ColumnMapping,
+  mappingOf,
+  PAPER_MAPPINGS,
+  resourceOf,
+  type SourceAdapterName,
+  type SourceSpec,
+  sourceSchema,
+} from "./source.js";

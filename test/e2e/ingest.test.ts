@@ -125,7 +125,7 @@ describe("ingest end to end on the samples through the test hub", () => {
 
     const badRows = await stored("normalize", true);
     expect(badRows.map((r) => [r.id, r.reason])).toEqual([
-      ["sharegpt:000029", "no-human-gpt-pair"],
+      ["sharegpt:000029", "no-user-assistant-pair"],
       ["wizardcoder:000028", "empty-answer"],
       ["evolinstruct:000029", "missing-field"],
     ]);

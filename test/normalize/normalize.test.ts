@@ -15,25 +15,35 @@ import {
   normalizeRow,
   normalizeStage,
 } from "../../stages/normalize.js";
-import { ADAPTERS } from "../../stages/sources/index.js";
+import { adaptChat, adaptColumns, PAPER_MAPPINGS } from "../../stages/sources/index.js";
 import { seedLanguage } from "../../stages/sources/language.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const dir = tempDir("normalize-");
 
-describe("adapters", () => {
+/** A paper source's mapping applied to one row, as normalize applies it. */
+function paperAdapt(name: keyof typeof PAPER_MAPPINGS, row: unknown, index: number) {
+  const mapping = PAPER_MAPPINGS[name]!;
+  const adapted = mapping.columns
+    ? adaptColumns(row, index, mapping.columns)
+    : adaptChat(row, index, mapping.chat!);
+  return adapted.rejects[0] ?? adapted.pairs[0];
+}
+
+describe("the paper's sources as mappings", () => {
   it("map each source's row format to a query/answer pair", () => {
     expect(
-      ADAPTERS.magicoder.adapt(
+      paperAdapt(
+        "magicoder",
         { lang: "C++", index: 7, problem: "P", solution: "S", seed: "x", raw_index: 1 },
         0,
       ),
     ).toEqual({ query: "P", answer: "S", declaredLang: "C++", rowId: "7" });
-    expect(ADAPTERS.wizardcoder.adapt({ instruction: "Q", response: "A" }, 0)).toEqual({
+    expect(paperAdapt("wizardcoder", { instruction: "Q", response: "A" }, 0)).toEqual({
       query: "Q",
       answer: "A",
     });
-    expect(ADAPTERS.evolinstruct.adapt({ instruction: "Q", output: "A" }, 0)).toEqual({
+    expect(paperAdapt("evolinstruct", { instruction: "Q", output: "A" }, 0)).toEqual({
       query: "Q",
       answer: "A",
     });
@@ -47,7 +57,7 @@ describe("adapters", () => {
         { from: "gpt", value: "second answer" },
       ],
     };
-    expect(ADAPTERS.sharegpt.adapt(conversation, 3)).toEqual({
+    expect(paperAdapt("sharegpt", conversation, 3)).toEqual({
       query: "first question",
       answer: "first answer",
       rowId: "12",
@@ -55,9 +65,9 @@ describe("adapters", () => {
   });
 
   it("refuse rows that cannot be a seed pair, each with its own reason", () => {
-    const reason = (adapter: keyof typeof ADAPTERS, row: unknown) => {
-      const result = ADAPTERS[adapter].adapt(row, 5);
-      return "reject" in result ? result.reject : "ok";
+    const reason = (adapter: keyof typeof PAPER_MAPPINGS, row: unknown) => {
+      const result = paperAdapt(adapter, row, 5);
+      return result && "reject" in result ? result.reject : "ok";
     };
     expect(reason("wizardcoder", { instruction: "Q" })).toBe("missing-field");
     expect(reason("wizardcoder", { instruction: "Q", response: null })).toBe("missing-field");
@@ -67,9 +77,9 @@ describe("adapters", () => {
     expect(reason("magicoder", ["problem", "solution"])).toBe("not-an-object");
     expect(reason("magicoder", "text")).toBe("not-an-object");
     expect(reason("sharegpt", { conversations: [{ from: "human", value: "only a question" }] })).toBe(
-      "no-human-gpt-pair",
+      "no-user-assistant-pair",
     );
-    expect(reason("sharegpt", { conversations: "nope" })).toBe("non-string-field");
+    expect(reason("sharegpt", { conversations: "nope" })).toBe("not-a-list");
     expect(reason("sharegpt", { id: "1" })).toBe("missing-field");
     expect(
       reason("sharegpt", {
@@ -78,7 +88,7 @@ describe("adapters", () => {
           { from: "gpt", value: 42 },
         ],
       }),
-    ).toBe("non-string-field");
+    ).toBe("non-string-content");
   });
 });
 
@@ -114,7 +124,9 @@ describe("seed language", () => {
 describe("normalizeRow", () => {
   const base = {
     id: "wizardcoder:000004",
-    adapter: "wizardcoder" as const,
+    source: "wizardcoder",
+    resource: "wizardcoder",
+    mapping: { columns: PAPER_MAPPINGS.wizardcoder!.columns! },
     repo: "o/n",
     file: "f.jsonl",
     commit: "c",
@@ -144,7 +156,12 @@ describe("normalizeRow", () => {
     });
     expect(outcome.out).toBeUndefined();
     expect(outcome.rejects).toEqual([
-      { id: "wizardcoder:000004", reason: "invalid-utf8", detail: "row 9 is not valid UTF-8", record: "{" },
+      {
+        id: "wizardcoder:000004",
+        reason: "invalid-utf8",
+        detail: "wizardcoder, f.jsonl: row 9 is not valid UTF-8",
+        record: "{",
+      },
     ]);
   });
 });
@@ -177,7 +194,7 @@ function contextFor(files: DownloadedFileRecord[], config: Partial<NormalizeConf
 
 function fileRecord(
   source: string,
-  adapter: DownloadedFileRecord["adapter"],
+  adapter: string,
   name: string,
   sourceIndex: number,
   fileIndex: number,
@@ -185,7 +202,7 @@ function fileRecord(
   return {
     id: `o/${source}/${name}`,
     source,
-    adapter,
+    adapter: adapter as DownloadedFileRecord["adapter"],
     repo: `o/${source}`,
     path: name,
     revision: "main",
