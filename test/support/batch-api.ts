@@ -19,7 +19,14 @@ export interface BatchApiOptions {
   uploadFault?: (n: number) => boolean;
   /** the n-th retrieve (from 1) gets a 500 ("a lost poll") */
   pollFault?: (n: number) => boolean;
+  /**
+   * Never answers at this step, so that a test can kill the client there: `upload` (the file is
+   * stored), `create` (before the batch exists), `created` (after it exists), `content` (a download).
+   */
+  hang?: (step: HangStep) => boolean;
 }
+
+export type HangStep = "upload" | "create" | "created" | "content";
 
 export interface LineBody {
   model: string;
@@ -61,6 +68,10 @@ export interface BatchApi {
   /** uploads and retrieves received, faulty ones included */
   readonly uploads: number;
   readonly polls: number;
+  /** the step a request hangs at, once one does */
+  readonly hanging: HangStep | undefined;
+  /** forgets every file, batch and count */
+  reset(): void;
   /** true when it took the request */
   handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<boolean>;
 }
@@ -74,6 +85,12 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
   const attempts = new Map<string, number>();
   let uploads = 0;
   let polls = 0;
+  let hanging: HangStep | undefined;
+  const hangs = (step: HangStep) => {
+    if (!options.hang?.(step)) return false;
+    hanging = step;
+    return true;
+  };
   let ids = 0;
   const now = () => Math.floor(Date.now() / 1000);
   const addFile = (filename: string, purpose: string, text: string): ServerFile => {
@@ -187,6 +204,17 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
     get polls() {
       return polls;
     },
+    get hanging() {
+      return hanging;
+    },
+    reset() {
+      files.clear();
+      batches.clear();
+      attempts.clear();
+      uploads = 0;
+      polls = 0;
+      hanging = undefined;
+    },
     async handle(req, res, raw) {
       const url = new URL(req.url ?? "/", "http://localhost");
       const path = url.pathname.replace(/^\/v1/, "");
@@ -208,7 +236,9 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
           return true;
         }
         const name = (file as File).name ?? "upload.jsonl";
-        sendJson(res, 200, shown(addFile(name, String(form.get("purpose") ?? ""), await file.text())));
+        const stored = addFile(name, String(form.get("purpose") ?? ""), await file.text());
+        if (hangs("upload")) return true;
+        sendJson(res, 200, shown(stored));
         return true;
       }
       if (path === "/files" && method === "GET") {
@@ -221,6 +251,7 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
       if (content && method === "GET") {
         const file = files.get(content[1]!);
         if (!file) return notFound(res, "file");
+        if (hangs("content")) return true;
         res.writeHead(200, { "content-type": "application/octet-stream" });
         res.end(file.text);
         return true;
@@ -234,6 +265,7 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
         };
         const input = files.get(body.input_file_id);
         if (!input) return notFound(res, "file");
+        if (hangs("create")) return true;
         const batch: ServerBatch = {
           id: `batch_${++ids}`,
           object: "batch",
@@ -248,6 +280,7 @@ export function createBatchApi(options: BatchApiOptions, answer: AnswerLine): Ba
           cancelled: false,
         };
         batches.set(batch.id, batch);
+        if (hangs("created")) return true;
         sendJson(res, 200, shownBatch(batch));
         return true;
       }
