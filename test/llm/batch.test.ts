@@ -72,7 +72,6 @@ describe("batch mode, provider openai", () => {
         hang: (s) => hang && s === step,
       });
       const dir = tempDir(`cf-batch-kill-${step}-`);
-      const batch = server.batch!;
       const killed = await cli(dir, ["run", "filter", "--set", OPENAI], env(), () => reached(step));
       expect(killed.signal).toBe("SIGKILL");
       hang = false;
