@@ -362,7 +362,7 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     sourceFile: () => "main.kts",
     run: (c) => ["/usr/bin/kotlinc", `-J-Xmx${c.memoryMb}m`, "-script", c.source],
     requires: () => ["/usr/bin/kotlinc", "/usr/bin/java"],
-    version: () => ["/usr/bin/kotlin", "-version"],
+    version: () => ["/usr/bin/kotlinc", "-version"],
     addressSpaceMb: jvmAddressSpace,
     env: { JAVA_OPTS: "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss16m" },
     compileMemoryMb: 1024,
