@@ -4,7 +4,8 @@
 // each class over the one below: runner/plan.ts, status.ts, read.ts; one stage's run: execute.ts.
 import { join } from "node:path";
 import { diskFull, InterruptedError, UserError } from "./errors.js";
-import type { LlmEstimator } from "./llm/types.js";
+import { DEFAULT_BATCH_DISCOUNT } from "./llm/batch/config.js";
+import type { ChatMessage, ChatOptions, LlmEstimator, RequestEstimate } from "./llm/types.js";
 import type { PipelineRecord } from "./record.js";
 import { runStage, type StageOutcome } from "./runner/execute.js";
 import { type RunOptions, switchedOffReason } from "./runner/plan.js";
@@ -200,6 +201,13 @@ export class Runner extends RunnerRead {
       `${this.store(stage.name, shard).label}: would send ${estimate.requests} requests, ~${estimate.promptTokens} prompt + ` +
         `~${estimate.completionTokens} completion tokens${cost}${estimate.note ? ` (${estimate.note})` : ""}`,
     );
+    // the same requests side by side at the batch price (each role's `llm.<role>.batch.discount`)
+    if (estimate.costUsd && estimate.requests > 0 && prices.unpriced.size === 0) {
+      this.log.info(
+        `${this.store(stage.name, shard).label}: in batch mode (llm.<role>.batch): ~$${(estimate.costUsd * prices.batchShare()).toFixed(2)} ` +
+          `instead of ~$${estimate.costUsd.toFixed(2)} online`,
+      );
+    }
     return { stage: stage.name, action: "estimated", estimate };
   }
 }
@@ -208,19 +216,35 @@ export class Runner extends RunnerRead {
  * `services` whose estimators note each role the stage asked for that has no price under
  * `llm.prices`: it costs 0 in the sums, and "~$0.00" would read as free.
  */
-function watchPrices(services: Services): { services: Services; unpriced: Set<string> } {
+function watchPrices(services: Services): {
+  services: Services;
+  unpriced: Set<string>;
+  batchShare(): number;
+} {
   const unpriced = new Set<string>();
+  // what the requests estimated cost online, and in batch mode (each role at its batch discount)
+  let online = 0;
+  let batch = 0;
+  const batchShare = () => (online > 0 ? batch / online : DEFAULT_BATCH_DISCOUNT);
   const inner = services.llmEstimator;
-  if (!inner) return { services, unpriced };
+  if (!inner) return { services, unpriced, batchShare };
   // the services object may rely on `this`; everything else stays as it was
   const watched: Services = Object.assign(Object.create(services) as Services, {
     llmEstimator(role: string): LlmEstimator {
       const estimator = inner.call(services, role);
       if (estimator.priced === false) unpriced.add(`${role} (${estimator.model})`);
-      return estimator;
+      const discount = estimator.batchDiscount ?? DEFAULT_BATCH_DISCOUNT;
+      return Object.assign(Object.create(estimator) as LlmEstimator, {
+        estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate {
+          const one = estimator.estimate(messages, options);
+          online += one.costUsd;
+          batch += one.costUsd * discount;
+          return one;
+        },
+      });
     },
   });
-  return { services: watched, unpriced };
+  return { services: watched, unpriced, batchShare };
 }
 
 function costText(estimate: CostEstimate, unpriced: ReadonlySet<string>): string {

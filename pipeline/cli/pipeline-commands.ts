@@ -15,6 +15,7 @@ import { reportAfterRun } from "./report.js";
 import { reviewCommands } from "./review.js";
 import {
   busyText,
+  printBatches,
   printStageDetail,
   shardCommands,
   stateCell,
@@ -34,7 +35,7 @@ type RunArgs = DataOptions & {
   shard?: string;
   wait: boolean;
 };
-type StatusArgs = DataOptions & { json: boolean; limit?: number; stage?: string };
+type StatusArgs = DataOptions & { json: boolean; limit?: number; stage?: string; refresh: boolean };
 type CatArgs = DataOptions & { stage: string; rejects: boolean };
 type ResetArgs = DataOptions & { stage: string; purge: boolean };
 
@@ -177,9 +178,20 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
           type: "string",
           choices: names,
           describe: "only this stage, with the full text of its last error",
+        })
+        .option("refresh", {
+          type: "boolean",
+          default: false,
+          describe: "ask the provider about batches left running and collect the finished ones",
         }),
     handler: async (args) => {
-      const { runner, services, log } = openRunner(stages, args);
+      const { runner, services, log } = openRunner(stages, { ...args, wait: !args.refresh });
+      const batches = args.refresh ? services.llmBatches?.() : undefined;
+      try {
+        for (const s of stages) await batches?.refresh(runner.store(s.name).dir, s.name);
+      } finally {
+        if (batches) await services.close();
+      }
       for (const line of whereLines(runner.loaded, names)) log.info(line);
       const shown = args.stage ? stages.filter((s) => s.name === args.stage) : stages;
       const rows = shown.map((s) => runner.status(s.name));
@@ -240,6 +252,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
       );
       for (const line of shardCommands(rows)) process.stdout.write(`${line}\n`);
       printEndpointUsage(rows);
+      printBatches(shown.map((s) => ({ stage: s.name, dir: runner.store(s.name).dir })));
     },
   };
 

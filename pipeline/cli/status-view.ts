@@ -1,8 +1,10 @@
 // How `pnpm pipeline status` shows the stages: the table's cells, a shard's rows under its stage, the
 // rerun commands under the table, one stage's detail (`--stage X`) and the `--json` rows.
+import { batchRows } from "../llm/batch/status.js";
 import { formatDuration } from "../runner/progress.js";
 import type { StageStatus } from "../runner.js";
 import { describeSandbox } from "../usage.js";
+import { printTable } from "./table.js";
 
 /** The sandbox's busy time: tenths of a second while short, then as elapsed times are shown. */
 export function busyText(ms: number): string {
@@ -108,4 +110,25 @@ export function statusJson(s: StageStatus) {
     lastError: m?.lastError ?? null,
     shards: s.shards ? s.shards.map(shardJson) : null,
   };
+}
+
+/** Under the table: the batches of the LLM roles in batch mode (llm.<role>.batch), stage by stage. */
+export function printBatches(stages: { stage: string; dir: string }[]): void {
+  const rows = stages.flatMap(({ stage, dir }) => batchRows(dir).map((b) => ({ stage, ...b })));
+  if (rows.length === 0) return;
+  process.stdout.write("\nbatches:\n");
+  printTable(
+    ["stage", "role", "round", "batch", "state", "done", "failed", "total", "age"],
+    rows.map((b) => [
+      b.stage,
+      b.role,
+      b.round,
+      b.id,
+      b.state,
+      b.done,
+      b.failed,
+      b.total,
+      formatDuration(b.ageMs),
+    ]),
+  );
 }

@@ -34,6 +34,8 @@ export interface CachedCallsOptions {
   price: Price | undefined;
   /** which structured-output constraints the backend honours (they are in its cache keys) */
   honours?: HonouredConstraints;
+  /** the role's batch discount, for `run --dry-run` */
+  batchDiscount?: number | undefined;
 }
 
 export class CachedCalls {
@@ -53,6 +55,7 @@ export class CachedCalls {
       cache: () => options.cache,
       noCache: options.noCache,
       ...(options.honours ? { honours: options.honours } : {}),
+      batchDiscount: options.batchDiscount,
     });
   }
 

@@ -21,6 +21,7 @@ export class RequestEstimator implements LlmEstimator {
   private readonly noCache: boolean;
   /** which structured-output constraints the role's provider honours (they are in its cache keys) */
   private readonly honours: HonouredConstraints;
+  readonly batchDiscount: number | undefined;
 
   constructor(options: {
     role: string;
@@ -31,7 +32,9 @@ export class RequestEstimator implements LlmEstimator {
     noCache: boolean;
     /** default: an OpenAI-compatible server's */
     honours?: HonouredConstraints;
+    batchDiscount?: number | undefined;
   }) {
+    this.batchDiscount = options.batchDiscount;
     this.role = options.role;
     this.model = options.model;
     this.baseSampling = options.sampling;

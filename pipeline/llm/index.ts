@@ -137,6 +137,7 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
         cache: existingCache,
         noCache: options.noCache,
         honours: choice.provider === "embedded" ? EMBEDDED_HONOURS : OPENAI_HONOURS,
+        batchDiscount: roleConfig(config, role)?.batch?.discount,
       });
     },
     describeRoles() {

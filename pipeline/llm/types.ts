@@ -75,6 +75,8 @@ export interface LlmEstimator {
   readonly model: string;
   /** false when `llm.prices` has no price for the model: its estimates cost 0, which means unknown */
   readonly priced?: boolean;
+  /** the role's batch price as a share of the online one (`llm.<role>.batch.discount`), when it says */
+  readonly batchDiscount?: number | undefined;
   /** What `chat` with the same arguments would send and cost; nothing is sent. */
   estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate;
   /** The cached answer `chat` would give, if there is one; nothing is sent or counted. */

@@ -159,7 +159,17 @@ describe("batch mode, provider openai", () => {
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toContain("--no-wait");
     expect(server.batch!.batches.size).toBe(1);
+    const [submitted] = server.batch!.batches.keys();
+    const shown = await cli(dir, ["status", "--set", OPENAI], env());
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(
+      new RegExp(`filter\\s+scorer\\s+1\\s+${submitted}\\s+(validating|in_progress)\\s+0\\s+0\\s+112`),
+    );
+    // status --refresh collects a batch that ended
     server.options.batch!.delayMs = 0;
+    const refreshed = await cli(dir, ["status", "--refresh", "--set", OPENAI], env());
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stdout).toMatch(new RegExp(`${submitted}\\s+completed\\s+112\\s+0\\s+112`));
     const second = await cli(dir, ["run", "filter", "--set", OPENAI], env());
     expect(second.code, second.stderr).toBe(0);
     expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
@@ -185,6 +195,28 @@ function reached(step: "upload" | "create" | "created" | "poll" | "content"): bo
       return batch.hanging === "content";
   }
 }
+
+describe("run --dry-run", () => {
+  it("prices the requests online and in batch mode side by side", async () => {
+    const dir = tempDir("cf-batch-dry-");
+    const upstream = await cli(dir, ["run", "dedup"], env());
+    expect(upstream.code, upstream.stderr).toBe(0);
+    const dry = await cli(
+      dir,
+      ["run", "filter", "--dry-run", "--set", OPENAI.replace("}", ", discount: 0.25}")],
+      env(),
+    );
+    expect(dry.code, dry.stderr).toBe(0);
+    const online = Number(/filter: would send \d+ requests.*~\$([\d.]+)/.exec(dry.stderr)?.[1]);
+    const batch =
+      /filter: in batch mode \(llm.<role>.batch\): ~\$([\d.]+) instead of ~\$([\d.]+) online/.exec(
+        dry.stderr,
+      );
+    expect(online).toBeGreaterThan(0);
+    expect(Number(batch?.[2])).toBe(online);
+    expect(Number(batch?.[1])).toBeCloseTo(online * 0.25, 1);
+  });
+});
 
 describe("batch mode, provider files", () => {
   it("stops with exit 3 naming the files and the command, uses partial output, and ends with the online records", async () => {

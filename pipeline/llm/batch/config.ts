@@ -4,6 +4,9 @@
 import { z } from "zod";
 import { UserError } from "../../errors.js";
 
+/** what hosted Batch APIs charge, as a share of the online price */
+export const DEFAULT_BATCH_DISCOUNT = 0.5;
+
 export const DEFAULT_BATCH_COMMAND = "vllm run-batch -i {input} -o {output} --model {model}";
 
 export const batchSchema = z
@@ -34,7 +37,7 @@ export const batchSchema = z
     /** seconds without a new request after which what is queued is sent even if some record is still busy */
     settle_s: z.number().positive().default(30),
     /** the batch price as a fraction of the online one, for `--dry-run` and the usage's cost */
-    discount: z.number().min(0).max(1).default(0.5),
+    discount: z.number().min(0).max(1).default(DEFAULT_BATCH_DISCOUNT),
   })
   .strict()
   .superRefine((batch, ctx) => {

@@ -35,6 +35,7 @@ export class BatchRole extends CachedRoleBackend<Error> implements RoleBackend {
       cache: deps.cache,
       noCache: deps.noCache,
       price: deps.price,
+      batchDiscount: this.discount,
     });
   }
 

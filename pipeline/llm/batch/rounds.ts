@@ -41,6 +41,11 @@ export interface LlmBatches {
   poke(): void;
   /** After the stage, however it ended: stops polling (batches left running are found next time). */
   end(): void;
+  /**
+   * `status --refresh`: asks the provider once about each batch the stage left running and puts the
+   * answers of those that ended into the cache, as its next run would.
+   */
+  refresh(stageDir: string, label: string): Promise<void>;
 }
 
 /** A `files` round written and not answered yet, or a `--no-wait` round submitted: run again later. */
@@ -91,6 +96,8 @@ export class BatchRounds implements LlmBatches {
   private settleTimer: NodeJS.Timeout | undefined;
   private checkScheduled = false;
   private stop = new AbortController();
+  /** the submissions and polls running */
+  private readonly tracking = new Set<Promise<void>>();
 
   constructor(
     config: LlmConfig,
@@ -377,9 +384,26 @@ export class BatchRounds implements LlmBatches {
         wait = Math.min(wait * 2, batch.max_poll_s * 1000);
       }
     };
-    run().catch((error: unknown) => {
+    const running = run().catch((error: unknown) => {
       if (!signal.aborted) this.halt(error);
     });
+    this.tracking.add(running);
+    void running.finally(() => this.tracking.delete(running));
+  }
+
+  async refresh(stageDir: string, label: string): Promise<void> {
+    try {
+      await this.begin(stageDir, label);
+    } catch (error) {
+      // a `files` batch still waiting for its output is what status shows anyway
+      if (!(error instanceof BatchWaitingError)) throw error;
+    }
+    try {
+      while (this.tracking.size > 0) await Promise.all([...this.tracking]);
+      if (this.stopped && !(this.stopped instanceof BatchWaitingError)) throw this.stopped;
+    } finally {
+      this.end();
+    }
   }
 
   /** Writes down what the provider says of an entry's batch, when it changed. */
