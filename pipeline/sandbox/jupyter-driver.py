@@ -111,6 +111,7 @@ def main():
             cell["display"] = []
             for error in cell["error"]:
                 error["traceback"] = []
+            cell["truncated"] = True
             bare = len(json.dumps({**cell, "stdout": "", "stderr": "", "truncated": True}).encode()) + 64
         if bare > room:
             emit(results, {"budget_spent": True})

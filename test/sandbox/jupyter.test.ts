@@ -196,6 +196,14 @@ describe.skipIf(mode === null || !ipython)("POST /run_jupyter", () => {
     expect(json.cells[1]!.stdout).toBe("still here\n");
   });
 
+  it("drops a displayed value that no longer fits, and says so, while later cells still answer", async () => {
+    const { json } = await jupyter({ cells: ["'x' * 40_000", "'y' * 40_000", "6 * 7"] });
+    expect(json.status).toBe("Success");
+    expect(json.cells[0]!.display).toEqual([{ "text/plain": `'${"x".repeat(40_000)}'` }]);
+    expect(json.cells[1]).toMatchObject({ display: [], truncated: true });
+    expect(json.cells[2]!.display).toEqual([{ "text/plain": "42" }]);
+  });
+
   describe("bad input", () => {
     const stillServing = async () => {
       const { json } = await jupyter({ cells: ["1 + 1"] });
