@@ -35,6 +35,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "store/sample.ts",
     what: "a dialogue stage's seeded sample: chosen from the filter's output index against one read of its outputs",
   },
+  review: {
+    file: "review/review.ts",
+    what: "the review app on a 500K-record stage: opening a record, applying a filter, against a plain read of its line",
+  },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
   "sandbox-server": {
     file: "sandbox/server-cpu.ts",

@@ -78,24 +78,29 @@ CREATE TABLE IF NOT EXISTS entries (stage TEXT NOT NULL, scope TEXT NOT NULL, s 
   PRIMARY KEY (stage, scope, s));
 CREATE TABLE IF NOT EXISTS rows (
   n INTEGER PRIMARY KEY, stage TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL,
-  method TEXT, lang TEXT, verdict TEXT, gates TEXT, reason TEXT, source TEXT, origin TEXT,
+  method TEXT, lang TEXT, verdict TEXT, gates TEXT, reason TEXT, source TEXT,
   hash TEXT NOT NULL, file TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
   item INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS origins (source TEXT NOT NULL, n INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS origins_by_source ON origins (source);
 CREATE INDEX IF NOT EXISTS rows_by_stage ON rows (stage, kind, n);
 CREATE INDEX IF NOT EXISTS rows_by_id ON rows (id, stage, kind);
 CREATE INDEX IF NOT EXISTS rows_by_method ON rows (stage, kind, method, lang);
 CREATE INDEX IF NOT EXISTS rows_by_lang ON rows (stage, kind, lang);`;
 
+const VERSION = 1;
+
 /** Bytes read at a time; a longer line is carried over into the next read. */
 const CHUNK = 1 << 20;
 
 /**
- * Calls `onLine` with each complete line of `path` from byte `from` on, and its offset; returns the
+ * Calls `onLine` with each complete line of `path` from byte `from` to `to`, and its offset; returns the
  * offset after the last complete line (a torn last line, being written, is left for the next time).
  */
 export function scanLines(
   path: string,
   from: number,
+  to: number,
   onLine: (line: Buffer, offset: number) => void,
 ): number {
   const fd = openSync(path, "r");
@@ -105,7 +110,7 @@ export function scanLines(
     let at = from;
     let lineStart = from;
     for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK, at);
+      const read = readSync(fd, buffer, 0, Math.min(CHUNK, to - at), at);
       if (read === 0) break;
       at += read;
       const chunk = buffer.subarray(0, read);
@@ -128,7 +133,7 @@ export function scanLines(
 const list = (values: readonly string[]) => (values.length ? `,${[...new Set(values)].join(",")},` : null);
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
 
-type Fields = Omit<Row, "stage" | "kind" | "id" | "hash"> & { origin: string | null };
+type Fields = Omit<Row, "stage" | "kind" | "id" | "hash"> & { sources: string[] };
 
 /** The fields people filter on, from a record (or a reject's copy of one) as any stage writes it. */
 function fieldsOf(record: Record<string, unknown> | undefined, id: string, reason: string | null): Fields {
@@ -150,15 +155,28 @@ function fieldsOf(record: Record<string, unknown> | undefined, id: string, reaso
     gates: list((validation?.gates ?? []).map((g) => String(g.rule))),
     reason,
     source: list(names.filter((x): x is string => x !== null)),
-    origin: list(sources),
+    sources: [...new Set(sources)],
   };
 }
 
 export class ReviewIndex {
   private readonly db: SqliteDatabase;
 
+  /** the text search whose results `temp.hits` holds */
+  private searched: string | undefined;
+
   constructor(private readonly source: ReviewSource) {
-    this.db = openSqlite(join(source.dataDir, INDEX_FILE), { schema: SCHEMA });
+    this.db = openSqlite(join(source.dataDir, INDEX_FILE), { schema: "" });
+    // an index another version made is made again, not misread
+    this.db
+      .transaction(() => {
+        if (this.db.pragma("user_version", { simple: true }) === VERSION) return;
+        for (const table of ["parts", "entries", "rows", "origins"])
+          this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.db.exec(SCHEMA);
+        this.db.pragma(`user_version = ${VERSION}`);
+      })
+      .immediate();
   }
 
   close(): void {
@@ -191,6 +209,7 @@ export class ReviewIndex {
 
   private forget(stage: string): void {
     this.db.transaction(() => {
+      this.db.prepare("DELETE FROM origins WHERE n IN (SELECT n FROM rows WHERE stage = ?)").run(stage);
       for (const table of ["parts", "entries", "rows"])
         this.db.prepare(`DELETE FROM ${table} WHERE stage = ?`).run(stage);
     })();
@@ -199,12 +218,13 @@ export class ReviewIndex {
   private indexPart(stage: string, file: string, ino: number, from: number): void {
     const scope = basename(dirname(dirname(file)));
     const seen = this.db.prepare("INSERT OR IGNORE INTO entries (stage, scope, s) VALUES (?, ?, ?)");
+    const origin = this.db.prepare("INSERT INTO origins (source, n) VALUES (?, ?)");
     const insert = this.db.prepare(
-      `INSERT INTO rows (stage, kind, id, method, lang, verdict, gates, reason, source, origin, hash, file, offset, length, item)
-       VALUES (@stage, @kind, @id, @method, @lang, @verdict, @gates, @reason, @source, @origin, @hash, @file, @offset, @length, @item)`,
+      `INSERT INTO rows (stage, kind, id, method, lang, verdict, gates, reason, source, hash, file, offset, length, item)
+       VALUES (@stage, @kind, @id, @method, @lang, @verdict, @gates, @reason, @source, @hash, @file, @offset, @length, @item)`,
     );
     this.db.transaction(() => {
-      const end = scanLines(file, from, (line, offset) => {
+      const end = scanLines(file, from, Number.POSITIVE_INFINITY, (line, offset) => {
         const text = line.toString("utf8");
         if (!text.includes('"o":[') && !text.includes('"r":[')) return;
         let entry: Entry;
@@ -217,27 +237,31 @@ export class ReviewIndex {
         // each input's first committed entry counts, as every reader of the store has it
         if (entry.s >= 0 && seen.run(stage, scope, entry.s).changes === 0) return;
         const place = { stage, file, offset, length: line.length };
-        (entry.o ?? []).forEach((record, item) => {
-          insert.run({
+        const add = (
+          kind: Kind,
+          id: string,
+          record: Record<string, unknown> | undefined,
+          item: number,
+          reason: string | null,
+          hashed: unknown,
+        ) => {
+          const { sources, ...fields } = fieldsOf(record, id, reason);
+          const n = insert.run({
             ...place,
-            ...fieldsOf(record, record.id, null),
-            kind: "o",
-            id: record.id,
-            hash: contentHash(record),
+            ...fields,
+            kind,
+            id,
+            hash: contentHash(hashed),
             item,
-          });
-        });
-        (entry.r ?? []).forEach((reject, item) => {
+          }).lastInsertRowid;
+          for (const source of sources) origin.run(source, n);
+        };
+        for (const [item, record] of (entry.o ?? []).entries())
+          add("o", record.id, record, item, null, record);
+        for (const [item, reject] of (entry.r ?? []).entries()) {
           const copy = reject.record as Record<string, unknown> | undefined;
-          insert.run({
-            ...place,
-            ...fieldsOf(copy, reject.id, reject.reason),
-            kind: "r",
-            id: reject.id,
-            hash: contentHash(copy ?? reject),
-            item,
-          });
-        });
+          add("r", reject.id, copy, item, reject.reason, copy ?? reject);
+        }
       });
       this.db
         .prepare("INSERT OR REPLACE INTO parts (stage, file, ino, bytes) VALUES (?, ?, ?, ?)")
@@ -301,29 +325,49 @@ export class ReviewIndex {
 
   /** Fills `temp.hits` with the rows of `stage` whose line holds `text` (any case). */
   private searchText(stage: string, kind: Kind, text: string): void {
+    const files = this.db
+      .prepare("SELECT file, bytes FROM parts WHERE stage = ? ORDER BY file")
+      .all(stage) as {
+      file: string;
+      bytes: number;
+    }[];
+    // paging through one search's results reads the stage once
+    const key = JSON.stringify([stage, kind, text, files]);
+    if (key === this.searched) return;
     this.db.exec("CREATE TEMP TABLE IF NOT EXISTS hits (n INTEGER PRIMARY KEY); DELETE FROM temp.hits;");
+    this.searched = undefined;
     // as it appears inside a JSON string: quotes, backslashes and newlines escaped
     const needle = JSON.stringify(text.toLowerCase()).slice(1, -1);
-    const files = this.db.prepare("SELECT file FROM parts WHERE stage = ?").all(stage) as { file: string }[];
-    const rowsAt = this.db.prepare(
-      "SELECT n, id, item FROM rows WHERE stage = ? AND kind = ? AND file = ? AND offset = ?",
+    const hits: number[] = [];
+    const rowsOf = this.db.prepare(
+      "SELECT n, offset, item FROM rows WHERE stage = ? AND kind = ? AND file = ?",
     );
-    const hit = this.db.prepare("INSERT OR IGNORE INTO temp.hits (n) VALUES (?)");
+    for (const { file, bytes } of files) {
+      // the items of each line that hold the text, by the line's offset
+      const found = new Map<number, number[]>();
+      scanLines(file, 0, bytes, (line, offset) => {
+        const json = line.toString("utf8");
+        if (!json.toLowerCase().includes(needle)) return;
+        const entry = JSON.parse(json) as Entry;
+        const items: unknown[] = (kind === "o" ? entry.o : entry.r) ?? [];
+        const which = [...items.keys()].filter((i) =>
+          JSON.stringify(items[i]).toLowerCase().includes(needle),
+        );
+        if (which.length) found.set(offset, which);
+      });
+      if (found.size === 0) continue;
+      for (const row of rowsOf.iterate(stage, kind, file) as Iterable<{
+        n: number;
+        offset: number;
+        item: number;
+      }>)
+        if (found.get(row.offset)?.includes(row.item)) hits.push(row.n);
+    }
+    const hit = this.db.prepare("INSERT INTO temp.hits (n) VALUES (?)");
     this.db.transaction(() => {
-      for (const { file } of files) {
-        scanLines(file, 0, (line, offset) => {
-          const lower = line.toString("utf8").toLowerCase();
-          if (!lower.includes(needle)) return;
-          const rows = rowsAt.all(stage, kind, file, offset) as { n: number; item: number }[];
-          if (rows.length === 0) return;
-          const entry = JSON.parse(line.toString("utf8")) as Entry;
-          const items: unknown[] = (kind === "o" ? entry.o : entry.r) ?? [];
-          for (const row of rows) {
-            if (JSON.stringify(items[row.item]).toLowerCase().includes(needle)) hit.run(row.n);
-          }
-        });
-      }
+      for (const n of hits) hit.run(n);
     })();
+    this.searched = key;
   }
 
   /** How many rows hold each value of a field, for the filter menus. */
@@ -359,9 +403,10 @@ export class ReviewIndex {
   madeFrom(id: string, limit = 20): Row[] {
     return this.db
       .prepare(
-        "SELECT stage, kind, id, method, lang, verdict, gates, reason, source, hash FROM rows WHERE origin LIKE ? ESCAPE '\\' LIMIT ?",
+        `SELECT stage, kind, id, method, lang, verdict, gates, reason, rows.source, hash FROM origins
+         JOIN rows USING (n) WHERE origins.source = ? ORDER BY n LIMIT ?`,
       )
-      .all(`%,${id.replace(/[\\%_]/g, (c) => `\\${c}`)},%`, limit) as Row[];
+      .all(id, limit) as Row[];
   }
 
   /** The record (or reject) `id` of `stage`, read by its offset; undefined when the stage has none. */

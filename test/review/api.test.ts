@@ -134,6 +134,7 @@ async function start(
     } catch {
       // the page
     }
+    // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, of a shape per endpoint, as the page reads it
     return { status: res.status, body: body as any, headers: res.headers };
   };
 }
@@ -149,26 +150,33 @@ describe("review API", () => {
     const { source } = sampleRun(tempDir("cf-review-"));
     const get = await start(source);
     const stages = (await get("/api/stages")).body;
-    expect(stages.map((s: any) => [s.name, s.outputs, s.rejects])).toEqual([
+    expect(
+      stages.map((s: { name: string; outputs: number; rejects: number }) => [s.name, s.outputs, s.rejects]),
+    ).toEqual([
       ["filter", 30, 0],
       ["validate", 27, 4],
       ["export", 0, 0],
     ]);
     const failedGo = (await get("/api/list?stage=validate&lang=go&verdict=failed")).body;
     expect(failedGo.total).toBe(27);
-    expect(failedGo.rows.map((r: any) => r.id)).toEqual(["sim-0000"]);
+    expect(failedGo.rows.map((r: { id: string }) => r.id)).toEqual(["sim-0000"]);
     const gated = (await get("/api/list?stage=validate&gate=silent-failure&sort=id&size=3&page=1")).body;
     expect(gated.filtered).toBe(9);
-    expect(gated.rows.map((r: any) => r.id)).toEqual(["sim-0012", "sim-0015", "sim-0018"]);
+    expect(gated.rows.map((r: { id: string }) => r.id)).toEqual(["sim-0012", "sim-0015", "sim-0018"]);
     const byMethod = (await get("/api/list?stage=validate&method=code-correction&source=magicoder")).body;
     expect(byMethod.filtered).toBe(14);
     const rejects = (await get("/api/list?stage=validate&kind=r&reason=repeated-turn")).body;
-    expect(rejects.rows.map((r: any) => r.id)).toEqual(["sim-0006", "sim-0013", "sim-0020", "sim-0027"]);
+    expect(rejects.rows.map((r: { id: string }) => r.id)).toEqual([
+      "sim-0006",
+      "sim-0013",
+      "sim-0020",
+      "sim-0027",
+    ]);
     const text = (await get(`/api/list?stage=validate&text=${encodeURIComponent("<SCRIPT>window.PWNED")}`))
       .body;
-    expect(text.rows.map((r: any) => r.id)).toEqual(["sim-0003"]);
+    expect(text.rows.map((r: { id: string }) => r.id)).toEqual(["sim-0003"]);
     expect(
-      (await get("/api/list?stage=validate&text=TASK%2029%20in")).body.rows.map((r: any) => r.id),
+      (await get("/api/list?stage=validate&text=TASK%2029%20in")).body.rows.map((r: { id: string }) => r.id),
     ).toEqual(["sim-0029"]);
     const facets = (await get("/api/facets?stage=validate")).body;
     expect(facets.lang).toEqual({ go: 5, python: 21, rust: 1 });
@@ -180,7 +188,13 @@ describe("review API", () => {
     const get = await start(source);
     const view = (await get("/api/record?stage=validate&id=sim-0000")).body;
     expect(view.messages).toHaveLength(2);
-    expect(view.messages[1].blocks.map((b: any) => [b.lang, b.code, b.result.outcome])).toEqual([
+    expect(
+      view.messages[1].blocks.map((b: { lang: string; code: string; result: { outcome: string } }) => [
+        b.lang,
+        b.code,
+        b.result.outcome,
+      ]),
+    ).toEqual([
       ["go", "print(0)", "passed"],
       ["go", "print(1)", "failed"],
     ]);
@@ -188,7 +202,7 @@ describe("review API", () => {
     expect(view.provenance.method).toBe("code-correction");
     expect(view.links).toEqual([{ stage: "filter", kind: "o", id: "magicoder:000000", relation: "source" }]);
     const pair = (await get("/api/record?stage=filter&id=magicoder:000000")).body;
-    expect(pair.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+    expect(pair.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
     expect(pair.links).toEqual([{ stage: "validate", kind: "o", id: "sim-0000", relation: "made from it" }]);
     const reject = (await get("/api/record?stage=validate&id=sim-0006")).body;
     expect(reject.reject.reason).toBe("repeated-turn");

@@ -9,7 +9,10 @@ import { join } from "node:path";
  * Whether tests that need `name` run: yes when nothing is `missing`; no (a skip) when something is,
  * unless `CODEFEEDBACK_REQUIRE_<name>=1`, where it throws and fails the file.
  */
-export function present(name: "SANDBOX" | "SEEDS" | "SLURM" | "TMPFS", missing: string | undefined): boolean {
+export function present(
+  name: "SANDBOX" | "SEEDS" | "SLURM" | "TMPFS" | "CHROMIUM",
+  missing: string | undefined,
+): boolean {
   if (missing === undefined) return true;
   const variable = `CODEFEEDBACK_REQUIRE_${name}`;
   if (process.env[variable] === "1") throw new Error(`${variable}=1 but ${missing}`);
