@@ -17,6 +17,8 @@ export interface DialogueMethod<N extends string = string> {
   readonly paper?: { readonly dialogues: number; readonly turnsPerDialogue: number } | undefined;
   /** how the dataset card names it among the ways dialogues are made (methods of one stage may share it) */
   readonly card: string;
+  /** a dataset's dialogues taken as found and audited, not made here: where they came from (repo or path) */
+  readonly audited?: { readonly where: string } | undefined;
 }
 
 export const messageSchema = z

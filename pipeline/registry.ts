@@ -2,14 +2,19 @@
 // The CLI hands down stages/index.ts's list (tests their own); the runner gives it to every stage as
 // `ctx.registry`, and the report takes it as an option. A dialogue method is declared by the stage
 // that makes it (`methods`), so a new one is its stage, its config and its prompt, with no edit under
-// pipeline/ (test/registry/toy-method.test.ts adds one from test/).
+// pipeline/ (test/registry/toy-method.test.ts adds one from test/). A stage may declare them from the
+// config (one per audited dataset): the registry of a run is then built with that config.
+import type { RootConfig } from "./config/schema.js";
 import type { DialogueMethod } from "./dialogue.js";
+
+/** A stage's methods: fixed, or what the run's config makes of them (none without a config). */
+export type DeclaredMethods = readonly DialogueMethod[] | ((root: RootConfig) => readonly DialogueMethod[]);
 
 /** The part of a stage definition the registry reads (pipeline/stage.ts). */
 export interface RegisteredStage {
   name: string;
   /** the dialogue methods the stage makes, declared; a stage that declares them is a dialogue stage */
-  methods?: readonly DialogueMethod[] | undefined;
+  methods?: DeclaredMethods | undefined;
   /** declared by the one stage whose directory holds the release (and the report) */
   release?: object | undefined;
 }
@@ -25,7 +30,8 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
   readonly methods: readonly DialogueMethod[];
   private readonly methodsByStage = new Map<string, readonly DialogueMethod[]>();
 
-  constructor(stages: readonly T[]) {
+  /** `root`: the run's config, which the stages that declare their methods from it read */
+  constructor(stages: readonly T[], root?: RootConfig) {
     this.stages = stages;
     this.names = stages.map((s) => s.name);
     const releases = stages.filter((s) => s.release);
@@ -36,9 +42,12 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
     }
     const makers = new Map<string, string>();
     for (const stage of stages) {
-      if (!stage.methods?.length) continue;
-      this.methodsByStage.set(stage.name, stage.methods);
-      for (const method of stage.methods) {
+      const declared =
+        typeof stage.methods === "function" ? (root ? stage.methods(root) : []) : stage.methods;
+      // a stage declaring from the config is a dialogue stage even where this config gives it none
+      if (!declared?.length && typeof stage.methods !== "function") continue;
+      this.methodsByStage.set(stage.name, declared ?? []);
+      for (const method of declared ?? []) {
         const other = makers.get(method.name);
         if (other !== undefined) {
           throw new Error(

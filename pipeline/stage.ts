@@ -5,10 +5,9 @@
 // committed together when it returns (an interrupted one starts over). docs/design.md has the rest.
 import type { z } from "zod";
 import type { RootConfig } from "./config/schema.js";
-import type { DialogueMethod } from "./dialogue.js";
 import type { Logger } from "./log.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "./record.js";
-import type { StageRegistry } from "./registry.js";
+import type { DeclaredMethods, StageRegistry } from "./registry.js";
 import type { StageRelease, StageReport } from "./report/contract.js";
 import type { Services } from "./services.js";
 import type { SampleOptions } from "./store/output-index.js";
@@ -71,9 +70,10 @@ interface StageBase<C, S, Sum> {
   description: string;
   /**
    * The dialogue methods this stage makes (pipeline/dialogue.ts): declaring them makes it a dialogue
-   * stage, which validate reads, and export and the report count per method.
+   * stage, which validate reads, and export and the report count per method. A function of the config
+   * declares methods the config names (pipeline/registry.ts).
    */
-  methods?: readonly DialogueMethod[];
+  methods?: DeclaredMethods;
   upstream: readonly string[];
   /**
    * schema of `stages.<name>` in the config; `{}` must parse (every key has a default). Its settings

@@ -7,9 +7,11 @@ import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";
 import { ROLE_NAMES } from "../pipeline/llm/config.js";
+import type { Reject } from "../pipeline/record.js";
 import { verdictsDigest } from "../pipeline/review/marks.js";
 import { defineStage, type Emitter, type StageContext } from "../pipeline/stage.js";
 import { removeLeftovers, type WrittenFile, writeAtomically } from "./export/atomic.js";
+import { auditVerdicts, describeAudits } from "./export/audits.js";
 import { datasetCard } from "./export/card.js";
 import { type ExportConfig, exportConfigSchema } from "./export/config.js";
 import { compareLanguages } from "./export/languages.js";
@@ -35,10 +37,17 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   const dir = path.join(ctx.dataDir, "export");
   await removeLeftovers(dir);
   const review = new ReleaseReview(ctx.dataDir);
-  const read = await readDialogues(ctx, emit, review);
+  // what export refuses itself counts in an audited dataset's verdict
+  const refused: Reject[] = [];
+  const refuse = async (reject: Reject) => {
+    refused.push(reject);
+    await emit.reject(reject);
+  };
+  const read = await readDialogues(ctx, { ...emit, reject: refuse }, review);
   const rows = dialogueRows(read.dialogues, config.keep_system);
   const instructions = await readInstructions(ctx, emit);
   const sources = await sourcesUsed(ctx, instructions.rows, read.dialogues);
+  const audits = await auditVerdicts(ctx, read.dialogues, refused);
   if (ctx.signal.aborted) return;
   const pairs = instructions.rows.map((r) => r.row);
   const written: (WrittenFile & { rows: number })[] = [];
@@ -91,6 +100,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     },
     sources,
     models: { ...models, ...(read.embedders.length ? { embeddings: read.embedders.join(", ") } : {}) },
+    ...(audits.length ? { audits } : {}),
     ...(review.active ? { review: await review.summary(ctx.read("validate", { rejects: true })) } : {}),
   };
   const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, ...config });
@@ -107,6 +117,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   stats.files = written.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes, sha256: f.sha256 }));
   ctx.log.info(`wrote ${rows.public.length} dialogues and ${pairs.length} filtered instructions to ${dir}`);
   for (const line of describeShape(stats)) ctx.log.info(line);
+  for (const line of describeAudits(audits)) ctx.log.info(line);
   return stats;
 }
 
@@ -121,7 +132,8 @@ export const exportStage = defineStage<ExportConfig, unknown, ExportSummary>({
   description:
     "writes Code-Feedback (public and full configs) and Filtered-Instruction (JSONL + Parquet) and a dataset card to <data_dir>/export/",
   // download: which revision and commit of each source the released rows came from, for the card
-  upstream: ["validate", "filter", "download"],
+  // audit: the rows of an audited dataset that were no dialogue, for its verdict
+  upstream: ["validate", "filter", "download", "audit"],
   kind: "global",
   configSchema: exportConfigSchema,
   // people's verdicts decide which dialogues are released: a new one makes the release stale

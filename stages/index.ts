@@ -2,6 +2,7 @@
 // one place stage names come from: the CLI hands it down, the runner and the report read names and the
 // dialogue methods each stage declares from it (pipeline/registry.ts).
 import type { Stage } from "../pipeline/stage.js";
+import { auditStage } from "./audit.js";
 import { correctStage } from "./correct.js";
 import { dedupStage } from "./dedup.js";
 import { downloadStage } from "./download.js";
@@ -22,11 +23,12 @@ const BEFORE_VALIDATION = [
   simulateStage,
   correctStage,
   leetcodeStage,
+  auditStage,
 ] as Stage<unknown>[];
 
 /** Validation reads every stage before it that makes dialogues, in this order. */
 export const validateStage = defineValidateStage(
-  BEFORE_VALIDATION.filter((s) => s.methods?.length).map((s) => s.name),
+  BEFORE_VALIDATION.filter((s) => typeof s.methods === "function" || s.methods?.length).map((s) => s.name),
 );
 
 export const STAGES: readonly Stage<unknown>[] = [

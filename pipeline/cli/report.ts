@@ -63,7 +63,7 @@ export async function reportAfterRun(
   runner: RunnerView & Pick<Runner, "loaded">,
   reports: readonly { stage: string; action: string }[],
 ): Promise<string | undefined> {
-  const registry = new StageRegistry<ReportingStage>(runner.stages);
+  const registry = new StageRegistry<ReportingStage>(runner.stages, runner.loaded.config);
   const release = registry.releaseStage();
   if (!release || !reports.some((r) => r.stage === release.name && r.action !== "estimated"))
     return undefined;
@@ -92,10 +92,12 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
         }),
     handler: async (args) => {
       const loaded = loadFromArgs(args);
+      // the methods a config declares (an audited dataset's) are this config's
+      const configured = new StageRegistry<ReportingStage>(stages, loaded.config);
       const { file, data } = await writeReport(loaded.config.data_dir, {
-        registry,
+        registry: configured,
         ...(await runnerView(runnerFor(stages, loaded))),
-        disabled: registry.disabledDialogueStages(loaded.config.stages),
+        disabled: configured.disabledDialogueStages(loaded.config.stages),
         ...(args.out ? { file: args.out } : {}),
       });
       const ran = data.stages.filter((s) => s.state !== "not run" && s.state !== DISABLED).map((s) => s.name);

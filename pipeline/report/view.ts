@@ -106,7 +106,7 @@ export function makeView(source: ViewSource): RunView {
       },
       madeBy(stage) {
         const summary = view.summaryOf(stage);
-        return summary && stage.methods ? talliesOf(summary, stage.methods) : undefined;
+        return summary && stage.methods ? talliesOf(summary, registry.methodsOf(stage.name)) : undefined;
       },
       missing(id, ...names) {
         // a summary the section reads and cannot is named by the note at the section's top

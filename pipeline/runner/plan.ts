@@ -52,7 +52,7 @@ export class RunnerPlan {
     readonly options: RunnerOptions,
   ) {
     this.byName = new Map(stages.map((s) => [s.name, s]));
-    this.registry = new StageRegistry(stages);
+    this.registry = new StageRegistry(stages, loaded.config);
     this.dataDir = resolve(loaded.config.data_dir);
     this.log = options.log ?? createLogger();
     for (const name of Object.keys(loaded.config.stages)) {

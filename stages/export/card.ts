@@ -9,7 +9,7 @@ import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
 import { compareLanguages } from "./languages.js";
-import type { ExportSummary } from "./stats.js";
+import type { AuditVerdict, ExportSummary } from "./stats.js";
 
 const SIZE_CATEGORIES: [number, string][] = [
   [1_000, "n<1K"],
@@ -153,6 +153,7 @@ export function datasetCard(
     "",
     "A turn is a user message and its answer; a deviation over 20% of the paper's figure is marked **over 20%**.",
     "",
+    ...auditLines(summary.audits ?? [], n),
     "## Languages",
     "",
     "| method | language | dialogues |",
@@ -224,6 +225,37 @@ export function datasetCard(
     "",
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** The audited datasets' verdicts, when the run audits any: pass rate, drops by reason, languages. */
+function auditLines(audits: readonly AuditVerdict[], n: (x: number) => string): string[] {
+  if (audits.length === 0) return [];
+  return [
+    "## Audited datasets",
+    "",
+    "Dialogues taken as found, not made here: every assistant code block ran in the sandbox with the same",
+    "execution, gates and verdicts as the dialogues made here, and only those that passed are released.",
+    "",
+    "| dataset | source | dialogues read | released | pass rate | dropped by reason |",
+    "| --- | --- | ---: | ---: | ---: | --- |",
+    ...audits.map(
+      (a) =>
+        `| ${a.method} | \`${a.where}\` | ${n(a.read)} | ${n(a.released)} | ${(a.pass_rate * 100).toFixed(1)}% | ${
+          sorted(a.dropped_by)
+            .map(([reason, count]) => `${reason} ${n(count)}`)
+            .join(", ") || "none"
+        } |`,
+    ),
+    "",
+    "| dataset | language | released | dropped |",
+    "| --- | --- | ---: | ---: |",
+    ...audits.flatMap((a) =>
+      Object.entries(a.by_lang).map(
+        ([lang, c]) => `| ${a.method} | ${lang} | ${n(c.released)} | ${n(c.dropped)} |`,
+      ),
+    ),
+    "",
+  ];
 }
 
 const NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];

@@ -6,7 +6,7 @@ import { deviationText, figure, n, OURS, PAPER, pct, table } from "../../pipelin
 import { filterSummarySchema } from "../filter/funnel.js";
 import { compareLanguages } from "./languages.js";
 import { reviewSection } from "./review.js";
-import type { ExportSummary } from "./stats.js";
+import type { AuditVerdict, ExportSummary } from "./stats.js";
 
 /** The languages of the filtered set come from filter's summary, else from the pairs export released. */
 const FILTER = { name: "filter", summarySchema: filterSummarySchema };
@@ -62,11 +62,32 @@ function languageSection(view: StageView<ExportSummary>): string {
   );
 }
 
+/** Each audited dataset: its pass rate and reasons for dropping, then its languages (none audited: nothing). */
+function auditSection(audits: readonly AuditVerdict[]): string {
+  if (audits.length === 0) return "";
+  const reasons = (a: AuditVerdict) =>
+    Object.entries(a.dropped_by)
+      .map(([reason, count]) => `${reason} ${n(count)}`)
+      .join(", ");
+  return `<section id="audits"><h2>Audited datasets</h2>${table(
+    ["dataset", "source", "dialogues read", "released", "pass rate", "dropped by reason"],
+    audits.map((a) => [a.method, a.where, a.read, a.released, pct(a.pass_rate * 100), reasons(a)]),
+    2,
+  )}${table(
+    ["dataset", "language", "released", "dropped"],
+    audits.flatMap((a) =>
+      Object.entries(a.by_lang).map(([lang, c]) => [a.method, lang, c.released, c.dropped]),
+    ),
+    2,
+  )}</section>`;
+}
+
 export const exportReport: StageReport<ExportSummary> = {
   flow: (view) => [{ label: "exported dialogues", records: view.summary?.code_feedback.dialogues }],
   sections: [
     { id: "languages", reads: [FILTER], render: languageSection },
     { id: "review", render: (view) => reviewSection(view.summary?.review) },
+    { id: "audits", render: (view) => auditSection(view.summary?.audits ?? []) },
     {
       id: "export",
       render: (view) => {

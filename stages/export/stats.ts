@@ -32,6 +32,27 @@ const sourceUseSchema = z.object({
 });
 export type SourceUse = z.infer<typeof sourceUseSchema>;
 
+/** An audited dataset's verdict (stages/export/audits.ts). */
+export const auditVerdictSchema = z.object({
+  /** the method, named after its source */
+  method: z.string(),
+  /** the source's path or hub repo */
+  where: z.string(),
+  /** rows read: released + dropped */
+  read: z.number(),
+  released: z.number(),
+  /** the released by their final code's outcome (`passed`, `no-code`, `not-runnable`) */
+  released_by: countsSchema,
+  dropped: z.number(),
+  /** released / read, 0 when none was read */
+  pass_rate: z.number(),
+  /** dropped dialogues by reason */
+  dropped_by: countsSchema,
+  /** language -> released and dropped (`unknown` for rows that were no dialogue) */
+  by_lang: z.record(z.string(), z.object({ released: z.number(), dropped: z.number() })),
+});
+export type AuditVerdict = z.infer<typeof auditVerdictSchema>;
+
 /** Export's summary, as its manifest keeps it. */
 export const exportSummarySchema = z.object({
   /** absolute path of the export directory */
@@ -60,6 +81,8 @@ export const exportSummarySchema = z.object({
   sources: z.array(sourceUseSchema),
   /** LLM role (and purpose) -> model; `embeddings` for the packing embedder */
   models: z.record(z.string(), z.string()),
+  /** each audited dataset's verdict (stages/export/audits.ts), when the run audits any */
+  audits: z.array(auditVerdictSchema).optional(),
   /** people's verdicts on the run (pipeline/review/), when anyone gave one */
   review: reviewSummarySchema.optional(),
 });

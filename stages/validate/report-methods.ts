@@ -13,7 +13,7 @@ import type { ValidateSummary } from "./summary.js";
 
 /** What the methods section reads besides validate's summary: every dialogue stage's, and export's. */
 export const methodsReads = (registry: StageRegistry<ReportingStage>) => [
-  ...registry.stages.filter((stage) => stage.methods?.length),
+  ...registry.dialogueStages.map((name) => registry.stage(name)!),
   exportStage,
 ];
 

@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { auditStage } from "../../stages/audit.js";
 import { writeAtomically } from "../../stages/export/atomic.js";
 import { releaseIds } from "../../stages/export/ids.js";
 import type { ExportSummary } from "../../stages/export/stats.js";
@@ -135,7 +136,8 @@ function exportRunner(dir: string, yaml = "") {
       "code-correction",
     ]),
     leetcodeSource(),
-    defineValidateStage(["pack", "leetcode"]),
+    auditStage,
+    defineValidateStage(["pack", "leetcode", "audit"]),
     exportStage,
   ];
   return makeRunner(stages, {

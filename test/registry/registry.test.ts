@@ -16,7 +16,9 @@ describe("the stage registry", () => {
 
   it("lists the stages in pipeline order and the dialogue stages as they declare themselves", () => {
     expect(registry.names).toEqual(STAGES.map((s) => s.name));
-    expect(registry.dialogueStages).toEqual(["pack", "simulate", "correct", "leetcode"]);
+    // audit declares its methods from the config (one per dialogue dataset): none without one
+    expect(registry.dialogueStages).toEqual(["pack", "simulate", "correct", "leetcode", "audit"]);
+    expect(registry.methodsOf("audit")).toEqual([]);
     expect(names(registry.methodsOf("leetcode"))).toEqual(["leetcode-similar-problem", "leetcode-follow-up"]);
     expect(registry.methodsOf("filter")).toEqual([]);
     expect(registry.methods).toEqual(PAPER_METHODS);

@@ -18,6 +18,7 @@ import { outputsStep } from "../../pipeline/report/flow.js";
 import { collectReport, renderReport } from "../../pipeline/report/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
+import { auditStage } from "../../stages/audit.js";
 import type { ExportSummary } from "../../stages/export/stats.js";
 import { exportStage } from "../../stages/export.js";
 import type { ValidateSummary } from "../../stages/validate/summary.js";
@@ -112,7 +113,9 @@ const STAGES = [
   dialogueSource("pack", packed, ["single-turn-packing", "interaction-simulation", "code-correction"]),
   dialogueSource("leetcode", () => [], ["leetcode-similar-problem", "leetcode-follow-up"]),
   reviewStage as Stage<unknown>,
-  defineValidateStage(["pack", "leetcode", "review"]),
+  // the audit of dialogue datasets, which this config names none of
+  auditStage,
+  defineValidateStage(["pack", "leetcode", "review", "audit"]),
   exportStage,
 ] as Stage<unknown>[];
 

@@ -181,6 +181,7 @@ describe("report of a run that stopped after dedup", () => {
       "simulate",
       "correct",
       "leetcode",
+      "audit",
       "validate",
       "export",
     ]);

@@ -1,0 +1,82 @@
+// `pnpm pipeline audit data/sample/code-feedback-dialogues.jsonl` as a user on a fresh clone types it:
+// the default config, no LLM endpoint and no hub set. It prints the verdict table (the failing
+// dialogue dropped with its reason, the one with no code kept as `no-code`) and releases the others
+// under their own ids; killed with SIGKILL while validate runs, the same command ends with the same
+// verdict and the same bytes.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { probeIsolationMode } from "../sandbox/helpers.js";
+import { type CliResult, runCli } from "../support/cli.js";
+import { tempDir } from "../support/temp-dir.js";
+
+const SAMPLE = "data/sample/code-feedback-dialogues.jsonl";
+// nothing the audit runs may need a server: none is set
+const NO_ENDPOINTS = { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, HF_ENDPOINT: undefined };
+
+const audit = (dataDir: string, killWhen?: () => boolean) =>
+  runCli(["audit", SAMPLE, "--data-dir", dataDir], { env: NO_ENDPOINTS, killWhen });
+
+describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
+  const dir = tempDir("cf-audit-e2e-");
+  const whole = join(dir, "whole");
+  const killed = join(dir, "killed");
+  let isolated = false;
+  let reference: CliResult;
+  const release = (data: string) => readFileSync(join(data, "export", "code-feedback-full.jsonl"), "utf8");
+
+  beforeAll(async () => {
+    isolated = (await probeIsolationMode()) !== null;
+    if (isolated) reference = await audit(whole);
+  }, 600_000);
+
+  it("prints the verdict: released by outcome, dropped by reason, by language", (ctx) => {
+    if (!isolated) ctx.skip();
+    expect(reference.code, reference.stderr).toBe(0);
+    expect(reference.stdout).toContain(
+      [
+        "code-feedback-dialogues (data/sample/code-feedback-dialogues.jsonl): pass rate 83.3%",
+        "",
+        "verdict              dialogues",
+        "read                 6",
+        "released             5",
+        "  passed             4",
+        "  no-code            1",
+        "dropped              1",
+        "  final-code-failed  1",
+      ].join("\n"),
+    );
+    expect(reference.stdout).toMatch(/^python +1 +1$/m);
+    expect(reference.stdout).toMatch(/^go +1 +0$/m);
+  });
+
+  it("releases the dialogues that pass under their original ids, and names the failing one's error", (ctx) => {
+    if (!isolated) ctx.skip();
+    const rows = release(whole)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { dialogue_id: string; method: string; validation: string });
+    expect(rows.map((r) => [r.dialogue_id, r.validation]).sort()).toEqual([
+      ["code-feedback-dialogues:1", "passed"],
+      ["code-feedback-dialogues:2", "passed"],
+      ["code-feedback-dialogues:4", "no-code"],
+      ["code-feedback-dialogues:5", "passed"],
+      ["code-feedback-dialogues:6", "passed"],
+    ]);
+    expect(new Set(rows.map((r) => r.method))).toEqual(new Set(["code-feedback-dialogues"]));
+    const card = readFileSync(join(whole, "export", "README.md"), "utf8");
+    expect(card).toContain("| 6 | 5 | 83.3% | final-code-failed 1 |");
+  });
+
+  it("goes on after a kill -9 during validate and ends with the same verdict and bytes", async (ctx) => {
+    if (!isolated) ctx.skip();
+    const first = await audit(killed, () => existsSync(join(killed, "validate", "manifest.json")));
+    expect(first.signal, first.stderr).toBe("SIGKILL");
+    const again = await audit(killed);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.slice(again.stdout.indexOf("code-feedback-dialogues ("))).toBe(
+      reference.stdout.slice(reference.stdout.indexOf("code-feedback-dialogues (")),
+    );
+    expect(release(killed)).toBe(release(whole));
+  }, 600_000);
+});
