@@ -40,6 +40,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     what: "the review app on a 500K-record stage: opening a record, applying a filter, against a plain read of its line",
   },
   sandbox: { file: "sandbox/run.ts", what: "sandboxed runs against bare toolchain runs" },
+  "sandbox-compile": {
+    file: "sandbox/compile.ts",
+    what: "Go and Rust hello worlds and a testify go_test compiled in the sandbox (shared Go build cache) against bare builds",
+  },
   "sandbox-server": {
     file: "sandbox/server-cpu.ts",
     what: "CPU a program costs through `sandbox serve` and its client against the embedded sandbox",

@@ -211,6 +211,9 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
       "debuginfo=0",
       "-C",
       "strip=debuginfo",
+      // std as the shared library Debian ships on the default library path: half the link work
+      "-C",
+      "prefer-dynamic",
       "-o",
       "main",
       c.source,
