@@ -18,6 +18,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "llm/replicas.ts",
     what: "a role with three LLM replicas (equal, one slow, one dead) against one endpoint",
   },
+  batch: {
+    file: "batch/batch.ts",
+    what: "filter and simulate with the roles in batch mode (Batches API of the test server) against online",
+  },
   "llm-embedded": {
     file: "llm/embedded.ts",
     what: "the filter stage on the embedded provider against a raw node-llama-cpp loop",
