@@ -4,8 +4,9 @@
 // files and fetch_files, and the languages it serves that we do not, refused by name.
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { EmbeddedSandbox, type RunCodeRequest } from "../../pipeline/sandbox/index.js";
+import { EmbeddedSandbox, findLanguage, type RunCodeRequest } from "../../pipeline/sandbox/index.js";
 import { UNSERVED_LANGUAGES } from "../../pipeline/sandbox/languages.js";
+import { missingToolchain } from "../../pipeline/sandbox/toolchains.js";
 import { probeIsolationMode, testConfig } from "./helpers.js";
 
 const mode = await probeIsolationMode();
@@ -235,6 +236,13 @@ describe("languages and paths SandboxFusion knows that we refuse, with SandboxFu
     expect(response.message).toContain(
       `${language} is not served by this sandbox: ${UNSERVED_LANGUAGES[language]}`,
     );
+  });
+
+  it("a served language whose toolchain this machine lacks is reported unavailable with its packages", () => {
+    const racket = findLanguage("racket")!;
+    const elsewhere = { ...racket, requires: () => ["/usr/bin/racket-not-installed-here"] };
+    expect(missingToolchain(racket)).toEqual([]);
+    expect(missingToolchain(elsewhere)).toEqual(["/usr/bin/racket-not-installed-here"]);
   });
 
   it("an unknown language is named as unknown, with the ones served", async () => {
