@@ -81,8 +81,10 @@ export interface DownloadedFileRecord extends PipelineRecord {
   chat?: SourceSpec["chat"];
   /** a hub file's dataset; absent for a local file */
   repo?: string;
-  /** in the dataset, or a local file's path as given (relative to the working directory) */
+  /** in the dataset, or a local file's path (relative to the working directory when under it) */
   path: string;
+  /** a local file's source `path` as configured (a file, a directory or a glob) */
+  source_path?: string;
   revision?: string;
   /** the commit `revision` resolved to when the file was fetched */
   commit?: string;
@@ -106,6 +108,8 @@ const sourceSummarySchema = z.object({
   /** sha256 of the files' paths, sizes and sha256s, one line each */
   fingerprint: z.string().optional(),
   adapter: z.string().optional(),
+  /** the records' `resource`, where it is not the source's name */
+  resource: z.string().optional(),
   files: z.number(),
 });
 export type SourceSummary = z.infer<typeof sourceSummarySchema>;
@@ -116,6 +120,32 @@ export const downloadSummarySchema = z.object({
   bytes: z.number(),
 });
 export type DownloadSummary = z.infer<typeof downloadSummarySchema>;
+
+/** One source as `status` and the report show it: where it is, which version, how it is read, how much. */
+export interface SourceLine {
+  name: string;
+  /** `owner/name` on the hub, or the local path as configured */
+  where: string;
+  /** `revision @ commit` (12 digits), or `sha256 <fingerprint>` (12 digits) */
+  version: string;
+  adapter: string;
+  files: number;
+  /** seed pairs normalize made of it (undefined: normalize has not run, or the source is not normalized) */
+  rows: number | undefined;
+}
+
+export function sourceLines(download: DownloadSummary, seedPairs?: Record<string, number>): SourceLine[] {
+  return Object.entries(download.sources).map(([name, s]) => ({
+    name,
+    where: s.repo ?? s.path ?? "",
+    version: s.repo
+      ? `${s.revision ?? ""} @ ${(s.commit ?? "").slice(0, 12)}`
+      : `sha256 ${(s.fingerprint ?? "").slice(0, 12)}`,
+    adapter: s.adapter ?? "",
+    files: s.files,
+    rows: s.adapter === "columns" || s.adapter === "chat" ? seedPairs?.[s.resource ?? name] : undefined,
+  }));
+}
 
 /** The fingerprint of a local source's files, from download's records of them. */
 export function filesFingerprint(files: readonly DownloadedFileRecord[]): string {
@@ -173,12 +203,17 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
     const local: Record<string, DownloadedFileRecord[]> = {};
     let bytes = 0;
     for (const file of files) {
+      const reading = {
+        adapter: file.adapter,
+        ...(file.resource ? { resource: file.resource } : {}),
+        files: 0,
+      };
       if (file.repo !== undefined) {
         const { repo, revision = "", commit = "" } = file;
-        sources[file.source] ??= { repo, revision, commit, adapter: file.adapter, files: 0 };
+        sources[file.source] ??= { repo, revision, commit, ...reading };
       } else {
         const given = ctx.config.sources.find((s) => s.name === file.source)?.path ?? file.path;
-        sources[file.source] ??= { path: given, adapter: file.adapter, files: 0 };
+        sources[file.source] ??= { path: given, ...reading };
         local[file.source] ??= [];
         local[file.source]!.push(file);
       }
@@ -256,6 +291,7 @@ async function fingerprintLocal(
       id: absolute,
       ...readingOf(source),
       path: shown,
+      source_path: source.path!,
       size,
       sha256,
       local_path: absolute,

@@ -9,8 +9,9 @@ import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
+import { table } from "../pipeline/report/html.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
-import type { DownloadedFileRecord } from "./download.js";
+import { type DownloadedFileRecord, downloadStage, sourceLines } from "./download.js";
 import {
   adaptChat,
   adaptColumns,
@@ -96,7 +97,7 @@ async function filesToRead(ctx: StageContext<NormalizeConfig>): Promise<Download
  * Resume counts rows by position, so a file that changed since download verified it would shift every
  * row after the change; a missing or resized file stops the run instead of mixing two versions.
  */
-async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
+export async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
   const size = (await stat(local).catch(() => undefined))?.size;
   if (size === file.size) return;
   if (file.repo === undefined) {
@@ -227,5 +228,23 @@ export const normalizeStage = defineStage<NormalizeConfig, unknown, NormalizeSum
     return summary;
   },
   summarySchema: normalizeSummarySchema,
-  report: { flow: outputsStep("seed pool (normalize)") },
+  report: {
+    flow: outputsStep("seed pool (normalize)"),
+    sections: [
+      {
+        id: "sources",
+        reads: [downloadStage],
+        render(view) {
+          const download = view.summaryOf(downloadStage);
+          if (!download) return "";
+          const lines = sourceLines(download, view.summary?.by_resource);
+          return `<section id="sources"><h2>Sources</h2>${table(
+            ["source", "dataset or path", "revision or fingerprint", "adapter", "files", "seed pairs"],
+            lines.map((l) => [l.name, l.where, l.version, l.adapter, l.files, l.rows ?? ""]),
+            4,
+          )}</section>`;
+        },
+      },
+    ],
+  },
 });

@@ -18,6 +18,7 @@ import {
   printBatches,
   printStageDetail,
   shardCommands,
+  sourceStatusLines,
   stateCell,
   statusJson,
   withShardRows,
@@ -251,6 +252,7 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         }),
       );
       for (const line of shardCommands(rows)) process.stdout.write(`${line}\n`);
+      for (const line of sourceStatusLines(rows)) process.stdout.write(`${line}\n`);
       printEndpointUsage(rows);
       printBatches(shown.map((s) => ({ stage: s.name, dir: runner.store(s.name).dir })));
     },

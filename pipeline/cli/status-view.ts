@@ -1,5 +1,8 @@
 // How `pnpm pipeline status` shows the stages: the table's cells, a shard's rows under its stage, the
 // rerun commands under the table, one stage's detail (`--stage X`) and the `--json` rows.
+
+import { downloadSummarySchema, sourceLines } from "../../stages/download.js";
+import { normalizeSummarySchema } from "../../stages/normalize.js";
 import { batchRows } from "../llm/batch/status.js";
 import { formatDuration } from "../runner/progress.js";
 import type { StageStatus } from "../runner.js";
@@ -130,5 +133,18 @@ export function printBatches(stages: { stage: string; dir: string }[]): void {
       b.total,
       formatDuration(b.ageMs),
     ]),
+  );
+}
+
+/** Under the table: each downloaded source, where it is, its version, adapter, files and seed pairs. */
+export function sourceStatusLines(rows: StageStatus[]): string[] {
+  const stats = (stage: string) => rows.find((r) => r.stage === stage)?.manifest?.stats;
+  const download = downloadSummarySchema.safeParse(stats("download"));
+  if (!download.success) return [];
+  const normalize = normalizeSummarySchema.safeParse(stats("normalize"));
+  return sourceLines(download.data, normalize.success ? normalize.data.by_resource : undefined).map(
+    (l) =>
+      `source ${l.name}: ${l.where} (${l.version}), adapter ${l.adapter}, ${l.files} file${l.files === 1 ? "" : "s"}` +
+      (l.rows === undefined ? "" : `, ${l.rows} seed pairs`),
   );
 }

@@ -9,7 +9,7 @@ import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
 import { compareLanguages } from "./languages.js";
-import type { AuditVerdict, ExportSummary } from "./stats.js";
+import type { AuditVerdict, ExportSummary, SourceUse } from "./stats.js";
 
 const SIZE_CATEGORIES: [number, string][] = [
   [1_000, "n<1K"],
@@ -187,8 +187,9 @@ export function datasetCard(
     "| --- | --- | --- | --- | ---: | ---: | --- |",
     ...summary.sources.map(
       (s) =>
-        `| ${s.name} | [${s.repo}](https://huggingface.co/datasets/${s.repo}) | ${s.revision ? `\`${s.revision}\`` : ""} | ${s.commits.map((c) => `\`${c.slice(0, 12)}\``).join(", ")} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
+        `| ${s.name} | ${datasetCell(s)} | ${s.revision ? `\`${s.revision}\`` : ""} | ${versionCell(s)} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
     ),
+    ...configuredSources(summary.sources),
     "",
     "The sources' licences bind the rows derived from them, whatever the licence in this card's metadata.",
     "",
@@ -283,4 +284,33 @@ function deviationCell(deviation: number, deviates: boolean): string {
 
 function sorted(counts: Record<string, number>): [string, number][] {
   return Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/** A hub dataset as a link to it; a local source as its path. */
+function datasetCell(s: SourceUse): string {
+  if (s.path !== undefined) return `local \`${s.path.replaceAll("|", "\\|").replaceAll("`", "'")}\``;
+  return `[${s.repo}](https://huggingface.co/datasets/${s.repo})`;
+}
+
+/** The commits a hub source was fetched at; the fingerprint (sha256 of its files) of a local one. */
+function versionCell(s: SourceUse): string {
+  if (s.fingerprint !== undefined) return `sha256 \`${s.fingerprint.slice(0, 12)}\``;
+  return s.commits.map((c) => `\`${c.slice(0, 12)}\``).join(", ");
+}
+
+/** The sources this run read that the paper did not, with their adapters (none: nothing, as in the paper's run). */
+function configuredSources(sources: readonly SourceUse[]): string[] {
+  const own = sources.filter((s) => s.adapter !== undefined);
+  if (own.length === 0) return [];
+  return [
+    "",
+    'Sources read by configuration (README, "Your own data"):',
+    "",
+    "| source | dataset or path | revision or fingerprint | adapter | rows in the filtered set | dialogues |",
+    "| --- | --- | --- | --- | ---: | ---: |",
+    ...own.map(
+      (s) =>
+        `| ${s.name} | ${datasetCell(s)} | ${s.path !== undefined ? versionCell(s) : `\`${s.revision}\` ${versionCell(s)}`} | ${s.adapter} | ${s.rows.toLocaleString("en-US")} | ${s.dialogues.toLocaleString("en-US")} |`,
+    ),
+  ];
 }

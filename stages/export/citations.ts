@@ -56,9 +56,13 @@ function datasetEntry(repo: string, commit: string | undefined): string {
 }
 
 /** The citation block: the paper, then each source's paper (once) or the dataset itself. */
-export function citations(sources: readonly { repo: string; commits: readonly string[] }[]): string[] {
+export function citations(
+  sources: readonly { repo: string; commits: readonly string[]; path?: string | undefined }[],
+): string[] {
   const entries = [PAPER_BIBTEX];
   for (const s of sources) {
+    // a local file has no public record to cite
+    if (s.path !== undefined) continue;
     const entry = SOURCE_PAPERS[s.repo] ?? datasetEntry(s.repo, s.commits[0]);
     if (!entries.includes(entry)) entries.push(entry);
   }

@@ -10,6 +10,7 @@ import {
   parseDialogue,
 } from "../../pipeline/dialogue.js";
 import type { Emitter, StageContext } from "../../pipeline/stage.js";
+import { DEFAULT_SOURCES, type DownloadedFileRecord, filesFingerprint } from "../download.js";
 import type { ExportConfig } from "./config.js";
 import { releaseIds } from "./ids.js";
 import type { ReleaseReview } from "./review.js";
@@ -163,16 +164,26 @@ export async function sourcesUsed(
     if (origin.commit) u.commitSet.add(origin.commit);
   }
   for (const d of dialogues) for (const name of new Set(d.sources.map(sourceOf))) use(name).dialogues++;
-  for await (const file of ctx.read("download")) {
+  const local = new Map<string, DownloadedFileRecord[]>();
+  for await (const record of ctx.read("download")) {
+    const file = record as DownloadedFileRecord;
     const name = String(file.source ?? "");
     const u = uses.get(name);
     if (!u) continue;
+    if (!DEFAULT_SOURCES.some((d) => d.name === name && d.repo === file.repo)) u.adapter = file.adapter;
+    if (file.repo === undefined) {
+      u.repo = "local";
+      u.path = file.source_path ?? file.path;
+      local.set(name, [...(local.get(name) ?? []), file]);
+      continue;
+    }
     u.repo = String(file.repo ?? u.repo);
     u.revision = String(file.revision ?? "");
     // download's commit is the one every file of the source was fetched at
     u.commitSet.clear();
     if (typeof file.commit === "string") u.commitSet.add(file.commit);
   }
+  for (const [name, files] of local) uses.get(name)!.fingerprint = filesFingerprint(files);
   return [...uses.values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ commitSet, ...u }) => ({ ...u, commits: [...commitSet].sort() }));

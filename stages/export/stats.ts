@@ -29,6 +29,11 @@ const sourceUseSchema = z.object({
   rows: z.number(),
   /** released dialogues built (in part) from it */
   dialogues: z.number(),
+  /** a local source: its `path` as configured and the fingerprint of its files (it has no repo or commit) */
+  path: z.string().optional(),
+  fingerprint: z.string().optional(),
+  /** the adapter of a source the paper does not have (columns, chat, dialogues) */
+  adapter: z.string().optional(),
 });
 export type SourceUse = z.infer<typeof sourceUseSchema>;
 

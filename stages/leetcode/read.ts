@@ -79,7 +79,9 @@ export async function readProblems(
         });
         continue;
       }
-      const where = { id, repo: file.repo, file: file.path, row: row.index, commit: file.commit };
+      // a local copy of TACO (`path:`) has no repo or commit: its path and sha256 say where it came from
+      const repo = file.repo ?? "local";
+      const where = { id, repo, file: file.path, row: row.index, commit: file.commit ?? file.sha256 ?? "" };
       const result = readTacoRow(row.value, where, keep);
       if (result.kind === "other-source") bump(stats.other_sources, result.source);
       else if (result.kind === "reject") {

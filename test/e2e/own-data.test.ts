@@ -80,22 +80,22 @@ function writeSources(): void {
 
 function config(sources: string): string {
   const file = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(
-    file,
-    [
-      "hub: { endpoint: 'file:data/sample' }",
-      "llm: { scorer: { provider: openai } }",
-      "stages:",
-      "  pack: { enabled: false }",
-      "  simulate: { enabled: false }",
-      "  correct: { enabled: false }",
-      "  leetcode: { enabled: false }",
-      "  download:",
-      "    sources:",
-      sources,
-      "",
-    ].join("\n"),
-  );
+  const text = [
+    "hub: { endpoint: 'file:data/sample' }",
+    "llm: { scorer: { provider: openai } }",
+    "stages:",
+    "  pack: { enabled: false }",
+    "  simulate: { enabled: false }",
+    "  correct: { enabled: false }",
+    "  leetcode: { enabled: false }",
+    "  download:",
+    "    sources:",
+    sources,
+    "",
+  ].join("\n");
+  writeFileSync(file, text);
+  // the last one written, for `status` on the same configuration
+  writeFileSync(join(dir, "last.yaml"), text);
   return file;
 }
 
@@ -178,6 +178,24 @@ describe("own data through export", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { query: string; resource: string });
     expect(released.map((r) => r.resource).sort()).toEqual(["cols", "cols", "cols", "sg", "talk", "talk"]);
+
+    const card = readFileSync(join(dataDir, "export", "README.md"), "utf8");
+    expect(card).toMatch(
+      new RegExp(
+        `\\| cols \\| local \`${src}/cols/\\*\\*/\\*\\.jsonl\\*\` \\| sha256 \`[0-9a-f]{12}\` \\| columns \\| 3 \\|`,
+      ),
+    );
+    expect(card).toMatch(/\| talk \| local `.*openai\.json` \| sha256 `[0-9a-f]{12}` \| chat \| 2 \|/);
+    expect(card).not.toContain("huggingface.co/datasets/local");
+    const status = await runCli(["status", "--config", join(dir, "last.yaml"), "--data-dir", dataDir], {
+      env: env(),
+    });
+    expect(status.stdout).toMatch(
+      /source cols: .*cols\/\*\*\/\*\.jsonl\* \(sha256 [0-9a-f]{12}\), adapter columns, 2 files, 3 seed pairs/,
+    );
+    expect(status.stdout).toMatch(
+      /source sg: .*sharegpt\.jsonl \(sha256 [0-9a-f]{12}\), adapter chat, 1 file, 1 seed pairs/,
+    );
 
     const download = new StageStore(dataDir, "download").manifest()!;
     const stats = (

@@ -52,11 +52,11 @@ describe("a local source's path", () => {
 
 /** Every row of `file` through a chat source's mapping, as normalize reads it: reasons and queries. */
 async function chatOutcomes(file: string): Promise<string[]> {
-  const mapping = { chat: { turns: "each" as const } };
+  const mapping: RawRowRecord["mapping"] = { chat: { turns: "each" } };
   const outcomes: string[] = [];
   let keys: ReturnType<typeof detectChatKeys>;
   for await (const row of readRows(file, { maxRowBytes: 1 << 20 })) {
-    keys ??= detectChatKeys(row.value, mapping.chat);
+    keys ??= detectChatKeys(row.value, {});
     const record: RawRowRecord = {
       id: `talk:${row.index}`,
       source: "talk",
