@@ -190,7 +190,13 @@ export class BatchRounds implements LlmBatches {
   /** A batch role's cache miss: resolves with the answer once a batch brought it (and it is cached). */
   request(role: string, request: BatchRequest, key: Buffer, signal: AbortSignal): Promise<CachedAnswer> {
     if (this.stopped) return Promise.reject(this.stopped);
-    if (!this.ledger) return Promise.reject(new Error(`llm role '${role}': a batch request outside a stage`));
+    if (!this.ledger) {
+      return Promise.reject(
+        new UserError(
+          `llm role '${role}': llm.${role}.batch works for the stages of \`pnpm pipeline run\` only; remove it from the config to use the role here`,
+        ),
+      );
+    }
     const cached = this.deps.cache().get(key);
     if (cached) return Promise.resolve(cached);
     let pending = this.submitted.get(request.id) ?? this.queued.get(request.id);
