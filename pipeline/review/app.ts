@@ -144,8 +144,8 @@ export class ReviewApp {
   }
 
   /**
-   * `count` of the stage's outputs, stratified by method and language: each stratum gets its share
-   * (largest remainders, every stratum at least one while there is room), and within it the records
+   * `count` of the stage's outputs, stratified by method and language: every stratum one while there
+   * is room (the largest first), then each its share of the rest (largest remainders), and within it the records
    * with the smallest SHA-256 of (seed, id), so a seed draws the same queue from the same records.
    */
   sample(stage: string, count: number, seed: number): string[] {
@@ -161,18 +161,24 @@ export class ReviewApp {
     const total = [...strata.values()].reduce((sum, s) => sum + s.length, 0);
     if (total <= count) return [...strata.values()].flat().map((r) => r.id);
     const names = [...strata.keys()].sort();
-    const quota = new Map(names.map((n) => [n, Math.floor((strata.get(n)!.length * count) / total)]));
+    const size = (name: string) => strata.get(name)!.length;
+    // one for every stratum while there is room (the largest first), the rest by share
+    const bySize = [...names].sort((a, b) => size(b) - size(a) || (a < b ? -1 : 1));
+    const quota = new Map(names.map((n) => [n, bySize.indexOf(n) < count ? 1 : 0]));
+    const rest = count - Math.min(count, names.length);
+    for (const n of names)
+      quota.set(n, Math.min(size(n), quota.get(n)! + Math.floor((size(n) * rest) / total)));
     let left = count - [...quota.values()].reduce((a, b) => a + b, 0);
-    // strata with none yet first, then the largest remainders
-    const order = [...names].sort((a, b) => {
-      const ra = (strata.get(a)!.length * count) % total;
-      const rb = (strata.get(b)!.length * count) % total;
-      return (quota.get(a) === 0 ? 0 : 1) - (quota.get(b) === 0 ? 0 : 1) || rb - ra || (a < b ? -1 : 1);
-    });
-    for (const name of order) {
-      if (left === 0) break;
-      quota.set(name, quota.get(name)! + 1);
-      left--;
+    const byRemainder = [...names].sort(
+      (a, b) => ((size(b) * rest) % total) - ((size(a) * rest) % total) || (a < b ? -1 : 1),
+    );
+    while (left > 0) {
+      for (const name of byRemainder) {
+        if (left === 0) break;
+        if (quota.get(name)! >= size(name)) continue;
+        quota.set(name, quota.get(name)! + 1);
+        left--;
+      }
     }
     const queue: string[] = [];
     for (const name of names) {

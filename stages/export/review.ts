@@ -13,7 +13,7 @@ const ratio = z.number().nullable();
 
 export const reviewSummarySchema = z.object({
   reviewers: z.number(),
-  /** records some reviewer judged, and of those the ones some reviewer called bad */
+  /** records some reviewer judged, and of those the ones some reviewer called bad (marks not stale) */
   reviewed: z.number(),
   bad: z.number(),
   /** dialogues left out of the release for a bad mark */
@@ -42,7 +42,10 @@ function gatesOf(record: unknown): string[] {
 export class ReleaseReview {
   private readonly current: Mark[];
   private readonly bad = new Map<string, Mark[]>();
+  private readonly reviewed: Set<string>;
   private readonly gates = new Map<string, string[]>();
+  /** the content hash of each reviewed dialogue seen, to tell a stale bad mark */
+  private readonly hashes = new Map<string, string>();
   private dropped = 0;
   private stale = 0;
 
@@ -53,6 +56,7 @@ export class ReleaseReview {
     } finally {
       store?.close();
     }
+    this.reviewed = new Set(this.current.map((m) => m.id));
     for (const mark of this.current) {
       if (mark.verdict === "bad") this.bad.set(mark.id, [...(this.bad.get(mark.id) ?? []), mark]);
     }
@@ -65,11 +69,12 @@ export class ReleaseReview {
 
   /** The reject of a dialogue some reviewer's current mark calls bad; undefined if it stays. */
   judge(dialogue: Dialogue): Reject | undefined {
-    if (!this.active) return undefined;
+    if (!this.reviewed.has(dialogue.id)) return undefined;
     this.gates.set(dialogue.id, gatesOf(dialogue));
     const marks = this.bad.get(dialogue.id);
     if (!marks) return undefined;
     const hash = contentHash(dialogue);
+    this.hashes.set(dialogue.id, hash);
     const fresh = marks.find((m) => m.hash === hash);
     if (!fresh) {
       this.stale += marks.length;
@@ -85,18 +90,22 @@ export class ReleaseReview {
 
   /** The Review section's figures; `rejects`: validate's, whose gates count too. */
   async summary(rejects: AsyncIterable<PipelineRecord>): Promise<ReviewSummary> {
-    const reviewed = new Set(this.current.map((m) => m.id));
+    const { reviewed } = this;
     for await (const reject of rejects) {
-      if (reviewed.has(reject.id) && !this.gates.has(reject.id))
-        this.gates.set(reject.id, gatesOf((reject as Partial<Reject>).record));
+      if (!reviewed.has(reject.id) || this.gates.has(reject.id)) continue;
+      const record = (reject as Partial<Reject>).record;
+      this.gates.set(reject.id, gatesOf(record));
+      if (record !== undefined) this.hashes.set(reject.id, contentHash(record));
     }
+    // bad: some reviewer's bad mark judged the content the dialogue has now
+    const isBad = (id: string) => this.bad.get(id)?.some((m) => m.hash === this.hashes.get(id)) ?? false;
     const scored = [...reviewed]
       .filter((id) => this.gates.has(id))
-      .map((id) => ({ bad: this.bad.has(id), gates: this.gates.get(id)! }));
+      .map((id) => ({ bad: isBad(id), gates: this.gates.get(id)! }));
     return {
       reviewers: new Set(this.current.map((m) => m.reviewer)).size,
       reviewed: reviewed.size,
-      bad: this.bad.size,
+      bad: [...reviewed].filter(isBad).length,
       dropped: this.dropped,
       stale: this.stale,
       agreement: agreementOf(this.current).map((a) => ({ ...a, kappa: a.kappa ?? null })),
