@@ -37,6 +37,7 @@ const CHANGES: Record<string, { set: string[]; base?: string[] }> = {
       [`llm.${role}.tokens_per_minute`, { set: [`llm.${role}.tokens_per_minute=6000`] }],
       [`llm.${role}.stream`, { set: [`llm.${role}.stream=true`] }],
       [`llm.${role}.balance`, { set: [`llm.${role}.balance.eject_after=9`] }],
+      [`llm.${role}.batch`, { set: [`llm.${role}.batch={provider: files}`] }],
     ]),
   ),
   "sandbox.balance": { set: ["sandbox.balance.eject_s=1"] },
