@@ -6,6 +6,7 @@
 // config (one per audited dataset): the registry of a run is then built with that config.
 import type { RootConfig } from "./config/schema.js";
 import type { DialogueMethod } from "./dialogue.js";
+import { ConfigError } from "./errors.js";
 
 /** A stage's methods: fixed, or what the run's config makes of them (none without a config). */
 export type DeclaredMethods = readonly DialogueMethod[] | ((root: RootConfig) => readonly DialogueMethod[]);
@@ -40,21 +41,30 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
         `stages ${releases.map((s) => s.name).join(" and ")} both declare a release; one stage makes it`,
       );
     }
-    const makers = new Map<string, string>();
+    const makers = new Map<string, { stage: string; method: DialogueMethod }>();
+    // a clash with a method the config declares is the config's to fix, not a bug
+    const configured = new Set<DialogueMethod>();
+    const clash = (message: string, ...methods: DialogueMethod[]) =>
+      methods.some((m) => configured.has(m))
+        ? new ConfigError(`${message}: rename the one the configuration declares (an audited source)`)
+        : new Error(message);
     for (const stage of stages) {
       const declared =
         typeof stage.methods === "function" ? (root ? stage.methods(root) : []) : stage.methods;
+      if (typeof stage.methods === "function") for (const m of declared ?? []) configured.add(m);
       // a stage declaring from the config is a dialogue stage even where this config gives it none
       if (!declared?.length && typeof stage.methods !== "function") continue;
       this.methodsByStage.set(stage.name, declared ?? []);
       for (const method of declared ?? []) {
         const other = makers.get(method.name);
         if (other !== undefined) {
-          throw new Error(
-            `stages ${other} and ${stage.name} both declare the dialogue method ${method.name}; each method has one stage that makes it`,
+          throw clash(
+            `stages ${other.stage} and ${stage.name} both declare the dialogue method ${method.name}; each method has one stage that makes it`,
+            other.method,
+            method,
           );
         }
-        makers.set(method.name, stage.name);
+        makers.set(method.name, { stage: stage.name, method });
       }
     }
     this.dialogueStages = [...this.methodsByStage.keys()];
@@ -62,8 +72,10 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
     for (const [i, method] of this.methods.entries()) {
       const twin = this.methods.find((m, j) => j < i && m.prefix === method.prefix);
       if (twin)
-        throw new Error(
+        throw clash(
           `dialogue methods ${twin.name} and ${method.name} both declare the id prefix ${method.prefix}; each needs its own`,
+          twin,
+          method,
         );
     }
   }

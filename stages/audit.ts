@@ -2,7 +2,6 @@
 // `{id, messages}`, a chat shape, or this pipeline's own export) and becomes a dialogue method named after
 // it. Its rows are read as dialogues, not made into queries; validate then runs their code like any
 // method's, and export releases those that pass under their original ids.
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { extractCodeBlocks } from "../pipeline/code/index.js";
@@ -15,12 +14,12 @@ import {
   type MethodTally,
   makeDialogue,
 } from "../pipeline/dialogue.js";
-import { UserError } from "../pipeline/errors.js";
 import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { type DownloadedFileRecord, downloadConfigSchema } from "./download.js";
+import { checkStillThere, seedId } from "./normalize.js";
 import { isObject } from "./sources/adapter.js";
 import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys } from "./sources/chat.js";
 import type { SourceSpec } from "./sources/index.js";
@@ -72,14 +71,11 @@ interface DialogueRowRecord extends PipelineRecord {
   row: RawRow;
 }
 
-/** Record ids number rows with at least six digits, so they sort like the rows. */
-const rowId = (source: string, row: number) => `${source}:${String(row).padStart(6, "0")}`;
-
 async function* dialogueRows(ctx: StageContext<AuditConfig>): AsyncGenerator<DialogueRowRecord> {
   const files: DownloadedFileRecord[] = [];
   for await (const record of ctx.read("download")) {
     const file = record as DownloadedFileRecord;
-    if (String(file.adapter) === DIALOGUES_ADAPTER) files.push(file);
+    if (file.adapter === DIALOGUES_ADAPTER) files.push(file);
   }
   files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
   const rowsSoFar = new Map<string, number>();
@@ -87,16 +83,9 @@ async function* dialogueRows(ctx: StageContext<AuditConfig>): AsyncGenerator<Dia
     let n = rowsSoFar.get(file.source) ?? 0;
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
     const local = path.resolve(ctx.dataDir, file.local_path);
-    // resume counts rows by position: a file changed since download would shift every row after the change
-    const size = (await stat(local).catch(() => undefined))?.size;
-    if (size !== file.size) {
-      throw new UserError(
-        `${local} (${file.path} of source ${file.source}) ${size === undefined ? "is missing" : `is ${size} bytes, not the ${file.size} download verified`}; ` +
-          "run `pnpm pipeline run download --force` to read it again, then rerun",
-      );
-    }
+    await checkStillThere(local, file);
     for await (const row of readRows(local, { maxRowBytes: ctx.config.max_row_bytes, format: file.format })) {
-      yield { id: rowId(file.source, n), source: file.source, file: file.path, row };
+      yield { id: seedId(file.source, n), source: file.source, file: file.path, row };
       n++;
       if (ctx.limit !== undefined && n >= ctx.limit) break;
     }

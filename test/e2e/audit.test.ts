@@ -68,6 +68,16 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     expect(card).toContain("| 6 | 5 | 83.3% | final-code-failed 1 |");
   });
 
+  it("says what it takes, with exit 2, for an argument that is neither a file nor a dataset id", async () => {
+    const result = await runCli(["audit", "no/such/file.jsonl", "--data-dir", join(dir, "none")], {
+      env: NO_ENDPOINTS,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "no/such/file.jsonl: no such file or directory, and not a hub dataset id (owner/name)",
+    );
+  });
+
   it("goes on after a kill -9 during validate and ends with the same verdict and bytes", async (ctx) => {
     if (!isolated) ctx.skip();
     const first = await audit(killed, () => existsSync(join(killed, "validate", "manifest.json")));

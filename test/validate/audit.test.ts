@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dialogue, DialogueMethod } from "../../pipeline/dialogue.js";
+import { ConfigError } from "../../pipeline/errors.js";
 import type { RawRow } from "../../pipeline/readers/index.js";
 import type { Reject } from "../../pipeline/record.js";
 import { StageRegistry } from "../../pipeline/registry.js";
@@ -267,6 +268,22 @@ describe("a dialogue audit through export", () => {
     expect(section).toContain("<td>mine</td>");
     expect(section).toContain("50.0%");
     expect(section).toContain("final-code-failed 1, turn-without-role 1, too-many-turns 1");
+  });
+
+  it("refuses, as a configuration error, a source whose method clashes with another's", () => {
+    const clashing = (name: string) =>
+      makeRunner(STAGES, {
+        dir,
+        yaml: `stages:\n  download:\n    sources: [{name: ${name}, adapter: dialogues, path: ${JSON.stringify(input)}}]\n`,
+      });
+    // pack's id prefix, then a paper method's name
+    expect(() => clashing("pack")).toThrow(ConfigError);
+    expect(() => clashing("pack")).toThrow(
+      "dialogue methods single-turn-packing and pack both declare the id prefix pack; each needs its own: rename the one the configuration declares (an audited source)",
+    );
+    expect(() => clashing("code-correction")).toThrow(
+      /stages correct and audit both declare the dialogue method code-correction/,
+    );
   });
 
   it("drops the dialogue with no code when keep_no_code is off, saying no-code", async () => {
