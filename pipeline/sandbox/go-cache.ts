@@ -6,10 +6,12 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSync } from "node:fs";
-import { mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { processAlive } from "../pid.js";
 import { toolCacheDir } from "./launcher.js";
 
 const run = promisify(execFile);
@@ -129,11 +131,40 @@ async function warm(): Promise<void> {
   const name = `warm-${createHash("sha256").update(stdout).digest("hex").slice(0, 16)}`;
   const current = join(dir, "current");
   if (readlinkSync(current) === name) return;
-  if (!existsSync(join(dir, name))) await build(dir, name);
+  if (!existsSync(join(dir, name))) await buildOnce(dir, name);
   const link = `${current}.${process.pid}`;
   await rm(link, { force: true });
   await symlink(name, link);
   await rename(link, current);
+}
+
+/**
+ * Builds the warm cache unless another process is building it: then waits for that one (the test
+ * suite and several servers start sandboxes at once; one warm-up is enough). A lock whose holder
+ * died is taken over.
+ */
+async function buildOnce(dir: string, name: string): Promise<void> {
+  const lock = join(dir, `${name}.lock`);
+  for (;;) {
+    if (existsSync(join(dir, name))) return;
+    try {
+      await mkdir(lock);
+    } catch {
+      const holder = Number(await readFile(join(lock, "pid"), "utf8").catch(() => "0"));
+      // a lock without its pid is being taken right now, or was left by a kill in between
+      const age = Date.now() - ((await stat(lock).catch(() => null))?.mtimeMs ?? Date.now());
+      if (holder > 0 ? !processAlive(holder) : age > 30_000) await rm(lock, { recursive: true, force: true });
+      await sleep(500);
+      continue;
+    }
+    try {
+      await writeFile(join(lock, "pid"), String(process.pid));
+      if (!existsSync(join(dir, name))) await build(dir, name);
+      return;
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 async function build(dir: string, name: string): Promise<void> {
