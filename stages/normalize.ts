@@ -10,6 +10,7 @@ import { type RawRow, readRows } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
 import { table } from "../pipeline/report/html.js";
+import { escapeXml } from "../pipeline/report/svg.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { type DownloadedFileRecord, downloadStage, sourceLines } from "./download.js";
 import {
@@ -198,10 +199,11 @@ function truncated(value: unknown): unknown {
   return text.length <= 2000 ? value : `${text.slice(0, 2000)}...`;
 }
 
-/** Normalize's summary: how many seed pairs each resource and each language has. */
+/** Normalize's summary: how many seed pairs each resource and each language has, and the rejects by reason. */
 export const normalizeSummarySchema = z.object({
   by_resource: z.record(z.string(), z.number()),
   by_lang: z.record(z.string(), z.number()),
+  rejected: z.record(z.string(), z.number()).optional(),
 });
 export type NormalizeSummary = z.infer<typeof normalizeSummarySchema>;
 
@@ -218,8 +220,8 @@ export const normalizeStage = defineStage<NormalizeConfig, unknown, NormalizeSum
   concurrency: () => 1,
   input: (ctx) => rawRows(ctx),
   process: async (record) => normalizeRow(record as RawRowRecord),
-  async summarize(ctx) {
-    const summary: NormalizeSummary = { by_resource: {}, by_lang: {} };
+  async summarize(ctx, _state, { rejectReasons }) {
+    const summary: NormalizeSummary = { by_resource: {}, by_lang: {}, rejected: { ...rejectReasons } };
     for await (const seed of ctx.read("normalize")) {
       const { resource, lang } = seed as SeedRecord;
       summary.by_resource[resource] = (summary.by_resource[resource] ?? 0) + 1;
@@ -238,11 +240,15 @@ export const normalizeStage = defineStage<NormalizeConfig, unknown, NormalizeSum
           const download = view.summaryOf(downloadStage);
           if (!download) return "";
           const lines = sourceLines(download, view.summary?.by_resource);
+          const rejected = Object.entries(view.summary?.rejected ?? {})
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([reason, count]) => `${reason} ${count}`)
+            .join(", ");
           return `<section id="sources"><h2>Sources</h2>${table(
             ["source", "dataset or path", "revision or fingerprint", "adapter", "files", "seed pairs"],
             lines.map((l) => [l.name, l.where, l.version, l.adapter, l.files, l.rows ?? ""]),
             4,
-          )}</section>`;
+          )}${rejected ? `<p class="meta">Rows rejected by reason: ${escapeXml(rejected)}.</p>` : ""}</section>`;
         },
       },
     ],

@@ -174,10 +174,13 @@ describe("kill -9 during ingest", () => {
       rejects.push([reject.id, reject.reason]);
     }
     expect(rejects).toEqual(expectedRejects);
-    // the summary of a resumed run counts the outputs of both runs
+    // the summary of a resumed run counts the outputs and rejects of both runs
+    const byReason: Record<string, number> = {};
+    for (const [, reason] of expectedRejects) byReason[reason] = (byReason[reason] ?? 0) + 1;
     expect(store.manifest()!.stats).toEqual({
       by_resource: { wizardcoder: expectedIds.length },
       by_lang: { python: expectedIds.length },
+      rejected: byReason,
     });
   });
 });

@@ -170,8 +170,14 @@ describe("own data through export", () => {
     expect(rejects["talk:000001"]).toMatchObject({ reason: "not-alternating" });
     expect(rejects["talk:000002"]).toMatchObject({ reason: "non-string-content" });
     expect(rejects["sg:000001"]).toMatchObject({ reason: "turn-without-role" });
-    const summary = new StageStore(dataDir, "normalize").manifest()!;
-    expect(JSON.stringify(summary)).toContain("not-alternating");
+    const summary = new StageStore(dataDir, "normalize").manifest()!.stats as { rejected: object };
+    expect(summary.rejected).toEqual({
+      "missing-field": 1,
+      "not-an-object": 1,
+      "not-alternating": 1,
+      "non-string-content": 1,
+      "turn-without-role": 1,
+    });
 
     const released = readFileSync(join(dataDir, "export", "filtered-instruction.jsonl"), "utf8")
       .trim()
