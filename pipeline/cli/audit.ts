@@ -105,6 +105,11 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
       const verdict = verdicts?.find((v) => v.method === name);
       if (!verdict) throw new Error(`export has no verdict on ${name}`);
       log.info(`release: ${path.join(loaded.config.data_dir, "export")}`);
+      // status, cat and report judge a data dir by the config they are given: this run's is the file's and these
+      const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+      log.info(
+        `status, cat and report read this run with: --config ${quoted(args.config)} --data-dir ${quoted(loaded.config.data_dir)} ${sets.map((set) => `--set ${quoted(set)}`).join(" ")}`,
+      );
       printVerdict(verdict);
     },
   };
