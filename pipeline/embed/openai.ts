@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import { sleep } from "../abort.js";
 import { NotConfiguredError, OperationalError, UserError, unreached } from "../errors.js";
+import { innermost, silentFor } from "../liveness.js";
 import type { OpenAIEmbedderConfig } from "./config.js";
 import type { Embedder, RawEmbedding } from "./types.js";
 
@@ -23,6 +24,8 @@ export class OpenAIEmbedder implements Embedder {
   private heard = false;
   /** when a request first found nobody, while none was ever answered */
   private silentSince: number | undefined;
+  /** rejects when nothing at the server's address answers HTTP within probe_s, while it never answered */
+  private silence: Promise<never> | undefined;
 
   constructor(
     private readonly config: OpenAIEmbedderConfig,
@@ -60,12 +63,18 @@ export class OpenAIEmbedder implements Embedder {
     texts: readonly string[],
     signal?: AbortSignal,
   ): Promise<(RawEmbedding | { refused: string })[]> {
+    // Until the server first answers, one attempt a round: the SDK's retries would each wait out timeout_s.
+    const probing = !this.heard;
     try {
-      const vectors = await this.request(texts, signal);
+      const vectors = await this.request(texts, signal, probing);
       this.heard = true;
       return vectors;
     } catch (error) {
-      if (error instanceof OpenAI.APIError && error.status !== undefined) this.heard = true;
+      if (error instanceof OpenAI.APIError && error.status !== undefined) {
+        this.heard = true;
+        // the first answer is a 429 or 5xx: now with the SDK's retries
+        if (probing && (error.status === 429 || error.status >= 500)) return this.embed(texts, signal);
+      }
       // A server still loading gets probe_s to come up; its batches spend no retries meanwhile.
       if (!this.heard && (unreached(error) || error instanceof OpenAI.APIConnectionTimeoutError)) {
         this.silentSince ??= Date.now();
@@ -83,16 +92,21 @@ export class OpenAIEmbedder implements Embedder {
     }
   }
 
-  private async request(texts: readonly string[], signal?: AbortSignal): Promise<RawEmbedding[]> {
-    const response = await this.connect().embeddings.create(
+  private async request(
+    texts: readonly string[],
+    signal: AbortSignal | undefined,
+    probing: boolean,
+  ): Promise<RawEmbedding[]> {
+    const asked = this.connect().embeddings.create(
       {
         model: this.config.model,
         input: [...texts],
         encoding_format: "float",
         ...(this.config.dimensions ? { dimensions: this.config.dimensions } : {}),
       },
-      signal ? { signal } : {},
+      { ...(signal ? { signal } : {}), ...(probing ? { maxRetries: 0 } : {}) },
     );
+    const response = probing ? await Promise.race([asked, this.unlessSilent()]) : await asked;
     const byIndex = new Map(response.data.map((d) => [d.index, d.embedding]));
     return texts.map((_, i) => {
       const embedding = byIndex.get(i);
@@ -103,6 +117,20 @@ export class OpenAIEmbedder implements Embedder {
       }
       return { vector: Float32Array.from(embedding), truncated: false };
     });
+  }
+
+  /**
+   * Rejects once nothing answers HTTP at the server's address within probe_s while it never
+   * answered: a server that accepts and never answers would else hold each batch for timeout_s.
+   */
+  private unlessSilent(): Promise<never> {
+    this.silence ??= silentFor([`${this.baseUrl}/models`], this.config.probe_s * 1000).then((silence) => {
+      if (!silence || this.heard) return new Promise<never>(() => {});
+      throw this.advice(
+        new OpenAI.APIConnectionError({ message: "no answer", cause: new Error(silence.reason) }),
+      );
+    });
+    return this.silence;
   }
 
   /** The SDK's own messages ("Connection error.", "401 invalid api key") name neither server nor setting. */
@@ -126,9 +154,8 @@ export class OpenAIEmbedder implements Embedder {
       );
     }
     if (error instanceof OpenAI.APIConnectionError && !(error instanceof OpenAI.APIUserAbortError)) {
-      let inner: unknown = error;
-      while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-      const cause = inner !== error && inner instanceof Error ? ` (${inner.message})` : "";
+      const inner = innermost(error);
+      const cause = inner !== error.message ? ` (${inner})` : "";
       const tried = this.heard ? `after ${this.config.retries} retries` : `in ${this.config.probe_s} s`;
       const message =
         `cannot reach ${at}${cause} ${tried}: start it, or fix ` +

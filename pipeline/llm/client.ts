@@ -8,6 +8,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { sleep } from "../abort.js";
 import { EndpointPool, type LeaseOutcome } from "../balance/pool.js";
 import { createHttpFetch } from "../http-fetch.js";
+import { silentFor } from "../liveness.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
@@ -77,6 +78,8 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
   /** since when every attempt at a server failed (undefined: the last one was answered) */
   private failingSince: number | undefined;
   private waitingSaid = false;
+  /** rejects when nothing at the role's addresses answers HTTP within probe_s, while none ever answered */
+  private silence: Promise<never> | undefined;
   // `unusable` (from CachedRoleBackend) is set by a 401/403/404, or when no server ever answered or an
   // outage stops the run (`on_outage: stop`): nothing more is sent.
 
@@ -226,18 +229,20 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
     }
     usage.add({ requests: 1 });
     try {
-      const answer = await attemptChat(
-        lease.target,
-        {
-          model: this.model,
-          messages,
-          sampling,
-          stream: this.endpoint.config.stream,
-          ...(jsonSchema ? { responseFormat: responseFormat(jsonSchema) } : {}),
-          // whole milliseconds, at least one: the SDK refuses anything else
-          timeoutMs: Math.max(1, Math.round(this.endpoint.config.timeout_s * 1000)),
-        },
-        this.endpoint.apiKey,
+      const answer = await this.unlessSilent(
+        attemptChat(
+          lease.target,
+          {
+            model: this.model,
+            messages,
+            sampling,
+            stream: this.endpoint.config.stream,
+            ...(jsonSchema ? { responseFormat: responseFormat(jsonSchema) } : {}),
+            // whole milliseconds, at least one: the SDK refuses anything else
+            timeoutMs: Math.max(1, Math.round(this.endpoint.config.timeout_s * 1000)),
+          },
+          this.endpoint.apiKey,
+        ),
       );
       lease.end("answered");
       this.heard = true;
@@ -291,6 +296,22 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
       promptTokens: answer.promptTokens ?? promptEstimate(),
       completionTokens: answer.completionTokens ?? estimateTextTokens(answer.content),
     };
+  }
+
+  /**
+   * `attempt`, or the role's end once nothing answers HTTP at its addresses within probe_s while no
+   * server ever answered: a server that accepts and never answers would else hold every attempt for
+   * its whole timeout. A slow server answers the probe, and its requests take the time they need.
+   */
+  private unlessSilent<T>(attempt: Promise<T>): Promise<T> {
+    if (this.heard) return attempt;
+    const urls = this.endpoint.replicas.map((r) => `${r.baseUrl}/models`);
+    this.silence ??= silentFor(urls, this.endpoint.config.probe_s * 1000).then((silence) => {
+      if (!silence || this.heard) return new Promise<never>(() => {});
+      this.silentAttempts += silence.attempts;
+      throw this.failUnreachable(new LlmAttemptError("timeout", silence.reason));
+    });
+    return Promise.race([attempt, this.silence]);
   }
 
   private failUnreachable(last: LlmAttemptError): Refusal {

@@ -9,6 +9,7 @@ import { urlList } from "../balance/config.js";
 import { EndpointPool, type EndpointUsageSink } from "../balance/pool.js";
 import { UserError, unreached } from "../errors.js";
 import { createHttpFetch } from "../http-fetch.js";
+import { innermost, silentFor } from "../liveness.js";
 import { createLogger } from "../log.js";
 import { serverPrograms } from "./capacity.js";
 import type { SandboxConfig } from "./config.js";
@@ -67,6 +68,8 @@ export class HttpSandboxClient implements CodeRunner {
   /** since when every attempt failed, once a server had answered (undefined: the last one was answered) */
   private failingSince: number | undefined;
   private waitingSaid = false;
+  /** started at the first run while no server ever answered (`watchSilence`) */
+  private silenceWatched = false;
 
   constructor(private readonly config: SandboxConfig) {
     const urls = urlList(config.url);
@@ -107,6 +110,7 @@ export class HttpSandboxClient implements CodeRunner {
     answeredBy: ((server: string) => void) | undefined,
   ): Promise<RunCodeResponse> {
     if (this.unreachable) throw this.unreachable;
+    if (!this.heard) this.watchSilence();
     const body = JSON.stringify(request);
     // The server may queue the request, then compile and run it: wait for both timeouts and slack.
     const budget =
@@ -151,7 +155,7 @@ export class HttpSandboxClient implements CodeRunner {
       } catch (error) {
         if (signal?.aborted || this.controller.signal.aborted) {
           lease.end("abandoned");
-          throw error;
+          throw signal?.aborted ? error : (this.unreachable ?? error);
         }
         const why = deadline.timedOut() ? new Error(`no answer within ${budget} s`) : error;
         const probeEnd = this.silence(lease.name, deadline.timedOut() || unreached(error), why);
@@ -235,10 +239,10 @@ export class HttpSandboxClient implements CodeRunner {
     const end = this.silentSince + this.config.probe_s * 1000;
     if (Date.now() < end) return end;
     if (this.silent.size < this.endpoints.length) return undefined;
-    // the innermost cause says what happened (`connect ECONNREFUSED ...`), not "fetch failed"
-    let inner = error;
-    while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-    const reason = inner instanceof Error ? inner.message : String(inner);
+    return this.failUnreachable(innermost(error));
+  }
+
+  private failUnreachable(reason: string): UserError {
     this.unreachable ??= new UserError(
       `no answer from the sandbox server at ${this.endpoints.join(", ")} in ${this.config.probe_s} s ` +
         `(${this.silentAttempts} attempts, the last: ${reason})\nCheck sandbox.url, and that the server is up ` +
@@ -248,6 +252,21 @@ export class HttpSandboxClient implements CodeRunner {
       { exitCode: 3 },
     );
     return this.unreachable;
+  }
+
+  /**
+   * Stops every run once nothing answers HTTP at the servers' addresses within probe_s while none
+   * ever answered: a server that accepts and never answers would else hold each run for its whole
+   * budget. A busy server answers the probe, and its runs take the time they need.
+   */
+  private watchSilence(): void {
+    if (this.silenceWatched) return;
+    this.silenceWatched = true;
+    void silentFor(this.endpoints, this.config.probe_s * 1000).then((silence) => {
+      if (!silence || this.heard || this.closed) return;
+      this.silentAttempts += silence.attempts;
+      this.controller.abort(this.failUnreachable(silence.reason));
+    });
   }
 
   /**

@@ -11,7 +11,7 @@ import { OpenAIEmbedder } from "../../pipeline/embed/openai.js";
 import type { Embedder } from "../../pipeline/embed/types.js";
 import { NotConfiguredError } from "../../pipeline/errors.js";
 import { type EmbeddingsServer, startEmbeddingsServer } from "../support/embeddings-server.js";
-import { freePort } from "../support/ports.js";
+import { blackHole, freePort } from "../support/ports.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const KEY = "sk-embed-test";
@@ -135,6 +135,36 @@ describe("OpenAI-compatible embedder", () => {
     expect(await vectors).toHaveLength(1);
     expect(server.requests).toEqual([["sort a list"]]);
   });
+
+  it("stops after its probe at a server that accepts connections and never answers, not after timeout_s", async () => {
+    const hole = await blackHole();
+    try {
+      // the test's own limit is far below timeout_s (and the SDK's retries of it)
+      const embedder = new OpenAIEmbedder(
+        config({ retries: 5, timeout_s: 3600, probe_s: 0.5, base_url: `${hole.url}/v1` }),
+        {},
+      );
+      const error = await embedder.embed(["sort a list"]).catch((e: unknown) => e);
+      expect((error as Error).message).toContain(`cannot reach the embeddings server at ${hole.url}/v1`);
+      expect((error as Error).message).toContain("accepts connections but sent no answer");
+      expect(error).toMatchObject({ exitCode: 3 });
+    } finally {
+      await hole.close();
+    }
+  }, 120_000);
+
+  it("probes a server whose batches time out with one attempt a round, not the SDK's retries", async () => {
+    server = await startEmbeddingsServer({ dimension: 16, hang: true });
+    const embedder = new OpenAIEmbedder(
+      config({ retries: 5, timeout_s: 0.3, probe_s: 0.5, base_url: server.url }),
+      {},
+    );
+    const error = await embedder.embed(["sort a list"]).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("in 0.5 s: start it");
+    expect(error).toMatchObject({ exitCode: 3 });
+    // the SDK's retries would have sent retries + 1 in the first round alone
+    expect(server.hung).toBeLessThan(6);
+  }, 120_000);
 
   it("a server that answered and then went away is an outage (exit 4)", async () => {
     server = await startEmbeddingsServer({ dimension: 16 });

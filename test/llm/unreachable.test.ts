@@ -6,7 +6,7 @@ import { UserError } from "../../pipeline/errors.js";
 import { LlmRequestError, LlmUnreachableError } from "../../pipeline/llm/errors.js";
 import { UsageMeter } from "../../pipeline/usage.js";
 import { startLlmServer } from "../support/llm-server.js";
-import { freePort } from "../support/ports.js";
+import { blackHole, freePort } from "../support/ports.js";
 import { ask, recordingLogger, serverPerTest, testConfig, testService } from "./helpers.js";
 
 const t = serverPerTest({ rules: [{ match: /./, reply: "hi there" }] });
@@ -46,6 +46,30 @@ describe("LLM client: a server that never answers", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmUnreachableError);
     expect((error as Error).message).toContain("timeout");
+    await service.close();
+  });
+
+  it("stops after its probe at a server that accepts connections and never answers, not after timeout_s", async () => {
+    const hole = await blackHole();
+    try {
+      // the test's own limit is far below timeout_s: waiting out an attempt's timeout fails it
+      const config = testConfig(`${hole.url}/v1`, { timeout_s: 3600, probe_s: 0.5 });
+      const service = testService(config, t.dir);
+      const client = service.client("scorer", new UsageMeter());
+      const errors = await Promise.all(["a", "b"].map((q) => client.chat(ask(q)).catch((e: unknown) => e)));
+      for (const error of errors) expect(error).toBeInstanceOf(LlmUnreachableError);
+      expect((errors[0] as Error).message).toContain(`${hole.url}/v1`);
+      expect((errors[0] as Error).message).toContain("accepts connections but sent no answer");
+      await service.close();
+    } finally {
+      await hole.close();
+    }
+  }, 120_000);
+
+  it("waits for a slow server's first answer past probe_s: it answers HTTP, so it is alive", async () => {
+    t.server.options.latencyMs = 1500;
+    const service = testService(testConfig(t.server.url, { timeout_s: 60, probe_s: 0.2 }), t.dir);
+    expect((await service.client("scorer", new UsageMeter()).chat(ask("hello"))).content).toBe("hi there");
     await service.close();
   });
 

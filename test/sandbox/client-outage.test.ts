@@ -1,11 +1,13 @@
 // The /run_code client when every server fails after one answered: with `on_outage: wait` runs stop
 // spending their retries and are answered once a server is back; with `stop` the run stops (exit 3).
+// One that never answered stops the run after its probe, even if it accepts connections and hangs.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { UserError } from "../../pipeline/errors.js";
 import { HttpSandboxClient } from "../../pipeline/sandbox/client.js";
 import { sandboxConfigSchema } from "../../pipeline/sandbox/config.js";
+import { blackHole } from "../support/ports.js";
 
 const SUCCESS = JSON.stringify({
   status: "Success",
@@ -70,5 +72,49 @@ describe("the sandbox client during an outage", () => {
     await expect(c.run(program)).rejects.toBe(error);
     expect(s.requests()).toBe(sent);
     await c.close();
+  });
+});
+
+describe("the sandbox client at a server that never answered", () => {
+  it("stops after its probe at a server that accepts connections and never answers, not after the run's budget", async () => {
+    const hole = await blackHole();
+    try {
+      // the test's own limit is far below the budget of a run (compile + run timeouts + slack)
+      const c = new HttpSandboxClient(
+        sandboxConfigSchema.parse({ url: hole.url, probe_s: 0.5, run_timeout_s: 3600, client_slack_s: 3600 }),
+      );
+      const errors = await Promise.all(
+        [c.run(program), c.run(program)].map((p) => p.catch((e: unknown) => e)),
+      );
+      await c.close();
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(UserError);
+        expect(error).toMatchObject({ exitCode: 3 });
+        expect((error as Error).message).toContain(
+          `no answer from the sandbox server at ${hole.url}/run_code`,
+        );
+        expect((error as Error).message).toContain("accepts connections but sent no answer");
+      }
+    } finally {
+      await hole.close();
+    }
+  }, 120_000);
+
+  it("waits for a busy server's first answer past probe_s: it answers HTTP, so it is alive", async () => {
+    let runs = 0;
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        if (req.method !== "POST") return res.writeHead(405).end();
+        runs++;
+        setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(SUCCESS), 1500);
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = new HttpSandboxClient(sandboxConfigSchema.parse({ url, probe_s: 0.2, client_retries: 0 }));
+    expect((await c.run(program)).status).toBe("Success");
+    await c.close();
+    expect(runs).toBe(1);
   });
 });

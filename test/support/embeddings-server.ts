@@ -17,6 +17,8 @@ export interface EmbeddingsServerOptions {
   /** the first N requests get HTTP 503 */
   failFirst?: number;
   requireKey?: string;
+  /** requests for vectors are read and never answered (a server whose model hangs); other routes answer */
+  hang?: boolean;
   /** default: any free port */
   port?: number;
 }
@@ -26,6 +28,8 @@ export interface EmbeddingsServer {
   url: string;
   /** inputs of every request answered with vectors, in arrival order */
   requests: string[][];
+  /** requests for vectors left unanswered (`hang`) */
+  hung: number;
   close(): Promise<void>;
 }
 
@@ -48,6 +52,16 @@ export async function startEmbeddingsServer(
   });
   const requests: string[][] = [];
   let failures = options.failFirst ?? 0;
+  const state: EmbeddingsServer = {
+    url: "",
+    requests,
+    hung: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
   const server = createServer((req, res) => {
     const reply = (status: number, value: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
@@ -58,6 +72,10 @@ export async function startEmbeddingsServer(
       if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
       if (req.method !== "POST" || req.url !== "/v1/embeddings") {
         return reply(404, { error: { message: `no route ${req.method} ${req.url}` } });
+      }
+      if (options.hang) {
+        state.hung++;
+        return;
       }
       if (options.requireKey && req.headers.authorization !== `Bearer ${options.requireKey}`) {
         return reply(401, { error: { message: "invalid api key", type: "invalid_request_error" } });
@@ -99,13 +117,6 @@ export async function startEmbeddingsServer(
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  state.url = `http://127.0.0.1:${port}/v1`;
+  return state;
 }

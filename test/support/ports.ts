@@ -13,3 +13,23 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** A server that accepts connections and never answers (a hung process); its URL is `http://127.0.0.1:PORT`. */
+export async function blackHole(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => done());
+      }),
+  };
+}
