@@ -16,6 +16,7 @@ const state = {
   current: -1,
   queueAt: -1,
   view: null,
+  filtered: 0,
 };
 $("reviewer").value = localStorage.getItem("reviewer") || config.reviewer;
 $("reviewer").addEventListener("change", () => localStorage.setItem("reviewer", $("reviewer").value));
@@ -332,6 +333,7 @@ async function loadList(openFirst) {
   if (text) params.text = text;
   const listed = await api(`/api/list?${new URLSearchParams(params)}`);
   state.rows = listed.rows;
+  state.filtered = listed.filtered;
   $("counts").textContent =
     `${listed.filtered.toLocaleString()} of ${listed.total.toLocaleString()} ${state.kind === "r" ? "rejects" : "records"}`;
   const pages = Math.max(1, Math.ceil(listed.filtered / state.size));
@@ -468,6 +470,7 @@ $("prev").addEventListener("click", () => {
   }
 });
 $("next").addEventListener("click", () => {
+  if ((state.page + 1) * state.size >= state.filtered) return;
   state.page++;
   loadList(false);
 });
