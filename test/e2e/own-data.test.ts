@@ -1,12 +1,13 @@
 // Your own data through the whole CLI: local files by glob (JSONL and gzipped JSONL) read by a column
-// mapping with nested paths, and chat files in both shapes with `turns: first` and `each`, run from
-// download to export with no dialogue method; then the mistakes that stop a run, and a local file
-// changed after download, which makes download stale instead of mixing two versions.
+// mapping with nested paths, a directory of Parquet files, and chat files in both shapes, each with
+// `turns: first` and `each`, run from download to export with no dialogue method; then the mistakes
+// that stop a run, and a local file changed after download, which makes download stale.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StageStore } from "../../pipeline/store/stage-store.js";
+import { parquetTable } from "../sources/sample-parquet.js";
 import { runCli } from "../support/cli.js";
 import { type LlmServer, startLlmServer } from "../support/llm-server.js";
 import { collect } from "../support/runner-kit.js";
@@ -72,6 +73,27 @@ function writeSources(): void {
     },
     { id: "sg-2", conversations: [{ from: "gpt", value: "hi" }, { value: "no role" }] },
   ];
+  mkdirSync(join(src, "pq"), { recursive: true });
+  const table = [
+    {
+      prompt: "Write a SQL query that lists every customer with more than three orders, newest first.",
+      response: "```sql\nSELECT customer_id FROM orders GROUP BY customer_id HAVING COUNT(*) > 3;\n```",
+      lang: "sql",
+    },
+    {
+      prompt: "Print the numbers from one to five, each on its own line, using a for loop in Python.",
+      response: code("for i in range(1, 6):\n    print(i)"),
+      lang: null,
+    },
+  ];
+  writeFileSync(
+    join(src, "pq", "part-0.parquet"),
+    parquetTable(table, [
+      ["prompt", "string"],
+      ["response", "string"],
+      ["lang", "string"],
+    ]),
+  );
   writeFileSync(
     join(src, "chat", "sharegpt.jsonl"),
     `${sharegpt.map((r) => JSON.stringify(r)).join("\n")}\n`,
@@ -106,6 +128,11 @@ const OWN = [
   `        columns: { query: pair.0.text, answer: pair.1.text, lang: meta.language, id: uid }`,
   `      - { name: talk, adapter: chat, path: '${src}/chat/openai.json', chat: { turns: each } }`,
   `      - { name: sg, adapter: chat, path: '${src}/chat/sharegpt.jsonl', chat: { id: id } }`,
+  // the same dialogues the other way round: their pairs already read are duplicates for dedup
+  `      - { name: talkfirst, adapter: chat, path: '${src}/chat/openai.json' }`,
+  `      - { name: sgeach, adapter: chat, path: '${src}/chat/sharegpt.jsonl', chat: { turns: each } }`,
+  // a directory of Parquet files
+  `      - { name: pq, adapter: columns, path: '${src}/pq', columns: { query: prompt, answer: response, lang: lang } }`,
 ].join("\n");
 
 async function outputs(stage: string, rejects = false): Promise<Record<string, unknown>[]> {
@@ -137,10 +164,22 @@ describe("own data through export", () => {
       "cols:000000",
       "cols:000001",
       "cols:000004",
+      "pq:000000",
+      "pq:000001",
       "sg:000000",
+      "sgeach:000000.1",
+      "sgeach:000000.2",
       "talk:000000.1",
       "talk:000000.2",
+      "talkfirst:000000",
     ]);
+    expect(byId["talkfirst:000000"]).toMatchObject({ query: task(10, "parses a date") });
+    expect(byId["sgeach:000000.2"]).toMatchObject({ query: task(21, "ignores case"), origin: { pair: 2 } });
+    expect(byId["pq:000001"]).toMatchObject({
+      query: "Print the numbers from one to five, each on its own line, using a for loop in Python.",
+      lang: "python",
+      origin: { file: `${src}/pq/part-0.parquet`, row: 1 },
+    });
     expect(byId["cols:000000"]).toMatchObject({
       query: task(1, "sums a list"),
       resource: "cols",
@@ -174,16 +213,26 @@ describe("own data through export", () => {
     expect(summary.rejected).toEqual({
       "missing-field": 1,
       "not-an-object": 1,
-      "not-alternating": 1,
-      "non-string-content": 1,
-      "turn-without-role": 1,
+      "not-alternating": 2,
+      "non-string-content": 2,
+      "turn-without-role": 2,
     });
 
     const released = readFileSync(join(dataDir, "export", "filtered-instruction.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as { query: string; resource: string });
-    expect(released.map((r) => r.resource).sort()).toEqual(["cols", "cols", "cols", "sg", "talk", "talk"]);
+    expect(released.map((r) => r.resource).sort()).toEqual([
+      "cols",
+      "cols",
+      "cols",
+      "pq",
+      "pq",
+      "sg",
+      "sgeach",
+      "talk",
+      "talk",
+    ]);
 
     const card = readFileSync(join(dataDir, "export", "README.md"), "utf8");
     expect(card).toMatch(
