@@ -220,7 +220,7 @@ export class DialogueTally {
         dialogues: entry.dialogues,
         turns: entry.turns,
         turns_per_dialogue: entry.dialogues === 0 ? 0 : round2(entry.turns / entry.dialogues),
-        by_lang: Object.fromEntries([...entry.byLang].sort((a, b) => b[1] - a[1])),
+        by_lang: Object.fromEntries([...entry.byLang].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))),
         ...(paper && { paper: { dialogues: paper.dialogues, turns_per_dialogue: paper.turnsPerDialogue } }),
       };
     }

@@ -108,7 +108,9 @@ const LANGUAGES: Record<LanguageName, LanguageInfo> = {
   php: { aliases: ["php7", "php8", "php5"], sandboxId: "php", program: true },
   ruby: { aliases: ["rb", "jruby", "irb"], sandboxId: "ruby", program: true },
   swift: { aliases: [], sandboxId: "swift", program: true },
-  kotlin: { aliases: ["kt", "kts"], sandboxId: "kotlin_script", program: true },
+  // not run although the sandbox serves kotlin_script: Debian's Kotlin (1.3) lacks the stdlib that
+  // model-written Kotlin calls (lowercase(), maxByOrNull), so its verdicts would drop correct code
+  kotlin: { aliases: ["kt", "kts"], program: true },
   scala: { aliases: ["sc"], sandboxId: "scala", program: true },
   sql: {
     aliases: [

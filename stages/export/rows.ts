@@ -81,13 +81,16 @@ export async function readDialogues(ctx: ExportContext, emit: Emitter, review?: 
       await emit.reject(marked);
       continue;
     }
+    dialogues.push(dialogue);
+  }
+  dialogues.sort((a, b) => byKey({ key: a.id }, { key: b.id }));
+  // counted in id order, not validate's (which follows its concurrency): ties in the card keep one order
+  for (const dialogue of dialogues) {
     tally.add(dialogue);
     const outcome = (dialogue.meta.validation as Validation)?.outcome ?? "not validated";
     validation[outcome] = (validation[outcome] ?? 0) + 1;
     if (typeof dialogue.meta.embedder === "string") embedders.add(dialogue.meta.embedder);
-    dialogues.push(dialogue);
   }
-  dialogues.sort((a, b) => byKey({ key: a.id }, { key: b.id }));
   return { dialogues, tally, validation, embedders: [...embedders].sort() };
 }
 

@@ -96,4 +96,15 @@ describe("the dialogue record", () => {
     // 2.5 against the paper's 2.0: a deviation over 20%, called out
     expect(tally.describe()[0]).toMatch(/2 turns per dialogue; \+25%, over the 20% mark\)$/);
   });
+
+  it("orders a method's languages by count, then by name, whatever order the dialogues came in", () => {
+    const langs = ["php", "go", "cpp", "go", "kotlin"];
+    const orders = [langs, [...langs].reverse()].map((order) => {
+      const tally = new DialogueTally(PAPER_METHODS);
+      for (const lang of order) tally.add({ method: "single-turn-packing", messages: turns, lang });
+      return Object.keys(tally.result()["single-turn-packing"]!.by_lang);
+    });
+    expect(orders[0]).toEqual(["go", "cpp", "kotlin", "php"]);
+    expect(orders[1]).toEqual(orders[0]);
+  });
 });
