@@ -25,7 +25,7 @@ import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys } from "./sourc
 import type { SourceSpec } from "./sources/index.js";
 
 /** The adapter that marks a source as a dialogue dataset to audit. */
-export const DIALOGUES_ADAPTER = "dialogues";
+const DIALOGUES_ADAPTER = "dialogues";
 
 export const auditConfigSchema = z
   .object({
@@ -53,7 +53,7 @@ function dialogueSources(root: RootConfig): SourceSpec[] {
 const whereOf = (source: SourceSpec): string => source.path ?? source.repo ?? "";
 
 /** One method per source with `adapter: dialogues`, named after the source (and its ids' prefix). */
-export function auditedMethods(root: RootConfig): DialogueMethod[] {
+function auditedMethods(root: RootConfig): DialogueMethod[] {
   return dialogueSources(root).map((s) => ({
     name: s.name,
     prefix: s.name,

@@ -35,7 +35,7 @@ const REPO = /^[\w.-]+\/[\w.-]+$/;
 const GLOB = /[*?[]/;
 
 /** A source name from a file or dataset name: `Code_Feedback.jsonl` -> `code_feedback`. */
-export function sourceName(dataset: string): string {
+function sourceName(dataset: string): string {
   const base = path
     .basename(dataset.replace(/[/\\]+$/, ""))
     .replace(/(\.(jsonl|ndjson|json|parquet))?(\.gz)?$/i, "");
@@ -47,11 +47,7 @@ export function sourceName(dataset: string): string {
 }
 
 /** The one source of the run: local files where the argument names some, else a hub dataset. */
-export function auditSource(
-  dataset: string,
-  name: string,
-  files: readonly string[],
-): Record<string, unknown> {
+function auditSource(dataset: string, name: string, files: readonly string[]): Record<string, unknown> {
   if (existsSync(dataset) || GLOB.test(dataset)) return { name, adapter: "dialogues", path: dataset };
   if (REPO.test(dataset)) return { name, adapter: "dialogues", repo: dataset, files: [...files] };
   throw new UserError(
