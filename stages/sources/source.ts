@@ -141,12 +141,10 @@ function problemsOf(raw: RawSource): Array<{ key: (string | number)[]; message: 
       }
     }
   };
-  const base = PAPER_MAPPINGS[raw.adapter]?.adapter ?? raw.adapter;
-  if (base === "columns" && raw.adapter === "columns")
-    mappingKey("columns", COLUMN_KEYS, ["query", "answer"]);
+  // a paper adapter's name brings its own mapping, so neither key goes with it
+  if (raw.adapter === "columns") mappingKey("columns", COLUMN_KEYS, ["query", "answer"]);
   else if (raw.columns !== undefined) say(["columns"], "`columns` is only for `adapter: columns`");
-  if ((base === "chat" && raw.adapter === "chat") || raw.adapter === "dialogues")
-    mappingKey("chat", CHAT_KEYS, []);
+  if (raw.adapter === "chat" || raw.adapter === "dialogues") mappingKey("chat", CHAT_KEYS, []);
   else if (raw.chat !== undefined) say(["chat"], "`chat` is only for `adapter: chat` or `dialogues`");
   return problems;
 }

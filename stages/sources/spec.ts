@@ -1,5 +1,5 @@
-// Where a dataset lives on the hub, as the config says it: shared by the sources of `download` and the
-// benchmark sets of `dedup`, which are fetched the same way.
+// Where a dataset lives on the hub, as the config says it for dedup's benchmark sets; `download`'s
+// hub sources (stages/sources/source.ts) name the same keys, and both are fetched by fetch.ts.
 import { z } from "zod";
 import { FILE_FORMATS } from "../../pipeline/readers/index.js";
 
