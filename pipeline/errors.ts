@@ -1,7 +1,7 @@
 // Errors a user can hit. Each one says what went wrong, where, and what to do; the CLI prints the
 // message without a stack trace and exits with `exitCode`.
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { formatBytes } from "./log.js";
 
 export class UserError extends Error {
@@ -57,7 +57,9 @@ export class DiskFullError extends UserError {}
  */
 export function diskFull(error: unknown, stage?: { name: string; dir: string }): DiskFullError | undefined {
   if (error instanceof DiskFullError) return error;
-  const { code, path, setting } = (error ?? {}) as { code?: unknown; path?: unknown; setting?: unknown };
+  const given = (error ?? {}) as { code?: unknown; path?: unknown; setting?: unknown; syscall?: unknown };
+  const { path, setting } = given;
+  const code = given.code === "ENOENT" && given.syscall === "mkdir" ? mkdirRefusal(path) : given.code;
   if (typeof code !== "string" || !(code in NO_ROOM)) return undefined;
   const file =
     typeof path === "string"
@@ -67,11 +69,16 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
         : (stage?.dir ?? "the data dir");
   const move = typeof setting === "string" ? `move it (${setting})` : "move data_dir (--data-dir)";
   const readOnly = code === "EROFS" || code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN";
+  // The stage's folder holds what it wrote and nothing else (records, manifest, work files), this
+  // run's and those of the runs it resumes; the caches it shares with other stages live elsewhere.
+  const written = stage
+    ? `; ${stage.name} has written ${formatBytes(bytesUnder(stage.dir))} so far (its folder ${stage.dir}, caches aside)`
+    : "";
   return new DiskFullError(
-    `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})` +
-      `${stage ? `; the stage's files take ${formatBytes(bytesUnder(stage.dir))}` : ""}. What was committed before is kept. ` +
-      `${readOnly ? "Make it writable again" : "Free space there"}, or ${move} to a larger disk, then run the same command again: ` +
-      "it resumes where it stopped.",
+    `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})${written}. ` +
+      "What was committed before is kept. " +
+      `${readOnly ? "Make it writable again" : "Free space there"}, or ${move} to a ${readOnly ? "writable" : "larger"} disk, ` +
+      "then run the same command again: it resumes where it stopped.",
     { cause: error },
   );
 }
@@ -80,6 +87,23 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
 export function inCache(error: unknown, path: string, setting: string): unknown {
   if (error instanceof Error) Object.assign(error, { path, setting });
   return error;
+}
+
+/**
+ * Why a folder cannot be made under `path`'s nearest existing parent (EROFS, ENOSPC...), or ENOENT:
+ * Node's recursive mkdir says ENOENT for a parent on a read-only file system, whatever the cause.
+ */
+function mkdirRefusal(path: unknown): string {
+  if (typeof path !== "string") return "ENOENT";
+  let parent = dirname(path);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  try {
+    accessSync(parent, constants.W_OK);
+    return "ENOENT";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return typeof code === "string" ? code : "ENOENT";
+  }
 }
 
 function bytesUnder(dir: string): number {

@@ -8,6 +8,7 @@ import { openSqlite, type SqliteDatabase, type SqliteStatement } from "../sqlite
 
 // Bump when the key's recipe changes, so old entries are simply never found again.
 const KEY_VERSION = 1;
+const SETTING = "stages.pack.cache.path";
 
 export function embeddingKey(model: string, text: string): Buffer {
   return hash("sha256", `${KEY_VERSION}|${model.length}:${model}|${text}`, "buffer") as unknown as Buffer;
@@ -34,16 +35,20 @@ export class EmbeddingCache {
 
   constructor(path: string) {
     this.path = path;
-    this.db = openSqlite(path, {
-      schema: `CREATE TABLE IF NOT EXISTS embeddings (
-      key BLOB PRIMARY KEY,
-      model TEXT NOT NULL,
-      dim INTEGER NOT NULL,
-      vector BLOB NOT NULL,
-      tokens INTEGER,
-      truncated INTEGER NOT NULL
-    ) WITHOUT ROWID`,
-    });
+    try {
+      this.db = openSqlite(path, {
+        schema: `CREATE TABLE IF NOT EXISTS embeddings (
+        key BLOB PRIMARY KEY,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        tokens INTEGER,
+        truncated INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+      });
+    } catch (error) {
+      throw inCache(error, path, SETTING);
+    }
     this.selectOne = this.db.prepare("SELECT vector, tokens, truncated FROM embeddings WHERE key = ?");
     const insert = this.db.prepare("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?, ?, ?, ?)");
     this.insertMany = this.db.transaction((rows) => {
@@ -78,7 +83,7 @@ export class EmbeddingCache {
     try {
       if (rows.length > 0) this.insertMany(rows);
     } catch (error) {
-      throw inCache(error, this.path, "stages.pack.cache.path");
+      throw inCache(error, this.path, SETTING);
     }
   }
 

@@ -249,7 +249,15 @@ async function executeRecordStage<C, S>(
   let verified = hooks.previousInput === undefined;
   const inputCheck = (): InputCheck | undefined =>
     verified && position >= 0 ? { position, digest: inputDigest.copy().digest("hex") } : undefined;
-  const timer = setInterval(() => hooks.checkpoint(counts, inputCheck()), 2000);
+  const timer = setInterval(() => {
+    // a checkpoint that cannot be written (a full or read-only disk) stops the stage like a record's error
+    try {
+      hooks.checkpoint(counts, inputCheck());
+    } catch (error) {
+      fatal ??= error;
+      wake?.();
+    }
+  }, 2000);
 
   // never rejects: an error here is either the stage's verdict on the record or fatal for the run
   const handle = async (position: number, record: PipelineRecord, global?: number): Promise<void> => {
