@@ -1,8 +1,8 @@
-// The review app in a real browser (Debian's Chromium, driven by playwright-core): on a finished sample
-// run, filter to failed Go dialogues, open one, check each code block's result against the record,
-// mark it bad with the keyboard, and see the next export leave it out; the script, image handler and
-// javascript: link in its query never run. A record with a 5 MB line renders, as text. Required in CI
-// (CODEFEEDBACK_REQUIRE_CHROMIUM=1); with CODEFEEDBACK_REVIEW_SCREENSHOT=<png> it saves the screenshot.
+// The review app in Chromium (Debian's, driven by playwright-core): on a finished sample run, filter to
+// failed Go dialogues, check each block's shown result, mark one bad by keyboard, see export drop it;
+// its query's script, img onerror and javascript: link never run, nor a 5 MB line's; a --sample queue
+// is walked by keyboard. Required in CI (CODEFEEDBACK_REQUIRE_CHROMIUM=1); with
+// CODEFEEDBACK_REVIEW_SCREENSHOT=<png> it saves the screenshot.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -178,6 +178,58 @@ describe.runIf(run)("the review app in Chromium", () => {
       await page.close();
     } finally {
       await server?.close();
+      app.close();
+    }
+  }, 120_000);
+});
+
+describe.runIf(run)("the review queue in Chromium", () => {
+  it("walks a --sample queue with j and k, and marks with g", async () => {
+    const dataDir = tempDir("cf-review-queue-");
+    const writer = new StageStore(dataDir, "validate").newPart();
+    for (const [s, id] of ["q1", "q2", "q3"].entries())
+      writer.append({
+        s,
+        o: [{ id, messages: [{ role: "user", content: `task ${id}` }], method: "m", lang: "python" }],
+      });
+    writer.close();
+    const app = new ReviewApp(
+      {
+        dataDir,
+        stages: ["validate"],
+        look: (name) => ({ name, state: "complete", parts: new StageStore(dataDir, name).parts() }),
+      },
+      ["other"],
+    );
+    const queue = app.sample("validate", 2, 1);
+    const server = await serveReview(app, {
+      host: "127.0.0.1",
+      port: 0,
+      reviewer: "qa",
+      stage: "validate",
+      queue,
+    });
+    const browser = await chromium.launch({
+      executablePath: executable!,
+      args: ["--no-sandbox", "--disable-gpu"],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(server.url);
+      await page.waitForSelector("body[data-ready]");
+      const shown = () => page.textContent("#record .judge strong");
+      expect(await shown()).toBe(`validate ${queue[0]}`);
+      await page.locator("#queue-state", { hasText: "queue 1 of 2" }).waitFor();
+      await page.keyboard.press("j");
+      await page.locator("#record .judge strong", { hasText: queue[1]! }).waitFor();
+      await page.keyboard.press("g");
+      await page.locator("#mark-status", { hasText: "good by qa" }).waitFor();
+      await page.keyboard.press("k");
+      await page.locator("#record .judge strong", { hasText: queue[0]! }).waitFor();
+      expect(await page.textContent("#mark-status")).toBe("");
+    } finally {
+      await browser.close();
+      await server.close();
       app.close();
     }
   }, 120_000);
