@@ -39,14 +39,17 @@ async function runCodeServer(delayMs: number): Promise<{ url: string; runner: Ec
   return { url: server.url, runner };
 }
 
-/** A server that answers every request with `status` (and Retry-After, if given), counting them. */
+/**
+ * A server that answers every request with `status` (and Retry-After, if given), counting the runs
+ * (not the client's GET, which asks only whether anything answers there).
+ */
 async function refusingServer(
   status: number,
   retryAfterS?: number,
 ): Promise<{ url: string; count: () => number }> {
   let count = 0;
   const server: Server = createServer((req, res) => {
-    count++;
+    if (req.method === "POST") count++;
     req.resume();
     req.on("end", () => {
       res.writeHead(status, {
