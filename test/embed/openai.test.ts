@@ -153,6 +153,12 @@ describe("OpenAI-compatible embedder", () => {
     }
   }, 120_000);
 
+  it("waits for a slow server's first answer past probe_s: it answers HTTP, so it is alive", async () => {
+    server = await startEmbeddingsServer({ dimension: 16, latencyMs: 1500 });
+    const embedder = new OpenAIEmbedder(config({ timeout_s: 60, probe_s: 0.2, base_url: server.url }), {});
+    expect(await embedder.embed(["sort a list"])).toHaveLength(1);
+  });
+
   it("probes a server whose batches time out with one attempt a round, not the SDK's retries", async () => {
     server = await startEmbeddingsServer({ dimension: 16, hang: true });
     const embedder = new OpenAIEmbedder(
