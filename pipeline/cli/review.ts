@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import type { CommandModule } from "yargs";
 import { FEEDBACK_CATEGORIES } from "../../stages/simulate/categories.js";
 import { UserError } from "../errors.js";
+import { formatBytes } from "../log.js";
 import { ReviewApp } from "../review/app.js";
 import { REVIEW_REASONS } from "../review/marks.js";
 import type { ReviewSource } from "../review/records.js";
@@ -165,6 +166,11 @@ export function reviewCommands(stages: readonly Stage<unknown>[]): CommandModule
       if (!app.hasRuns())
         process.stderr.write(
           `note: ${app.source.dataDir} holds no run yet: the app has nothing to show until \`pnpm pipeline run <stage>\` commits records there\n`,
+        );
+      // made once and kept: later starts, and every request, read only what the stages appended since
+      for (const name of names)
+        app.index.refresh(name, (bytes) =>
+          process.stderr.write(`indexing ${name} (${formatBytes(bytes)})\n`),
         );
       const queue = args.sample !== undefined ? app.sample(stage, args.sample, args.seed) : undefined;
       const server = await serveReview(app, {

@@ -119,8 +119,8 @@ export class ReviewIndex {
     this.db.close();
   }
 
-  /** The stage's state, after indexing what it committed since the last look. */
-  refresh(stage: string): StageLook {
+  /** The stage's state, after indexing what it committed since the last look (`onIndex`: how many bytes). */
+  refresh(stage: string, onIndex?: (bytes: number) => void): StageLook {
     if (!this.source.stages.includes(stage)) {
       throw new UserError(`no stage named ${stage}; the stages are: ${this.source.stages.join(", ")}`);
     }
@@ -133,6 +133,9 @@ export class ReviewIndex {
     });
     if (replaced) this.forget(stage);
     const from = new Map(replaced ? [] : known.map((k) => [k.file, k]));
+    let pending = 0;
+    for (const [file, st] of now) pending += Math.max(0, st.size - (from.get(file)?.bytes ?? 0));
+    if (pending > 0) onIndex?.(pending);
     for (const [file, st] of now) {
       const at = from.get(file);
       if ((at?.bytes ?? 0) < st.size) this.indexPart(stage, file, st.ino, at);
