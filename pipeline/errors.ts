@@ -59,8 +59,17 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
   if (error instanceof DiskFullError) return error;
   const given = (error ?? {}) as { code?: unknown; path?: unknown; setting?: unknown; syscall?: unknown };
   const { path, setting } = given;
-  const code = given.code === "ENOENT" && given.syscall === "mkdir" ? mkdirRefusal(path) : given.code;
-  if (typeof code !== "string" || !(code in NO_ROOM)) return undefined;
+  const making = given.syscall === "mkdir";
+  const code = given.code === "ENOENT" && making ? mkdirRefusal(path) : given.code;
+  if (typeof code !== "string") return undefined;
+  // a folder the run may not make (a data dir without write permission) is no bug either
+  const why =
+    making && code === "EACCES"
+      ? "no permission to make a folder there"
+      : Object.hasOwn(NO_ROOM, code)
+        ? NO_ROOM[code]
+        : undefined;
+  if (why === undefined) return undefined;
   const file =
     typeof path === "string"
       ? path
@@ -68,14 +77,14 @@ export function diskFull(error: unknown, stage?: { name: string; dir: string }):
         ? "a cache (SQLite)"
         : (stage?.dir ?? "the data dir");
   const move = typeof setting === "string" ? `move it (${setting})` : "move data_dir (--data-dir)";
-  const readOnly = code === "EROFS" || code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN";
+  const readOnly = ["EROFS", "EACCES", "SQLITE_READONLY", "SQLITE_CANTOPEN"].includes(code);
   // The stage's folder holds what it wrote and nothing else (records, manifest, work files), this
   // run's and those of the runs it resumes; the caches it shares with other stages live elsewhere.
   const written = stage
     ? `; ${stage.name} has written ${formatBytes(bytesUnder(stage.dir))} so far (its folder ${stage.dir}, caches aside)`
     : "";
   return new DiskFullError(
-    `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${NO_ROOM[code]} (${code})${written}. ` +
+    `${stage ? `${stage.name}: ` : ""}cannot write ${file}: ${why} (${code})${written}. ` +
       "What was committed before is kept. " +
       `${readOnly ? "Make it writable again" : "Free space there"}, or ${move} to a ${readOnly ? "writable" : "larger"} disk, ` +
       "then run the same command again: it resumes where it stopped.",

@@ -1,6 +1,7 @@
 // How a failed write becomes the disk-full message (pipeline/errors.ts diskFull): each code it maps,
 // EDQUOT included (no quota can be set on this machine's file systems, so it is tested from the error
-// a write gets), the bytes the stage has written, and a recursive mkdir's ENOENT that hides EROFS.
+// a write gets), the bytes the stage has written, a recursive mkdir's ENOENT that hides EROFS, and a
+// folder the run may not make.
 
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -42,7 +43,12 @@ describe("diskFull", () => {
       "cannot write /x/embeddings.sqlite: it cannot be created there (a read-only file system, or no permission) (SQLITE_CANTOPEN)",
     );
     expect(diskFull(cache)!.message).toContain("move it (stages.pack.cache.path) to a writable disk");
+    // a file it may not write may be one it only reads: only a folder it may not make is mapped
     expect(diskFull(failed("EACCES", "/x"))).toBeUndefined();
+    expect(diskFull(failed("EACCES", "/x/data", "mkdir"))!.message).toContain(
+      "cannot write /x/data: no permission to make a folder there (EACCES). What was committed before is kept. Make it writable again",
+    );
+    expect(diskFull(failed("toString", "/x"))).toBeUndefined();
     expect(diskFull(failed("ENOENT", "/nowhere/at/all", "open"))).toBeUndefined();
     expect(diskFull(new Error("plain"))).toBeUndefined();
   });
