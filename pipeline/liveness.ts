@@ -17,7 +17,12 @@ export interface Silence {
  * Undefined as well when a request fails in a way that is not silence (a URL fetch refuses): the
  * probe then cannot tell, and says nothing.
  */
-export async function silentFor(urls: readonly string[], probeMs: number): Promise<Silence | undefined> {
+export async function silentFor(
+  urls: readonly string[],
+  probeMs: number,
+  /** ends the probe early, with no verdict (a server answered the caller meanwhile) */
+  settled: () => boolean = () => false,
+): Promise<Silence | undefined> {
   // a server answering a GET in a few seconds is no sign of death, even under a shorter probe
   const ms = Math.max(probeMs, MIN_PROBE_MS);
   const end = Date.now() + ms;
@@ -25,7 +30,7 @@ export async function silentFor(urls: readonly string[], probeMs: number): Promi
   let reason = "";
   const stop = new AbortController();
   const probe = async (url: string): Promise<boolean> => {
-    while (!stop.signal.aborted) {
+    while (!stop.signal.aborted && !settled()) {
       const left = end - Date.now();
       if (left <= 0) return false;
       attempts++;

@@ -124,12 +124,14 @@ export class OpenAIEmbedder implements Embedder {
    * answered: a server that accepts and never answers would else hold each batch for timeout_s.
    */
   private unlessSilent(): Promise<never> {
-    this.silence ??= silentFor([`${this.baseUrl}/models`], this.config.probe_s * 1000).then((silence) => {
-      if (!silence || this.heard) return new Promise<never>(() => {});
-      throw this.advice(
-        new OpenAI.APIConnectionError({ message: "no answer", cause: new Error(silence.reason) }),
-      );
-    });
+    this.silence ??= silentFor([`${this.baseUrl}/models`], this.config.probe_s * 1000, () => this.heard).then(
+      (silence) => {
+        if (!silence || this.heard) return new Promise<never>(() => {});
+        throw this.advice(
+          new OpenAI.APIConnectionError({ message: "no answer", cause: new Error(silence.reason) }),
+        );
+      },
+    );
     return this.silence;
   }
 

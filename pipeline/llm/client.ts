@@ -306,11 +306,13 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
   private unlessSilent<T>(attempt: Promise<T>): Promise<T> {
     if (this.heard) return attempt;
     const urls = this.endpoint.replicas.map((r) => `${r.baseUrl}/models`);
-    this.silence ??= silentFor(urls, this.endpoint.config.probe_s * 1000).then((silence) => {
-      if (!silence || this.heard) return new Promise<never>(() => {});
-      this.silentAttempts += silence.attempts;
-      throw this.failUnreachable(new LlmAttemptError("timeout", silence.reason));
-    });
+    this.silence ??= silentFor(urls, this.endpoint.config.probe_s * 1000, () => this.heard).then(
+      (silence) => {
+        if (!silence || this.heard) return new Promise<never>(() => {});
+        this.silentAttempts += silence.attempts;
+        throw this.failUnreachable(new LlmAttemptError("timeout", silence.reason));
+      },
+    );
     return Promise.race([attempt, this.silence]);
   }
 

@@ -262,11 +262,13 @@ export class HttpSandboxClient implements CodeRunner {
   private watchSilence(): void {
     if (this.silenceWatched) return;
     this.silenceWatched = true;
-    void silentFor(this.endpoints, this.config.probe_s * 1000).then((silence) => {
-      if (!silence || this.heard || this.closed) return;
-      this.silentAttempts += silence.attempts;
-      this.controller.abort(this.failUnreachable(silence.reason));
-    });
+    void silentFor(this.endpoints, this.config.probe_s * 1000, () => this.heard || this.closed).then(
+      (silence) => {
+        if (!silence || this.heard || this.closed) return;
+        this.silentAttempts += silence.attempts;
+        this.controller.abort(this.failUnreachable(silence.reason));
+      },
+    );
   }
 
   /**
