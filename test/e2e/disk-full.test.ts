@@ -202,6 +202,11 @@ describe.skipIf(!canMount)("a full disk", () => {
       "Make it writable again, or move it (stages.pack.cache.path) to a writable disk",
     ],
     ["size=48k", "SQLITE_FULL", "Free space there, or move it (stages.pack.cache.path) to a larger disk"],
+    [
+      "size=16k",
+      "SQLITE_IOERR_SHMSIZE",
+      "Free space there, or move it (stages.pack.cache.path) to a larger disk",
+    ],
   ])(
     "an embedding cache on a tmpfs (%s) stops pack with exit 2 (%s) and advice; the rerun after remount,rw is undisturbed",
     async (options, code, advice) => {
