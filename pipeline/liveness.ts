@@ -13,7 +13,8 @@ export interface Silence {
 }
 
 /**
- * Sends `GET url` to each of `urls` until one answers or `ms` have passed; a silence when none did.
+ * Sends `GET url` to each of `urls` until one answers or `probeMs` (at least 5 s) have passed; a
+ * silence when none did.
  * Undefined as well when a request fails in a way that is not silence (a URL fetch refuses): the
  * probe then cannot tell, and says nothing.
  */
