@@ -4,7 +4,7 @@
 // every round it went through said 4 or 5. Survivors carry their scores and the model's rationales;
 // dropped records are rejects that carry them too (`pnpm pipeline cat filter --rejects`).
 import { roleConfig } from "../pipeline/llm/config.js";
-import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
+import { LlmAbortedError, LlmRequestError, unansweredOutcome } from "../pipeline/llm/errors.js";
 import { loadPrompt, type PromptTemplate } from "../pipeline/llm/prompts.js";
 import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { LlmClient } from "../pipeline/llm/types.js";
@@ -82,7 +82,7 @@ export async function filterRecord(
           ],
         };
       }
-      return { failed: { reason: error.reason, detail: error.message } };
+      return unansweredOutcome(error, record);
     }
     if (error instanceof LlmAbortedError) return { failed: { reason: "interrupted", detail: error.message } };
     // A UserError (no endpoint, key refused) stops the run; anything else is a bug worth seeing.

@@ -1,8 +1,9 @@
 // Errors of the LLM layer. Two kinds matter to a stage: a request that failed after every retry
-// (`LlmRequestError`: the record is marked failed and retried on the next run) and a key the server
-// refuses (`LlmAuthError`: a UserError, so the whole run stops at once with advice). No message
-// here ever contains a key: texts from the server go through `redact` first.
+// (`LlmRequestError`: the record fails and is retried on the next run, or, for a line a batch kept
+// failing, is rejected) and a key the server refuses (`LlmAuthError`: a UserError, so the whole run
+// stops at once with advice). No message here ever contains a key: texts from the server go through `redact` first.
 import { UserError } from "../errors.js";
+import type { PipelineRecord, RecordOutcome } from "../record.js";
 
 /** Why one attempt failed; `retryable` decides whether the client tries again. */
 export type AttemptFailureKind =
@@ -73,6 +74,20 @@ export class LlmRequestError extends Error {
   get reason(): string {
     return `llm-${this.last.kind}`;
   }
+}
+
+/**
+ * A record whose request got no answer. It fails, so the next run asks again; but a line a batch
+ * provider failed more than `batch.retries` times is a reject with the provider's reason, since the
+ * stage's batch ledger keeps that verdict and a rerun would only replay it.
+ */
+export function unansweredOutcome(error: LlmRequestError, record: PipelineRecord): RecordOutcome {
+  if (error.last.kind === "batch-failed") {
+    return {
+      rejects: [{ id: record.id, reason: error.reason, detail: error.message, record: { ...record } }],
+    };
+  }
+  return { failed: { reason: error.reason, detail: error.message } };
 }
 
 /** The run was interrupted while this request waited (queue, backoff, budget); nothing was lost. */

@@ -1,11 +1,12 @@
 // How a dialogue that could not be finished is recorded. Operational failures (the LLM server or the
-// sandbox was down, the run was interrupted) are `{failed}`: the record is retried on the next run,
+// sandbox was down, the run was interrupted) are `{failed}`: the record is retried on the next run
+// (a line a batch provider kept failing is the exception: a reject, see `unansweredOutcome`),
 // and the cached answers and journaled runs make the retry cheap. Content failures (no code, feedback
 // that is not JSON even after a reminder, a "mistake" that runs) are rejects with a reason: retrying
 // would replay the same cached answers to the same end.
 
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
-import { LlmAbortedError, LlmRequestError } from "../../pipeline/llm/errors.js";
+import { LlmAbortedError, LlmRequestError, unansweredOutcome } from "../../pipeline/llm/errors.js";
 import type { PipelineRecord, RecordOutcome } from "../../pipeline/record.js";
 
 /** A content reason to drop a record, thrown from deep in a dialogue and turned into a reject. */
@@ -35,7 +36,7 @@ export function outcomeOfError(error: unknown, record: PipelineRecord, signal: A
       ],
     };
   }
-  if (error instanceof LlmRequestError) return { failed: { reason: error.reason, detail: error.message } };
+  if (error instanceof LlmRequestError) return unansweredOutcome(error, record);
   if (error instanceof SandboxOutageError)
     return { failed: { reason: "sandbox-error", detail: error.message } };
   if (error instanceof LlmAbortedError || signal.aborted) {

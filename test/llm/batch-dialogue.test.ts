@@ -28,6 +28,12 @@ const outputs = async (dir: string, stage: string) =>
     .map((r) => JSON.stringify(r).replace(/"time_s":[\d.]+/g, '"time_s":0'))
     .sort();
 
+/** simulate's rejects for lines the provider kept failing, in id order */
+const batchFailed = async (dir: string) =>
+  (await collect(new StageStore(dir, "simulate").read({ rejects: true })))
+    .filter((r) => r.reason === "llm-batch-failed")
+    .sort((a, b) => a.id.localeCompare(b.id));
+
 beforeAll(async () => {
   server = await startLlmServer({ fallback: scriptedReply, requireKey: SECRET, batch: {} });
 });
@@ -54,5 +60,28 @@ describe("simulate and correct in batch mode", () => {
     const batches = [...server.batch!.batches.values()];
     expect(batches.length).toBeLessThan(onlineRequests / 3);
     expect(Math.max(...batches.map((b) => b.request_counts.total))).toBeGreaterThan(4);
+  });
+
+  it("reject a dialogue whose line the provider keeps failing, with its reason, and a rerun asks nothing", async () => {
+    server.reset();
+    server.batch!.reset();
+    server.options.batch!.lineFault = (body) =>
+      JSON.stringify(body.messages).length % 4 === 0 ? "fail" : undefined;
+    try {
+      const dir = tempDir("cf-batch-dialogue-fail-");
+      const once = BATCH.map((a) => a.replace("poll_s: 0.02", "poll_s: 0.02, retries: 0"));
+      const run = await cli(dir, ["run", "simulate", ...SETS, ...once], env());
+      expect(run.code, run.stderr).toBe(0);
+      const rejects = await batchFailed(dir);
+      expect(rejects.length).toBeGreaterThan(0);
+      for (const r of rejects) expect(r.detail).toContain("injected: the model failed");
+      const asked = server.batch!.batches.size;
+      const again = await cli(dir, ["run", "simulate", "--force", ...SETS, ...once], env());
+      expect(again.code, again.stderr).toBe(0);
+      expect(server.batch!.batches.size).toBe(asked);
+      expect(await batchFailed(dir)).toEqual(rejects);
+    } finally {
+      server.options.batch!.lineFault = undefined;
+    }
   });
 });

@@ -122,12 +122,42 @@ describe("batch mode, provider openai", () => {
     expect(answered.size).toBe(ref.reference.requests);
   });
 
-  it("turns lines that keep failing into failed records with the provider's reason", async () => {
-    serve({ lineFault: (body) => (JSON.stringify(body.messages).includes("5 Points") ? "fail" : undefined) });
+  it("turns lines that keep failing into rejects with the provider's reason, never asked again unless retries grow", async () => {
+    const failing = (body: { messages: unknown }) =>
+      JSON.stringify(body.messages).includes("5 Points - Expert Level") ? "fail" : undefined;
+    serve({ lineFault: failing });
     const dir = tempDir("cf-batch-fail-");
-    const run = await cli(dir, ["run", "filter", "--set", OPENAI.replace("}", ", retries: 1}")], env());
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/llm-batch-failed.*injected: the model failed/);
+    const once = OPENAI.replace("}", ", retries: 1}");
+    const run = await cli(dir, ["run", "filter", "--set", once], env());
+    expect(run.code, run.stderr).toBe(0);
+    const { rejected } = await outcomeOf(dir);
+    const failed = rejected.map((r) => JSON.parse(r)).filter((r) => r.reason === "llm-batch-failed");
+    expect(failed.length).toBeGreaterThan(0);
+    for (const r of failed) {
+      expect(r.detail).toMatch(/batch-failed after 2 attempts: status 500: injected: the model failed/);
+      expect(r.record.id).toBe(r.id);
+    }
+    const sent = () => [...server.batch!.batches.values()].reduce((n, b) => n + b.request_counts.total, 0);
+    const sentOnce = sent();
+    // each failing line went out twice (the first time and one retry), never a third time
+    expect(sentOnce).toBe(ref.reference.requests + failed.length);
+    // a rerun, even --force, replays the verdict from the ledger without asking
+    for (const args of [[], ["--force"]]) {
+      const again = await cli(dir, ["run", "filter", ...args, "--set", once], env());
+      expect(again.code, again.stderr).toBe(0);
+      expect(sent()).toBe(sentOnce);
+      expect((await outcomeOf(dir)).rejected).toEqual(rejected);
+    }
+    // the user asks again by allowing one more retry: only those lines go out, once each
+    server.options.batch!.lineFault = undefined;
+    const asked = await cli(
+      dir,
+      ["run", "filter", "--force", "--set", OPENAI.replace("}", ", retries: 2}")],
+      env(),
+    );
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(sent()).toBe(sentOnce + failed.length);
+    expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
   });
 
   it("exits 2 before uploading anything on a server without a Batches API or with a wrong key", async () => {
