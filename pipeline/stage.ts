@@ -91,6 +91,11 @@ interface StageBase<C, S, Sum> {
    */
   fingerprint?(ctx: { config: C; root: RootConfig; limit: number | undefined }): unknown;
   /**
+   * What changed, where `fingerprint` names something a user may change outside the config (a local
+   * source file): `status` says it instead of "its configuration changed". `summary`: the last run's.
+   */
+  inputChanged?(ctx: { config: C; summary: unknown }): string | undefined;
+  /**
    * `run --dry-run`: what the stage would send to LLMs, before any spend; `input` is a record-wise
    * stage's input as its run would take it (a global stage's is empty). Requests already in the
    * response cache are not counted.

@@ -94,6 +94,8 @@ export interface DownloadedFileRecord extends PipelineRecord {
   etag?: string;
   /** relative to the data directory (a local file: absolute) */
   local_path: string;
+  /** a local file's modification time when it was fingerprinted */
+  mtime_ms?: number;
   /** position of the source in the config and of the file in the source, for a stable reading order */
   source_index: number;
   file_index: number;
@@ -111,6 +113,8 @@ const sourceSummarySchema = z.object({
   /** the records' `resource`, where it is not the source's name */
   resource: z.string().optional(),
   files: z.number(),
+  /** a local source's files as download saw them: absolute path -> [size, modification time] */
+  seen: z.record(z.string(), z.tuple([z.number(), z.number()])).optional(),
 });
 export type SourceSummary = z.infer<typeof sourceSummarySchema>;
 
@@ -169,6 +173,37 @@ function localFilesNow(sources: readonly SourceSpec[]): unknown {
   return Object.keys(seen).length > 0 ? { local_files: seen } : undefined;
 }
 
+/** A local file as records and messages show it: relative to the working directory when under it. */
+function shownPath(absolute: string): string {
+  const relative = path.relative(process.cwd(), absolute);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? absolute : relative;
+}
+
+/** The first local source file that is new, gone or changed since download's last run saw it. */
+function localFileChanged(sources: readonly SourceSpec[], summary: unknown): string | undefined {
+  const last = downloadSummarySchema.safeParse(summary);
+  if (!last.success) return undefined;
+  for (const source of sources) {
+    const seen = last.data.sources[source.name]?.seen;
+    if (source.path === undefined || !seen) continue;
+    const now = matchLocalPath(source.path, acceptsName(source));
+    for (const file of now) {
+      const info = statSync(file, { throwIfNoEntry: false });
+      const was = seen[file];
+      const what = !was
+        ? "new source file"
+        : !info || info.size !== was[0] || info.mtimeMs !== was[1]
+          ? "source file changed"
+          : undefined;
+      // the path first: status's table shows a reason's first 60 characters
+      if (what) return `${what}: ${shownPath(file)} (source ${source.name}); a run reads it again`;
+    }
+    const gone = Object.keys(seen).find((file) => !now.includes(file));
+    if (gone) return `source file gone: ${shownPath(gone)} (source ${source.name}); a run reads without it`;
+  }
+  return undefined;
+}
+
 /** A directory or glob takes the files whose names say a format we read, or any with `format:` set. */
 function acceptsName(source: SourceSpec): (name: string) => boolean {
   return source.format ? () => true : (name) => formatOfName(name) !== undefined;
@@ -182,6 +217,7 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
   kind: "record",
   configSchema: downloadConfigSchema,
   fingerprint: ({ config }) => localFilesNow(config.sources),
+  inputChanged: ({ config, summary }) => localFileChanged(config.sources, summary),
   concurrency: (ctx) => ctx.config.concurrency,
   async *input(ctx) {
     for (const [index, source] of ctx.config.sources.entries()) {
@@ -216,6 +252,8 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
         sources[file.source] ??= { path: given, ...reading };
         local[file.source] ??= [];
         local[file.source]!.push(file);
+        sources[file.source]!.seen ??= {};
+        sources[file.source]!.seen![file.local_path] = [file.size, file.mtime_ms ?? -1];
       }
       sources[file.source]!.files++;
       bytes += file.size;
@@ -283,8 +321,8 @@ async function fingerprintLocal(
   for (const [fileIndex, absolute] of files.entries()) {
     if (ctx.signal.aborted)
       return { failed: { reason: "interrupted", detail: "rerun to fingerprint the rest" } };
-    const relative = path.relative(process.cwd(), absolute);
-    const shown = relative.startsWith("..") || path.isAbsolute(relative) ? absolute : relative;
+    const shown = shownPath(absolute);
+    const before = statSync(absolute, { throwIfNoEntry: false });
     const { size, sha256 } = await describeLocalFile(absolute, shown);
     ctx.log.debug(`${source.name}: ${shown} (${size} bytes, sha256 ${sha256.slice(0, 12)})`);
     out.push({
@@ -295,6 +333,7 @@ async function fingerprintLocal(
       size,
       sha256,
       local_path: absolute,
+      ...(before ? { mtime_ms: before.mtimeMs } : {}),
       source_index: sourceIndex,
       file_index: fileIndex,
     });

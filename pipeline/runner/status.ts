@@ -62,7 +62,7 @@ export class RunnerStatus extends RunnerPlan {
     if (isRunning(manifest)) {
       return { ...base, state: "running", reason: `process ${manifest.pid}` };
     }
-    const stale = staleness(stage, manifest, configHash, (up) => this.status(up));
+    const stale = staleness(stage, manifest, configHash, (up) => this.status(up), this.configOf(stage));
     if (stale) return { ...base, state: "stale", reason: stale };
     if (manifest.state === "complete") {
       // damaged after it completed (its reader stops on it): `run` recomputes it like any stale stage
@@ -140,7 +140,7 @@ export class RunnerStatus extends RunnerPlan {
     if (manifest.state === "running" && !ours) {
       return { ...base, state: "failed", reason: `${where} died`, manifest, command };
     }
-    const stale = staleness(stage, manifest, configHash, statusOf);
+    const stale = staleness(stage, manifest, configHash, statusOf, this.configOf(stage));
     if (stale) return { ...base, state: "stale", reason: stale, manifest, command };
     if (manifest.state === "complete") return { ...base, state: "done", manifest };
     const reason =
@@ -231,9 +231,11 @@ function staleness(
   manifest: Manifest,
   configHash: string,
   statusOf: (name: string) => StageStatus,
+  config: unknown,
 ): string | undefined {
   if (manifest.staleReason) return manifest.staleReason;
-  if (manifest.configHash !== configHash) return "its configuration changed";
+  if (manifest.configHash !== configHash)
+    return stage.inputChanged?.({ config, summary: manifest.stats }) ?? "its configuration changed";
   for (const upstream of stage.upstream) {
     const up = statusOf(upstream);
     const was = manifest.upstream[upstream];

@@ -274,7 +274,15 @@ describe("own data through export", () => {
     writeFileSync(file, `${readFileSync(file, "utf8")}${JSON.stringify(extra)}\n`);
     const cfg = config(OWN);
     const status = await runCli(["status", "--config", cfg, "--data-dir", dataDir], { env: env() });
-    expect(status.stdout + status.stderr).toMatch(/download\s+stale/);
+    // the file that changed, named where status says why download is stale (not "its configuration changed")
+    expect(status.stdout).toMatch(/download +stale \(source file changed: /);
+    expect(status.stdout).not.toContain("its configuration changed");
+    const detail = await runCli(["status", "--stage", "download", "--config", cfg, "--data-dir", dataDir], {
+      env: env(),
+    });
+    expect(detail.stdout).toContain(
+      `reason:  source file changed: ${file} (source sg); a run reads it again`,
+    );
     const run = await runCli(["run", "normalize", "--config", cfg, "--data-dir", dataDir], { env: env() });
     expect(run.code, run.stderr).toBe(0);
     const ids = (await outputs("normalize")).map((s) => s.id as string).filter((id) => id.startsWith("sg:"));
