@@ -9,6 +9,7 @@ export {
   describeExecution,
   executionFeedback,
   type FeedbackTemplate,
+  headAndTail,
 } from "./feedback.js";
 export { KeptGroup, KeptResults, resultKey } from "./kept.js";
 export { type ExecutionResult, type ExecutionStatus, passed } from "./result.js";

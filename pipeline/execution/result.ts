@@ -4,7 +4,7 @@
 // nothing about the code. simulate, correct, validate and `eval model` all classify runs through here.
 import type { LanguageName } from "../code/languages.js";
 import type { SandboxProblem } from "../sandbox/errors.js";
-import type { RunCodeResponse, SandboxStop } from "../sandbox/types.js";
+import type { CommandRunResult, RunCodeResponse, SandboxStop } from "../sandbox/types.js";
 
 export type ExecutionStatus =
   /** ran to the end with exit code 0 (and, where a test exists, the expected output) */
@@ -39,6 +39,8 @@ export interface ExecutionResult {
   stderr: string;
   /** output was cut by the sandbox's cap */
   truncated: boolean;
+  /** peak memory of the step the streams come from, in KiB, where the sandbox measured it */
+  peakMemoryKb?: number;
   /** set for `wrong-output` */
   mismatch?: OutputMismatch;
   /** the sandbox's message for `sandbox-error`, or which step timed out */
@@ -111,6 +113,7 @@ function classifyStatus(response: RunCodeResponse, language: LanguageName): Exec
     stdout: run?.stdout ?? "",
     stderr: run?.stderr ?? "",
     truncated: Boolean(run?.stdout_truncated || run?.stderr_truncated),
+    ...memoryOf(run),
   };
   if (response.status === "SandboxError") {
     return {
@@ -132,6 +135,8 @@ function classifyStatus(response: RunCodeResponse, language: LanguageName): Exec
       stdout: compile.stdout ?? "",
       stderr: compile.stderr ?? "",
       truncated: Boolean(compile.stdout_truncated || compile.stderr_truncated),
+      // a failed compile runs nothing: its own measure is the one there is
+      ...memoryOf(compile),
     };
   }
   if (!run) {
@@ -147,6 +152,11 @@ function classifyStatus(response: RunCodeResponse, language: LanguageName): Exec
     return { ...base, status: "runtime-error", exitCode: run.return_code, signal: run.signal ?? null };
   }
   return { ...base, status: "success", exitCode: 0 };
+}
+
+function memoryOf(step: CommandRunResult | null): { peakMemoryKb?: number } {
+  const kb = step?.peak_memory_kb;
+  return typeof kb === "number" ? { peakMemoryKb: kb } : {};
 }
 
 /** Marks a clean run whose output differs from a test's expectation as `wrong-output`. */

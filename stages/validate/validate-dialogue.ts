@@ -4,7 +4,7 @@
 // its final code: the blocks of the last answer that has any.
 import { extractCodeBlocks, type LanguageName } from "../../pipeline/code/index.js";
 import type { Dialogue } from "../../pipeline/dialogue.js";
-import type { ExecutionResult, SandboxStop } from "../../pipeline/execution/index.js";
+import { type ExecutionResult, headAndTail, type SandboxStop } from "../../pipeline/execution/index.js";
 import { afterRunning, beforeRunning, errorLine, languageMissing, type NotRunnable } from "./causes.js";
 import type { BlockOutcome, DialogueOutcome, NotRunnableReason } from "./config.js";
 import { type HarnessKind, harnessFor } from "./harness.js";
@@ -26,7 +26,25 @@ export interface BlockValidation {
   time_s?: number | null;
   /** a limit the sandbox enforced on the run (network, a write, processes, memory, output) */
   stopped?: SandboxStop;
+  /** exit status of the step the output comes from (the compiler after a compile error); null: killed */
+  exit_code?: number | null;
+  signal?: string;
+  /**
+   * What the step printed, absent when nothing: whole up to OUTPUT_CHARS characters, else its head and
+   * tail around a marked cut whose size `stdout_cut` gives (the marker alone could be printed by the code)
+   */
+  stdout?: string;
+  stdout_cut?: number;
+  stderr?: string;
+  stderr_cut?: number;
+  /** the sandbox itself kept only its cap of a stream (sandbox.max_output_bytes): more was printed */
+  truncated?: true;
+  /** the step's peak memory in KiB, where the sandbox measured it */
+  peak_memory_kb?: number;
 }
+
+/** Characters of each stream a block's record keeps: enough for a reviewer, small beside the dialogue. */
+export const OUTPUT_CHARS = 4096;
 
 export interface DialogueValidation {
   outcome: DialogueOutcome;
@@ -98,8 +116,9 @@ export async function validateDialogue(
         blocks.push({ ...base, outcome: "not-runnable", reason: missing.reason, error: missing.detail });
         continue;
       }
+      const printed = { ...base, ...whatItPrinted(result) };
       if (result.status === "success") {
-        push({ ...base, outcome: "passed" });
+        push({ ...printed, outcome: "passed" });
         if (python) session.push(block.code);
         continue;
       }
@@ -111,18 +130,33 @@ export async function validateDialogue(
         };
       }
       if (cause) {
-        push({ ...base, outcome: "not-runnable", reason: cause.reason, error: cause.detail });
+        push({ ...printed, outcome: "not-runnable", reason: cause.reason, error: cause.detail });
         if (python) sessionGap = { ...cause, at: m };
         continue;
       }
       push({
-        ...base,
+        ...printed,
         outcome: result.status === "timeout" ? "timeout" : "failed",
         error: errorLine(result),
       });
     }
   }
   return { ...finalOutcome(blocks), blocks };
+}
+
+/** The run's exit status, clipped streams and peak memory, as a block's record keeps them. */
+function whatItPrinted(result: ExecutionResult): Partial<BlockValidation> {
+  const kept: Partial<BlockValidation> = { exit_code: result.exitCode };
+  if (result.signal) kept.signal = result.signal;
+  for (const stream of ["stdout", "stderr"] as const) {
+    const text = result[stream];
+    if (text === "") continue;
+    kept[stream] = headAndTail(text, OUTPUT_CHARS, 0.5);
+    if (text.length > OUTPUT_CHARS) kept[`${stream}_cut`] = text.length - OUTPUT_CHARS;
+  }
+  if (result.truncated) kept.truncated = true;
+  if (result.peakMemoryKb !== undefined) kept.peak_memory_kb = result.peakMemoryKb;
+  return kept;
 }
 
 function finalOutcome(blocks: BlockValidation[]): Omit<DialogueValidation, "blocks"> {

@@ -7,7 +7,7 @@ import { executeBlock, runBlock } from "../../pipeline/execution/index.js";
 import { EmbeddedSandbox } from "../../pipeline/sandbox/index.js";
 import { sandboxErrorResponse } from "../../pipeline/sandbox/request.js";
 import type { CodeRunner } from "../../pipeline/sandbox/types.js";
-import { type RunProgram, validateDialogue } from "../../stages/validate/validate-dialogue.js";
+import { OUTPUT_CHARS, type RunProgram, validateDialogue } from "../../stages/validate/validate-dialogue.js";
 import { testConfig } from "../sandbox/helpers.js";
 import { fence, turns } from "./fixtures.js";
 
@@ -33,6 +33,29 @@ describe("validate: one block", () => {
 
     const slow = await one("python", "while True:\n    pass");
     expect(slow.outcome).toBe("timeout");
+  });
+
+  it("keeps what each run returned: exit status, streams (a long one clipped, its cut counted), peak memory", async () => {
+    const v = await one(
+      "python",
+      "import sys\nprint('x' * 10000, end='')\nprint('to err', file=sys.stderr)\nsys.exit(3)",
+    );
+    const [block] = v.blocks;
+    expect(block).toMatchObject({
+      outcome: "failed",
+      exit_code: 3,
+      stderr: "to err\n",
+      stdout_cut: 10000 - OUTPUT_CHARS,
+    });
+    expect(block!.stdout!.startsWith("x".repeat(OUTPUT_CHARS / 2))).toBe(true);
+    expect(block!.stdout).toContain(`${(10000 - OUTPUT_CHARS).toLocaleString("en-US")} characters omitted`);
+    expect(block!.stdout!.replace(/\n\[\.\.\. .* omitted \.\.\.\]\n/, "")).toBe("x".repeat(OUTPUT_CHARS));
+    expect(block).not.toHaveProperty("stderr_cut");
+    const ok = (await one("python", "print('hello')")).blocks[0];
+    expect(ok).toMatchObject({ outcome: "passed", exit_code: 0, stdout: "hello\n" });
+    expect(ok).not.toHaveProperty("stderr");
+    // the sandbox measures a run's peak memory (cgroup memory.peak, else the launcher's own count)
+    expect(ok!.peak_memory_kb).toBeGreaterThan(0);
   });
 
   it("Python: a to-do program with a real bug fails; only an author's TODO marker makes a placeholder", async () => {
