@@ -2,7 +2,9 @@
 // (provider openai) or on batch files (provider files), compared with an online run of the same
 // scripted model: the same records, every request answered once, a round per prompt; then kills at
 // each step of a round, faults, and bad input.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, outcomeOf, SECRET, useReferenceRun } from "../e2e/kit.js";
@@ -277,6 +279,68 @@ describe("batch mode, provider files", () => {
     expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
     expect(twice()).toEqual([]);
   });
+
+  // the kill lands after some of a round's input files are written and before the exit 3 (one line a
+  // file makes the window wide); while the run reads an output the tool is still writing (a FIFO
+  // holds it there); and after the run collected some outputs, before its next round
+  for (const step of ["written", "reading", "collected"] as const) {
+    it(`survives a kill -9 ${step === "written" ? "while writing a round's files" : step === "reading" ? "while reading a partial output" : "after collecting"}: the online records, no request answered twice`, async () => {
+      serve();
+      const dir = tempDir(`cf-batch-files-kill-${step}-`);
+      const sets =
+        step === "reading" ? FILES : FILES.replace("}", `, max_lines: ${step === "written" ? 1 : 4}}`);
+      const run = (killWhen?: () => boolean) => cli(dir, ["run", "filter", "--set", sets], env(), killWhen);
+      const answered = new Set<string>();
+      const answer = async (stderr: string) => {
+        for (const [, input, output] of stderr.matchAll(/vllm run-batch -i (\S+) -o (\S+)/g)) {
+          if (answered.has(input!)) continue;
+          answered.add(input!);
+          await runBatch(input!, output!, server.url, { apiKey: SECRET });
+        }
+      };
+      if (step === "written") {
+        const killed = await run(() => entries(dir).length > 0);
+        expect(killed.signal).toBe("SIGKILL");
+        expect(killed.stderr).not.toContain("waiting for batch");
+      } else {
+        const first = await run();
+        expect(first.code, first.stderr).toBe(3);
+        if (step === "reading") {
+          const [, input, output] = /-i (\S+) -o (\S+)/.exec(first.stderr)!;
+          const partial = join(dir, "partial.jsonl");
+          await runBatch(input!, partial, server.url, { apiKey: SECRET, partial: 30 });
+          execFileSync("mkfifo", [output!]);
+          let written = false;
+          const second = run(() => written);
+          // opens once the run opens the output to read it; the run waits there for the rest
+          const fifo = await open(output!, "w");
+          await fifo.write(readFileSync(partial));
+          written = true;
+          expect((await second).signal).toBe("SIGKILL");
+          await fifo.close().catch(() => {});
+          rmSync(output!);
+          renameSync(partial, output!);
+          answered.add(input!);
+        } else {
+          await answer(first.stderr);
+          const collected = () => entries(dir).some((e) => e.state === "collected");
+          const killed = await run(collected);
+          expect(killed.signal).toBe("SIGKILL");
+          expect(entries(dir).filter((e) => e.round === 2)).toEqual([]);
+        }
+      }
+      for (let i = 0; ; i++) {
+        expect(i).toBeLessThan(6);
+        const again = await run();
+        if (again.code === 0) break;
+        expect(again.code, again.stderr).toBe(3);
+        await answer(again.stderr);
+      }
+      expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+      expect(twice()).toEqual([]);
+      expect(server.count).toBe(ref.reference.requests);
+    });
+  }
 
   it("exits 2 on an output file that is not JSONL (naming the file and line) and on a command without {input}", async () => {
     serve();
