@@ -3,6 +3,7 @@
 // m-a-p/CodeFeedback-Filtered-Instruction does (`{query, answer, resource, lang}`), each as JSONL and
 // Parquet, and a dataset card. Rows are sorted by stable id, so a rerun writes the same bytes; every
 // file is written whole or not at all. Its own outputs: one record per file (name, rows, bytes, hash).
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { SchemaElement } from "hyparquet";
 import { paperShape } from "../pipeline/dialogue.js";
@@ -24,7 +25,13 @@ import {
 import { exportReport } from "./export/report.js";
 import { ReleaseReview } from "./export/review.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
-import { describeShape, EXPORT_FILES, type ExportSummary, exportSummarySchema } from "./export/stats.js";
+import {
+  auditsOnly,
+  describeShape,
+  EXPORT_FILES,
+  type ExportSummary,
+  exportSummarySchema,
+} from "./export/stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
@@ -64,19 +71,27 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
       )),
       rows: data.length,
     });
+  const methods = read.tally.result();
+  const disabled = ctx.registry.disabledDialogueStages(ctx.root.stages);
+  const shape = paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled));
+  // an audit that read no instruction pairs has no filtered set: no empty files of one in its release
+  const filtered = pairs.length > 0 || !auditsOnly({ shape, audits });
   await write(EXPORT_FILES.codeFeedback, rows.public);
   if (config.full) await write(EXPORT_FILES.codeFeedbackFull, rows.full);
-  await write(EXPORT_FILES.filteredInstruction, pairs);
+  if (filtered) await write(EXPORT_FILES.filteredInstruction, pairs);
   if (config.parquet) {
     await writeParquet(EXPORT_FILES.codeFeedbackParquet, CODE_FEEDBACK_SCHEMA, rows.public);
     if (config.full)
       await writeParquet(EXPORT_FILES.codeFeedbackFullParquet, CODE_FEEDBACK_FULL_SCHEMA, rows.full);
-    await writeParquet(EXPORT_FILES.filteredInstructionParquet, FILTERED_INSTRUCTION_SCHEMA, pairs);
+    if (filtered)
+      await writeParquet(EXPORT_FILES.filteredInstructionParquet, FILTERED_INSTRUCTION_SCHEMA, pairs);
   }
+  // files of an earlier release this one does not have are not left beside it
+  if (!filtered)
+    for (const name of [EXPORT_FILES.filteredInstruction, EXPORT_FILES.filteredInstructionParquet])
+      await rm(at(name), { force: true });
   const models: Record<string, string> = {};
   for (const role of ROLE_NAMES) models[`${role} (${ROLE_PURPOSE[role]})`] = ctx.root.llm[role].model;
-  const methods = read.tally.result();
-  const disabled = ctx.registry.disabledDialogueStages(ctx.root.stages);
   const bySource: Record<string, number> = {};
   for (const p of pairs) bySource[p.resource] = (bySource[p.resource] ?? 0) + 1;
   const stats: ExportSummary = {
@@ -88,7 +103,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
       validation: read.validation,
       keep_system: config.keep_system,
     },
-    shape: paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled)),
+    shape,
     dialogue_stages: Object.fromEntries(
       ctx.registry.dialogueStages.map((s) => [s, disabled.includes(s) ? "not run (disabled)" : "ran"]),
     ),
@@ -103,7 +118,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     ...(audits.length ? { audits } : {}),
     ...(review.active ? { review: await review.summary(ctx.read("validate", { rejects: true })) } : {}),
   };
-  const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, ...config });
+  const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, filtered, ...config });
   written.push({ ...(await writeAtomically(at(EXPORT_FILES.card), [card])), rows: 0 });
   for (const file of written) {
     await emit.out({
@@ -115,7 +130,9 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     });
   }
   stats.files = written.map((f) => ({ name: f.name, rows: f.rows, bytes: f.bytes, sha256: f.sha256 }));
-  ctx.log.info(`wrote ${rows.public.length} dialogues and ${pairs.length} filtered instructions to ${dir}`);
+  ctx.log.info(
+    `wrote ${rows.public.length} dialogues${filtered ? ` and ${pairs.length} filtered instructions` : ""} to ${dir}`,
+  );
   for (const line of describeShape(stats)) ctx.log.info(line);
   for (const line of describeAudits(audits)) ctx.log.info(line);
   return stats;

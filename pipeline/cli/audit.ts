@@ -2,15 +2,27 @@
 // `adapter: dialogues`) through download, validate and export, the stages that make dialogues switched
 // off, then its verdict: released, dropped by reason, by language. It is a run like any other (its own
 // data dir, resumable after a kill), and no stage it runs asks an LLM.
-import { existsSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
+import { stringify } from "yaml";
 import type { CommandModule } from "yargs";
-import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { isSecretSet, type LoadedConfig, loadConfig, rawConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
 import { createLogger, type Logger } from "../log.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
+import { syncDir } from "../store/manifest.js";
 import type { DataOptions } from "./common.js";
 import { withDataOptions } from "./common.js";
 import { reportAfterRun } from "./report.js";
@@ -89,27 +101,76 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
         "stages.dedup.decontaminate=false",
         ...(args.set ?? []),
       ];
-      const loaded = loadConfig({
-        file: args.config,
-        sets,
-        dataDir: args["data-dir"] ?? path.join("data", "audits", name),
-      });
+      const dataDir = args["data-dir"] ?? path.join("data", "audits", name);
+      // checked against the user's file first, so that a mistake names its line or its --set
+      loadConfig({ file: args.config, sets, dataDir });
       const log = createLogger();
+      // a key given by --set stays out of the file, as it stays out of every file the pipeline writes
+      const secrets = sets.filter(isSecretSet);
+      const file = writeAuditConfig(
+        rawConfig({ file: args.config, sets: sets.filter((set) => !isSecretSet(set)), dataDir }),
+        args.config,
+        dataDir,
+        log,
+      );
+      const loaded = loadConfig({ file, sets: secrets });
       const runner = await runToExport(stages, loaded, log);
       const verdicts = (runner.status("export").manifest?.stats as { audits?: Verdict[] } | undefined)
         ?.audits;
       const verdict = verdicts?.find((v) => v.method === name);
       if (!verdict) throw new Error(`export has no verdict on ${name}`);
       log.info(`release: ${path.join(loaded.config.data_dir, "export")}`);
-      // status, cat and report judge a data dir by the config they are given: this run's is the file's and these
-      const quoted = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-      log.info(
-        `status, cat and report read this run with: --config ${quoted(args.config)} --data-dir ${quoted(loaded.config.data_dir)} ${sets.map((set) => `--set ${quoted(set)}`).join(" ")}`,
-      );
+      // status, cat and report judge a data dir by the config they are given: this run's is that file
+      const options = `--config ${quoted(file)} --data-dir ${quoted(dataDir)}`;
+      const keys =
+        secrets.length > 0 ? ` (and your --set of ${secrets.map((s) => s.split("=")[0]).join(", ")})` : "";
+      log.info(`status, cat and report read this run with: ${options}${keys}`);
       printVerdict(verdict);
     },
   };
   return command as unknown as CommandModule;
+}
+
+const AUDIT_CONFIG = "audit.yaml";
+
+/** Quoted for a POSIX shell where it needs to be: a plain path stays as it is. */
+function quoted(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Writes the audit's one-source config to <data dir>/audit.yaml (whole or not at all), where status,
+ * cat and report read it. A rerun with the same options leaves it as it is; other options replace it,
+ * and the stages whose config they change run again.
+ */
+function writeAuditConfig(raw: Record<string, unknown>, from: string, dataDir: string, log: Logger): string {
+  const file = path.join(dataDir, AUDIT_CONFIG);
+  const text = `# The config of the audit in this data dir, made by \`pnpm pipeline audit\` from ${from} and its options.\n# status, cat and report read this run with --config ${file}.\n${stringify(raw)}`;
+  let before: string | undefined;
+  try {
+    before = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (before === text) return file;
+  if (before !== undefined) log.info(`${file}: the audit's options changed; it now holds the new ones`);
+  mkdirSync(dataDir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    const fd = openSync(tmp, "w");
+    try {
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+  syncDir(dataDir);
+  return file;
 }
 
 /** Runs the audit up to export; Ctrl-C finishes the dialogues in flight, and a rerun goes on from there. */

@@ -35,6 +35,13 @@ export function isSecretSet(assignment: string): boolean {
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const source = options.file ?? "(built-in defaults)";
   const lines = new Map<string, number>();
+  const raw = rawConfig(options, lines);
+  const config = validate(rootConfigSchema, raw, [], source, lines);
+  return { config, source, lines, sets: options.sets ?? [] };
+}
+
+/** The config as written: the file's keys with the `--set`s and data dir applied, not yet validated. */
+export function rawConfig(options: LoadOptions, lines = new Map<string, number>()): Record<string, unknown> {
   let raw: Record<string, unknown> = {};
   if (options.file) {
     let text: string;
@@ -66,8 +73,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     lines.set(path, FROM_SET);
   }
   if (options.dataDir) raw.data_dir = options.dataDir;
-  const config = validate(rootConfigSchema, raw, [], source, lines);
-  return { config, source, lines, sets };
+  return raw;
 }
 
 /** Validates a value found at `path` of the config against `schema`, with errors that name file, key and line. */

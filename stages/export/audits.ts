@@ -67,10 +67,17 @@ export async function auditVerdicts(
   // the audit's rejects: rows that are no dialogue, or have no code where `keep_no_code` is off
   for await (const reject of ctx.read("audit", { rejects: true }))
     count(sourceOf(reject.id), "unknown", String(reject.reason));
+  // by count, then name: not the order in which validate's workers finished
+  const byCount = <T>(counts: Record<string, T>, size: (x: T) => number) =>
+    Object.fromEntries(
+      Object.entries(counts).sort((a, b) => size(b[1]) - size(a[1]) || (a[0] < b[0] ? -1 : 1)),
+    );
   return [...verdicts.values()].map((v) => ({
     ...v,
     pass_rate: v.read === 0 ? 0 : Math.round((v.released / v.read) * 10_000) / 10_000,
-    dropped_by: Object.fromEntries(Object.entries(v.dropped_by).sort((a, b) => b[1] - a[1])),
+    released_by: byCount(v.released_by, (x) => x),
+    dropped_by: byCount(v.dropped_by, (x) => x),
+    by_lang: byCount(v.by_lang, (c) => c.released + c.dropped),
   }));
 }
 

@@ -9,7 +9,7 @@ import { citations } from "./citations.js";
 import type { ExportConfig } from "./config.js";
 import { KNOWN_SOURCE_LICENSES } from "./config.js";
 import { compareLanguages } from "./languages.js";
-import type { AuditVerdict, ExportSummary, SourceUse } from "./stats.js";
+import { type AuditVerdict, auditsOnly, type ExportSummary, type SourceUse } from "./stats.js";
 
 const SIZE_CATEGORIES: [number, string][] = [
   [1_000, "n<1K"],
@@ -46,9 +46,18 @@ const FULL_FEATURES = [
 export function datasetCard(
   config: ExportConfig["card"],
   summary: Omit<ExportSummary, "dir" | "files">,
-  facts: { declared: readonly DialogueMethod[]; parquet: boolean; full: boolean },
+  facts: {
+    declared: readonly DialogueMethod[];
+    parquet: boolean;
+    full: boolean;
+    /** whether the release has the filtered-instruction files (default: it has) */
+    filtered?: boolean;
+  },
 ): string {
+  const filtered = facts.filtered ?? true;
   const { code_feedback: released, filtered_instruction: pairs } = summary;
+  // a run that only audits datasets made nothing the paper's shape or models could describe
+  const audit = auditsOnly(summary);
   const ext = facts.parquet ? "parquet" : "jsonl";
   const fileOf = (stem: string) => `${stem}.${ext}`;
   const metadata = {
@@ -72,10 +81,14 @@ export function datasetCard(
             },
           ]
         : []),
-      {
-        config_name: "filtered-instruction",
-        data_files: [{ split: "train", path: fileOf("filtered-instruction") }],
-      },
+      ...(filtered
+        ? [
+            {
+              config_name: "filtered-instruction",
+              data_files: [{ split: "train", path: fileOf("filtered-instruction") }],
+            },
+          ]
+        : []),
     ],
     dataset_info: [
       {
@@ -92,11 +105,15 @@ export function datasetCard(
             },
           ]
         : []),
-      {
-        config_name: "filtered-instruction",
-        features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
-        splits: [{ name: "train", num_examples: pairs.rows }],
-      },
+      ...(filtered
+        ? [
+            {
+              config_name: "filtered-instruction",
+              features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
+              splits: [{ name: "train", num_examples: pairs.rows }],
+            },
+          ]
+        : []),
     ],
   };
   const licenses = { ...KNOWN_SOURCE_LICENSES, ...config.source_licenses };
@@ -104,7 +121,6 @@ export function datasetCard(
   const files = (stem: string) => `\`${stem}.jsonl\`${facts.parquet ? `, \`${stem}.parquet\`` : ""}`;
   const ran = summary.shape.methods.filter((m) => m.state !== "disabled").map((m) => m.method);
   const disabled = summary.shape.methods.filter((m) => m.state === "disabled").map((m) => m.method);
-  const languages = compareLanguages(pairs.by_lang);
   const lines: string[] = [
     "---",
     stringify(metadata, { lineWidth: 0 }).trimEnd(),
@@ -112,11 +128,22 @@ export function datasetCard(
     "",
     `# ${config.pretty_name}`,
     "",
-    "Multi-turn code-instruction dialogues with execution feedback, built the way OpenCodeInterpreter",
-    "(Zheng et al., 2024, arXiv:2402.14658) built Code-Feedback, by the codefeedback pipeline. Every code",
-    "block of every dialogue was run in an isolated sandbox before release.",
-    "",
-    `Dialogue methods run: ${ran.length ? ran.join(", ") : "none"}${disabled.length ? `; not run (disabled): ${disabled.join(", ")}` : ""}.`,
+    ...(audit
+      ? [
+          "Multi-turn code dialogues taken as found and audited by the codefeedback pipeline, the way",
+          "OpenCodeInterpreter (Zheng et al., 2024, arXiv:2402.14658) validated Code-Feedback: every code",
+          "block of every dialogue was run in an isolated sandbox, and only the dialogues that passed are",
+          "released.",
+          "",
+          `Datasets audited: ${ran.join(", ")}.`,
+        ]
+      : [
+          "Multi-turn code-instruction dialogues with execution feedback, built the way OpenCodeInterpreter",
+          "(Zheng et al., 2024, arXiv:2402.14658) built Code-Feedback, by the codefeedback pipeline. Every code",
+          "block of every dialogue was run in an isolated sandbox before release.",
+          "",
+          `Dialogue methods run: ${ran.length ? ran.join(", ") : "none"}${disabled.length ? `; not run (disabled): ${disabled.join(", ")}` : ""}.`,
+        ]),
     "",
     "## Files",
     "",
@@ -128,7 +155,11 @@ export function datasetCard(
           `| code-feedback-full | ${files("code-feedback-full")} | ${n(released.dialogues)} | \`id\`, \`dialogue_id\`, \`method\`, \`lang\`, \`sources\`, \`messages\`, \`system\`, \`validation\`, \`validation_tags\` |`,
         ]
       : []),
-    `| filtered-instruction | ${files("filtered-instruction")} | ${n(pairs.rows)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
+    ...(filtered
+      ? [
+          `| filtered-instruction | ${files("filtered-instruction")} | ${n(pairs.rows)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
+        ]
+      : []),
     "",
     "`code-feedback` has the columns and types of m-a-p/Code-Feedback, so the two concatenate: `id` is an",
     "integer derived from the dialogue's stable id (the same on every rerun), and `messages` holds",
@@ -136,8 +167,84 @@ export function datasetCard(
       ? "user and assistant turns, after the system prompt of the methods that have one."
       : "only user and assistant turns (the system prompt of the methods that have one is in `code-feedback-full`'s `system`).",
     "",
-    "## Dialogues per method",
+    audit ? "## Dialogues per dataset" : "## Dialogues per method",
     "",
+    ...(audit ? auditedShape(summary, n) : paperShapeLines(summary, n)),
+    "",
+    ...auditLines(summary.audits ?? [], n),
+    "## Languages",
+    "",
+    "| method | language | dialogues |",
+    "| --- | --- | ---: |",
+    ...Object.entries(released.by_method).flatMap(([method, r]) =>
+      Object.entries(r.by_lang).map(([lang, count]) => `| ${method} | ${lang} | ${n(count)} |`),
+    ),
+    "",
+    ...(filtered ? filteredLanguages(pairs.by_lang, n) : []),
+    "## Sources and licences",
+
+    "",
+    "Every dataset a released row was made from:",
+    "",
+    "| source | dataset | revision | commit | rows in the filtered set | dialogues built from it | licence |",
+    "| --- | --- | --- | --- | ---: | ---: | --- |",
+    ...summary.sources.map(
+      (s) =>
+        `| ${s.name} | ${datasetCell(s)} | ${s.revision ? `\`${s.revision}\`` : ""} | ${versionCell(s)} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
+    ),
+    ...configuredSources(summary.sources),
+    "",
+    "The sources' licences bind the rows derived from them, whatever the licence in this card's metadata.",
+    "",
+    "## Method",
+    "",
+    ...(audit
+      ? [
+          "1. Each audited dataset's dialogues are read as found; none is written or changed here.",
+          "2. Validation: every assistant code block runs in the sandbox (Python blocks of one dialogue share",
+        ]
+      : [
+          "1. The instruction sources are read into one pool of `{query, answer, resource, lang}` pairs, and",
+          "   near-duplicates are removed.",
+          "2. An LLM rates every query's complexity from 1 to 5 with two prompts in turn; queries rated 4 or 5",
+          "   by both are kept (`filtered-instruction`).",
+          ...madeWays(facts.declared),
+          "4. Validation: every assistant code block runs in the sandbox (Python blocks of one dialogue share",
+        ]),
+    "   a session); a dialogue whose final code fails or times out is dropped, one whose code cannot run",
+    "   there (a missing package, a network, a display, input) is kept.",
+    "",
+    "Final-code validation outcomes of the released dialogues:",
+    "",
+    "| outcome | dialogues |",
+    "| --- | ---: |",
+    ...sorted(released.validation).map(([outcome, count]) => `| ${outcome} | ${n(count)} |`),
+    "",
+    ...(audit
+      ? []
+      : [
+          "## Models",
+          "",
+          "| role | model |",
+          "| --- | --- |",
+          ...Object.entries(summary.models).map(([role, model]) => `| ${role} | \`${model}\` |`),
+          "",
+        ]),
+    "## Citation",
+    "",
+    "The method is OpenCodeInterpreter's; the data comes from the sources above. Please cite them:",
+    "",
+    "```bibtex",
+    citations(summary.sources).join("\n\n"),
+    "```",
+    "",
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** Each method's dialogues and turns beside the paper's table, and whether the run has its shape. */
+function paperShapeLines(summary: Pick<ExportSummary, "shape">, n: (x: number) => string): string[] {
+  return [
     `This run ${summary.shape.verdict}.`,
     "",
     "| method | dialogues | turns per dialogue | paper: dialogues | paper: turns per dialogue | deviation |",
@@ -152,16 +259,26 @@ export function datasetCard(
     }),
     "",
     "A turn is a user message and its answer; a deviation over 20% of the paper's figure is marked **over 20%**.",
+  ];
+}
+
+/** An audit's dialogues per dataset: the paper has no figure to set beside them. */
+function auditedShape(summary: Pick<ExportSummary, "shape">, n: (x: number) => string): string[] {
+  return [
+    "| dataset | dialogues released | turns per dialogue |",
+    "| --- | ---: | ---: |",
+    ...summary.shape.methods
+      .filter((m) => m.state !== "disabled")
+      .map((m) => `| ${m.method} | ${n(m.dialogues)} | ${m.state === "ran" ? m.turns_per_dialogue : ""} |`),
     "",
-    ...auditLines(summary.audits ?? [], n),
-    "## Languages",
-    "",
-    "| method | language | dialogues |",
-    "| --- | --- | ---: |",
-    ...Object.entries(released.by_method).flatMap(([method, r]) =>
-      Object.entries(r.by_lang).map(([lang, count]) => `| ${method} | ${lang} | ${n(count)} |`),
-    ),
-    "",
+    "A turn is a user message and its answer.",
+  ];
+}
+
+/** The filtered set's languages beside the paper's CodeFeedback-Filtered-Instruction. */
+function filteredLanguages(byLang: Record<string, number>, n: (x: number) => string): string[] {
+  const languages = compareLanguages(byLang);
+  return [
     "Filtered instructions by language, beside the paper's CodeFeedback-Filtered-Instruction:",
     "",
     "| language | rows | share | paper | deviation |",
@@ -179,53 +296,7 @@ export function datasetCard(
         ]
       : []),
     "",
-    "## Sources and licences",
-    "",
-    "Every dataset a released row was made from:",
-    "",
-    "| source | dataset | revision | commit | rows in the filtered set | dialogues built from it | licence |",
-    "| --- | --- | --- | --- | ---: | ---: | --- |",
-    ...summary.sources.map(
-      (s) =>
-        `| ${s.name} | ${datasetCell(s)} | ${s.revision ? `\`${s.revision}\`` : ""} | ${versionCell(s)} | ${n(s.rows)} | ${n(s.dialogues)} | ${licenses[s.repo] ?? "not stated here: check the source's card"} |`,
-    ),
-    ...configuredSources(summary.sources),
-    "",
-    "The sources' licences bind the rows derived from them, whatever the licence in this card's metadata.",
-    "",
-    "## Method",
-    "",
-    "1. The instruction sources are read into one pool of `{query, answer, resource, lang}` pairs, and",
-    "   near-duplicates are removed.",
-    "2. An LLM rates every query's complexity from 1 to 5 with two prompts in turn; queries rated 4 or 5",
-    "   by both are kept (`filtered-instruction`).",
-    ...madeWays(facts.declared),
-    "4. Validation: every assistant code block runs in the sandbox (Python blocks of one dialogue share",
-    "   a session); a dialogue whose final code fails or times out is dropped, one whose code cannot run",
-    "   there (a missing package, a network, a display, input) is kept.",
-    "",
-    "Final-code validation outcomes of the released dialogues:",
-    "",
-    "| outcome | dialogues |",
-    "| --- | ---: |",
-    ...sorted(released.validation).map(([outcome, count]) => `| ${outcome} | ${n(count)} |`),
-    "",
-    "## Models",
-    "",
-    "| role | model |",
-    "| --- | --- |",
-    ...Object.entries(summary.models).map(([role, model]) => `| ${role} | \`${model}\` |`),
-    "",
-    "## Citation",
-    "",
-    "The method is OpenCodeInterpreter's; the data comes from the sources above. Please cite them:",
-    "",
-    "```bibtex",
-    citations(summary.sources).join("\n\n"),
-    "```",
-    "",
   ];
-  return `${lines.join("\n")}\n`;
 }
 
 /** The audited datasets' verdicts, when the run audits any: pass rate, drops by reason, languages. */

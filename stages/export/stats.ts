@@ -93,12 +93,27 @@ export const exportSummarySchema = z.object({
 });
 export type ExportSummary = z.infer<typeof exportSummarySchema>;
 
+/**
+ * Whether every dialogue method that ran audits a dataset (`pnpm pipeline audit`): such a run makes no
+ * dialogue, so the paper's per-method shape and its switched-off methods are nothing to report.
+ */
+export function auditsOnly(stats: Pick<ExportSummary, "shape" | "audits">): boolean {
+  const audited = new Set((stats.audits ?? []).map((a) => a.method));
+  return (
+    audited.size > 0 && stats.shape.methods.every((m) => m.state === "disabled" || audited.has(m.method))
+  );
+}
+
 /** The summary's lines: the shape verdict, then each figure over 20% off the paper's. */
-export function describeShape(stats: Pick<ExportSummary, "shape" | "filtered_instruction">): string[] {
-  const lines = [`this run ${stats.shape.verdict}`];
+export function describeShape(
+  stats: Pick<ExportSummary, "shape" | "filtered_instruction" | "audits">,
+): string[] {
+  const audit = auditsOnly(stats);
+  const lines = audit ? [] : [`this run ${stats.shape.verdict}`];
   for (const m of stats.shape.methods) {
-    if (m.state === "disabled") lines.push(`${m.method}: not run (disabled)`);
-    else if (m.state === "ran")
+    if (m.state === "disabled") {
+      if (!audit) lines.push(`${m.method}: not run (disabled)`);
+    } else if (m.state === "ran")
       lines.push(
         `${m.method}: ${m.turns_per_dialogue} turns per dialogue${m.paper_turns_per_dialogue === undefined ? "" : ` (paper: ${m.paper_turns_per_dialogue}, ${signedPercent(m.deviation)}${m.deviates ? ", over 20%" : ""})`}`,
       );

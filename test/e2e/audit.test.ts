@@ -3,7 +3,7 @@
 // dialogue dropped with its reason, the one with no code kept as `no-code`) and releases the others
 // under their own ids; killed with SIGKILL while validate runs, the same command ends with the same
 // verdict and the same bytes.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { probeIsolationMode } from "../sandbox/helpers.js";
@@ -68,6 +68,45 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     expect(card).toContain("| 6 | 5 | 83.3% | final-code-failed 1 |");
   });
 
+  it("writes its config to the data dir, where status and cat read the run with --config and --data-dir alone", async (ctx) => {
+    if (!isolated) ctx.skip();
+    const file = join(whole, "audit.yaml");
+    expect(reference.stderr).toContain(
+      `status, cat and report read this run with: --config ${file} --data-dir ${whole}\n`,
+    );
+    expect(reference.stderr).not.toContain("--set");
+    const options = ["--config", file, "--data-dir", whole];
+    const status = await runCli(["status", ...options], { env: NO_ENDPOINTS });
+    expect(status.code, status.stderr).toBe(0);
+    for (const stage of ["download", "audit", "validate", "export"])
+      expect(status.stdout).toMatch(new RegExp(`^${stage} +complete `, "m"));
+    expect(status.stdout).not.toContain("stale");
+    const rejects = await runCli(["cat", "validate", "--rejects", ...options], { env: NO_ENDPOINTS });
+    expect(rejects.stdout).toContain('"id":"code-feedback-dialogues:3","reason":"final-code-failed"');
+  });
+
+  it("releases and describes only the audit: no paper shape, no switched-off methods, no empty filtered set", (ctx) => {
+    if (!isolated) ctx.skip();
+    expect(reference.stderr).toContain(`wrote 5 dialogues to ${join(whole, "export")}\n`);
+    expect(reference.stderr).not.toContain("per-method shape");
+    expect(reference.stderr).not.toContain("not run (disabled)");
+    const files = readdirSync(join(whole, "export")).filter((f) => f.includes("."));
+    expect(files.sort()).toEqual([
+      "README.md",
+      "code-feedback-full.jsonl",
+      "code-feedback-full.parquet",
+      "code-feedback.jsonl",
+      "code-feedback.parquet",
+      "manifest.json",
+      "report.html",
+    ]);
+    const card = readFileSync(join(whole, "export", "README.md"), "utf8");
+    for (const absent of ["filtered-instruction", "per-method shape", "not run (disabled)", "## Models"])
+      expect(card).not.toContain(absent);
+    expect(card).toContain("Datasets audited: code-feedback-dialogues.");
+    expect(card).toContain("| code-feedback-dialogues | 5 | 1.2 |");
+  });
+
   it("says what it takes, with exit 2, for an argument that is neither a file nor a dataset id", async () => {
     const result = await runCli(["audit", "no/such/file.jsonl", "--data-dir", join(dir, "none")], {
       env: NO_ENDPOINTS,
@@ -88,5 +127,27 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
       reference.stdout.slice(reference.stdout.indexOf("code-feedback-dialogues (")),
     );
     expect(release(killed)).toBe(release(whole));
+    // the same options: the config written before the kill is kept as it is
+    expect(again.stderr).not.toContain("the audit's options changed");
+    expect(readFileSync(join(killed, "audit.yaml"), "utf8")).toBe(
+      readFileSync(join(whole, "audit.yaml"), "utf8").replaceAll(whole, killed),
+    );
+  }, 600_000);
+
+  it("replaces its config when the options change, and reruns only what they change", async (ctx) => {
+    if (!isolated) ctx.skip();
+    const again = await runCli(
+      ["audit", SAMPLE, "--data-dir", whole, "--set", "stages.export.parquet=false"],
+      { env: NO_ENDPOINTS },
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${join(whole, "audit.yaml")}: the audit's options changed`);
+    expect(again.stderr).toMatch(/^validate: up to date/m);
+    const config = readFileSync(join(whole, "audit.yaml"), "utf8");
+    expect(config).toMatch(/^ {4}parquet: false$/m);
+    const status = await runCli(["status", "--config", join(whole, "audit.yaml"), "--data-dir", whole], {
+      env: NO_ENDPOINTS,
+    });
+    expect(status.stdout).toMatch(/^export +complete /m);
   }, 600_000);
 });

@@ -267,7 +267,7 @@ describe("a dialogue audit through export", () => {
     const section = /<section id="audits">[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
     expect(section).toContain("<td>mine</td>");
     expect(section).toContain("50.0%");
-    expect(section).toContain("final-code-failed 1, turn-without-role 1, too-many-turns 1");
+    expect(section).toContain("final-code-failed 1, too-many-turns 1, turn-without-role 1");
   });
 
   it("refuses, as a configuration error, a source whose method clashes with another's", () => {
