@@ -48,6 +48,10 @@ const BENCHMARKS: Record<string, { file: string; what: string }> = {
     file: "sandbox/compile.ts",
     what: "Go and Rust hello worlds and a testify go_test compiled in the sandbox (shared Go build cache) against bare builds",
   },
+  "sandbox-mounts": {
+    file: "sandbox/mounts.ts",
+    what: "CPU to build and tear down a sandbox with its tools dir mounted whole against one bind per tool file",
+  },
   "sandbox-server": {
     file: "sandbox/server-cpu.ts",
     what: "CPU a program costs through `sandbox serve` and its client against the embedded sandbox",

@@ -4,14 +4,14 @@
 // the host disk; otherwise RLIMIT_FSIZE bounds each file and the run timeout bounds the rest.
 import { execFile } from "node:child_process";
 import { lstatSync, readFileSync, writeFileSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { processAlive } from "../pid.js";
 import { buildEtcView } from "./etc-view.js";
 import { GO_CACHE_INSIDE, goCacheRoot, warmGoCache } from "./go-cache.js";
-import type { SandboxKit } from "./isolation.js";
+import { LAUNCHER_INSIDE, type SandboxKit, TOOLS_DIR } from "./isolation.js";
 import { helperBinary, stagedTool } from "./launcher.js";
 import { sandboxSeccompFilter } from "./seccomp.js";
 import { toolchainPaths } from "./toolchains.js";
@@ -129,15 +129,38 @@ export async function createHostArea(options: {
   const launcher = options.launcher ? await helperBinary("launch") : null;
   const enter = options.launcher ? await helperBinary("enter") : null;
   const spawner = options.launcher ? await helperBinary("spawn") : null;
-  const toolBinds: [string, string][] = [];
-  for (const [host, inside] of toolchainPaths().binds) toolBinds.push([await stagedTool(host), inside]);
+  const tools: [string, string][] = [];
+  for (const [host, inside] of toolchainPaths().binds) tools.push([await stagedTool(host), inside]);
+  if (launcher) tools.push([launcher, LAUNCHER_INSIDE]);
   const goCache = await goCacheRoot();
+  const toolBinds = await buildToolsView(join(base, "tools"), tools, goCache !== null);
   if (goCache) {
     toolBinds.push([goCache, GO_CACHE_INSIDE]);
     // built in the background: a Go request that comes first waits for it (run-request.ts)
     void warmGoCache();
   }
   return { base, kit: { etcDir, launcher, seccompFile, toolBinds, enter, spawner }, slots };
+}
+
+/**
+ * One dir holding every tool file at its name under TOOLS_DIR (hard links, copies across file
+ * systems), mounted whole: bwrap re-reads the mount table for each bind it makes, so one bind
+ * instead of one per tool is less work per sandbox. With a mount point for the Go cache.
+ */
+async function buildToolsView(
+  dir: string,
+  tools: readonly [string, string][],
+  goCache: boolean,
+): Promise<[string, string][]> {
+  if (tools.length === 0) return [];
+  await mkdir(dir, { mode: 0o755 });
+  for (const [host, inside] of tools) {
+    if (dirname(inside) !== TOOLS_DIR) throw new Error(`a sandbox tool outside ${TOOLS_DIR}: ${inside}`);
+    const file = join(dir, basename(inside));
+    await link(host, file).catch(() => copyFile(host, file));
+  }
+  if (goCache) await mkdir(join(dir, basename(GO_CACHE_INSIDE)), { mode: 0o755 });
+  return [[dir, TOOLS_DIR]];
 }
 
 export async function removeHostArea(area: HostArea): Promise<void> {

@@ -60,7 +60,10 @@ export interface SandboxKit {
   launcher: string | null;
   /** a file holding the compiled seccomp filter, or null where we have none for this architecture */
   seccompFile: string | null;
-  /** tools outside /usr (esbuild, node) as [host copy, path inside], mounted for commands naming them */
+  /**
+   * tools outside /usr (esbuild, node) as [host path, path inside], mounted for commands naming a path
+   * under one: a dir at TOOLS_DIR holds them all with the launcher, the Go cache is mounted in it
+   */
   toolBinds: [string, string][];
   /** our cgroup-entering helper (enter.c), or null to do the same with a shell and setpriv */
   enter: string | null;
@@ -103,8 +106,9 @@ const NO_USAGE = "/dev/null";
 function usagePath(shape: SandboxShape): string {
   return shape.hostUsageFile === null ? NO_USAGE : USAGE_PATH;
 }
-const TOOLS_DIR = "/opt/sandbox-tools";
-const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
+/** where the sandbox sees our launcher and the tools outside /usr (SandboxKit.toolBinds) */
+export const TOOLS_DIR = "/opt/sandbox-tools";
+export const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
 const BWRAP = "/usr/bin/bwrap";
 const PRLIMIT = "/usr/bin/prlimit";
 const SETPRIV = "/usr/bin/setpriv";
@@ -257,7 +261,9 @@ function bwrapOptions(mode: Exclude<IsolationMode, "none">, shape: SandboxShape,
     args.push("--bind", shape.hostUsageFile, USAGE_PATH);
   }
   const binds: [string, string][] = [...shape.readOnlyBinds];
-  if (kit.launcher) binds.push([kit.launcher, LAUNCHER_INSIDE]);
+  // the tools dir holds the launcher (host-area.ts); a command naming no tool gets the launcher alone
+  if (kit.launcher && !binds.some(([, inside]) => inside === TOOLS_DIR))
+    binds.push([kit.launcher, LAUNCHER_INSIDE]);
   if (binds.length > 0) args.push("--perms", "0755", "--dir", "/opt", "--perms", "0755", "--dir", TOOLS_DIR);
   for (const [host, inside] of binds) args.push("--ro-bind", host, inside);
   args.push("--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv");

@@ -157,9 +157,10 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     tmpMb: plan.tmpMb,
     uid: slot.uid,
     // only the tools this command names (Go's cache is named by GOCACHE): fewer mounts per run
-    readOnlyBinds: kit.toolBinds.filter(
-      ([, inside]) =>
-        plan.argv.includes(inside) || Object.values(plan.env).some((value) => value.startsWith(`${inside}/`)),
+    readOnlyBinds: kit.toolBinds.filter(([, inside]) =>
+      [...plan.argv, ...Object.values(plan.env)].some(
+        (value) => value === inside || value.startsWith(`${inside}/`),
+      ),
     ),
   };
   let wrapped: HostCommand =
