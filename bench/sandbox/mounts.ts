@@ -2,7 +2,6 @@
 // dir mounted whole (as sandboxes are built) against one bind per tool file, alternating, with
 // /bin/true spawned bare as the floor. bwrap re-reads the mount table for every bind it makes.
 // CPU is a cpuacct cgroup around this process, less its own (bench/e2e/cpu.ts; root, cgroup v1).
-//
 //   pnpm bench sandbox-mounts [-- --runs 400 --rounds 4]
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
