@@ -46,7 +46,9 @@ export class StageRegistry<T extends RegisteredStage = RegisteredStage> {
     const configured = new Set<DialogueMethod>();
     const clash = (message: string, ...methods: DialogueMethod[]) =>
       methods.some((m) => configured.has(m))
-        ? new ConfigError(`${message}: rename the one the configuration declares (an audited source)`)
+        ? new ConfigError(
+            `${message}: rename the audited source (its \`name\`; \`pnpm pipeline audit --name\` for an audit's)`,
+          )
         : new Error(message);
     for (const stage of stages) {
       const declared =

@@ -18,7 +18,9 @@ import { stringify } from "yaml";
 import type { CommandModule } from "yargs";
 import { isSecretSet, type LoadedConfig, loadConfig, rawConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
+import { matchLocalPath } from "../hub/local-files.js";
 import { createLogger, type Logger } from "../log.js";
+import { formatOfName } from "../readers/index.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
@@ -60,7 +62,14 @@ function sourceName(dataset: string): string {
 
 /** The one source of the run: local files where the argument names some, else a hub dataset. */
 function auditSource(dataset: string, name: string, files: readonly string[]): Record<string, unknown> {
-  if (existsSync(dataset) || GLOB.test(dataset)) return { name, adapter: "dialogues", path: dataset };
+  if (existsSync(dataset) || GLOB.test(dataset)) {
+    // said here of the argument, not later of stages.download.sources[0].path, a key the user never wrote
+    if (matchLocalPath(dataset, (file) => formatOfName(file) !== undefined).length === 0)
+      throw new UserError(
+        `${dataset} matches no JSONL, JSON or Parquet file (from ${process.cwd()}); give a file, a directory holding some, or a glob`,
+      );
+    return { name, adapter: "dialogues", path: dataset };
+  }
   if (REPO.test(dataset)) return { name, adapter: "dialogues", repo: dataset, files: [...files] };
   throw new UserError(
     `${dataset}: no such file or directory, and not a hub dataset id (owner/name); give a JSONL, JSON or Parquet file, a directory, a glob, or a dataset id`,

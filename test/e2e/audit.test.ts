@@ -117,6 +117,23 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     );
   });
 
+  it("says of the argument itself, with exit 2, that a glob matches no data file", async () => {
+    const result = await runCli(["audit", "data/sample/no-such-*.jsonl", "--data-dir", join(dir, "none")], {
+      env: NO_ENDPOINTS,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("data/sample/no-such-*.jsonl matches no JSONL, JSON or Parquet file");
+    expect(result.stderr).not.toContain("stages.download");
+  });
+
+  it("points at --name, with exit 2, when the name it takes clashes with a method's", async () => {
+    const result = await runCli(["audit", SAMPLE, "--name", "pack", "--data-dir", join(dir, "clash")], {
+      env: NO_ENDPOINTS,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("`pnpm pipeline audit --name`");
+  });
+
   it("goes on after a kill -9 during validate and ends with the same verdict and bytes", async (ctx) => {
     if (!isolated) ctx.skip();
     const first = await audit(killed, () => existsSync(join(killed, "validate", "manifest.json")));

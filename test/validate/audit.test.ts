@@ -279,7 +279,7 @@ describe("a dialogue audit through export", () => {
     // pack's id prefix, then a paper method's name
     expect(() => clashing("pack")).toThrow(ConfigError);
     expect(() => clashing("pack")).toThrow(
-      "dialogue methods single-turn-packing and pack both declare the id prefix pack; each needs its own: rename the one the configuration declares (an audited source)",
+      "dialogue methods single-turn-packing and pack both declare the id prefix pack; each needs its own: rename the audited source (its `name`; `pnpm pipeline audit --name` for an audit's)",
     );
     expect(() => clashing("code-correction")).toThrow(
       /stages correct and audit both declare the dialogue method code-correction/,
