@@ -24,9 +24,13 @@ export const MARK_REASONS: readonly string[] = [...FEEDBACK_CATEGORIES, ...REVIE
 const DEFAULT_STAGE = "validate";
 
 function sourceOf(runner: Runner): ReviewSource {
+  const maker = runner.stages.find((s) => s.release);
+  const from = runner.stages.some((s) => s.name === DEFAULT_STAGE) ? DEFAULT_STAGE : undefined;
   return {
     dataDir: runner.dataDir,
     stages: runner.stages.map((s) => s.name),
+    // export releases validate's dialogues, less those it rejects itself
+    ...(maker && from ? { release: { stage: maker.name, from } } : {}),
     look: (name) => {
       const status = runner.status(name);
       const stores = status.shards

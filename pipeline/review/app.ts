@@ -103,8 +103,9 @@ export class ReviewApp {
   record(stage: string, id: string, kind?: Kind): RecordView {
     this.checkStage(stage);
     const look = this.index.refresh(stage);
+    const looks = new Map([[stage, look]]);
     // a record's links name the other stages: index them too, as far as they have got
-    for (const other of this.source.stages) if (other !== stage) this.index.refresh(other);
+    for (const other of this.source.stages) if (other !== stage) looks.set(other, this.index.refresh(other));
     const found =
       (kind !== "r" ? this.index.read(stage, "o", id) : undefined) ??
       (kind !== "o" ? this.index.read(stage, "r", id) : undefined);
@@ -112,7 +113,15 @@ export class ReviewApp {
       throw new NotFound(
         `${stage} has no record ${id}${look.state !== "complete" ? ` (it is ${look.state})` : ""}`,
       );
-    return recordView(this.index, this.marks(), look, found);
+    const release = this.source.release;
+    const made = release && looks.get(release.stage);
+    return recordView(
+      this.index,
+      this.marks(),
+      look,
+      found,
+      made ? { ...release, state: made.state } : undefined,
+    );
   }
 
   /** Records a verdict on `id` as it is now in `stage`. */

@@ -33,6 +33,8 @@ export interface ReviewSource {
   /** the stages in pipeline order */
   stages: readonly string[];
   look(stage: string): StageLook;
+  /** the stage that makes the release, and the stage whose outputs it releases less its own rejects */
+  release?: { stage: string; from: string };
 }
 
 /** A listed record: the filterable fields of its index row. */

@@ -9,7 +9,10 @@ import type { Kind, ReviewIndex, Row, StageLook } from "./records.js";
 export interface BlockView {
   lang: string;
   code: string;
-  /** validate's result for this block: outcome, error, harness, seconds, a limit the sandbox enforced */
+  /**
+   * validate's result for this block: outcome, error, harness, seconds, a limit the sandbox enforced,
+   * and what the sandbox returned (exit_code, signal, stdout, stderr clipped with *_cut, peak_memory_kb)
+   */
   result?: Record<string, unknown>;
 }
 
@@ -25,6 +28,17 @@ export interface LinkView {
   id: string;
   /** the same record, one it was made from, or one made from it */
   relation: "same" | "source" | "made from it";
+  /** a reject's reason */
+  reason?: string;
+  /** for a dialogue the release is made from: whether it is in the release (see releaseOf) */
+  release?: string;
+}
+
+/** The stage that makes the release, the stage it releases from, and where the former stands. */
+export interface ReleaseLook {
+  stage: string;
+  from: string;
+  state: string;
 }
 
 export interface RecordView {
@@ -40,6 +54,8 @@ export interface RecordView {
   /** every other field: method, sources, models, prompts, scores, meta */
   provenance: Record<string, unknown>;
   links: LinkView[];
+  /** for a dialogue the release is made from: whether it is in the release (see releaseOf) */
+  release?: string;
   hash: string;
   /** every mark on the id, oldest first, each saying whether it judged other content than this */
   marks: (Mark & { stale: boolean })[];
@@ -86,6 +102,7 @@ export function recordView(
   marks: MarksStore | undefined,
   look: StageLook,
   found: { row: Row; record: PipelineRecord | Reject },
+  release?: ReleaseLook,
 ): RecordView {
   const { row } = found;
   const reject = row.kind === "r" ? (found.record as Reject) : undefined;
@@ -106,13 +123,22 @@ export function recordView(
     const key = `${r.stage}\n${r.kind}\n${r.id}`;
     if (seen.has(key)) return;
     seen.add(key);
-    links.push({ stage: r.stage, kind: r.kind, id: r.id, relation });
+    const released = releaseOf(index, release, r);
+    links.push({
+      stage: r.stage,
+      kind: r.kind,
+      id: r.id,
+      relation,
+      ...(r.kind === "r" && r.reason ? { reason: r.reason } : {}),
+      ...(released ? { release: released } : {}),
+    });
   };
   for (const r of index.find(row.id)) add(r, "same");
   const sources = Array.isArray(record.sources) ? record.sources.filter((s) => typeof s === "string") : [];
   for (const source of sources) for (const r of index.find(source)) add(r, "source");
   for (const r of index.madeFrom(row.id)) add(r, "made from it");
   const hash = contentHash(reject ? (reject.record ?? reject) : record);
+  const inRelease = releaseOf(index, release, row);
   return {
     stage: row.stage,
     kind: row.kind,
@@ -133,13 +159,55 @@ export function recordView(
       : {}),
     provenance,
     links,
+    ...(inRelease ? { release: inRelease } : {}),
     hash,
     marks: (marks?.history(row.id) ?? []).map((m) => ({ ...m, stale: m.hash !== hash })),
   };
 }
 
+/**
+ * Whether an output of the stage the release is made from is in it: once that stage is complete, yes
+ * unless it rejected the id (its reason then); before, that it cannot say yet. Undefined for other rows.
+ */
+function releaseOf(index: ReviewIndex, release: ReleaseLook | undefined, row: Row): string | undefined {
+  if (!release || row.stage !== release.from || row.kind !== "o") return undefined;
+  if (release.state !== "complete") return `${release.stage} is ${release.state}: not known yet`;
+  const refused = index.find(row.id).find((r) => r.stage === release.stage && r.kind === "r");
+  return refused
+    ? `not in the release: ${release.stage} rejected it (${refused.reason ?? "no reason"})`
+    : "in the release";
+}
+
 const clip = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+
+/** A block's run as one line: exit status, seconds, memory, how it was run. */
+function runLine(r: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (r.exit_code !== undefined)
+    parts.push(r.exit_code === null ? "no exit status" : `exit ${String(r.exit_code)}`);
+  if (r.signal) parts.push(`signal ${String(r.signal)}`);
+  if (typeof r.time_s === "number") parts.push(`${r.time_s.toFixed(3)} s`);
+  if (typeof r.peak_memory_kb === "number") parts.push(`${(r.peak_memory_kb / 1024).toFixed(1)} MiB`);
+  if (r.harness) parts.push(String(r.harness));
+  if (r.stopped) parts.push(`stopped: ${String(r.stopped)}`);
+  return parts.join(", ");
+}
+
+/** A stream as validate kept it: whole, or its head and tail with the cut validate counted. */
+function streamLines(name: string, r: Record<string, unknown>, indent: string): string[] {
+  const text = r[name];
+  if (typeof text !== "string") return [];
+  const cut = r[`${name}_cut`];
+  const note = typeof cut === "number" ? ` (${cut} characters cut by validate)` : "";
+  return [
+    `${indent}${name}${note}:`,
+    ...text
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((l) => `${indent}  ${l}`),
+  ];
+}
 
 /** The view as text, for a terminal. */
 export function viewText(view: RecordView): string[] {
@@ -148,6 +216,7 @@ export function viewText(view: RecordView): string[] {
   ];
   if (view.reject)
     lines.push(`rejected: ${view.reject.reason}${view.reject.detail ? ` (${view.reject.detail})` : ""}`);
+  if (view.release) lines.push(`release: ${view.release}`);
   if (view.validation) {
     const v = view.validation;
     lines.push(
@@ -160,13 +229,18 @@ export function viewText(view: RecordView): string[] {
     lines.push("", `--- ${i} ${m.role}`, clip(m.content, 20_000));
     m.blocks.forEach((b, j) => {
       const r = b.result;
+      if (!r) {
+        lines.push(`  [block ${j}, ${b.lang}] not run by validate`);
+        return;
+      }
+      const run = runLine(r);
       lines.push(
-        r
-          ? `  [block ${j}, ${b.lang}] ${String(r.outcome)}${r.reason ? ` (${String(r.reason)})` : ""}` +
-              `${typeof r.time_s === "number" ? `, ${r.time_s.toFixed(3)} s` : ""}${r.harness ? `, ${String(r.harness)}` : ""}` +
-              `${r.error ? `: ${clip(String(r.error), 500)}` : ""}`
-          : `  [block ${j}, ${b.lang}] not run by validate`,
+        `  [block ${j}, ${b.lang}] ${String(r.outcome)}${r.reason ? ` (${String(r.reason)})` : ""}` +
+          `${run ? `, ${run}` : ""}${r.error ? `: ${clip(String(r.error), 500)}` : ""}`,
+        ...streamLines("stdout", r, "    "),
+        ...streamLines("stderr", r, "    "),
       );
+      if (r.truncated) lines.push("    (the sandbox kept only its output cap: the program printed more)");
     });
   });
   lines.push("", "provenance:");
@@ -175,7 +249,10 @@ export function viewText(view: RecordView): string[] {
   if (view.links.length) {
     lines.push("", "elsewhere:");
     for (const l of view.links)
-      lines.push(`  ${l.relation}: ${l.stage} ${l.kind === "r" ? "reject " : ""}${l.id}`);
+      lines.push(
+        `  ${l.relation}: ${l.stage} ${l.kind === "r" ? "reject " : ""}${l.id}` +
+          `${l.reason ? ` (${l.reason})` : ""}${l.release ? `: ${l.release}` : ""}`,
+      );
   }
   if (view.marks.length) {
     lines.push("", "marks:");

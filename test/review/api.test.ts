@@ -35,8 +35,29 @@ function dialogue(n: number, lang: string, outcome: string, extra: Record<string
       validation: {
         outcome,
         blocks: [
-          { message: 1, block: 0, lang, outcome: "passed", time_s: 0.01, harness: "as-is" },
-          { message: 1, block: 1, lang, outcome, time_s: 0.02, harness: "as-is", error: "boom" },
+          {
+            message: 1,
+            block: 0,
+            lang,
+            outcome: "passed",
+            time_s: 0.01,
+            harness: "as-is",
+            exit_code: 0,
+            stdout: `${n}\n`,
+            peak_memory_kb: 2048,
+          },
+          {
+            message: 1,
+            block: 1,
+            lang,
+            outcome,
+            time_s: 0.02,
+            harness: "as-is",
+            error: "boom",
+            exit_code: outcome === "passed" ? 0 : 1,
+            stderr: "Traceback ...\n[... 10 characters omitted ...]\nboom\n",
+            stderr_cut: 10,
+          },
         ],
         gates: n % 3 === 0 ? [{ rule: "silent-failure", message: 1, detail: "fails quietly" }] : [],
       },
@@ -208,6 +229,39 @@ describe("review API", () => {
     expect(reject.reject.reason).toBe("repeated-turn");
     expect((await get("/api/record?stage=validate&id=nope")).status).toBe(404);
     expect((await get("/api/record?stage=nostage&id=sim-0000")).status).toBe(404);
+  });
+
+  it("shows each block's run, and whether a dialogue is in the release", async () => {
+    const dir = tempDir("cf-review-");
+    const { source, states } = sampleRun(dir);
+    source.release = { stage: "export", from: "validate" };
+    commit(dir, "export", [{ s: -1, r: [{ id: "sim-0001", reason: "review:other" }] }]);
+    const get = await start(source);
+    expect((await get("/api/record?stage=validate&id=sim-0000")).body.release).toBe(
+      "export is not started: not known yet",
+    );
+    states.export = "complete";
+    const view = (await get("/api/record?stage=validate&id=sim-0000")).body;
+    const [first, second] = view.messages[1].blocks.map((b: { result: unknown }) => b.result);
+    expect(first).toMatchObject({ exit_code: 0, stdout: "0\n", peak_memory_kb: 2048, time_s: 0.01 });
+    expect(second).toMatchObject({ exit_code: 1, stderr_cut: 10, stderr: expect.stringContaining("boom") });
+    expect(view.release).toBe("in the release");
+    const refused = (await get("/api/record?stage=validate&id=sim-0001")).body;
+    expect(refused.release).toBe("not in the release: export rejected it (review:other)");
+    expect(refused.links).toContainEqual({
+      stage: "export",
+      kind: "r",
+      id: "sim-0001",
+      relation: "same",
+      reason: "review:other",
+    });
+    const pair = (await get("/api/record?stage=filter&id=magicoder:000000")).body;
+    expect(pair.release).toBeUndefined();
+    expect(pair.links).toEqual([
+      { stage: "validate", kind: "o", id: "sim-0000", relation: "made from it", release: "in the release" },
+    ]);
+    // a dialogue validate rejected is no output the release is made from
+    expect((await get("/api/record?stage=validate&id=sim-0006")).body.release).toBeUndefined();
   });
 
   it("writes marks and nothing else; a mark on content that changed since shows stale", async () => {

@@ -98,7 +98,9 @@ describe.runIf(run)("the review app in Chromium", () => {
       const view = await page.evaluate(async (recordId) => {
         const res = await fetch(`/api/record?stage=validate&id=${encodeURIComponent(recordId!)}`);
         return (await res.json()) as {
-          messages: { blocks: { code: string; result?: { outcome: string } }[] }[];
+          messages: {
+            blocks: { code: string; result?: { outcome: string; stdout?: string; stderr?: string } }[];
+          }[];
         };
       }, id);
       const expected = view.messages.flatMap((m) =>
@@ -112,6 +114,25 @@ describe.runIf(run)("the review app in Chromium", () => {
       );
       expect(shown).toEqual(expected);
       expect(shown.at(-1)).toEqual([FAILING_GO, "failed"]);
+      // and what each run printed, whole once its show-all buttons are pressed
+      for (const more of await page.$$("#record .stream button.more")) await more.click();
+      const printed = await page.$$eval("#record .block", (blocks) =>
+        blocks.map((b) => [
+          b.querySelector(".stream.stdout pre")?.textContent ?? null,
+          b.querySelector(".stream.stderr pre")?.textContent ?? null,
+        ]),
+      );
+      expect(printed).toEqual(
+        view.messages.flatMap((m) =>
+          m.blocks.map((b) => [b.result?.stdout ?? null, b.result?.stderr ?? null]),
+        ),
+      );
+      expect(printed.at(-1)![1]).toContain("index out of range");
+      // Go exits 2 on a panic
+      expect(await page.$$eval("#record .block .outcome", (shown) => shown.at(-1)!.textContent)).toMatch(
+        / · exit 2 · /,
+      );
+      expect(await page.textContent("#record .release")).toBe("release: in the release");
       // the query's markup is on the page as text, and none of it ran
       expect(await page.textContent("#record")).toContain('<script>window.pwned = "script"</script>');
       expect(await page.$$("#record script, #record img, #record a[href]")).toEqual([]);
@@ -132,9 +153,11 @@ describe.runIf(run)("the review app in Chromium", () => {
     expect(dropped).toEqual([expect.objectContaining({ id, reason: "review:other" })]);
   }, 240_000);
 
-  it("renders a 5 MB line and hostile markup as text, and runs none of it", async () => {
+  it("renders a 5 MB line and hostile markup (in a block's output too) as text, and runs none of it", async () => {
     const dataDir = tempDir("cf-review-hostile-");
     const long = `${"<b>x</b>".repeat(5 * 131_072)}`;
+    // what the program printed is as hostile, and longer than a block's output starts
+    const printed = `<img src=x onerror="window.pwned=4">\n`.repeat(100);
     const content = `<script>window.pwned=1</script><img src=x onerror="window.pwned=2"><a href="javascript:window.pwned=3">x</a>\n\`\`\`python\nprint("${long}")\n\`\`\`\n${long}`;
     const writer = new StageStore(dataDir, "validate").newPart();
     writer.append({
@@ -147,6 +170,15 @@ describe.runIf(run)("the review app in Chromium", () => {
             { role: "assistant", content },
           ],
           lang: "python",
+          meta: {
+            validation: {
+              outcome: "failed",
+              blocks: [
+                { message: 1, block: 0, lang: "python", outcome: "failed", exit_code: 1, stdout: printed },
+              ],
+              gates: [],
+            },
+          },
         },
       ],
     });
@@ -172,6 +204,7 @@ describe.runIf(run)("the review app in Chromium", () => {
       expect(await page.$$("#record button.more")).toEqual([]);
       const text = (await page.textContent("#record")) ?? "";
       expect(text.length).toBeGreaterThan(4 * long.length);
+      expect(await page.textContent("#record .block .stream.stdout pre")).toBe(printed);
       expect(await page.$$("#record script, #record img, #record a[href], #record b")).toEqual([]);
       expect(await page.evaluate("window.pwned")).toBeUndefined();
       expect(happened).toEqual([]);

@@ -27,7 +27,20 @@ function dataDir(): string {
           validation: {
             outcome: "failed",
             error: "panic: 1",
-            blocks: [{ message: 1, block: 0, lang: "go", outcome: "failed", error: "panic: 1", time_s: 0.5 }],
+            blocks: [
+              {
+                message: 1,
+                block: 0,
+                lang: "go",
+                outcome: "failed",
+                error: "panic: 1",
+                time_s: 0.5,
+                exit_code: 2,
+                stdout: "started\n",
+                stderr: "panic: 1\n\ngoroutine 1 [running]:\n",
+                peak_memory_kb: 3072,
+              },
+            ],
             gates: [],
           },
         },
@@ -47,7 +60,12 @@ describe("review from the command line", () => {
     const shown = await pipeline(dir, "show", "validate", "sim-1");
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("validation: failed: panic: 1");
-    expect(shown.stdout).toContain("[block 0, go] failed, 0.500 s: panic: 1");
+    expect(shown.stdout).toContain("[block 0, go] failed, exit 2, 0.500 s, 3.0 MiB: panic: 1");
+    expect(shown.stdout).toContain(
+      "    stdout:\n      started\n    stderr:\n      panic: 1\n      \n      goroutine 1",
+    );
+    // export has not run on this data dir: the dialogue's place in the release is not known yet
+    expect(shown.stdout).toContain("release: export is not started: not known yet");
     const unknownId = await pipeline(dir, "show", "validate", "sim-404");
     expect([unknownId.code, unknownId.stderr]).toEqual([
       2,

@@ -86,14 +86,26 @@ function highlight(code, lang) {
 }
 
 /** A text shown clipped, with a button for the rest. */
-function clipped(text, make = (t) => el("pre", null, t)) {
-  if (text.length <= CLIP) return make(text);
+function clipped(text, make = (t) => el("pre", null, t), limit = CLIP) {
+  if (text.length <= limit) return make(text);
   const box = el("div");
   const more = el("button", "more", `show all (${text.length.toLocaleString()} characters)`);
   more.type = "button";
   more.addEventListener("click", () => box.replaceChildren(make(text)));
-  box.append(make(`${text.slice(0, CLIP)}…`), more);
+  box.append(make(`${text.slice(0, limit)}…`), more);
   return box;
+}
+
+// a block's output starts this short; validate kept at most 4096 characters of each stream
+const OUTPUT_CLIP = 600;
+
+/** A stream of a block's run, labelled, clipped with a button for the rest validate kept. */
+function stream(name, result) {
+  const text = result[name];
+  if (typeof text !== "string") return null;
+  const cut = result[`${name}_cut`];
+  const label = `${name}${typeof cut === "number" ? ` (${cut.toLocaleString()} characters cut by validate)` : ""}`;
+  return el("div", `stream ${name}`, el("div", "label", label), clipped(text, undefined, OUTPUT_CLIP));
 }
 
 /** A message's text and its fenced code blocks, in order (the k-th fence is block k). */
@@ -127,12 +139,20 @@ function resultBox(result) {
   if (!result) return el("div", "result none", "not run by validate");
   const parts = [String(result.outcome)];
   if (result.reason) parts.push(`(${result.reason})`);
+  if (result.exit_code !== undefined)
+    parts.push(result.exit_code === null ? "no exit status" : `exit ${result.exit_code}`);
+  if (result.signal) parts.push(`signal ${result.signal}`);
   if (typeof result.time_s === "number") parts.push(`${result.time_s.toFixed(3)} s`);
+  if (typeof result.peak_memory_kb === "number")
+    parts.push(`${(result.peak_memory_kb / 1024).toFixed(1)} MiB peak`);
   if (result.harness) parts.push(`run ${result.harness}`);
   if (result.stopped) parts.push(`stopped: ${JSON.stringify(result.stopped)}`);
   const box = el("div", `result ${result.outcome}`, el("span", "outcome", parts.join(" · ")));
   box.dataset.outcome = String(result.outcome);
   if (result.error) box.append(clipped(String(result.error)));
+  for (const shown of [stream("stdout", result), stream("stderr", result)]) if (shown) box.append(shown);
+  if (result.truncated)
+    box.append(el("div", "label", "the sandbox kept only its output cap: the program printed more"));
   return box;
 }
 
@@ -214,6 +234,7 @@ function renderRecord(view) {
     );
   if (view.reject)
     root.append(el("p", "verdict-bad", `rejected: ${view.reject.reason}`), clipped(view.reject.detail || ""));
+  if (view.release) root.append(el("p", "release", `release: ${view.release}`));
   if (view.validation) {
     const v = view.validation;
     root.append(
@@ -241,7 +262,8 @@ function renderRecord(view) {
       const b = el("button", "link", `${l.stage} ${l.kind === "r" ? "reject " : ""}${l.id}`);
       b.type = "button";
       b.addEventListener("click", () => openRecord(l.stage, l.id, l.kind));
-      links.append(el("li", null, `${l.relation}: `, b));
+      const about = `${l.reason ? ` (${l.reason})` : ""}${l.release ? ` · ${l.release}` : ""}`;
+      links.append(el("li", null, `${l.relation}: `, b, about || null));
     }
     root.append(el("h3", null, "elsewhere"), links);
   }
