@@ -16,7 +16,7 @@ import {
 import { probeIsolation } from "../../pipeline/sandbox/probe.js";
 import { RunDirectory } from "../../pipeline/sandbox/workdir.js";
 import { numberArg } from "../args.js";
-import { CpuGroup, processCpuS } from "../e2e/cpu.js";
+import { CpuGroup, processCpuS, spawnersOf } from "../e2e/cpu.js";
 import { median } from "../median.js";
 
 const RUNS = numberArg("runs", 400);
@@ -89,7 +89,8 @@ try {
     }
   }
 } finally {
-  group.leave(process.pid);
+  // the spawner lives on until we exit: out with it too, or the group cannot be removed
+  for (const pid of [process.pid, ...spawnersOf(process.pid)]) group.leave(pid);
   group.remove();
   await dir.remove();
   await removeHostArea(area);
