@@ -140,7 +140,8 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
   return command as unknown as CommandModule;
 }
 
-const AUDIT_CONFIG = "audit.yaml";
+/** The audit's config, in its data dir: what status, cat and report read it with. */
+export const AUDIT_CONFIG = "audit.yaml";
 
 /** Quoted for a POSIX shell where it needs to be: a plain path stays as it is. */
 function quoted(word: string): string {

@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { LoadedConfig } from "../config/load.js";
 import { loadConfig } from "../config/load.js";
+import { AUDIT_CONFIG } from "./audit.js";
 
 /** Stages of `names` that have a manifest under `dataDir` (started, whatever their state). */
 export function stagesWithRuns(dataDir: string, names: readonly string[]): string[] {
@@ -22,6 +23,10 @@ function shown(path: string): string {
 export function whereLines(loaded: LoadedConfig, names: readonly string[]): string[] {
   const dataDir = resolve(loaded.config.data_dir);
   const lines = [`config ${loaded.source}, data dir ${shown(dataDir)}`];
+  // an audit's data dir judged by another config reads as stale throughout
+  const audit = join(dataDir, AUDIT_CONFIG);
+  if (existsSync(audit) && resolve(loaded.source) !== audit)
+    lines.push(`this data dir holds an audit: add --config ${shown(audit)} to read it as it ran`);
   if (stagesWithRuns(dataDir, names).length > 0 || !existsSync(loaded.source)) return lines;
   const folder = dirname(loaded.source);
   let siblings: string[];

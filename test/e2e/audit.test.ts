@@ -81,6 +81,12 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     for (const stage of ["download", "audit", "validate", "export"])
       expect(status.stdout).toMatch(new RegExp(`^${stage} +complete `, "m"));
     expect(status.stdout).not.toContain("stale");
+    // status under another config says which one reads the audit
+    const plain = await runCli(["status", "--data-dir", whole], { env: NO_ENDPOINTS });
+    expect(plain.stdout + plain.stderr).toContain(
+      `this data dir holds an audit: add --config ${file} to read it as it ran`,
+    );
+    expect(status.stdout + status.stderr).not.toContain("holds an audit");
     const rejects = await runCli(["cat", "validate", "--rejects", ...options], { env: NO_ENDPOINTS });
     expect(rejects.stdout).toContain('"id":"code-feedback-dialogues:3","reason":"final-code-failed"');
   });
