@@ -6,7 +6,7 @@ import { deviationText, figure, n, OURS, PAPER, pct, table } from "../../pipelin
 import { filterSummarySchema } from "../filter/funnel.js";
 import { compareLanguages } from "./languages.js";
 import { reviewSection } from "./review.js";
-import type { AuditVerdict, ExportSummary } from "./stats.js";
+import { type AuditVerdict, auditsOnly, type ExportSummary } from "./stats.js";
 
 /** The languages of the filtered set come from filter's summary, else from the pairs export released. */
 const FILTER = { name: "filter", summarySchema: filterSummarySchema };
@@ -25,6 +25,9 @@ export function languagesOf(view: StageView<ExportSummary>) {
 }
 
 function languageSection(view: StageView<ExportSummary>): string {
+  // an audit that read no instruction pairs has no filtered set to show
+  const summary = view.summary;
+  if (summary && auditsOnly(summary) && summary.filtered_instruction.rows === 0) return "";
   const l = languagesOf(view);
   const head = '<section id="languages"><h2>Languages of the filtered set</h2>';
   if (!l) return `${head}${view.missing("languages", FILTER.name)}</section>`;

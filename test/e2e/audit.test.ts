@@ -111,6 +111,9 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
       expect(card).not.toContain(absent);
     expect(card).toContain("Datasets audited: code-feedback-dialogues.");
     expect(card).toContain("| code-feedback-dialogues | 5 | 1.2 |");
+    const report = readFileSync(join(whole, "export", "report.html"), "utf8");
+    expect(report).toContain('<section id="audits">');
+    expect(report).not.toContain('<section id="languages">');
   });
 
   it("says what it takes, with exit 2, for an argument that is neither a file nor a dataset id", async () => {
