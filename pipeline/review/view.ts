@@ -267,7 +267,6 @@ export function viewText(view: RecordView): string[] {
 /** Control characters (an escape sequence could rewrite the terminal) shown as `\xNN`, newlines and tabs kept. */
 export function terminalSafe(text: string): string {
   return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to neutralise
     /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );
