@@ -7,6 +7,7 @@ import { launchK8s } from "../launch/k8s.js";
 import { launchLocal } from "../launch/local.js";
 import { launchStamp, planLaunch } from "../launch/plan.js";
 import { launchSlurm } from "../launch/slurm.js";
+import { waitingCommands, writesBatchFiles } from "../llm/batch/status.js";
 import { createLogger } from "../log.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
@@ -22,6 +23,7 @@ type LaunchArgs = DataOptions & {
   only: boolean;
   limit?: number;
   apply: boolean;
+  "batch-round": boolean;
 };
 
 export function launchCommand(stages: readonly Stage<unknown>[]): CommandModule {
@@ -60,6 +62,12 @@ export function launchCommand(stages: readonly Stage<unknown>[]): CommandModule 
           type: "boolean",
           default: false,
           describe: "k8s: apply the Jobs with kubectl, one stage after another (else print them)",
+        })
+        .option("batch-round", {
+          type: "boolean",
+          default: false,
+          hidden: true,
+          describe: "slurm: a stage's job that stopped for batch files submits its next round (nothing else)",
         }),
     handler: async (args) => {
       const loaded = loadFromArgs(args);
@@ -99,7 +107,33 @@ export function launchCommand(stages: readonly Stage<unknown>[]): CommandModule 
         await launchLocal(steps, { invocation, logDir: join(dir, "logs"), out });
         out.write(`launch: every stage done; logs in ${join(dir, "logs")}\n`);
       } else if (args.executor === "slurm") {
-        const jobs = await launchSlurm(steps, { invocation, config: launch.slurm, dir, out });
+        const waiting = (stage: string) => waitingCommands(runner.store(stage).dir, loaded.config.llm);
+        if (args["batch-round"] && !steps.some((s) => waiting(s.stage).length > 0)) {
+          throw new UserError(
+            "launch --batch-round: no stage waits for batch files; the stage's job stopped for another reason (see its log)",
+          );
+        }
+        const relaunch = writesBatchFiles(loaded.config.llm)
+          ? [
+              "launch",
+              ...args.stages,
+              "--executor",
+              "slurm",
+              "--shards",
+              "1",
+              ...(args.only ? ["--only"] : []),
+              "--batch-round",
+              ...invocation.options,
+            ]
+          : undefined;
+        const jobs = await launchSlurm(steps, {
+          invocation,
+          config: launch.slurm,
+          dir,
+          out,
+          waiting,
+          ...(relaunch ? { relaunch } : {}),
+        });
         out.write(
           `launch: scripts and logs in ${dir}; watch with: squeue -j ${jobs.map((j) => j.jobId).join(",")}\n`,
         );

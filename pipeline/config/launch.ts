@@ -25,6 +25,16 @@ export const slurmLaunchSchema = z
     mem: z.string().min(1).optional(),
     /** global stages (dedup, pack, leetcode, export) hold more in memory: their own cpus, mem, time */
     global: slurmResourcesSchema.default({}),
+    /** the job that answers one `files` batch (`llm.<role>.batch.command`, e.g. vllm run-batch) */
+    batch: slurmResourcesSchema
+      .extend({
+        /** `--partition` of batch jobs; unset: `partition` */
+        partition: z.string().min(1).optional(),
+        /** `--gpus` of batch jobs, e.g. 1 or "a100:4" */
+        gpus: z.union([z.number().int().positive(), z.string().min(1)]).optional(),
+      })
+      .strict()
+      .default({}),
     /** further sbatch options, one per item, e.g. ["--account=proj42", "--qos=normal"] */
     extra_args: z.array(z.string().min(1)).default([]),
     /** shell lines each job runs before the pipeline, e.g. ["module load nodejs/20"] */

@@ -1,7 +1,8 @@
 // The Slurm executor: one batch script per stage, a job array of N tasks for a record-wise stage and
 // a single job for a global one, submitted in pipeline order, each held by `--dependency=afterok` on
 // the jobs of the stages it reads. The scripts stay under the launch directory, so one shard can be
-// resubmitted by hand (`sbatch --array=K script`).
+// resubmitted by hand (`sbatch --array=K script`). A stage waiting for `files` batches gets a job per
+// file before it, and its job launches the next round when it writes another.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SlurmLaunchConfig } from "../config/launch.js";
@@ -25,6 +26,8 @@ export function slurmScript(
   invocation: PipelineInvocation,
   config: SlurmLaunchConfig,
   logs: string,
+  /** `launch` arguments that submit the stage's next round when it stops for batch files (exit 3) */
+  relaunch?: string[],
 ): string {
   const array = step.kind === "record" && step.shards > 1;
   const resources = step.kind === "global" ? config.global : {};
@@ -55,7 +58,49 @@ export function slurmScript(
     "set -euo pipefail",
     `cd ${shellQuote(invocation.cwd)}`,
     ...config.setup,
-    `exec ${[...invocation.program.map(shellQuote), ...args].join(" ")}`,
+    ...(relaunch
+      ? [
+          "set +e",
+          [...invocation.program.map(shellQuote), ...args].join(" "),
+          "rc=$?",
+          // 3 is also a server that never answered: `--batch-round` submits nothing unless a stage
+          // waits for batch files. This job's exit 3 cancels the jobs after it; the relaunch has
+          // submitted them again behind the new round.
+          `if [ "$rc" -eq 3 ]; then ${[...invocation.program.map(shellQuote), ...relaunch.map(shellQuote)].join(" ")}; fi`,
+          'exit "$rc"',
+        ]
+      : [`exec ${[...invocation.program.map(shellQuote), ...args].join(" ")}`]),
+    "",
+  ].join("\n");
+}
+
+/** The script of a job that answers one `files` batch with its command. */
+export function slurmBatchScript(
+  stage: string,
+  command: string,
+  invocation: PipelineInvocation,
+  config: SlurmLaunchConfig,
+  logs: string,
+): string {
+  const b = config.batch;
+  const directives = [
+    `--job-name=cf-${stage}-batch`,
+    `--output=${logs}`,
+    ...((b.partition ?? config.partition) ? [`--partition=${b.partition ?? config.partition}`] : []),
+    ...(b.gpus !== undefined ? [`--gpus=${b.gpus}`] : []),
+    ...((b.time ?? config.time) ? [`--time=${b.time ?? config.time}`] : []),
+    ...(b.cpus_per_task ? [`--cpus-per-task=${b.cpus_per_task}`] : []),
+    ...(b.mem ? [`--mem=${b.mem}`] : []),
+    ...config.extra_args,
+  ];
+  return [
+    "#!/bin/bash",
+    ...directives.map((d) => `#SBATCH ${d}`),
+    `# a ${stage} batch file: written by \`pnpm pipeline launch --executor slurm\`.`,
+    "set -euo pipefail",
+    `cd ${shellQuote(invocation.cwd)}`,
+    ...config.setup,
+    command,
     "",
   ].join("\n");
 }
@@ -66,6 +111,10 @@ export interface SlurmLaunchOptions {
   /** where the scripts and the logs go (kept) */
   dir: string;
   out: NodeJS.WritableStream;
+  /** the commands of the `files` batches a stage waits for: each a job the stage's job waits for */
+  waiting?: (stage: string) => string[];
+  /** set when some role writes `files` batches: see `slurmScript` */
+  relaunch?: string[];
 }
 
 /** Writes every script first, then submits them in order; returns the jobs with their ids. */
@@ -73,17 +122,41 @@ export async function launchSlurm(steps: LaunchStep[], options: SlurmLaunchOptio
   const sbatch = requireTool("sbatch", "launch --executor slurm");
   const logDir = join(options.dir, "logs");
   mkdirSync(logDir, { recursive: true });
-  const jobs = steps.map((step, i): SlurmJob => {
+  if (options.relaunch && steps.some((s) => s.kind === "record" && s.shards > 1)) {
+    throw new UserError(
+      "launch --executor slurm: a role with batch.provider files runs each stage as one job (its rounds " +
+        "gather every record of the stage); launch with --shards 1",
+    );
+  }
+  const jobs: SlurmJob[] = [];
+  /** per step: its stage's job, and the jobs of the batch files it waits for */
+  const planned: { job: SlurmJob; batches: SlurmJob[] }[] = [];
+  for (const [i, step] of steps.entries()) {
     const array = step.kind === "record" && step.shards > 1;
     const logs = join(logDir, array ? `${step.stage}-%A_%a.log` : `${step.stage}-%j.log`);
-    const script = join(options.dir, `${String(i + 1).padStart(2, "0")}-${step.stage}.sbatch`);
-    writeFileSync(script, slurmScript(step, options.invocation, options.config, logs), { mode: 0o755 });
-    return { stage: step.stage, script, logs, dependsOn: [] };
-  });
+    const name = `${String(i + 1).padStart(2, "0")}-${step.stage}`;
+    const batches = (options.waiting?.(step.stage) ?? []).map((command, k): SlurmJob => {
+      const script = join(options.dir, `${name}-batch-${k + 1}.sbatch`);
+      const batchLogs = join(logDir, `${step.stage}-batch-%j.log`);
+      writeFileSync(
+        script,
+        slurmBatchScript(step.stage, command, options.invocation, options.config, batchLogs),
+        {
+          mode: 0o755,
+        },
+      );
+      return { stage: `${step.stage} (batch)`, script, logs: batchLogs, dependsOn: [] };
+    });
+    const script = join(options.dir, `${name}.sbatch`);
+    writeFileSync(script, slurmScript(step, options.invocation, options.config, logs, options.relaunch), {
+      mode: 0o755,
+    });
+    const job: SlurmJob = { stage: step.stage, script, logs, dependsOn: [] };
+    planned.push({ job, batches });
+    jobs.push(...batches, job);
+  }
   const idOf = new Map<string, string>();
-  for (const [i, step] of steps.entries()) {
-    const job = jobs[i]!;
-    job.dependsOn = step.after.map((stage) => idOf.get(stage)!).filter(Boolean);
+  const submit = async (job: SlurmJob, step: LaunchStep | undefined) => {
     const args = ["--parsable"];
     if (job.dependsOn.length > 0) args.push(`--dependency=afterok:${job.dependsOn.join(":")}`);
     args.push(job.script);
@@ -93,7 +166,7 @@ export async function launchSlurm(steps: LaunchStep[], options: SlurmLaunchOptio
     if (result.code !== 0 || !jobId || !/^\d+$/.test(jobId)) {
       const submitted = jobs.filter((j) => j.jobId).map((j) => `${j.stage} ${j.jobId}`);
       throw new UserError(
-        `sbatch refused ${step.stage} (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}\n` +
+        `sbatch refused ${job.stage} (exit ${result.code}): ${result.stderr.trim() || result.stdout.trim()}\n` +
           `The scripts are in ${options.dir}. ${
             submitted.length
               ? `Already submitted: ${submitted.join(", ")} (scancel them, or let them run and launch again: finished shards are skipped).`
@@ -102,11 +175,20 @@ export async function launchSlurm(steps: LaunchStep[], options: SlurmLaunchOptio
       );
     }
     job.jobId = jobId;
-    idOf.set(step.stage, jobId);
     options.out.write(
-      `${step.stage}: job ${jobId}${step.kind === "record" && step.shards > 1 ? ` (array 0-${step.shards - 1})` : ""}` +
+      `${job.stage}: job ${jobId}${step && step.kind === "record" && step.shards > 1 ? ` (array 0-${step.shards - 1})` : ""}` +
         `${job.dependsOn.length ? ` after ${job.dependsOn.join(", ")}` : ""}; script ${job.script}\n`,
     );
+  };
+  for (const [i, step] of steps.entries()) {
+    const { job, batches } = planned[i]!;
+    for (const batch of batches) await submit(batch, undefined);
+    job.dependsOn = [
+      ...batches.map((b) => b.jobId!),
+      ...step.after.map((stage) => idOf.get(stage)!).filter(Boolean),
+    ];
+    await submit(job, step);
+    idOf.set(step.stage, job.jobId!);
   }
   writeFileSync(join(options.dir, "jobs.json"), `${JSON.stringify(jobs, null, 2)}\n`);
   return jobs;

@@ -1,4 +1,8 @@
-// What `pnpm pipeline status` shows of a stage's batches: one row each, from its ledger.
+// What `pnpm pipeline status` shows of a stage's batches: one row each, from its ledger; and, for
+// `launch`, the commands that answer the `files` batches a stage waits for.
+import { existsSync } from "node:fs";
+import { type LlmConfig, roleConfig } from "../config.js";
+import { batchCommand } from "./config.js";
 import { BatchLedger } from "./ledger.js";
 
 export interface BatchRow {
@@ -25,4 +29,19 @@ export function batchRows(stageDir: string, now = Date.now()): BatchRow[] {
     ageMs: now - Date.parse(e.createdAt),
     round: e.round,
   }));
+}
+
+/** The command of each `files` batch the stage wrote and nobody has answered yet (no output file). */
+export function waitingCommands(stageDir: string, config: LlmConfig): string[] {
+  const ledger = new BatchLedger(stageDir);
+  return ledger.entries().flatMap((e) => {
+    const batch = roleConfig(config, e.role)?.batch;
+    if (e.state !== "waiting" || batch?.provider !== "files" || existsSync(ledger.path(e.output))) return [];
+    return [batchCommand(batch, ledger.path(e.input), ledger.path(e.output), e.model)];
+  });
+}
+
+/** Some role writes `files` batches. */
+export function writesBatchFiles(config: LlmConfig): boolean {
+  return ["scorer", "weak", "strong"].some((role) => roleConfig(config, role)?.batch?.provider === "files");
 }

@@ -1,0 +1,98 @@
+// `launch --executor slurm` with the scorer writing `files` batches, on a one-node Slurm the test
+// starts: each batch file is answered by a job of its own (the stand-in for vllm run-batch), the
+// stage's next round waits for it with afterok, and the stage ends with the online run's records.
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StageStore } from "../../pipeline/store/stage-store.js";
+import { cli, outcomeOf, useReferenceRun } from "../e2e/kit.js";
+import { present } from "../support/required.js";
+import { type SlurmCluster, slurmUnavailable, startSlurm } from "../support/slurm-cluster.js";
+import { tempDir } from "../support/temp-dir.js";
+
+const unavailable = slurmUnavailable();
+
+describe.runIf(present("SLURM", unavailable))(
+  `launch --executor slurm with batch files${unavailable ? ` (skipped: ${unavailable})` : ""}`,
+  () => {
+    const ref = useReferenceRun("cf-batch-slurm-ref-");
+    let cluster: SlurmCluster;
+    beforeAll(async () => {
+      cluster = await startSlurm();
+    });
+    afterAll(async () => {
+      await cluster?.stop();
+    });
+
+    const job = (id: string) => {
+      const raw = execFileSync("scontrol", ["show", "job", "-o", id], { env: cluster.env, encoding: "utf8" });
+      return {
+        raw,
+        state: /JobState=(\S+)/.exec(raw)![1]!,
+        start: Date.parse(/StartTime=(\S+)/.exec(raw)![1]!),
+        end: Date.parse(/EndTime=(\S+)/.exec(raw)![1]!),
+      };
+    };
+
+    it("answers each round's file in a job of its own and runs the next round after it", async () => {
+      const dir = tempDir("cf-batch-slurm-");
+      const env = { ...ref.env(), SLURM_CONF: cluster.env.SLURM_CONF };
+      const upstream = await cli(dir, ["run", "dedup"], env);
+      expect(upstream.code, upstream.stderr).toBe(0);
+      ref.server.reset();
+      const command = `${process.execPath} --import tsx test/support/run-batch.ts -i {input} -o {output} --model {model}`;
+      const sets = [
+        "--set",
+        `llm.scorer.batch={provider: files, command: '${command}'}`,
+        "--set",
+        "launch.slurm={partition: debug, time: '00:10:00', batch: {time: '00:05:00'}}",
+      ];
+      const launched = await cli(dir, ["launch", "filter", "--executor", "slurm", ...sets], env);
+      expect(launched.code, launched.stderr).toBe(0);
+
+      const filter = new StageStore(dir, "filter");
+      const launches = join(dir, "launch");
+      const deadline = Date.now() + 300_000;
+      while (filter.manifest()?.state !== "complete") {
+        const logs = existsSync(launches)
+          ? readdirSync(launches).flatMap((l) =>
+              existsSync(join(launches, l, "logs"))
+                ? readdirSync(join(launches, l, "logs")).map((f) =>
+                    readFileSync(join(launches, l, "logs", f), "utf8").slice(-800),
+                  )
+                : [],
+            )
+          : [];
+        if (Date.now() > deadline)
+          throw new Error(`filter not complete\n${logs.join("\n")}\n${cluster.logs()}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+      expect([...ref.server.answered.values()].filter((n) => n > 1)).toEqual([]);
+      expect(ref.server.count).toBe(ref.reference.requests);
+
+      // the first launch ran round 1; each round's job that wrote files launched the next: a batch job
+      // per file with launch.slurm.batch's resources, and the stage's job after it
+      const rounds = readdirSync(launches)
+        .sort()
+        .map((l) => JSON.parse(readFileSync(join(launches, l, "jobs.json"), "utf8")) as SlurmJobs);
+      const chained = rounds.filter((jobs) => jobs.some((j) => j.stage === "filter (batch)"));
+      expect(chained.length).toBe(2);
+      for (const jobs of chained) {
+        const batches = jobs.filter((j) => j.stage === "filter (batch)");
+        const stage = jobs.find((j) => j.stage === "filter")!;
+        expect(stage.dependsOn).toEqual(batches.map((b) => b.jobId));
+        expect(readFileSync(batches[0]!.script, "utf8")).toContain("#SBATCH --time=00:05:00");
+        for (const b of batches) {
+          const answered = job(b.jobId);
+          expect(answered.state).toBe("COMPLETED");
+          expect(answered.raw).toContain("Partition=debug");
+          expect(job(stage.jobId).start).toBeGreaterThanOrEqual(answered.end);
+        }
+      }
+    });
+  },
+);
+
+type SlurmJobs = { stage: string; script: string; jobId: string; dependsOn: string[] }[];
