@@ -1,6 +1,7 @@
 // `launch --executor slurm` with the scorer writing `files` batches, on a one-node Slurm the test
 // starts: each batch file is answered by a job of its own (the stand-in for vllm run-batch), the
-// stage's next round waits for it with afterok, and the stage ends with the online run's records.
+// stage's next round waits for it with afterok, the stage ends with the online run's records, and
+// the stage after it (pack) runs once, on the complete stage.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +36,7 @@ describe.runIf(present("SLURM", unavailable))(
       };
     };
 
-    it("answers each round's file in a job of its own and runs the next round after it", async () => {
+    it("answers each round's file in a job of its own, runs the next round after it, and the next stage after the last", async () => {
       const dir = tempDir("cf-batch-slurm-");
       const env = { ...ref.env(), SLURM_CONF: cluster.env.SLURM_CONF };
       const upstream = await cli(dir, ["run", "dedup"], env);
@@ -48,13 +49,13 @@ describe.runIf(present("SLURM", unavailable))(
         "--set",
         "launch.slurm={partition: debug, time: '00:10:00', batch: {time: '00:05:00'}}",
       ];
-      const launched = await cli(dir, ["launch", "filter", "--executor", "slurm", ...sets], env);
+      const launched = await cli(dir, ["launch", "pack", "--executor", "slurm", ...sets], env);
       expect(launched.code, launched.stderr).toBe(0);
 
-      const filter = new StageStore(dir, "filter");
+      const pack = new StageStore(dir, "pack");
       const launches = join(dir, "launch");
       const deadline = Date.now() + 300_000;
-      while (filter.manifest()?.state !== "complete") {
+      while (pack.manifest()?.state !== "complete") {
         const logs = existsSync(launches)
           ? readdirSync(launches).flatMap((l) =>
               existsSync(join(launches, l, "logs"))
@@ -65,7 +66,7 @@ describe.runIf(present("SLURM", unavailable))(
             )
           : [];
         if (Date.now() > deadline)
-          throw new Error(`filter not complete\n${logs.join("\n")}\n${cluster.logs()}`);
+          throw new Error(`pack not complete\n${logs.join("\n")}\n${cluster.logs()}`);
         await new Promise((r) => setTimeout(r, 1000));
       }
       expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
@@ -79,6 +80,14 @@ describe.runIf(present("SLURM", unavailable))(
         .map((l) => JSON.parse(readFileSync(join(launches, l, "jobs.json"), "utf8")) as SlurmJobs);
       const chained = rounds.filter((jobs) => jobs.some((j) => j.stage === "filter (batch)"));
       expect(chained.length).toBe(2);
+      // the pack jobs of the rounds that wrote files were cancelled; the last launch's ran after its filter
+      for (const jobs of rounds.slice(0, -1)) {
+        expect(job(jobs.find((j) => j.stage === "pack")!.jobId).state).toBe("CANCELLED");
+      }
+      const last = rounds.at(-1)!;
+      const packed = job(last.find((j) => j.stage === "pack")!.jobId);
+      expect(packed.state).toBe("COMPLETED");
+      expect(packed.start).toBeGreaterThanOrEqual(job(last.find((j) => j.stage === "filter")!.jobId).end);
       for (const jobs of chained) {
         const batches = jobs.filter((j) => j.stage === "filter (batch)");
         const stage = jobs.find((j) => j.stage === "filter")!;
