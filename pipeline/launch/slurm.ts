@@ -119,15 +119,15 @@ export interface SlurmLaunchOptions {
 
 /** Writes every script first, then submits them in order; returns the jobs with their ids. */
 export async function launchSlurm(steps: LaunchStep[], options: SlurmLaunchOptions): Promise<SlurmJob[]> {
-  const sbatch = requireTool("sbatch", "launch --executor slurm");
-  const logDir = join(options.dir, "logs");
-  mkdirSync(logDir, { recursive: true });
   if (options.relaunch && steps.some((s) => s.kind === "record" && s.shards > 1)) {
     throw new UserError(
       "launch --executor slurm: a role with batch.provider files runs each stage as one job (its rounds " +
         "gather every record of the stage); launch with --shards 1",
     );
   }
+  const sbatch = requireTool("sbatch", "launch --executor slurm");
+  const logDir = join(options.dir, "logs");
+  mkdirSync(logDir, { recursive: true });
   const jobs: SlurmJob[] = [];
   /** per step: its stage's job, and the jobs of the batch files it waits for */
   const planned: { job: SlurmJob; batches: SlurmJob[] }[] = [];

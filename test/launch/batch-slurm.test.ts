@@ -6,6 +6,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UserError } from "../../pipeline/errors.js";
+import { launchSlurm } from "../../pipeline/launch/slurm.js";
 import { StageStore } from "../../pipeline/store/stage-store.js";
 import { cli, outcomeOf, useReferenceRun } from "../e2e/kit.js";
 import { present } from "../support/required.js";
@@ -13,6 +15,22 @@ import { type SlurmCluster, slurmUnavailable, startSlurm } from "../support/slur
 import { tempDir } from "../support/temp-dir.js";
 
 const unavailable = slurmUnavailable();
+
+describe("launch --executor slurm with batch files, sharded", () => {
+  it("is refused before anything is written: a round gathers the whole stage", async () => {
+    const dir = tempDir("cf-batch-slurm-shards-");
+    const launched = launchSlurm([{ stage: "filter", kind: "record", shards: 3, after: [] }], {
+      invocation: { program: ["pipeline"], cwd: dir, options: [] },
+      config: {} as never,
+      dir: join(dir, "launch"),
+      out: process.stderr,
+      relaunch: ["launch", "filter", "--batch-round"],
+    });
+    await expect(launched).rejects.toThrow(UserError);
+    await expect(launched).rejects.toThrow("--shards 1");
+    expect(existsSync(join(dir, "launch"))).toBe(false);
+  });
+});
 
 describe.runIf(present("SLURM", unavailable))(
   `launch --executor slurm with batch files${unavailable ? ` (skipped: ${unavailable})` : ""}`,
