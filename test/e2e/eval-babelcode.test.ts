@@ -23,7 +23,7 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
   beforeAll(async () => {
     dir = tempDir("eval-e2e-");
     const generation = await generateTestDir(QUESTIONS, dir);
-    // Every language the sandbox runs gets a program or a reason; bash and SQL have none to give.
+    // Every language the sandbox runs gets a program or a reason; bash, SQL, Racket and Verilog have none to give.
     const reasons = new Map(generation.failures.map((f) => [`${f.language}/${f.qid}`, f.reason]));
     expect(reasons.get("r/group_by_length")).toBe(
       "R list names are strings; a map with integer keys cannot be written",
@@ -40,7 +40,10 @@ describe("evaluation through the sandbox (BabelCode questions, fifteen languages
     for (const qid of containers) expect(reasons.get(`c/${qid}`)).toMatch(/^C has no list, set or map type/);
     for (const qid of questions) expect(reasons.get(`shell/${qid}`)).toMatch(/^a bash function can neither/);
     for (const qid of questions) expect(reasons.get(`sql/${qid}`)).toMatch(/^SQL has no functions/);
-    expect(reasons.size).toBe(1 + containers.length + 2 * questions.length);
+    for (const language of ["racket", "verilog"])
+      for (const qid of questions)
+        expect(reasons.get(`${language}/${qid}`)).toMatch(/^no harness generator for/);
+    expect(reasons.size).toBe(1 + containers.length + 4 * questions.length);
     runner = createCodeRunner(sandboxConfigSchema.parse({ workers: 2 }));
     const lines = [
       ...ALL_PREDICTIONS,
