@@ -40,6 +40,7 @@ interface ModelArgs {
   set?: string[];
   force: boolean;
   cache: boolean;
+  wait: boolean;
 }
 
 function positiveInteger(name: string, value: number | undefined): void {
@@ -150,6 +151,12 @@ export const modelCommand: CommandModule<object, ModelArgs> = {
         type: "boolean",
         default: true,
         describe: "answer from the response cache (--no-cache asks again)",
+      })
+      .option("wait", {
+        type: "boolean",
+        default: true,
+        describe:
+          "--no-wait: LLM roles in batch mode submit their round and the run stops (exit 3); run again to collect",
       }),
   handler: async (args) => {
     const { config: root } = loadConfig({
@@ -159,7 +166,10 @@ export const modelCommand: CommandModule<object, ModelArgs> = {
     });
     const { em, llm, role } = settings(args, root);
     const log = createLogger("eval model");
-    const services = createServices({ ...root, llm }, { dataDir: root.data_dir, noCache: !args.cache, log });
+    const services = createServices(
+      { ...root, llm },
+      { dataDir: root.data_dir, noCache: !args.cache, log, ...(args.wait ? {} : { noWait: true }) },
+    );
     const controller = new AbortController();
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
@@ -185,6 +195,7 @@ export const modelCommand: CommandModule<object, ModelArgs> = {
         promptsSha256: createHash("sha256").update(JSON.stringify(promptTexts())).digest("hex"),
         signal: controller.signal,
         log,
+        batches: services.llmBatches?.(),
       });
       const m = report.metrics;
       process.stdout.write(

@@ -5,8 +5,8 @@
 // disk stops the whole run instead, as in every stage.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import pLimit from "p-limit";
 import { diskFull, UserError } from "../../errors.js";
+import type { LlmBatches } from "../../llm/batch/rounds.js";
 import type { LlmClient } from "../../llm/types.js";
 import type { Logger } from "../../log.js";
 import type { CodeRunner } from "../../sandbox/types.js";
@@ -30,6 +30,8 @@ export interface ModelEvalOptions {
   promptsSha256: string;
   signal?: AbortSignal | undefined;
   log: Logger;
+  /** LLM roles in batch mode: their rounds, with the ledger under `out/batch/` */
+  batches?: LlmBatches | undefined;
 }
 
 export interface ModelEvalReport {
@@ -70,46 +72,74 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
   if (resumed > 0) options.log.info(`${options.out}: ${resumed} tasks done earlier, ${pending.length} to go`);
 
   const failed: ModelEvalReport["failed"] = [];
-  const limit = pLimit(config.workers);
   let finished = 0;
   /** what stops the run (a dead server, `on_outage: stop`, a full disk): no task is failed for it */
   let stop: unknown;
-  await Promise.all(
-    pending.map((task) =>
-      limit(async () => {
-        if (options.signal?.aborted || stop !== undefined) return;
-        try {
-          const rounds = await evaluateTask(task, {
-            benchmark: loaded.benchmark,
-            rounds: config.rounds,
-            feedback: config.feedback,
-            fence: config.fence,
-            model: options.model,
-            guide: options.guide,
-            runner: options.runner,
-            judge: {
-              runTimeoutS: config.run_timeout_s,
-              ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
-            },
-            signal: options.signal,
-          });
-          await results.append(rounds);
-        } catch (error) {
-          if (options.signal?.aborted) return;
-          const full = diskFull(error, { name: "eval model", dir: options.out });
-          if (error instanceof UserError || full) {
-            stop ??= full ?? error;
-            return;
-          }
-          const message = (error as Error).message;
-          failed.push({ task_id: task.id, error: message });
-          options.log.warn(`task ${task.id} not evaluated (rerun to retry): ${message}`);
-        }
-        finished++;
-        if (finished % 25 === 0) options.log.info(`${finished}/${pending.length} tasks evaluated`);
-      }),
-    ),
-  );
+  const evaluate = async (task: BenchmarkTask): Promise<void> => {
+    try {
+      const rounds = await evaluateTask(task, {
+        benchmark: loaded.benchmark,
+        rounds: config.rounds,
+        feedback: config.feedback,
+        fence: config.fence,
+        model: options.model,
+        guide: options.guide,
+        runner: options.runner,
+        judge: {
+          runTimeoutS: config.run_timeout_s,
+          ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
+        },
+        signal: options.signal,
+      });
+      await results.append(rounds);
+    } catch (error) {
+      if (options.signal?.aborted) return;
+      const full = diskFull(error, { name: "eval model", dir: options.out });
+      // a `files` round written (exit 3) is a UserError too: the run stops, no task failed
+      if (error instanceof UserError || full) {
+        stop ??= full ?? error;
+        return;
+      }
+      const message = (error as Error).message;
+      failed.push({ task_id: task.id, error: message });
+      options.log.warn(`task ${task.id} not evaluated (rerun to retry): ${message}`);
+    }
+    finished++;
+    if (finished % 25 === 0) options.log.info(`${finished}/${pending.length} tasks evaluated`);
+  };
+
+  // As the runner admits records: `workers` tasks at once, and in batch mode every task, so that all
+  // those waiting on the same step (an answer, a guidance) go out as one round.
+  const batches = options.batches;
+  try {
+    await batches?.begin(options.out, "eval model");
+    const admit = () => (batches?.engaged ? Math.max(config.workers, batches.admit) : config.workers);
+    const inflight = new Set<Promise<void>>();
+    let wake: (() => void) | undefined;
+    let feeding = true;
+    batches?.watch({ busy: () => inflight.size, feeding: () => feeding, wake: () => wake?.() });
+    for (const task of pending) {
+      if (inflight.size >= admit()) {
+        feeding = false;
+        batches?.poke();
+        while (inflight.size >= admit() && stop === undefined)
+          await new Promise<void>((resolve) => (wake = resolve));
+        feeding = true;
+      }
+      if (options.signal?.aborted || stop !== undefined) break;
+      const running: Promise<void> = evaluate(task).finally(() => {
+        inflight.delete(running);
+        wake?.();
+        batches?.poke();
+      });
+      inflight.add(running);
+    }
+    feeding = false;
+    batches?.poke();
+    await Promise.all(inflight);
+  } finally {
+    batches?.end();
+  }
   if (stop !== undefined) throw stop;
 
   // Dataset order, whatever order the tasks finished in.

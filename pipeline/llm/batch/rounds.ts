@@ -193,7 +193,7 @@ export class BatchRounds implements LlmBatches {
     if (!this.ledger) {
       return Promise.reject(
         new UserError(
-          `llm role '${role}': llm.${role}.batch works for the stages of \`pnpm pipeline run\` only; remove it from the config to use the role here`,
+          `llm role '${role}': llm.${role}.batch works for the stages of \`pnpm pipeline run\` and for \`pnpm pipeline eval model\` only; remove it from the config to use the role here`,
         ),
       );
     }
