@@ -14,6 +14,7 @@ import { type SandboxServer, startSandboxServer } from "../../pipeline/sandbox/s
 import { taskOfPrompt, writeBenchmarkRepos } from "../eval/model/fixtures.js";
 import { closeSandbox, testSandbox } from "../eval/model/sandbox.js";
 import type { BatchApiOptions } from "../support/batch-api.js";
+import { runCli } from "../support/cli.js";
 import { startTestHub, type TestHub } from "../support/hub-server.js";
 import { type LlmServer, type ReceivedRequest, startLlmServer } from "../support/llm-server.js";
 import { tempDir } from "../support/temp-dir.js";
@@ -169,6 +170,26 @@ describe("eval model in batch mode", () => {
     expect(llm.batch!.batches.size).toBe(2);
     expect(twice()).toEqual([]);
     expect(metrics("no-wait").rounds.map((r: { pass_at_1: number }) => r.pass_at_1)).toEqual([0, 1]);
+  });
+
+  it("survives a kill -9 after the batch was created and before its id came back: the rerun finds it, nothing is asked twice", async () => {
+    let hang = true;
+    serve({ hang: (step) => hang && step === "created" });
+    const args = [
+      ...["eval", "model", "--model", "fixer", "--base-url", llm.url, "--benchmark", "mbpp"],
+      ...["--out", path.join(dir, "killed"), "--config", config, "--data-dir", path.join(dir, "data-killed")],
+      ...["--run-timeout", "2", "--set", `llm.weak.batch=${OPENAI}`],
+    ];
+    const killed = await runCli(args, { killWhen: () => llm.batch!.batches.size > 0 });
+    expect(killed.signal).toBe("SIGKILL");
+    expect(ledger("killed").map((e) => [e.round, e.batchId])).toEqual([[1, undefined]]);
+    hang = false;
+    const resumed = await runCli(args);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // round 1 was the batch the killed run created; round 2 a batch of its own
+    expect(llm.batch!.batches.size).toBe(2);
+    expect(twice()).toEqual([]);
+    expect(metrics("killed").rounds.map((r: { pass_at_1: number }) => r.pass_at_1)).toEqual([0, 1]);
   });
 
   it("provider files: stops with exit 3 and the command at each round, and completes once the files are answered", async () => {
