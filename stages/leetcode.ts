@@ -11,7 +11,7 @@ import type { Dialogue } from "../pipeline/dialogue.js";
 import { UserError } from "../pipeline/errors.js";
 import { learnServerWorkers, programsAtOnce, SandboxOutageError } from "../pipeline/execution/index.js";
 import { roleConfig } from "../pipeline/llm/config.js";
-import { LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
+import { batchFailedReject, LlmAbortedError, LlmRequestError } from "../pipeline/llm/errors.js";
 import { loadPrompt } from "../pipeline/llm/prompts.js";
 import { roleFingerprint } from "../pipeline/llm/provider.js";
 import { seededRandom, shuffleInPlace } from "../pipeline/random.js";
@@ -90,7 +90,10 @@ function judgeLimits(config: LeetcodeConfig) {
   };
 }
 
-/** What became of one dialogue: written, rejected for its content, or failed for an operational reason. */
+/**
+ * What became of one dialogue: written, rejected (for its content, or a batch line the provider kept
+ * failing), or failed for an operational reason.
+ */
 type Written =
   | { dialogue: Dialogue & PipelineRecord }
   | { reject: Reject }
@@ -103,8 +106,11 @@ async function attempt(id: string, write: () => Promise<Written>): Promise<Writt
   } catch (error) {
     if (error instanceof EmptyTextError)
       return { reject: { id, reason: "empty-text", detail: error.message } };
-    if (error instanceof LlmRequestError || error instanceof SandboxOutageError)
-      return { failed: `${id}: ${error.message}` };
+    if (error instanceof LlmRequestError) {
+      const reject = batchFailedReject(error, id);
+      return reject ? { reject } : { failed: `${id}: ${error.message}` };
+    }
+    if (error instanceof SandboxOutageError) return { failed: `${id}: ${error.message}` };
     throw error;
   }
 }

@@ -3,7 +3,7 @@
 // failing, is rejected) and a key the server refuses (`LlmAuthError`: a UserError, so the whole run
 // stops at once with advice). No message here ever contains a key: texts from the server go through `redact` first.
 import { UserError } from "../errors.js";
-import type { PipelineRecord, RecordOutcome } from "../record.js";
+import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
 
 /** Why one attempt failed; `retryable` decides whether the client tries again. */
 export type AttemptFailureKind =
@@ -82,12 +82,15 @@ export class LlmRequestError extends Error {
  * stage's batch ledger keeps that verdict and a rerun would only replay it.
  */
 export function unansweredOutcome(error: LlmRequestError, record: PipelineRecord): RecordOutcome {
-  if (error.last.kind === "batch-failed") {
-    return {
-      rejects: [{ id: record.id, reason: error.reason, detail: error.message, record: { ...record } }],
-    };
-  }
+  const reject = batchFailedReject(error, record.id);
+  if (reject) return { rejects: [{ ...reject, record: { ...record } }] };
   return { failed: { reason: error.reason, detail: error.message } };
+}
+
+/** The reject of a request a batch provider kept failing (see `unansweredOutcome`); none for any other. */
+export function batchFailedReject(error: LlmRequestError, id: string): Reject | undefined {
+  if (error.last.kind !== "batch-failed") return undefined;
+  return { id, reason: error.reason, detail: error.message };
 }
 
 /** The run was interrupted while this request waited (queue, backoff, budget); nothing was lost. */

@@ -82,11 +82,6 @@ export class BatchLedger {
   path(name: string): string {
     return join(this.dir, name);
   }
-
-  /** Removes every batch file (the stage was reset or recomputed). */
-  clear(): void {
-    rmSync(this.dir, { recursive: true, force: true });
-  }
 }
 
 /** Replaces `path` with `text`: a kill or a power loss leaves the old file or the new one. */
