@@ -2,17 +2,7 @@
 // `adapter: dialogues`) through download, validate and export, the stages that make dialogues switched
 // off, then its verdict: released, dropped by reason, by language. It is a run like any other (its own
 // data dir, resumable after a kill), and no stage it runs asks an LLM.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import type { CommandModule } from "yargs";
@@ -24,7 +14,7 @@ import { formatOfName } from "../readers/index.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
-import { syncDir } from "../store/manifest.js";
+import { writeDurably } from "../store/manifest.js";
 import type { DataOptions } from "./common.js";
 import { withDataOptions } from "./common.js";
 import { reportAfterRun } from "./report.js";
@@ -165,21 +155,7 @@ function writeAuditConfig(raw: Record<string, unknown>, from: string, dataDir: s
   if (before === text) return file;
   if (before !== undefined) log.info(`${file}: the audit's options changed; it now holds the new ones`);
   mkdirSync(dataDir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    const fd = openSync(tmp, "w");
-    try {
-      writeFileSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-  syncDir(dataDir);
+  writeDurably(file, text);
   return file;
 }
 

@@ -1,7 +1,7 @@
 // A stage's manifest: what produced its outputs (config hash, upstream output hashes), how far it got,
 // counts, LLM usage and timings. Written atomically (temp file + rename), so it is never torn.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { SandboxUsage, UsageTotals } from "../usage.js";
 import { StoreError } from "./parts.js";
 import type { PartSeal } from "./seal.js";
@@ -72,13 +72,16 @@ export function readManifest(stageDir: string): Manifest | undefined {
 }
 
 export function writeManifest(stageDir: string, manifest: Manifest): void {
-  const path = join(stageDir, MANIFEST_FILE);
+  writeDurably(join(stageDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Replaces `path` with `text`, durable before it becomes visible: a kill or a power loss leaves old or new. */
+export function writeDurably(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  // durable before it becomes visible, and the rename itself durable: a power loss leaves old or new
   try {
     const fd = openSync(tmp, "w");
     try {
-      writeFileSync(fd, `${JSON.stringify(manifest, null, 2)}\n`);
+      writeFileSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -89,7 +92,7 @@ export function writeManifest(stageDir: string, manifest: Manifest): void {
     rmSync(tmp, { force: true });
     throw error;
   }
-  syncDir(stageDir);
+  syncDir(dirname(path));
 }
 
 export function syncDir(dir: string): void {

@@ -3,20 +3,9 @@
 // file is uploaded, and again with each id the provider gives back, so a run killed at any instant
 // finds what it had sent (by these ids, or by the entry's id in the batch's metadata) and never
 // sends it again.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { syncDir } from "../../store/manifest.js";
+import { writeDurably } from "../../store/manifest.js";
 
 export type EntryState =
   /** written, not yet (known to be) uploaded or created */
@@ -82,23 +71,4 @@ export class BatchLedger {
   path(name: string): string {
     return join(this.dir, name);
   }
-}
-
-/** Replaces `path` with `text`: a kill or a power loss leaves the old file or the new one. */
-function writeDurably(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    const fd = openSync(tmp, "w");
-    try {
-      writeFileSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (error) {
-    rmSync(tmp, { force: true });
-    throw error;
-  }
-  syncDir(join(path, ".."));
 }
