@@ -1,9 +1,7 @@
 // What the framework may know of the stages: only what the stage list it is handed says of itself.
-// The CLI hands down stages/index.ts's list (tests their own); the runner gives it to every stage as
-// `ctx.registry`, and the report takes it as an option. A dialogue method is declared by the stage
-// that makes it (`methods`), so a new one is its stage, its config and its prompt, with no edit under
-// pipeline/ (test/registry/toy-method.test.ts adds one from test/). A stage may declare them from the
-// config (one per audited dataset): the registry of a run is then built with that config.
+// The runner gives it to every stage as `ctx.registry`. A dialogue method is declared by the stage
+// that makes it (`methods`, possibly from the config: one per audited dataset), so a new one is its
+// stage, its config and its prompt, with no edit under pipeline/ (test/registry/toy-method.test.ts).
 import type { RootConfig } from "./config/schema.js";
 import type { DialogueMethod } from "./dialogue.js";
 import { ConfigError } from "./errors.js";

@@ -1,9 +1,7 @@
-// How a dialogue that could not be finished is recorded. Operational failures (the LLM server or the
-// sandbox was down, the run was interrupted) are `{failed}`: the record is retried on the next run
-// (a line a batch provider kept failing is the exception: a reject, see `unansweredOutcome`),
-// and the cached answers and journaled runs make the retry cheap. Content failures (no code, feedback
-// that is not JSON even after a reminder, a "mistake" that runs) are rejects with a reason: retrying
-// would replay the same cached answers to the same end.
+// How a dialogue that could not be finished is recorded. Operational failures (a server down, an
+// interruption) are `{failed}`, retried cheaply on the next run from the cache and journal; a line a
+// batch provider kept failing is a reject (`unansweredOutcome`). Content failures (no code, feedback
+// that is not JSON after a reminder, a "mistake" that runs) are rejects: a retry would replay them.
 
 import { SandboxOutageError } from "../../pipeline/execution/errors.js";
 import { LlmAbortedError, LlmRequestError, unansweredOutcome } from "../../pipeline/llm/errors.js";
