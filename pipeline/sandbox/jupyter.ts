@@ -5,8 +5,9 @@ import { readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { type SandboxProblem, SandboxRequestError } from "./errors.js";
+import type { SandboxProblem } from "./errors.js";
 import { findLanguage } from "./languages.js";
+import { parseBody } from "./request.js";
 import type { CodeRunner, CommandRunResult, RunStatus } from "./types.js";
 
 /** More cells than this are refused: each one's result line must fit the run's kept stdout. */
@@ -59,17 +60,7 @@ export function jupyterErrorResponse(message: string, problem?: SandboxProblem):
 }
 
 export function parseRunJupyterRequest(value: unknown): RunJupyterRequest {
-  const parsed = runJupyterRequestSchema.safeParse(value);
-  if (!parsed.success) {
-    const fields = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`)
-      .join("; ");
-    throw new SandboxRequestError(
-      "invalid_request",
-      `invalid /run_jupyter request (${fields}); send JSON with at least {"cells": ["print(1)"]}`,
-    );
-  }
-  return parsed.data;
+  return parseBody(runJupyterRequestSchema, value, "/run_jupyter", '{"cells": ["print(1)"]}');
 }
 
 let driver: string | null = null;

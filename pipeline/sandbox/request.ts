@@ -18,19 +18,32 @@ export const runCodeRequestSchema = z.looseObject({
   fetch_files: z.array(z.string()).nullish(),
 });
 
+/** `value` as `schema` says, or a SandboxRequestError naming the bad fields and the least a request holds. */
+export function parseBody<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  endpoint: string,
+  least: string,
+): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues
+    .map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`)
+    .join("; ");
+  throw new SandboxRequestError(
+    "invalid_request",
+    `invalid ${endpoint} request (${fields}); send JSON with at least ${least}`,
+  );
+}
+
 /** Parses a request from an untyped source (HTTP body, CLI), with an error that names the bad fields. */
 export function parseRunCodeRequest(value: unknown): RunCodeRequest {
-  const parsed = runCodeRequestSchema.safeParse(value);
-  if (!parsed.success) {
-    const fields = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`)
-      .join("; ");
-    throw new SandboxRequestError(
-      "invalid_request",
-      `invalid /run_code request (${fields}); send JSON with at least {"code": "...", "language": "python"}`,
-    );
-  }
-  const { compile_timeout, run_timeout, memory_limit_MB, stdin, files, fetch_files, ...rest } = parsed.data;
+  const { compile_timeout, run_timeout, memory_limit_MB, stdin, files, fetch_files, ...rest } = parseBody(
+    runCodeRequestSchema,
+    value,
+    "/run_code",
+    '{"code": "...", "language": "python"}',
+  );
   const request: RunCodeRequest = { ...rest };
   if (compile_timeout != null) request.compile_timeout = compile_timeout;
   if (run_timeout != null) request.run_timeout = run_timeout;
