@@ -157,6 +157,6 @@ try {
   for (const perf of perfs) perf.kill("SIGINT");
   servers.stop();
   await sandboxServer.stop();
-  group?.remove();
+  await group?.remove();
   if (!given) rmSync(dir, { recursive: true, force: true });
 }

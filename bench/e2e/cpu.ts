@@ -118,12 +118,18 @@ export class CpuGroup {
     }
   }
 
-  /** Removes the group once its processes are gone (a process still in it keeps it: left, harmless). */
-  remove(): void {
-    try {
-      rmdirSync(this.dir);
-    } catch {
-      // still in use
+  /**
+   * Removes the group once its processes are gone: a spawner or sandbox of the group's process may
+   * take a moment to exit after it is closed. One still there after 5 s keeps the group (harmless).
+   */
+  async remove(): Promise<void> {
+    for (let waited = 0; waited < 5000; waited += 50) {
+      try {
+        rmdirSync(this.dir);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
   }
 }

@@ -155,7 +155,7 @@ async function main(): Promise<void> {
         started: (pid) => stageGroup?.add(pid),
       });
       const cpu = meter.shares(before, meter.probe(stageGroup), run.cpuS, stageGroup);
-      stageGroup?.remove();
+      await stageGroup?.remove();
       if (run.code !== 0)
         throw new Error(`${stage} exited with ${run.code}; the end of ${log}:\n${tail(log)}`);
       const manifest = readManifest(dataDir, stage);
@@ -224,7 +224,7 @@ async function main(): Promise<void> {
   } finally {
     servers.stop();
     await sandboxServer?.stop();
-    serverGroup?.remove();
+    await serverGroup?.remove();
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -91,7 +91,7 @@ try {
 } finally {
   // the spawner lives on until we exit: out with it too, or the group cannot be removed
   for (const pid of [process.pid, ...spawnersOf(process.pid)]) group.leave(pid);
-  group.remove();
+  await group.remove();
   await dir.remove();
   await removeHostArea(area);
 }

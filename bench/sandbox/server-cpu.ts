@@ -17,7 +17,7 @@ import {
   sandboxConfigSchema,
 } from "../../pipeline/sandbox/index.js";
 import { numberArg, textArg } from "../args.js";
-import { CpuGroup, processCpuS } from "../e2e/cpu.js";
+import { CpuGroup, processCpuS, spawnersOf } from "../e2e/cpu.js";
 import { startSandboxServer } from "../e2e/servers-process.js";
 import { keepSandboxBusy, sumProgram } from "./busy.js";
 import { sweepLevel } from "./sweep.js";
@@ -159,9 +159,10 @@ async function main(): Promise<void> {
     await client.close();
     await embedded.close();
     await server.stop();
-    self?.leave(process.pid);
-    self?.remove();
-    serverGroup?.remove();
+    // the embedded sandbox's spawner may outlive its close by a moment: out with it too
+    for (const pid of [process.pid, ...spawnersOf(process.pid)]) self?.leave(pid);
+    await self?.remove();
+    await serverGroup?.remove();
     rmSync(dir, { recursive: true, force: true });
   }
   const mean = (ps: Phase[], pick: (p: Phase) => number) => ps.reduce((s, p) => s + pick(p), 0) / ps.length;
