@@ -5,11 +5,10 @@
 import type { LimitFunction } from "p-limit";
 import type { UsageMeter } from "../usage.js";
 import { type CachedAnswer, type ResponseCache, toChatResult } from "./cache.js";
-import { costUsd, type Price, type Sampling } from "./config.js";
+import { costUsd, type Sampling } from "./config.js";
 import { LlmAbortedError } from "./errors.js";
-import { RequestEstimator } from "./estimator.js";
+import { type EstimatorOptions, RequestEstimator } from "./estimator.js";
 import { InFlightRequests } from "./in-flight.js";
-import type { HonouredConstraints } from "./structured.js";
 import type { ChatMessage, ChatOptions, ChatResult } from "./types.js";
 
 /** One request the cache could not answer, as its backend gets it. */
@@ -24,19 +23,8 @@ export interface UncachedCall {
   usage: UsageMeter;
 }
 
-export interface CachedCallsOptions {
-  role: string;
-  model: string;
-  sampling: Sampling;
-  cache: ResponseCache;
-  /** `--no-cache`: never answered from the cache (new answers still replace the stored ones) */
-  noCache: boolean;
-  price: Price | undefined;
-  /** which structured-output constraints the backend honours (they are in its cache keys) */
-  honours?: HonouredConstraints;
-  /** the role's batch discount, for `run --dry-run` */
-  batchDiscount?: number | undefined;
-}
+/** The estimator's options, with the cache itself (a backend has one from the start). */
+export type CachedCallsOptions = Omit<EstimatorOptions, "cache"> & { cache: ResponseCache };
 
 export class CachedCalls {
   /** sampling, cache keys and estimates, shared with `run --dry-run` */
@@ -47,16 +35,7 @@ export class CachedCalls {
 
   constructor(options: CachedCallsOptions) {
     this.options = options;
-    this.estimator = new RequestEstimator({
-      role: options.role,
-      model: options.model,
-      sampling: options.sampling,
-      price: options.price,
-      cache: () => options.cache,
-      noCache: options.noCache,
-      ...(options.honours ? { honours: options.honours } : {}),
-      batchDiscount: options.batchDiscount,
-    });
+    this.estimator = new RequestEstimator({ ...options, cache: () => options.cache });
   }
 
   /** The cached answer, the one an identical request in flight gets, or a new one from `send`. */
@@ -112,15 +91,22 @@ export class CachedCalls {
 }
 
 /**
- * A role's backend on the shared path: it says how one answer is produced (`answer`, which commits
- * it through `calls.commit`) and, once it can answer nothing more, why (`unusable`).
+ * What serves one role (an OpenAI-compatible endpoint, the embedded model, or a batch role) on the
+ * shared path: it says how one answer is produced (`answer`, which commits it through
+ * `calls.commit`) and, once it can answer nothing more, why (`unusable`).
  */
-export abstract class CachedRoleBackend<Refusal extends Error> {
-  abstract readonly role: string;
-  abstract readonly model: string;
-  protected abstract readonly calls: CachedCalls;
+export abstract class RoleBackend<Refusal extends Error = Error> {
+  readonly role: string;
+  readonly model: string;
+  protected readonly calls: CachedCalls;
   /** why nothing more can be answered (a refused key, a missing model): every later request fails so */
   protected unusable: Refusal | undefined;
+
+  constructor(options: CachedCallsOptions) {
+    this.role = options.role;
+    this.model = options.model;
+    this.calls = new CachedCalls(options);
+  }
 
   /** sampling, cache keys and estimates, shared with `run --dry-run` */
   get estimator(): RequestEstimator {
@@ -137,4 +123,6 @@ export abstract class CachedRoleBackend<Refusal extends Error> {
   }
 
   protected abstract answer(call: UncachedCall): Promise<CachedAnswer>;
+
+  abstract close(): void | Promise<void>;
 }

@@ -15,7 +15,7 @@ import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } fr
 import { backoffMs, MAX_SERVER_WAIT_MS } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
 import type { CachedAnswer, ResponseCache } from "./cache.js";
-import { CachedCalls, CachedRoleBackend, type UncachedCall } from "./cached-call.js";
+import { RoleBackend, type UncachedCall } from "./cached-call.js";
 import type { Price, Sampling } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
@@ -28,39 +28,19 @@ import {
   LlmRequestError,
   LlmUnreachableError,
 } from "./errors.js";
-import { DEFAULT_COMPLETION_TOKENS, type RequestEstimator } from "./estimator.js";
+import { DEFAULT_COMPLETION_TOKENS } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
 import { responseFormat } from "./structured.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
-import type { ChatMessage, ChatOptions, ChatResult, JsonSchemaFormat, LlmClient } from "./types.js";
-
-/**
- * What serves one role: an OpenAI-compatible endpoint (`RoleEndpoint`) or the embedded model
- * (embedded/role.ts). Both answer through `CachedCalls` (cached-call.ts): the response cache first,
- * and usage metered the same way.
- */
-export interface RoleBackend {
-  readonly role: string;
-  readonly model: string;
-  /** sampling, cache keys and estimates, shared with `run --dry-run` */
-  readonly estimator: RequestEstimator;
-  chat(
-    messages: readonly ChatMessage[],
-    options: ChatOptions | undefined,
-    usage: UsageMeter,
-  ): Promise<ChatResult>;
-  close(): void | Promise<void>;
-}
+import type { ChatMessage, JsonSchemaFormat } from "./types.js";
 
 type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError | LlmOutageError;
 
 /** What is shared by all clients of one role: the connection, the limits, the cache. */
-export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBackend {
-  readonly role: string;
+export class RoleEndpoint extends RoleBackend<Refusal> {
   readonly endpoint: Endpoint;
   readonly price: Price | undefined;
   readonly log: Logger;
-  protected readonly calls: CachedCalls;
   /** the role's servers, one SDK client each */
   private readonly pool: EndpointPool<OpenAI>;
   private readonly http: ReturnType<typeof createHttpFetch>;
@@ -80,26 +60,17 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
   private waitingSaid = false;
   /** rejects when nothing at the role's addresses answers HTTP within probe_s, while none ever answered */
   private silence: Promise<never> | undefined;
-  // `unusable` (from CachedRoleBackend) is set by a 401/403/404, or when no server ever answered or an
+  // `unusable` (from RoleBackend) is set by a 401/403/404, or when no server ever answered or an
   // outage stops the run (`on_outage: stop`): nothing more is sent.
 
   constructor(
     endpoint: Endpoint,
     deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; log: Logger },
   ) {
-    super();
+    super({ role: endpoint.role, model: endpoint.config.model, sampling: endpoint.config.sampling, ...deps });
     this.endpoint = endpoint;
-    this.role = endpoint.role;
     this.price = deps.price;
     this.log = deps.log;
-    this.calls = new CachedCalls({
-      role: endpoint.role,
-      model: endpoint.config.model,
-      sampling: endpoint.config.sampling,
-      cache: deps.cache,
-      noCache: deps.noCache,
-      price: deps.price,
-    });
     const rc = endpoint.config;
     const role = endpoint.role;
     // One agent for every replica: its socket limit is per host and port, so per replica.
@@ -119,10 +90,6 @@ export class RoleEndpoint extends CachedRoleBackend<Refusal> implements RoleBack
     if (rc.requests_per_minute) this.requestBudget = new MinuteBudget(rc.requests_per_minute, { role });
     if (rc.tokens_per_minute) this.tokenBudget = new MinuteBudget(rc.tokens_per_minute, { role });
     this.digest = new FailureDigest(role, deps.log);
-  }
-
-  get model(): string {
-    return this.endpoint.config.model;
   }
 
   protected async answer(call: UncachedCall): Promise<CachedAnswer> {
@@ -388,26 +355,5 @@ function leaseOutcome(error: unknown): LeaseOutcome {
       return "failed";
     default:
       return "answered";
-  }
-}
-
-/** The per-stage face of a RoleBackend: same limits and cache, the stage's own usage meter. */
-export class ChatClient implements LlmClient {
-  readonly role: string;
-  private readonly endpoint: RoleBackend;
-  private readonly usage: UsageMeter;
-
-  constructor(endpoint: RoleBackend, usage: UsageMeter) {
-    this.endpoint = endpoint;
-    this.role = endpoint.role;
-    this.usage = usage;
-  }
-
-  get model(): string {
-    return this.endpoint.model;
-  }
-
-  chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult> {
-    return this.endpoint.chat(messages, options, this.usage);
   }
 }

@@ -10,43 +10,37 @@ import type { ChatMessage, ChatOptions, ChatResult, LlmEstimator, RequestEstimat
 /** An answer length to assume when neither the caller nor `max_tokens` says. */
 export const DEFAULT_COMPLETION_TOKENS = 256;
 
+export interface EstimatorOptions {
+  role: string;
+  model: string;
+  sampling: Sampling;
+  price: Price | undefined;
+  /** the response cache; undefined while there is no cache file, so nothing is answered yet */
+  cache: () => ResponseCache | undefined;
+  /** `--no-cache`: every request would be sent again */
+  noCache: boolean;
+  /** which structured-output constraints the provider honours (in its cache keys); default: OpenAI's */
+  honours?: HonouredConstraints | undefined;
+  /** the role's batch discount, for `run --dry-run` */
+  batchDiscount?: number | undefined;
+}
+
 export class RequestEstimator implements LlmEstimator {
   readonly role: string;
   readonly model: string;
-  private readonly baseSampling: Sampling;
-  private readonly price: Price | undefined;
-  /** the response cache; undefined while there is no cache file, so nothing is answered yet */
-  private readonly cache: () => ResponseCache | undefined;
-  /** `--no-cache`: every request would be sent again */
-  private readonly noCache: boolean;
-  /** which structured-output constraints the role's provider honours (they are in its cache keys) */
-  private readonly honours: HonouredConstraints;
   readonly batchDiscount: number | undefined;
+  private readonly options: EstimatorOptions;
 
-  constructor(options: {
-    role: string;
-    model: string;
-    sampling: Sampling;
-    price: Price | undefined;
-    cache: () => ResponseCache | undefined;
-    noCache: boolean;
-    /** default: an OpenAI-compatible server's */
-    honours?: HonouredConstraints;
-    batchDiscount?: number | undefined;
-  }) {
-    this.batchDiscount = options.batchDiscount;
+  constructor(options: EstimatorOptions) {
+    this.options = options;
     this.role = options.role;
     this.model = options.model;
-    this.baseSampling = options.sampling;
-    this.price = options.price;
-    this.cache = options.cache;
-    this.noCache = options.noCache;
-    this.honours = options.honours ?? OPENAI_HONOURS;
+    this.batchDiscount = options.batchDiscount;
   }
 
   /** The role's sampling with a call's overrides: what is sent, and part of the cache key. */
   sampling(options: ChatOptions | undefined): Sampling {
-    const s: Sampling = { ...this.baseSampling };
+    const s: Sampling = { ...this.options.sampling };
     if (options?.temperature !== undefined) s.temperature = options.temperature;
     if (options?.top_p !== undefined) s.top_p = options.top_p;
     if (options?.max_tokens !== undefined) s.max_tokens = options.max_tokens;
@@ -55,7 +49,7 @@ export class RequestEstimator implements LlmEstimator {
   }
 
   get priced(): boolean {
-    return this.price !== undefined;
+    return this.options.price !== undefined;
   }
 
   key(messages: readonly ChatMessage[], options: ChatOptions | undefined): Buffer {
@@ -64,7 +58,12 @@ export class RequestEstimator implements LlmEstimator {
 
   /** The key of a request whose sampling is already worked out. */
   keyOf(messages: readonly ChatMessage[], sampling: Sampling, options: ChatOptions | undefined): Buffer {
-    return cacheKey(this.model, messages, sampling, constraintKey(options, this.honours));
+    return cacheKey(
+      this.model,
+      messages,
+      sampling,
+      constraintKey(options, this.options.honours ?? OPENAI_HONOURS),
+    );
   }
 
   estimate(messages: readonly ChatMessage[], options?: ChatOptions): RequestEstimate {
@@ -81,7 +80,7 @@ export class RequestEstimator implements LlmEstimator {
       cached: false,
       promptTokens,
       completionTokens,
-      costUsd: costUsd(this.price, promptTokens, completionTokens),
+      costUsd: costUsd(this.options.price, promptTokens, completionTokens),
     };
   }
 
@@ -91,6 +90,6 @@ export class RequestEstimator implements LlmEstimator {
   }
 
   private readable(): ResponseCache | undefined {
-    return this.noCache ? undefined : this.cache();
+    return this.options.noCache ? undefined : this.options.cache();
   }
 }

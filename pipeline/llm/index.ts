@@ -8,7 +8,8 @@ import type { UsageMeter } from "../usage.js";
 import { BatchRole } from "./batch/role.js";
 import { BatchRounds, type LlmBatches } from "./batch/rounds.js";
 import { type CacheShard, openResponseCache, type ResponseCache, shardCachePath } from "./cache.js";
-import { ChatClient, type RoleBackend, RoleEndpoint } from "./client.js";
+import type { RoleBackend } from "./cached-call.js";
+import { RoleEndpoint } from "./client.js";
 import { type LlmConfig, priceOf, ROLE_NAMES, roleConfig } from "./config.js";
 import { EmbeddedRole } from "./embedded/role.js";
 import { EmbeddedModels } from "./embedded/runtime.js";
@@ -123,7 +124,9 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
         }
         endpoints.set(role, endpoint);
       }
-      return new ChatClient(endpoint, usage);
+      // the role's limits and cache, shared by every stage; the usage is this stage's
+      const backend = endpoint;
+      return { role, model: backend.model, chat: (messages, o) => backend.chat(messages, o, usage) };
     },
     estimator(role) {
       const endpoint = endpoints.get(role);

@@ -3,16 +3,12 @@
 // provider's batch price.
 import type { UsageMeter } from "../../usage.js";
 import type { CachedAnswer, ResponseCache } from "../cache.js";
-import { CachedCalls, CachedRoleBackend, type UncachedCall } from "../cached-call.js";
-import type { RoleBackend } from "../client.js";
+import { RoleBackend, type UncachedCall } from "../cached-call.js";
 import { costUsd, type Price, type RoleConfig } from "../config.js";
 import type { ChatMessage, ChatOptions, ChatResult } from "../types.js";
 import type { BatchRounds } from "./rounds.js";
 
-export class BatchRole extends CachedRoleBackend<Error> implements RoleBackend {
-  readonly role: string;
-  readonly model: string;
-  protected readonly calls: CachedCalls;
+export class BatchRole extends RoleBackend {
   private readonly rounds: BatchRounds;
   private readonly price: Price | undefined;
   private readonly discount: number;
@@ -22,21 +18,11 @@ export class BatchRole extends CachedRoleBackend<Error> implements RoleBackend {
     config: RoleConfig,
     deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; rounds: BatchRounds },
   ) {
-    super();
-    this.role = role;
-    this.model = config.model;
+    const discount = config.batch?.discount ?? 1;
+    super({ role, model: config.model, sampling: config.sampling, ...deps, batchDiscount: discount });
     this.rounds = deps.rounds;
     this.price = deps.price;
-    this.discount = config.batch?.discount ?? 1;
-    this.calls = new CachedCalls({
-      role,
-      model: config.model,
-      sampling: config.sampling,
-      cache: deps.cache,
-      noCache: deps.noCache,
-      price: deps.price,
-      batchDiscount: this.discount,
-    });
+    this.discount = discount;
   }
 
   override async chat(

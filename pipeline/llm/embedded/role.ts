@@ -8,8 +8,7 @@ import { UserError } from "../../errors.js";
 import type { HubConfig } from "../../hub/config.js";
 import type { Logger } from "../../log.js";
 import type { CachedAnswer, ResponseCache } from "../cache.js";
-import { CachedCalls, CachedRoleBackend, type UncachedCall } from "../cached-call.js";
-import type { RoleBackend } from "../client.js";
+import { RoleBackend, type UncachedCall } from "../cached-call.js";
 import type { Price, RoleConfig } from "../config.js";
 import { LlmAbortedError, LlmAttemptError, LlmRequestError } from "../errors.js";
 import { EMBEDDED_HONOURS } from "../structured.js";
@@ -30,32 +29,18 @@ export interface EmbeddedRoleDeps {
   forced: boolean;
 }
 
-export class EmbeddedRole extends CachedRoleBackend<UserError> implements RoleBackend {
-  readonly role: string;
-  readonly model: string;
+export class EmbeddedRole extends RoleBackend<UserError> {
   private readonly config: RoleConfig;
   private readonly deps: EmbeddedRoleDeps;
   private readonly limit: LimitFunction;
-  protected readonly calls: CachedCalls;
   private engine: Promise<EmbeddedEngine> | undefined;
-  // `unusable` (from CachedRoleBackend) is set when the model is missing or cannot be loaded.
+  // `unusable` (from RoleBackend) is set when the model is missing or cannot be loaded.
 
   constructor(role: string, model: string, config: RoleConfig, deps: EmbeddedRoleDeps) {
-    super();
-    this.role = role;
-    this.model = model;
+    super({ role, model, sampling: config.sampling, ...deps, honours: EMBEDDED_HONOURS });
     this.config = config;
     this.deps = deps;
     this.limit = pLimit(config.embedded.sequences);
-    this.calls = new CachedCalls({
-      role,
-      model,
-      sampling: config.sampling,
-      cache: deps.cache,
-      noCache: deps.noCache,
-      price: deps.price,
-      honours: EMBEDDED_HONOURS,
-    });
   }
 
   protected answer(call: UncachedCall): Promise<CachedAnswer> {
