@@ -9,7 +9,7 @@ import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner, RunCodeRequest } from "../sandbox/types.js";
 import type { AutoEvalProblem, FusionAnswer } from "./fusion-data.js";
 import type { FusionRunOptions } from "./fusion-run.js";
-import { splitGoImports } from "./harness/go.js";
+import { goImportBlock, splitGoImports } from "./harness/go.js";
 import { rawResult } from "./raw-result.js";
 import type { PredictionResult } from "./types.js";
 
@@ -25,11 +25,8 @@ export function executionLanguageId(problem: AutoEvalProblem): string {
 function mergeGoProgram(program: string): string {
   const packageName = /^\s*package\s+(\w+)/m.exec(program)?.[1] ?? "main";
   const { imports, rest } = splitGoImports(program);
-  const unique = [...new Map(imports.map((s) => [`${s.alias ?? ""} ${s.path}`, s])).values()];
-  const importBlock = unique.length
-    ? `import (\n${unique.map((s) => `\t${s.alias ? `${s.alias} ` : ""}"${s.path}"`).join("\n")}\n)\n\n`
-    : "";
-  return `package ${packageName}\n\n${importBlock}${rest.trim()}\n`;
+  const block = goImportBlock(imports);
+  return `package ${packageName}\n\n${block ? `${block}\n\n` : ""}${rest.trim()}\n`;
 }
 
 // Languages where an answer's demo block (`if __name__ == "__main__":`) would run before the tests.

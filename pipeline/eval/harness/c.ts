@@ -3,18 +3,16 @@
 // carries its length, so a question using one is a generation failure, not a guess at a convention.
 // A test that crashes (SIGSEGV, SIGFPE, SIGABRT) is caught with sigsetjmp and reported by the
 // signal's name, the way other harnesses report an exception's.
-import type { SchemaType } from "../schema-type.js";
-import { formatSchemaType, tolerance } from "../schema-type.js";
-import type { Question } from "../types.js";
+import { formatSchemaType, type SchemaType } from "../schema-type.js";
 import { cFamilyScalars } from "./cpp.js";
 import {
   CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
+  defineHarness,
   type Harness,
-  renderCases,
   UnsupportedTypeError,
 } from "./harness.js";
-import { type LiteralDialect, quote, renderLiteral } from "./literals.js";
+import { literals, quote } from "./literals.js";
 
 const noContainers = (type: SchemaType): never => {
   throw new UnsupportedTypeError(
@@ -22,14 +20,12 @@ const noContainers = (type: SchemaType): never => {
   );
 };
 
-const C_LITERALS: LiteralDialect = {
+export const cLiteral = literals({
   ...cFamilyScalars("C"),
   list: (_items, type) => noContainers(type),
   set: (_items, type) => noContainers(type),
   map: (_entries, type) => noContainers(type),
-};
-
-export const cLiteral = (value: unknown, type: SchemaType): string => renderLiteral(value, type, C_LITERALS);
+});
 
 /** C's declaration of a local holding a value of the type; strings are mutable copies. */
 function cLocal(type: SchemaType, name: string): string {
@@ -118,40 +114,43 @@ static void bc_report(const char* prefix, const char* result) {
 }
 `;
 
-export const cHarness: Harness = {
+const cLeavesHarness = defineHarness({
   language: "c",
-  sandboxId: "c",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const container = [...question.params.map((p) => p.type), question.returnType].find(
-      (type) => type.kind === "list" || type.kind === "set" || type.kind === "map",
-    );
-    if (container) noContainers(container);
-    const tol = tolerance(question.returnType);
+  literal: cLiteral,
+  check(tc, tol, question) {
     const want = cLocal(question.returnType, "bc_want");
     // A returned string is only read, so any char pointer the prediction returns binds.
     const got =
       question.returnType.kind === "string" ? "const char* bc_got" : cLocal(question.returnType, "bc_got");
-    const cases = renderCases(question, cLiteral).map((tc) => {
-      const locals = question.params.map((p, i) => `    ${cLocal(p.type, `bc_arg${i}`)} = ${tc.args[i]};`);
-      const args = question.params.map((_, i) => `bc_arg${i}`).join(", ");
-      const prefix = quote(tc.prefix, "c");
-      return [
-        "  {",
-        ...locals,
-        `    ${want} = ${tc.expected};`,
-        "    if (sigsetjmp(bc_jump, 1) == 0) {",
-        `      ${got} = ${CALLEE_PLACEHOLDER}(${args});`,
-        `      bc_report(${prefix}, ${cEquals(question.returnType, tol)} ? "PASSED" : "FAILED");`,
-        "    } else {",
-        `      bc_report(${prefix}, bc_signal_name(bc_signal));`,
-        "    }",
-        "  }",
-      ].join("\n");
-    });
-    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main(void) {\n  bc_catch_signals();\n${cases.join("\n")}\n  return 0;\n}\n`;
+    const locals = question.params.map((p, i) => `    ${cLocal(p.type, `bc_arg${i}`)} = ${tc.args[i]};`);
+    const args = question.params.map((_, i) => `bc_arg${i}`).join(", ");
+    const prefix = quote(tc.prefix, "c");
+    return [
+      "  {",
+      ...locals,
+      `    ${want} = ${tc.expected};`,
+      "    if (sigsetjmp(bc_jump, 1) == 0) {",
+      `      ${got} = ${CALLEE_PLACEHOLDER}(${args});`,
+      `      bc_report(${prefix}, ${cEquals(question.returnType, tol)} ? "PASSED" : "FAILED");`,
+      "    } else {",
+      `      bc_report(${prefix}, bc_signal_name(bc_signal));`,
+      "    }",
+      "  }",
+    ].join("\n");
   },
-  prepare: (code) => ({ prelude: "", body: code }),
-  callee: (fn) => fn,
+  program: (checks) =>
+    `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main(void) {\n  bc_catch_signals();\n${checks.join("\n")}\n  return 0;\n}\n`,
+});
+
+/** The first container among the question's types names what C cannot write, before any value does. */
+export const cHarness: Harness = {
+  ...cLeavesHarness,
+  generate(question) {
+    const container = [...question.params.map((p) => p.type), question.returnType].find(
+      (type) => type.kind === "list" || type.kind === "set" || type.kind === "map",
+    );
+    if (container) noContainers(container);
+    return cLeavesHarness.generate(question);
+  },
 };

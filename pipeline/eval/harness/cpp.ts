@@ -1,35 +1,22 @@
 // C++ harness with BabelCode's type mapping (int, long long, float, double, bool, char, string,
 // vector<T>, set<T>, map<K,V>). Arguments are named locals so `vector<int>& nums` parameters bind;
 // results compare through overloads that also accept the unordered containers predictions return.
-import type { SchemaType } from "../schema-type.js";
-import { tolerance } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, type Harness, renderCases } from "./harness.js";
+import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, defineHarness } from "./harness.js";
 import {
   floatText,
   type LiteralDialect,
+  literals,
   plainBoolean,
   quote,
-  renderLiteral,
-  renderType,
   requireCharWidth,
-  type TypeNames,
+  typeNamer,
 } from "./literals.js";
 
-const CPP_TYPES: TypeNames = {
-  boolean: "bool",
-  integer: "int",
-  long: "long long",
-  float: "float",
-  double: "double",
-  character: "char",
-  string: "string",
+export const cppType = typeNamer(["bool", "int", "long long", "float", "double", "char", "string"], {
   list: (e) => `vector<${e}>`,
   set: (e) => `set<${e}>`,
   map: (k, v) => `map<${k},${v}>`,
-};
-
-export const cppType = (type: SchemaType): string => renderType(type, CPP_TYPES);
+});
 
 /** How C and C++ write the scalar kinds (C++ wraps strings in `string(...)` on top). */
 export function cFamilyScalars(language: "C" | "C++"): Omit<LiteralDialect, "list" | "set" | "map"> {
@@ -48,16 +35,13 @@ export function cFamilyScalars(language: "C" | "C++"): Omit<LiteralDialect, "lis
   };
 }
 
-const CPP_LITERALS: LiteralDialect = {
+export const cppLiteral = literals({
   ...cFamilyScalars("C++"),
   string: (s) => `string(${quote(s, "c")})`,
   list: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
   set: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
   map: (entries, type) => `${cppType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,
-};
-
-export const cppLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, CPP_LITERALS);
+});
 
 const HEADER = `#include <bits/stdc++.h>
 #include <cxxabi.h>
@@ -136,23 +120,18 @@ template <class F, class E> void bc_check(const char* prefix, F thunk, const E& 
 }
 `;
 
-export const cppHarness: Harness = {
+export const cppHarness = defineHarness({
   language: "cpp",
-  sandboxId: "cpp",
-  requiresClass: false,
   naming: "camel",
-  generate(question: Question): string {
-    const tol = tolerance(question.returnType);
-    const cases = renderCases(question, cppLiteral).map((tc) =>
-      [
-        "  {",
-        ...tc.args.map((arg, i) => `    auto bc_arg${i} = ${arg};`),
-        `    bc_check(${quote(tc.prefix, "c")}, [&]() { return ${CALLEE_PLACEHOLDER}(${tc.args.map((_, i) => `bc_arg${i}`).join(", ")}); }, ${tc.expected}, ${tol});`,
-        "  }",
-      ].join("\n"),
-    );
-    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main() {\n${cases.join("\n")}\n  return 0;\n}\n`;
-  },
-  prepare: (code) => ({ prelude: "", body: code }),
+  literal: cppLiteral,
+  check: (tc, tol) =>
+    [
+      "  {",
+      ...tc.args.map((arg, i) => `    auto bc_arg${i} = ${arg};`),
+      `    bc_check(${quote(tc.prefix, "c")}, [&]() { return ${CALLEE_PLACEHOLDER}(${tc.args.map((_, i) => `bc_arg${i}`).join(", ")}); }, ${tc.expected}, ${tol});`,
+      "  }",
+    ].join("\n"),
+  program: (checks) =>
+    `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nint main() {\n${checks.join("\n")}\n  return 0;\n}\n`,
   callee: (fn, cls) => (cls ? `${cls}().${fn}` : fn),
-};
+});

@@ -1,43 +1,21 @@
 // C# harness with BabelCode's type mapping (int, long, float, bool, char, string, List<T>,
 // HashSet<T>, Dictionary<K, V>, and `decimal` for double, as BabelCode writes it); the entry point is a
 // method of a class (default `Solution`), called on a new instance.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import {
-  indentRest,
-  type LiteralDialect,
-  managedScalars,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
 
-const CSHARP_TYPES: TypeNames = {
-  boolean: "bool",
-  integer: "int",
-  long: "long",
-  float: "float",
-  double: "decimal",
-  character: "char",
-  string: "string",
+export const csharpType = typeNamer(["bool", "int", "long", "float", "decimal", "char", "string"], {
   list: (e) => `List<${e}>`,
   set: (e) => `HashSet<${e}>`,
   map: (k, v) => `Dictionary<${k}, ${v}>`,
-};
+});
 
-export const csharpType = (type: SchemaType): string => renderType(type, CSHARP_TYPES);
-
-const CSHARP_LITERALS: LiteralDialect = {
+export const csharpLiteral = literals({
   ...managedScalars("C#"),
   list: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   set: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   map: (entries, type) => `new ${csharpType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,
-};
-
-export const csharpLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, CSHARP_LITERALS);
+});
 
 const HEADER = `using System;
 using System.Collections;
@@ -98,18 +76,14 @@ const HELPERS = `
     }
 `;
 
-export const csharpHarness: Harness = {
+export const csharpHarness = defineHarness({
   language: "csharp",
-  sandboxId: "csharp",
   requiresClass: true,
   naming: "pascal",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      csharpLiteral,
-      (tc, tol) => `BcCheck(${quote(tc.prefix, "csharp")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
-    );
-    return [
+  literal: csharpLiteral,
+  check: (tc, tol) => `BcCheck(${quote(tc.prefix, "csharp")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
+  program: (checks) =>
+    [
       HEADER,
       CODE_PLACEHOLDER,
       "",
@@ -117,18 +91,16 @@ export const csharpHarness: Harness = {
       "namespace BabelEvaluation {",
       "  class QuestionEvaluator {",
       "    static void Main(string[] args) {",
-      `      ${indentRest(calls.join("\n"), 6)}`,
+      `      ${indentRest(checks.join("\n"), 6)}`,
       "    }",
       HELPERS,
       "  }",
       "}",
       "",
-    ].join("\n");
-  },
-  prepare: (code) => ({ prelude: "", body: code }),
+    ].join("\n"),
   callee(fn, cls, code) {
     // A prediction that wraps its class in a namespace is called through it.
     const namespace = /^\s*namespace\s+([\w.]+)\s*[{;]/m.exec(code)?.[1];
     return `new global::${namespace ? `${namespace}.` : ""}${cls ?? "Solution"}().${fn}`;
   },
-};
+});

@@ -1,43 +1,17 @@
 // Go harness with BabelCode's type mapping (int, int64, float64, bool, rune, string, []T,
 // map[T]bool for sets, map[K]V) and BabelCode's header imports (fmt, math, reflect, sort) plus
 // strings. A prediction's own `package main` and repeated imports are dropped: Go rejects both.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import {
-  CODE_PLACEHOLDER,
-  type Harness,
-  PRELUDE_PLACEHOLDER,
-  type PreparedCode,
-  renderChecks,
-} from "./harness.js";
-import {
-  floatText,
-  type LiteralDialect,
-  plainBoolean,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness, PRELUDE_PLACEHOLDER } from "./harness.js";
+import { floatText, literals, quote, typeNamer } from "./literals.js";
 
-const GO_TYPES: TypeNames = {
-  boolean: "bool",
-  integer: "int",
-  long: "int64",
-  float: "float64",
-  double: "float64",
-  character: "rune",
-  string: "string",
+export const goType = typeNamer(["bool", "int", "int64", "float64", "float64", "rune", "string"], {
   list: (e) => `[]${e}`,
   set: (e) => `map[${e}]bool`,
   map: (k, v) => `map[${k}]${v}`,
-};
-
-export const goType = (type: SchemaType): string => renderType(type, GO_TYPES);
+});
 
 /** Scalars carry their type (`int64(5)`) so they keep it when boxed as interface{} for comparison. */
-const GO_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
+export const goLiteral = literals({
   integer: (n) => `int(${n})`,
   long: (n) => `int64(${n})`,
   float: (x) => `float64(${floatText(x)})`,
@@ -47,10 +21,7 @@ const GO_LITERALS: LiteralDialect = {
   list: (items, type) => `${goType(type)}{${items.join(", ")}}`,
   set: (items, type) => `${goType(type)}{${items.map((item) => `${item}: true`).join(", ")}}`,
   map: (entries, type) => `${goType(type)}{${entries.map(([k, v]) => `${k}: ${v}`).join(", ")}}`,
-};
-
-export const goLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, GO_LITERALS);
+});
 
 const HEADER_IMPORTS = ["fmt", "math", "reflect", "sort", "strings"];
 
@@ -158,29 +129,25 @@ export function splitGoImports(code: string): { imports: ImportSpec[]; rest: str
   return { imports, rest: rest.join("\n") };
 }
 
-export const goHarness: Harness = {
+/** One `import (...)` of the specs, each once; empty when there are none. */
+export function goImportBlock(specs: readonly ImportSpec[]): string {
+  const unique = [...new Map(specs.map((s) => [`${s.alias ?? ""} ${s.path}`, s])).values()];
+  if (unique.length === 0) return "";
+  return `import (\n${unique.map((s) => `\t${s.alias ? `${s.alias} ` : ""}"${s.path}"`).join("\n")}\n)`;
+}
+
+export const goHarness = defineHarness({
   language: "go",
-  sandboxId: "go",
-  requiresClass: false,
   naming: "camel",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      goLiteral,
-      (tc, tol) =>
-        `bcCheck(${quote(tc.prefix, "go")}, func() interface{} { return ${tc.call} }, ${tc.expected}, ${tol})`,
-    );
-    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nfunc main() {\n\t${calls.join("\n\t")}\n}\n`;
-  },
-  prepare(code: string): PreparedCode {
+  literal: goLiteral,
+  check: (tc, tol) =>
+    `bcCheck(${quote(tc.prefix, "go")}, func() interface{} { return ${tc.call} }, ${tc.expected}, ${tol})`,
+  program: (checks) =>
+    `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\nfunc main() {\n\t${checks.join("\n\t")}\n}\n`,
+  prepare(code) {
     const { imports, rest } = splitGoImports(code);
     // The header's imports are already there; importing them again is a compile error.
     const extra = imports.filter((spec) => spec.alias !== undefined || !HEADER_IMPORTS.includes(spec.path));
-    const unique = [...new Map(extra.map((s) => [`${s.alias ?? ""} ${s.path}`, s])).values()];
-    const prelude = unique.length
-      ? `import (\n${unique.map((s) => `\t${s.alias ? `${s.alias} ` : ""}"${s.path}"`).join("\n")}\n)`
-      : "";
-    return { prelude, body: rest };
+    return { prelude: goImportBlock(extra), body: rest };
   },
-  callee: (fn) => fn,
-};
+});

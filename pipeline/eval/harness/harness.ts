@@ -46,47 +46,48 @@ export interface Harness {
 /** Renders a test value of a type as a literal of the target language. */
 export type LiteralRenderer = (value: unknown, type: SchemaType) => string;
 
-/** The `TEST-{idx}...` prefix every harness prints before a result. */
-export function testPrefix(idx: string): string {
-  return `TEST-${idx}...`;
-}
-
-/** One test case with its arguments (in parameter order) and expected value written as literals. */
-export interface RenderedCase {
-  idx: string;
+/** One test case as the driver checks it, its values written as literals. */
+export interface CheckedCase {
   /** `TEST-{idx}...`, unquoted */
   prefix: string;
+  /** the arguments, in parameter order */
   args: string[];
   expected: string;
-}
-
-/** Every test case of a question written with `render`; the loop each harness's driver is built from. */
-export function renderCases(question: Question, render: LiteralRenderer): RenderedCase[] {
-  return question.testCases.map((tc) => ({
-    idx: tc.idx,
-    prefix: testPrefix(tc.idx),
-    args: question.params.map((p) => render(tc.inputs[p.name], p.type)),
-    expected: render(tc.outputs, question.returnType),
-  }));
-}
-
-/** A test case as the driver checks it: its literals, and the call of the entry point on its arguments. */
-export interface CheckedCase extends RenderedCase {
   /** `CALLEE(arg, ...)`, the callee still a placeholder */
   call: string;
 }
 
+/** A harness as its language writes it; what is left out takes the defaults of `defineHarness`. */
+export interface HarnessSpec
+  extends Pick<Harness, "language" | "naming">,
+    Partial<Pick<Harness, "sandboxId" | "requiresClass" | "prepare" | "callee">> {
+  literal: LiteralRenderer;
+  /** The driver's statement for one test case; `tol` is what results of the return type compare with. */
+  check(tc: CheckedCase, tol: number, question: Question): string;
+  /** The whole program around the checks. */
+  program(checks: string[], question: Question): string;
+}
+
 /**
- * The driver's line for each test case, `line(tc, tol)`: the case with its call written, and the
- * tolerance results of the return type compare with.
+ * The harness of a spec: it runs under the sandbox id of the language's name, calls a plain
+ * function, and takes the prediction as it is, unless the spec says otherwise.
  */
-export function renderChecks(
-  question: Question,
-  render: LiteralRenderer,
-  line: (tc: CheckedCase, tol: number) => string,
-): string[] {
-  const tol = tolerance(question.returnType);
-  return renderCases(question, render).map((tc) =>
-    line({ ...tc, call: `${CALLEE_PLACEHOLDER}(${tc.args.join(", ")})` }, tol),
-  );
+export function defineHarness({ literal, check, program, ...spec }: HarnessSpec): Harness {
+  return {
+    sandboxId: spec.language,
+    requiresClass: false,
+    prepare: (code) => ({ prelude: "", body: code }),
+    callee: (fn) => fn,
+    ...spec,
+    generate(question) {
+      const tol = tolerance(question.returnType);
+      const checks = question.testCases.map((tc) => {
+        const args = question.params.map((p) => literal(tc.inputs[p.name], p.type));
+        const expected = literal(tc.outputs, question.returnType);
+        const call = `${CALLEE_PLACEHOLDER}(${args.join(", ")})`;
+        return check({ prefix: `TEST-${tc.idx}...`, args, expected, call }, tol, question);
+      });
+      return program(checks, question);
+    },
+  };
 }

@@ -3,39 +3,21 @@
 // `Solution`). Harness classes are not public, so a prediction's `public class Solution` keeps
 // naming the file, and the launcher finds `main` in QuestionEvaluator.
 import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import {
-  indentRest,
-  type LiteralDialect,
-  managedScalars,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
 
-const JAVA_TYPES: TypeNames = {
-  boolean: "Boolean",
-  integer: "Integer",
-  long: "Long",
-  float: "Float",
-  double: "Double",
-  character: "Character",
-  string: "String",
+export const javaType = typeNamer(["Boolean", "Integer", "Long", "Float", "Double", "Character", "String"], {
   list: (e) => `ArrayList<${e}>`,
   set: (e) => `HashSet<${e}>`,
   map: (k, v) => `Map<${k}, ${v}>`,
-};
-
-export const javaType = (type: SchemaType): string => renderType(type, JAVA_TYPES);
+});
 
 function javaCollection(concrete: string, element: SchemaType, items: string[]): string {
   if (items.length === 0) return `new ${concrete}<${javaType(element)}>()`;
   return `new ${concrete}<${javaType(element)}>(Arrays.asList(${items.join(", ")}))`;
 }
 
-const JAVA_LITERALS: LiteralDialect = {
+export const javaLiteral = literals({
   ...managedScalars("Java"),
   list: (items, type) => javaCollection("ArrayList", type.element, items),
   set: (items, type) => javaCollection("HashSet", type.element, items),
@@ -44,10 +26,7 @@ const JAVA_LITERALS: LiteralDialect = {
     if (entries.length === 0) return `new HashMap<${generics}>()`;
     return `QuestionEvaluator.<${generics}>bcMap(${entries.map(([k, v]) => `Map.entry(${k}, ${v})`).join(", ")})`;
   },
-};
-
-export const javaLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, JAVA_LITERALS);
+});
 
 const HEADER = `import java.util.*;
 import java.util.function.*;
@@ -112,29 +91,24 @@ interface BcThunk {
 }
 `;
 
-export const javaHarness: Harness = {
+export const javaHarness = defineHarness({
   language: "java",
-  sandboxId: "java",
   requiresClass: true,
   naming: "camel",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      javaLiteral,
-      (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () -> ${tc.call}, ${tc.expected}, ${tol});`,
-    );
-    return [
+  literal: javaLiteral,
+  check: (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () -> ${tc.call}, ${tc.expected}, ${tol});`,
+  program: (checks) =>
+    [
       HEADER,
       CODE_PLACEHOLDER,
       "",
       "// ---- evaluation harness ----",
       "class QuestionEvaluator {",
       "  public static void main(String[] args) {",
-      `    ${indentRest(calls.join("\n"), 4)}`,
+      `    ${indentRest(checks.join("\n"), 4)}`,
       "  }",
       HELPERS,
-    ].join("\n");
-  },
+    ].join("\n"),
   prepare: (code) => ({ prelude: "", body: code.replace(/^\s*package\s+[\w.]+\s*;[ \t]*\r?\n?/m, "") }),
   callee: (fn, cls) => `new ${cls ?? "Solution"}().${fn}`,
-};
+});

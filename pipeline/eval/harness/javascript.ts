@@ -1,57 +1,33 @@
 // JavaScript and TypeScript harnesses (BabelCode's literals: arrays, `new Set([...])`, object
 // literals for maps). TypeScript is transpiled without a type check, so one driver serves both.
 import type { LanguageName } from "../../code/languages.js";
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import {
-  type LiteralDialect,
-  PLAIN_NUMBERS,
-  plainBoolean,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
-
-const TYPESCRIPT_TYPES: TypeNames = {
-  boolean: "boolean",
-  integer: "number",
-  long: "number",
-  float: "number",
-  double: "number",
-  character: "string",
-  string: "string",
-  list: (e) => `Array<${e}>`,
-  set: (e) => `Set<${e}>`,
-  map: (k, v) => `Record<${k},${v}>`,
-};
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { type LiteralDialect, literals, quote, typeNamer } from "./literals.js";
 
 /** TypeScript's names for the grammar's types (number, Array<T>, Set<T>, Record<K,V>). */
-export const typescriptType = (type: SchemaType): string => renderType(type, TYPESCRIPT_TYPES);
+export const typescriptType = typeNamer(
+  ["boolean", "number", "number", "number", "number", "string", "string"],
+  {
+    list: (e) => `Array<${e}>`,
+    set: (e) => `Set<${e}>`,
+    map: (k, v) => `Record<${k},${v}>`,
+  },
+);
 
 // Object keys are strings whatever the key type, so an integer key is written quoted.
 const objectKey = (key: string): string => (key.startsWith('"') ? key : quote(key, "js"));
 
-const JAVASCRIPT_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  ...PLAIN_NUMBERS,
-  character: (c) => quote(c, "js"),
+const JAVASCRIPT_LITERALS: Pick<LiteralDialect, "string" | "set" | "map"> = {
   string: (s) => quote(s, "js"),
-  list: (items) => `[${items.join(", ")}]`,
   set: (items) => `new Set([${items.join(", ")}])`,
   map: (entries) => `{${entries.map(([k, v]) => `${objectKey(k)}: ${v}`).join(", ")}}`,
 };
 
-const TYPESCRIPT_LITERALS: LiteralDialect = {
+export const javascriptLiteral = literals(JAVASCRIPT_LITERALS);
+export const typescriptLiteral = literals({
   ...JAVASCRIPT_LITERALS,
   set: (items, type) => `new Set<${typescriptType(type.element)}>([${items.join(", ")}])`,
-};
-
-export const javascriptLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, JAVASCRIPT_LITERALS);
-export const typescriptLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, TYPESCRIPT_LITERALS);
+});
 
 // Maps may come back as objects or Map instances; keys compare as strings, as object keys do.
 const DRIVER = `
@@ -107,21 +83,15 @@ const TS_DRIVER = DRIVER.replace(/function (\w+)\(([^)]*)\)/g, (_m, name: string
   return `function ${name}(${typed}): any`;
 }).replace("catch (error)", "catch (error: any)");
 
-function makeHarness(language: LanguageName, sandboxId: string, typed: boolean): Harness {
-  return {
+function makeHarness(language: LanguageName, sandboxId: string, typed: boolean) {
+  return defineHarness({
     language,
     sandboxId,
-    requiresClass: false,
     naming: "camel",
-    generate(question: Question): string {
-      const calls = renderChecks(
-        question,
-        typed ? typescriptLiteral : javascriptLiteral,
-        (tc, tol) => `__bcCheck(${quote(tc.prefix, "js")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
-      );
-      return `${CODE_PLACEHOLDER}\n${typed ? TS_DRIVER : DRIVER}\n${calls.join("\n")}\n`;
-    },
-    prepare(code: string) {
+    literal: typed ? typescriptLiteral : javascriptLiteral,
+    check: (tc, tol) => `__bcCheck(${quote(tc.prefix, "js")}, () => ${tc.call}, ${tc.expected}, ${tol});`,
+    program: (checks) => `${CODE_PLACEHOLDER}\n${typed ? TS_DRIVER : DRIVER}\n${checks.join("\n")}\n`,
+    prepare(code) {
       // main.js runs as CommonJS: ES module `export` keywords would be syntax errors there.
       const body = typed
         ? code
@@ -132,7 +102,7 @@ function makeHarness(language: LanguageName, sandboxId: string, typed: boolean):
       return { prelude: "", body };
     },
     callee: (fn, cls) => (cls ? `new ${cls}().${fn}` : fn),
-  };
+  });
 }
 
 export const javascriptHarness = makeHarness("javascript", "nodejs", false);

@@ -2,31 +2,49 @@
 // language fills in with its own spelling of each kind (a "dialect"), string and character escaping
 // in the style of each language family, and numbers that keep their floating-point-ness.
 import { type LeafKind, parseMapKey, type SchemaType } from "../schema-type.js";
-import { UnsupportedTypeError } from "./harness.js";
+import { type LiteralRenderer, UnsupportedTypeError } from "./harness.js";
 
 type ListType = Extract<SchemaType, { kind: "list" }>;
 type SetType = Extract<SchemaType, { kind: "set" }>;
 type MapType = Extract<SchemaType, { kind: "map" }>;
 
-/** A language's names for the grammar's types: one per leaf, and how containers wrap theirs. */
-export interface TypeNames extends Record<LeafKind, string> {
+/** How a language's container types wrap the names of theirs. */
+interface ContainerNames {
   list(element: string): string;
   set(element: string): string;
   map(key: string, value: string): string;
 }
 
-/** The type written in a language's names (`map<string;list<integer>>` -> `map<string,vector<int>>`). */
-export function renderType(type: SchemaType, names: TypeNames): string {
-  switch (type.kind) {
-    case "list":
-      return names.list(renderType(type.element, names));
-    case "set":
-      return names.set(renderType(type.element, names));
-    case "map":
-      return names.map(renderType(type.key, names), renderType(type.value, names));
-    default:
-      return names[type.kind];
-  }
+type LeafNames = [
+  boolean: string,
+  integer: string,
+  long: string,
+  float: string,
+  double: string,
+  character: string,
+  string: string,
+];
+const LEAF_ORDER = ["boolean", "integer", "long", "float", "double", "character", "string"] as const;
+
+/**
+ * A language's namer of the grammar's types (`map<string;list<integer>>` -> `map<string,vector<int>>`),
+ * from its names of the leaves and of the containers.
+ */
+export function typeNamer(leaves: LeafNames, containers: ContainerNames): (type: SchemaType) => string {
+  const leaf = Object.fromEntries(LEAF_ORDER.map((kind, i) => [kind, leaves[i]])) as Record<LeafKind, string>;
+  const name = (type: SchemaType): string => {
+    switch (type.kind) {
+      case "list":
+        return containers.list(name(type.element));
+      case "set":
+        return containers.set(name(type.element));
+      case "map":
+        return containers.map(name(type.key), name(type.value));
+      default:
+        return leaf[type.kind];
+    }
+  };
+  return name;
 }
 
 /** How a language writes each kind of value; containers get their items already written. */
@@ -44,7 +62,7 @@ export interface LiteralDialect {
 }
 
 /** A test value (checked against its type when the question was read) as a literal of the dialect. */
-export function renderLiteral(value: unknown, type: SchemaType, dialect: LiteralDialect): string {
+function renderLiteral(value: unknown, type: SchemaType, dialect: LiteralDialect): string {
   switch (type.kind) {
     case "boolean":
       return dialect.boolean(value as boolean);
@@ -80,13 +98,50 @@ export function renderLiteral(value: unknown, type: SchemaType, dialect: Literal
 /** `true`/`false`, as most languages spell them. */
 export const plainBoolean = (value: boolean): string => (value ? "true" : "false");
 
-/** Numbers written as they are, floating-point ones as such ("2.0"): how languages without suffixes read them. */
-export const PLAIN_NUMBERS: Pick<LiteralDialect, "integer" | "long" | "float" | "double"> = {
-  integer: String,
-  long: String,
-  float: floatText,
-  double: floatText,
-};
+/**
+ * The renderer of a dialect, whose left-out kinds are written the common way: `true`, numbers as
+ * they are (floating-point ones as such, "2.0"), a character as a string, a list as `[a, b]`.
+ */
+export function literals(
+  given: Partial<LiteralDialect> & Pick<LiteralDialect, "string" | "set" | "map">,
+): LiteralRenderer {
+  const dialect: LiteralDialect = {
+    boolean: plainBoolean,
+    integer: String,
+    long: String,
+    float: floatText,
+    double: floatText,
+    character: given.string,
+    list: (items) => `[${items.join(", ")}]`,
+    ...given,
+  };
+  return (value, type) => renderLiteral(value, type, dialect);
+}
+
+/**
+ * The schema type as a value of the language, for drivers that compare by walking it: `record`
+ * writes one level from its fields (`kind`, then `element`, or `key` and `value`), `text` the kind.
+ */
+export function typeRecord(
+  type: SchemaType,
+  record: (fields: Array<[name: string, value: string]>) => string,
+  text: (kind: string) => string,
+): string {
+  const kind: [string, string] = ["kind", text(type.kind)];
+  switch (type.kind) {
+    case "list":
+    case "set":
+      return record([kind, ["element", typeRecord(type.element, record, text)]]);
+    case "map":
+      return record([
+        kind,
+        ["key", typeRecord(type.key, record, text)],
+        ["value", typeRecord(type.value, record, text)],
+      ]);
+    default:
+      return record([kind]);
+  }
+}
 
 /** The suffixes and escaping of the managed C-like languages; their char is one UTF-16 unit. */
 const MANAGED = {
@@ -113,7 +168,7 @@ export function managedScalars(language: keyof typeof MANAGED): Omit<LiteralDial
 }
 
 /** How a language writes a character that cannot appear raw between quotes. */
-export type EscapeStyle = "c" | "java" | "go" | "rust" | "csharp" | "js";
+type EscapeStyle = "c" | "java" | "go" | "rust" | "csharp" | "js";
 
 const SIMPLE: Record<string, string> = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -174,7 +229,7 @@ export function requireCharWidth(value: string, bits: 8 | 16, language: string):
 }
 
 /** A map value's entries with keys read back in the key type (numbers for integer keys). */
-export function mapEntries(value: unknown, type: MapType): Array<[unknown, unknown]> {
+function mapEntries(value: unknown, type: MapType): Array<[unknown, unknown]> {
   return Object.entries(value as Record<string, unknown>).map(([key, item]) => [
     parseMapKey(key, type.key.kind),
     item,

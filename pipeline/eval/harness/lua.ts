@@ -1,10 +1,8 @@
 // Lua harness with BabelCode's literals: tables for lists (`{1, 2}`), maps (`{["k"]=v}`) and sets
 // (`{["k"]=true}`). A table alone cannot say which of the three it is, so the comparison walks the
 // schema type, written out as a table too.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { literals, typeRecord } from "./literals.js";
 
 /** Lua's decimal escapes take up to three digits, so they are always written with three. */
 export function luaString(text: string): string {
@@ -18,31 +16,12 @@ export function luaString(text: string): string {
   return `${out}"`;
 }
 
-const LUA_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  ...PLAIN_NUMBERS,
-  character: luaString,
+export const luaLiteral = literals({
   string: luaString,
   list: (items) => `{${items.join(", ")}}`,
   set: (items) => `{${items.map((item) => `[${item}]=true`).join(", ")}}`,
   map: (entries) => `{${entries.map(([k, v]) => `[${k}]=${v}`).join(", ")}}`,
-};
-
-export const luaLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, LUA_LITERALS);
-
-/** The schema type as a Lua table: {kind="list", element={kind="integer"}}. */
-function luaType(type: SchemaType): string {
-  switch (type.kind) {
-    case "list":
-    case "set":
-      return `{kind="${type.kind}", element=${luaType(type.element)}}`;
-    case "map":
-      return `{kind="map", key=${luaType(type.key)}, value=${luaType(type.value)}}`;
-    default:
-      return `{kind="${type.kind}"}`;
-  }
-}
+});
 
 const DRIVER = `
 -- ---- evaluation harness ----
@@ -91,21 +70,20 @@ local function __bc_check(prefix, thunk, expected, t, tol)
 end
 `;
 
-export const luaHarness: Harness = {
+export const luaHarness = defineHarness({
   language: "lua",
-  sandboxId: "lua",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      luaLiteral,
-      (tc, tol) =>
-        `__bc_check(${luaString(tc.prefix)}, function() return ${tc.call} end, ${tc.expected}, __bc_type, ${tol})`,
+  literal: luaLiteral,
+  check: (tc, tol) =>
+    `__bc_check(${luaString(tc.prefix)}, function() return ${tc.call} end, ${tc.expected}, __bc_type, ${tol})`,
+  program(checks, question) {
+    const type = typeRecord(
+      question.returnType,
+      (fields) => `{${fields.map(([k, v]) => `${k}=${v}`).join(", ")}}`,
+      (kind) => `"${kind}"`,
     );
     // Unbuffered, so the tests already reported survive a run killed for time.
-    return `io.stdout:setvbuf("no")\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nlocal __bc_type = ${luaType(question.returnType)}\n${calls.join("\n")}\n`;
+    return `io.stdout:setvbuf("no")\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nlocal __bc_type = ${type}\n${checks.join("\n")}\n`;
   },
-  prepare: (code) => ({ prelude: "", body: code }),
   callee: (fn, cls) => (cls ? `${cls}.${fn}` : fn),
-};
+});

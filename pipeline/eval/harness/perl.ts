@@ -2,36 +2,18 @@
 // scalars, booleans are 1 and 0, lists are array refs, maps are hash refs, and a set is a hash ref
 // whose keys are the elements (an array ref of distinct elements is accepted back too). A scalar
 // cannot say what it holds, so the comparison walks the schema type, written out as a hash ref.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import { type LiteralDialect, PLAIN_NUMBERS, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { literals, singleQuoted, typeRecord } from "./literals.js";
 
-const PERL_LITERALS: LiteralDialect = {
+const perlHash = (entries: Array<[string, string]>): string =>
+  `{${entries.map(([k, v]) => `${k} => ${v}`).join(", ")}}`;
+
+export const perlLiteral = literals({
   boolean: (b) => (b ? "1" : "0"),
-  ...PLAIN_NUMBERS,
-  character: singleQuoted,
   string: singleQuoted,
-  list: (items) => `[${items.join(", ")}]`,
-  set: (items) => `{${items.map((item) => `${item} => 1`).join(", ")}}`,
-  map: (entries) => `{${entries.map(([k, v]) => `${k} => ${v}`).join(", ")}}`,
-};
-
-export const perlLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, PERL_LITERALS);
-
-/** The schema type as a Perl hash ref: {kind => 'list', element => {kind => 'integer'}}. */
-function perlType(type: SchemaType): string {
-  switch (type.kind) {
-    case "list":
-    case "set":
-      return `{kind => '${type.kind}', element => ${perlType(type.element)}}`;
-    case "map":
-      return `{kind => 'map', key => ${perlType(type.key)}, value => ${perlType(type.value)}}`;
-    default:
-      return `{kind => '${type.kind}'}`;
-  }
-}
+  set: (items) => perlHash(items.map((item) => [item, "1"])),
+  map: perlHash,
+});
 
 // $a and $b belong to sort, so the driver says $got and $want.
 const DRIVER = `
@@ -89,21 +71,15 @@ sub __bc_check {
 }
 `;
 
-export const perlHarness: Harness = {
+export const perlHarness = defineHarness({
   language: "perl",
-  sandboxId: "perl",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      perlLiteral,
-      (tc, tol) =>
-        `__bc_check(${singleQuoted(tc.prefix)}, sub { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
-    );
-    // utf8: string literals are characters, as the question's are; $|: reported tests survive a kill.
-    return `use utf8;\n$| = 1;\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nmy $__bc_type = ${perlType(question.returnType)};\n${calls.join("\n")}\n`;
-  },
+  literal: perlLiteral,
+  check: (tc, tol) =>
+    `__bc_check(${singleQuoted(tc.prefix)}, sub { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
+  // utf8: string literals are characters, as the question's are; $|: reported tests survive a kill.
+  program: (checks, question) =>
+    `use utf8;\n$| = 1;\n\n${CODE_PLACEHOLDER}\n${DRIVER}\nmy $__bc_type = ${typeRecord(question.returnType, perlHash, (kind) => `'${kind}'`)};\n${checks.join("\n")}\n`,
   prepare: (code) => ({ prelude: "", body: code.replace(/^__(?:END|DATA)__\s*$[\s\S]*/m, "") }),
   callee: (fn, cls) => (cls ? `${cls}->new->${fn}` : fn),
-};
+});

@@ -1,22 +1,14 @@
 // PHP harness with BabelCode's literals: lists and maps are arrays, a set is `array(v => true)`.
 // PHP arrays cannot tell a list from a map, so the comparison walks the schema type, passed as JSON.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, type PreparedCode, renderChecks } from "./harness.js";
-import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { literals, singleQuoted } from "./literals.js";
 
-const PHP_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  ...PLAIN_NUMBERS,
-  character: singleQuoted,
+export const phpLiteral = literals({
   string: singleQuoted,
   list: (items) => `array(${items.join(", ")})`,
   set: (items) => `array(${items.map((item) => `${item} => true`).join(", ")})`,
   map: (entries) => `array(${entries.map(([k, v]) => `${k} => ${v}`).join(", ")})`,
-};
-
-export const phpLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, PHP_LITERALS);
+});
 
 const DRIVER = `
 // ---- evaluation harness ----
@@ -64,22 +56,17 @@ function __bc_check($prefix, $thunk, $expected, $type, $tol) {
 }
 `;
 
-export const phpHarness: Harness = {
+export const phpHarness = defineHarness({
   language: "php",
-  sandboxId: "php",
-  requiresClass: false,
   naming: "camel",
-  generate(question: Question): string {
+  literal: phpLiteral,
+  check: (tc, tol) =>
+    `__bc_check(${singleQuoted(tc.prefix)}, function () { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
+  program(checks, question) {
     const type = `json_decode(${singleQuoted(JSON.stringify(question.returnType))}, true)`;
-    const calls = renderChecks(
-      question,
-      phpLiteral,
-      (tc, tol) =>
-        `__bc_check(${singleQuoted(tc.prefix)}, function () { return ${tc.call}; }, ${tc.expected}, $__bc_type, ${tol});`,
-    );
-    return `<?php\n${CODE_PLACEHOLDER}\n${DRIVER}\n$__bc_type = ${type};\n${calls.join("\n")}\n`;
+    return `<?php\n${CODE_PLACEHOLDER}\n${DRIVER}\n$__bc_type = ${type};\n${checks.join("\n")}\n`;
   },
-  prepare(code: string): PreparedCode {
+  prepare(code) {
     // The program already opened PHP mode; strict_types must be a file's first statement, so it goes.
     const body = code
       .replace(/^\s*<\?(php)?/, "")
@@ -88,4 +75,4 @@ export const phpHarness: Harness = {
     return { prelude: "", body };
   },
   callee: (fn, cls) => (cls ? `(new ${cls}())->${fn}` : fn),
-};
+});

@@ -1,22 +1,14 @@
 // Python harness: the prediction, then one guarded call per test case. Values compare structurally:
 // lists also match tuples, floats within the return type's tolerance, bools only bools.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, PRELUDE_PLACEHOLDER, renderChecks } from "./harness.js";
-import { type LiteralDialect, PLAIN_NUMBERS, quote, renderLiteral } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness, PRELUDE_PLACEHOLDER } from "./harness.js";
+import { literals, quote } from "./literals.js";
 
-const PYTHON_LITERALS: LiteralDialect = {
+export const pythonLiteral = literals({
   boolean: (b) => (b ? "True" : "False"),
-  ...PLAIN_NUMBERS,
-  character: (c) => quote(c, "js"),
   string: (s) => quote(s, "js"),
-  list: (items) => `[${items.join(", ")}]`,
   set: (items) => (items.length === 0 ? "set()" : `{${items.join(", ")}}`),
   map: (entries) => `{${entries.map(([k, v]) => `${k}: ${v}`).join(", ")}}`,
-};
-
-export const pythonLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, PYTHON_LITERALS);
+});
 
 // The names a BabelCode Python prediction may use without importing them.
 const HEADER = `import collections
@@ -76,19 +68,13 @@ def __bc_check(prefix, thunk, expected, tol):
 
 `;
 
-export const pythonHarness: Harness = {
+export const pythonHarness = defineHarness({
   language: "python",
-  sandboxId: "python",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      pythonLiteral,
-      (tc, tol) => `__bc_check(${quote(tc.prefix, "js")}, lambda: ${tc.call}, ${tc.expected}, ${tol})`,
-    );
-    return `${PRELUDE_PLACEHOLDER}\n${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${calls.join("\n")}\n`;
-  },
+  literal: pythonLiteral,
+  check: (tc, tol) => `__bc_check(${quote(tc.prefix, "js")}, lambda: ${tc.call}, ${tc.expected}, ${tol})`,
+  program: (checks) =>
+    `${PRELUDE_PLACEHOLDER}\n${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}${checks.join("\n")}\n`,
   prepare(code) {
     // `from __future__` imports must open the file, before the harness's own imports.
     // The parenthesised form may span lines: `from __future__ import (annotations,\n    division)`.
@@ -96,4 +82,4 @@ export const pythonHarness: Harness = {
     return { prelude: (code.match(future) ?? []).join("\n"), body: code.replace(future, "") };
   },
   callee: (fn, cls) => (cls ? `${cls}().${fn}` : fn),
-};
+});

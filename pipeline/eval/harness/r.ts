@@ -1,20 +1,15 @@
 // R harness with BabelCode's literals: `list(...)` for lists and sets, named lists for maps, `5L`
 // for integers. R names are strings, so a map with integer keys cannot be written (BabelCode refuses
 // it too), and R integers are 32-bit, so a long outside that range is written as a double.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks, UnsupportedTypeError } from "./harness.js";
-import { floatText, type LiteralDialect, quote, renderLiteral } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness, UnsupportedTypeError } from "./harness.js";
+import { floatText, literals, quote, typeRecord } from "./literals.js";
 
 const INT32 = 2 ** 31;
 
-const R_LITERALS: LiteralDialect = {
+export const rLiteral = literals({
   boolean: (b) => (b ? "TRUE" : "FALSE"),
   integer: (n) => `${n}L`,
   long: (n) => (n >= -INT32 + 1 && n < INT32 ? `${n}L` : floatText(n)),
-  float: floatText,
-  double: floatText,
-  character: (c) => quote(c, "go"),
   string: (s) => quote(s, "go"),
   list: (items) => `list(${items.join(", ")})`,
   set: (items) => `list(${items.join(", ")})`,
@@ -24,22 +19,7 @@ const R_LITERALS: LiteralDialect = {
     }
     return `list(${entries.map(([k, v]) => `${k} = ${v}`).join(", ")})`;
   },
-};
-
-export const rLiteral = (value: unknown, type: SchemaType): string => renderLiteral(value, type, R_LITERALS);
-
-/** The schema type as an R list: list(kind = "list", element = list(kind = "integer")). */
-function rType(type: SchemaType): string {
-  switch (type.kind) {
-    case "list":
-    case "set":
-      return `list(kind = "${type.kind}", element = ${rType(type.element)})`;
-    case "map":
-      return `list(kind = "map", key = ${rType(type.key)}, value = ${rType(type.value)})`;
-    default:
-      return `list(kind = "${type.kind}")`;
-  }
-}
+});
 
 const DRIVER = `
 # ---- evaluation harness ----
@@ -85,20 +65,19 @@ const DRIVER = `
 }
 `;
 
-export const rHarness: Harness = {
+export const rHarness = defineHarness({
   language: "r",
   sandboxId: "R",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      rLiteral,
-      (tc, tol) =>
-        `.bc_check(${quote(tc.prefix, "go")}, function() ${tc.call}, ${tc.expected}, .bc_type, ${tol})`,
+  literal: rLiteral,
+  check: (tc, tol) =>
+    `.bc_check(${quote(tc.prefix, "go")}, function() ${tc.call}, ${tc.expected}, .bc_type, ${tol})`,
+  program(checks, question) {
+    const type = typeRecord(
+      question.returnType,
+      (fields) => `list(${fields.map(([k, v]) => `${k} = ${v}`).join(", ")})`,
+      (kind) => `"${kind}"`,
     );
-    return `${CODE_PLACEHOLDER}\n${DRIVER}\n.bc_type <- ${rType(question.returnType)}\n${calls.join("\n")}\n`;
+    return `${CODE_PLACEHOLDER}\n${DRIVER}\n.bc_type <- ${type}\n${checks.join("\n")}\n`;
   },
-  prepare: (code) => ({ prelude: "", body: code }),
-  callee: (fn) => fn,
-};
+});

@@ -1,22 +1,13 @@
 // Ruby harness (BabelCode has none; the mapping follows Ruby's own types): Integer, Float, true/false,
 // one-character String, String, Array, Set, Hash.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import { type LiteralDialect, PLAIN_NUMBERS, plainBoolean, renderLiteral, singleQuoted } from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { literals, singleQuoted } from "./literals.js";
 
-const RUBY_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  ...PLAIN_NUMBERS,
-  character: singleQuoted,
+export const rubyLiteral = literals({
   string: singleQuoted,
-  list: (items) => `[${items.join(", ")}]`,
   set: (items) => `Set[${items.join(", ")}]`,
   map: (entries) => `{${entries.map(([k, v]) => `${k} => ${v}`).join(", ")}}`,
-};
-
-export const rubyLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, RUBY_LITERALS);
+});
 
 const HEADER = `require 'set'
 $stdout.sync = true
@@ -51,19 +42,11 @@ def __bc_check(prefix, expected, tol)
 end
 `;
 
-export const rubyHarness: Harness = {
+export const rubyHarness = defineHarness({
   language: "ruby",
-  sandboxId: "ruby",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      rubyLiteral,
-      (tc, tol) => `__bc_check(${singleQuoted(tc.prefix)}, ${tc.expected}, ${tol}) { ${tc.call} }`,
-    );
-    return `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\n${calls.join("\n")}\n`;
-  },
-  prepare: (code) => ({ prelude: "", body: code }),
+  literal: rubyLiteral,
+  check: (tc, tol) => `__bc_check(${singleQuoted(tc.prefix)}, ${tc.expected}, ${tol}) { ${tc.call} }`,
+  program: (checks) => `${HEADER}\n${CODE_PLACEHOLDER}\n${DRIVER}\n${checks.join("\n")}\n`,
   callee: (fn, cls) => (cls ? `${cls}.new.${fn}` : fn),
-};
+});

@@ -1,54 +1,23 @@
 // Rust harness with BabelCode's type mapping (i32, i64, f32, f64, bool, char, String, Vec<T>,
 // HashSet<T>, HashMap<K, V>). Literals leave their element types to inference from the entry
 // point's signature; a panic is caught per test case and reported as `panic`.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import {
-  CODE_PLACEHOLDER,
-  type Harness,
-  PRELUDE_PLACEHOLDER,
-  type PreparedCode,
-  renderChecks,
-} from "./harness.js";
-import {
-  indentRest,
-  type LiteralDialect,
-  PLAIN_NUMBERS,
-  plainBoolean,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness, PRELUDE_PLACEHOLDER } from "./harness.js";
+import { indentRest, literals, quote, typeNamer } from "./literals.js";
 
-const RUST_TYPES: TypeNames = {
-  boolean: "bool",
-  integer: "i32",
-  long: "i64",
-  float: "f32",
-  double: "f64",
-  character: "char",
-  string: "String",
+export const rustType = typeNamer(["bool", "i32", "i64", "f32", "f64", "char", "String"], {
   list: (e) => `Vec<${e}>`,
   set: (e) => `HashSet<${e}>`,
   map: (k, v) => `HashMap<${k}, ${v}>`,
-};
+});
 
-export const rustType = (type: SchemaType): string => renderType(type, RUST_TYPES);
-
-const RUST_LITERALS: LiteralDialect = {
-  boolean: plainBoolean,
-  ...PLAIN_NUMBERS,
+export const rustLiteral = literals({
   character: (c) => quote(c, "rust", "'"),
   string: (s) => `String::from(${quote(s, "rust")})`,
   list: (items) => `vec![${items.join(", ")}]`,
   set: (items) => `std::collections::HashSet::from([${items.join(", ")}])`,
   map: (entries) =>
     `std::collections::HashMap::from([${entries.map(([k, v]) => `(${k}, ${v})`).join(", ")}])`,
-};
-
-export const rustLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, RUST_LITERALS);
+});
 
 const DRIVER = `
 // ---- evaluation harness ----
@@ -94,30 +63,24 @@ function importsCollection(code: string, name: string): boolean {
   ).test(code);
 }
 
-export const rustHarness: Harness = {
+export const rustHarness = defineHarness({
   language: "rust",
-  sandboxId: "rust",
-  requiresClass: false,
   naming: "snake",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      rustLiteral,
-      (tc) => `bc_check(${quote(tc.prefix, "rust")}, || ${tc.call}, ${tc.expected});`,
-    );
-    return [
+  literal: rustLiteral,
+  check: (tc) => `bc_check(${quote(tc.prefix, "rust")}, || ${tc.call}, ${tc.expected});`,
+  program: (checks) =>
+    [
       PRELUDE_PLACEHOLDER,
       "#![allow(unused_imports, dead_code, unused_variables, unused_mut, non_snake_case)]",
       "",
       CODE_PLACEHOLDER,
       DRIVER,
       "fn main() {",
-      `    ${indentRest(calls.join("\n"), 4)}`,
+      `    ${indentRest(checks.join("\n"), 4)}`,
       "}",
       "",
-    ].join("\n");
-  },
-  prepare(code: string): PreparedCode {
+    ].join("\n"),
+  prepare(code) {
     // Inner attributes (`#![...]`) must open the crate, so they move to the top.
     const attributes = code.match(/^[ \t]*#!\[[^\]]*\][ \t]*$/gm) ?? [];
     let body = code.replace(/^[ \t]*#!\[[^\]]*\][ \t]*\r?\n?/gm, "");
@@ -129,4 +92,4 @@ export const rustHarness: Harness = {
     return { prelude: attributes.map((a) => a.trim()).join("\n"), body };
   },
   callee: (fn, cls) => (cls ? `${cls}::${fn}` : fn),
-};
+});

@@ -2,45 +2,23 @@
 // List[T], HashSet[T], HashMap[K, V]) and its header (mutable HashMap, immutable HashSet). Scala 2
 // allows no top-level `def`, so the prediction lives inside an object the driver imports from; the
 // driver object comes first in the file because the sandbox launches the first `extends App`.
-import type { SchemaType } from "../schema-type.js";
-import type { Question } from "../types.js";
-import { CODE_PLACEHOLDER, type Harness, renderChecks } from "./harness.js";
-import {
-  indentRest,
-  type LiteralDialect,
-  managedScalars,
-  quote,
-  renderLiteral,
-  renderType,
-  type TypeNames,
-} from "./literals.js";
+import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
+import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
 
-const SCALA_TYPES: TypeNames = {
-  boolean: "Boolean",
-  integer: "Int",
-  long: "Long",
-  float: "Float",
-  double: "Double",
-  character: "Char",
-  string: "String",
+export const scalaType = typeNamer(["Boolean", "Int", "Long", "Float", "Double", "Char", "String"], {
   list: (e) => `List[${e}]`,
   set: (e) => `HashSet[${e}]`,
   map: (k, v) => `HashMap[${k}, ${v}]`,
-};
-
-export const scalaType = (type: SchemaType): string => renderType(type, SCALA_TYPES);
+});
 
 // Element types are spelled out so an empty collection is not a collection of Nothing.
-const SCALA_LITERALS: LiteralDialect = {
+export const scalaLiteral = literals({
   ...managedScalars("Scala"),
   list: (items, type) => `List[${scalaType(type.element)}](${items.join(", ")})`,
   set: (items, type) => `HashSet[${scalaType(type.element)}](${items.join(", ")})`,
   map: (entries, type) =>
     `HashMap[${scalaType(type.key)}, ${scalaType(type.value)}](${entries.map(([k, v]) => `${k} -> ${v}`).join(", ")})`,
-};
-
-export const scalaLiteral = (value: unknown, type: SchemaType): string =>
-  renderLiteral(value, type, SCALA_LITERALS);
+});
 
 /** The object the prediction's code is put in. */
 const SOLUTION_OBJECT = "BcSolution";
@@ -70,18 +48,13 @@ const HELPERS = `
   }
 `;
 
-export const scalaHarness: Harness = {
+export const scalaHarness = defineHarness({
   language: "scala",
-  sandboxId: "scala",
-  requiresClass: false,
   naming: "camel",
-  generate(question: Question): string {
-    const calls = renderChecks(
-      question,
-      scalaLiteral,
-      (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () => ${tc.call}, ${tc.expected}, ${tol})`,
-    );
-    return [
+  literal: scalaLiteral,
+  check: (tc, tol) => `bcCheck(${quote(tc.prefix, "java")}, () => ${tc.call}, ${tc.expected}, ${tol})`,
+  program: (checks) =>
+    [
       "import scala.collection.mutable.HashMap",
       "import scala.collection.immutable.HashSet",
       "",
@@ -89,15 +62,14 @@ export const scalaHarness: Harness = {
       "object QuestionEvaluator extends App {",
       `  import ${SOLUTION_OBJECT}._`,
       HELPERS,
-      `  ${indentRest(calls.join("\n"), 2)}`,
+      `  ${indentRest(checks.join("\n"), 2)}`,
       "}",
       "",
       `object ${SOLUTION_OBJECT} {`,
       CODE_PLACEHOLDER,
       "}",
       "",
-    ].join("\n");
-  },
+    ].join("\n"),
   // A package clause cannot stand inside an object.
   prepare: (code) => ({ prelude: "", body: code.replace(/^\s*package\s+[\w.]+\s*;?[ \t]*$/m, "") }),
   callee(fn, cls, code) {
@@ -105,4 +77,4 @@ export const scalaHarness: Harness = {
     // An `object` is called as it is; a `class` needs an instance.
     return new RegExp(`\\bobject\\s+${cls}\\b`).test(code) ? `${cls}.${fn}` : `new ${cls}().${fn}`;
   },
-};
+});
