@@ -77,21 +77,18 @@ function open(spec: BarChartSpec, width: number, height: number): string {
   );
 }
 
+/** A bar: its box, and the series, category and value it stands for (shown on hover). */
 function mark(
-  x: number,
-  y: number,
-  w: number,
-  h: number,
-  color: string,
-  series: string,
+  box: { x: number; y: number; w: number; h: number },
+  s: Series,
   category: string,
   value: number,
-  label: string,
+  format: (value: number) => string,
 ): string {
   return (
-    `<rect class="mark" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${Math.max(0, w).toFixed(1)}" ` +
-    `height="${Math.max(0, h).toFixed(1)}" fill="${color}" data-series="${escapeXml(series)}" ` +
-    `data-category="${escapeXml(category)}" data-value="${value}"><title>${escapeXml(`${category}, ${series}: ${label}`)}</title></rect>`
+    `<rect class="mark" x="${box.x.toFixed(1)}" y="${box.y.toFixed(1)}" width="${Math.max(0, box.w).toFixed(1)}" ` +
+    `height="${Math.max(0, box.h).toFixed(1)}" fill="${s.color}" data-series="${escapeXml(s.name)}" ` +
+    `data-category="${escapeXml(category)}" data-value="${value}"><title>${escapeXml(`${category}, ${s.name}: ${format(value)}`)}</title></rect>`
   );
 }
 
@@ -125,19 +122,8 @@ function vertical(spec: BarChartSpec): string {
       if (value === undefined) return;
       const x = spec.stacked ? x0 : x0 + k * barW;
       const from = spec.stacked ? base : 0;
-      parts.push(
-        mark(
-          x,
-          y(from + value),
-          barW - 1,
-          y(from) - y(from + value),
-          s.color,
-          s.name,
-          category,
-          value,
-          format(value),
-        ),
-      );
+      const box = { x, y: y(from + value), w: barW - 1, h: y(from) - y(from + value) };
+      parts.push(mark(box, s, category, value, format));
       if (!spec.stacked && spec.categories.length * groups <= 24) {
         parts.push(
           `<text x="${(x + barW / 2).toFixed(1)}" y="${(y(value) - 3).toFixed(1)}" font-size="${FONT - 2}" text-anchor="middle" fill="#333">${escapeXml(format(value))}</text>`,
@@ -182,17 +168,7 @@ function horizontal(spec: BarChartSpec): string {
       const y = spec.stacked ? y0 : y0 + k * barH;
       const from = spec.stacked ? base : 0;
       parts.push(
-        mark(
-          x(from),
-          y,
-          x(from + value) - x(from),
-          barH - 1,
-          s.color,
-          s.name,
-          category,
-          value,
-          format(value),
-        ),
+        mark({ x: x(from), y, w: x(from + value) - x(from), h: barH - 1 }, s, category, value, format),
       );
       if (!spec.stacked) {
         parts.push(
