@@ -59,7 +59,35 @@ export function datasetCard(
   // a run that only audits datasets made nothing the paper's shape or models could describe
   const audit = auditsOnly(summary);
   const ext = facts.parquet ? "parquet" : "jsonl";
-  const fileOf = (stem: string) => `${stem}.${ext}`;
+  // the release's file sets, in the order the card lists them: one hub config each
+  const sets = [
+    {
+      name: "code-feedback",
+      rows: released.dialogues,
+      features: FULL_FEATURES.filter((f) => f.name === "id" || f.name === "messages"),
+      columns: "`id` (integer), `messages` (`role`, `content`)",
+    },
+    ...(facts.full
+      ? [
+          {
+            name: "code-feedback-full",
+            rows: released.dialogues,
+            features: FULL_FEATURES,
+            columns: FULL_FEATURES.map((f) => `\`${f.name}\``).join(", "),
+          },
+        ]
+      : []),
+    ...(filtered
+      ? [
+          {
+            name: "filtered-instruction",
+            rows: pairs.rows,
+            features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
+            columns: "`query`, `answer`, `resource`, `lang`",
+          },
+        ]
+      : []),
+  ];
   const metadata = {
     pretty_name: config.pretty_name,
     license: config.license,
@@ -67,54 +95,16 @@ export function datasetCard(
     language: config.language,
     tags: config.tags,
     size_categories: [sizeCategory(Math.max(released.dialogues, pairs.rows))],
-    configs: [
-      {
-        config_name: "code-feedback",
-        default: true,
-        data_files: [{ split: "train", path: fileOf("code-feedback") }],
-      },
-      ...(facts.full
-        ? [
-            {
-              config_name: "code-feedback-full",
-              data_files: [{ split: "train", path: fileOf("code-feedback-full") }],
-            },
-          ]
-        : []),
-      ...(filtered
-        ? [
-            {
-              config_name: "filtered-instruction",
-              data_files: [{ split: "train", path: fileOf("filtered-instruction") }],
-            },
-          ]
-        : []),
-    ],
-    dataset_info: [
-      {
-        config_name: "code-feedback",
-        features: FULL_FEATURES.filter((f) => f.name === "id" || f.name === "messages"),
-        splits: [{ name: "train", num_examples: released.dialogues }],
-      },
-      ...(facts.full
-        ? [
-            {
-              config_name: "code-feedback-full",
-              features: FULL_FEATURES,
-              splits: [{ name: "train", num_examples: released.dialogues }],
-            },
-          ]
-        : []),
-      ...(filtered
-        ? [
-            {
-              config_name: "filtered-instruction",
-              features: ["query", "answer", "resource", "lang"].map((name) => ({ name, dtype: "string" })),
-              splits: [{ name: "train", num_examples: pairs.rows }],
-            },
-          ]
-        : []),
-    ],
+    configs: sets.map((set, i) => ({
+      config_name: set.name,
+      ...(i === 0 ? { default: true } : {}),
+      data_files: [{ split: "train", path: `${set.name}.${ext}` }],
+    })),
+    dataset_info: sets.map((set) => ({
+      config_name: set.name,
+      features: set.features,
+      splits: [{ name: "train", num_examples: set.rows }],
+    })),
   };
   const licenses = { ...KNOWN_SOURCE_LICENSES, ...config.source_licenses };
   const n = (x: number) => x.toLocaleString("en-US");
@@ -149,17 +139,7 @@ export function datasetCard(
     "",
     "| config | file | rows | columns |",
     "| --- | --- | ---: | --- |",
-    `| code-feedback | ${files("code-feedback")} | ${n(released.dialogues)} | \`id\` (integer), \`messages\` (\`role\`, \`content\`) |`,
-    ...(facts.full
-      ? [
-          `| code-feedback-full | ${files("code-feedback-full")} | ${n(released.dialogues)} | \`id\`, \`dialogue_id\`, \`method\`, \`lang\`, \`sources\`, \`messages\`, \`system\`, \`validation\`, \`validation_tags\` |`,
-        ]
-      : []),
-    ...(filtered
-      ? [
-          `| filtered-instruction | ${files("filtered-instruction")} | ${n(pairs.rows)} | \`query\`, \`answer\`, \`resource\`, \`lang\` |`,
-        ]
-      : []),
+    ...sets.map((set) => `| ${set.name} | ${files(set.name)} | ${n(set.rows)} | ${set.columns} |`),
     "",
     "`code-feedback` has the columns and types of m-a-p/Code-Feedback, so the two concatenate: `id` is an",
     "integer derived from the dialogue's stable id (the same on every rerun), and `messages` holds",
