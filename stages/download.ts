@@ -18,34 +18,21 @@ import { PAPER_MAPPINGS, type SourceSpec, sourceSchema } from "./sources/index.j
 
 export { type SourceSpec, sourceSchema } from "./sources/index.js";
 
-const paper = (name: string) => ({ name, ...PAPER_MAPPINGS[name]! });
+/** A paper source: its adapter's mapping, and its one file at the head of `repo`. */
+const paper = (name: string, repo: string, file: string): SourceSpec => ({
+  name,
+  ...PAPER_MAPPINGS[name]!,
+  repo,
+  revision: "main",
+  files: [file],
+});
 
 /** The paper's four sources in the order of its data section, then TACO. Pin `revision` for reproducible runs. */
 export const DEFAULT_SOURCES: SourceSpec[] = [
-  {
-    ...paper("magicoder"),
-    repo: "ise-uiuc/Magicoder-OSS-Instruct-75K",
-    revision: "main",
-    files: ["data-oss_instruct-decontaminated.jsonl"],
-  },
-  {
-    ...paper("sharegpt"),
-    repo: "ajibawa-2023/Python-Code-23k-ShareGPT",
-    revision: "main",
-    files: ["Python-Code-23k-ShareGPT.json"],
-  },
-  {
-    ...paper("wizardcoder"),
-    repo: "ise-uiuc/Magicoder-Evol-Instruct-110K",
-    revision: "main",
-    files: ["data-evol_instruct-decontaminated.jsonl"],
-  },
-  {
-    ...paper("evolinstruct"),
-    repo: "nickrosh/Evol-Instruct-Code-80k-v1",
-    revision: "main",
-    files: ["EvolInstruct-Code-80k.json"],
-  },
+  paper("magicoder", "ise-uiuc/Magicoder-OSS-Instruct-75K", "data-oss_instruct-decontaminated.jsonl"),
+  paper("sharegpt", "ajibawa-2023/Python-Code-23k-ShareGPT", "Python-Code-23k-ShareGPT.json"),
+  paper("wizardcoder", "ise-uiuc/Magicoder-Evol-Instruct-110K", "data-evol_instruct-decontaminated.jsonl"),
+  paper("evolinstruct", "nickrosh/Evol-Instruct-Code-80k-v1", "EvolInstruct-Code-80k.json"),
   {
     // the Parquet conversion (config ALL); the repo's loading script and Arrow files are not read
     name: "taco",
