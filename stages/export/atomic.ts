@@ -3,9 +3,9 @@
 // previous file or the new one, never half of either. Leftover temporaries of a killed run are removed
 // by the next one.
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, openSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { syncDir } from "../../pipeline/store/manifest.js";
 
 const TMP = /\.tmp-\d+$/;
 
@@ -60,11 +60,11 @@ export async function writeAtomically(target: string, chunks: Iterable<string>):
 
 /** Syncs a file another writer produced under its temporary name, then renames it into place. */
 export async function commitWritten(tmp: string, target: string): Promise<WrittenFile> {
-  const fd = openSync(tmp, "r+");
+  const handle = await open(tmp, "r+");
   try {
-    fsyncSync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
   const data = await readFile(tmp);
   await commit(tmp, target);
@@ -77,10 +77,5 @@ export async function commitWritten(tmp: string, target: string): Promise<Writte
 
 async function commit(tmp: string, target: string): Promise<void> {
   await rename(tmp, target);
-  const dir = openSync(path.dirname(target), "r");
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
+  syncDir(path.dirname(target));
 }

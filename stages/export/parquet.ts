@@ -15,20 +15,19 @@ const text = (name: string): SchemaElement => ({
 
 const integer = (name: string): SchemaElement => ({ name, type: "INT64", repetition_type: "REQUIRED" });
 
-/** `messages: [{role, content}]`, a list of structs as the hub converts m-a-p/Code-Feedback */
-const MESSAGES: SchemaElement[] = [
-  { name: "messages", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
+/** A required list column of `element` (a text, or a struct of texts), as the hub converts lists. */
+const list = (name: string, element: SchemaElement[]): SchemaElement[] => [
+  { name, repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
   { name: "list", repetition_type: "REPEATED", num_children: 1 },
+  ...element,
+];
+
+/** `messages: [{role, content}]`, a list of structs as the hub converts m-a-p/Code-Feedback */
+const MESSAGES = list("messages", [
   { name: "element", repetition_type: "REQUIRED", num_children: 2 },
   text("role"),
   text("content"),
-];
-
-const textList = (name: string): SchemaElement[] => [
-  { name, repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
-  { name: "list", repetition_type: "REPEATED", num_children: 1 },
-  { ...text("element") },
-];
+]);
 
 /** `{id, messages: [{role, content}]}` with an integer id, as m-a-p/Code-Feedback */
 export const CODE_FEEDBACK_SCHEMA: SchemaElement[] = [
@@ -44,11 +43,11 @@ export const CODE_FEEDBACK_FULL_SCHEMA: SchemaElement[] = [
   text("dialogue_id"),
   text("method"),
   text("lang"),
-  ...textList("sources"),
+  ...list("sources", [text("element")]),
   ...MESSAGES,
   { ...text("system"), repetition_type: "OPTIONAL" },
   text("validation"),
-  ...textList("validation_tags"),
+  ...list("validation_tags", [text("element")]),
 ];
 
 /** `{query, answer, resource, lang}` */
