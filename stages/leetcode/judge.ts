@@ -63,9 +63,11 @@ export interface JudgeTask {
 }
 
 export function limitTests(tests: ProblemTests, max: number): ProblemTests {
-  return tests.style === "stdio"
-    ? { ...tests, inputs: tests.inputs.slice(0, max), outputs: tests.outputs.slice(0, max) }
-    : { ...tests, inputs: tests.inputs.slice(0, max), outputs: tests.outputs.slice(0, max) };
+  return {
+    ...tests,
+    inputs: tests.inputs.slice(0, max),
+    outputs: tests.outputs.slice(0, max),
+  } as ProblemTests;
 }
 
 /** Languages that follow LeetCode's `class Solution` when the Python starter has one. */
