@@ -3,9 +3,28 @@
 // alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
 import { z } from "zod";
 import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
-import type { EmbedStats } from "../../pipeline/embed/index.js";
 import type { Logger } from "../../pipeline/log.js";
 import type { PipelineRecord } from "../../pipeline/record.js";
+
+const groupSchema = z.object({
+  queries: z.number(),
+  dialogues: z.number(),
+  packed: z.number(),
+  bypassed: z.number(),
+  single: z.number(),
+  /** whether the kNN index was built, or read back from the work dir */
+  index: z.enum(["built", "reused"]),
+});
+
+const embeddingSchema = z.object({
+  model: z.string(),
+  texts: z.number(),
+  cached: z.number(),
+  computed: z.number(),
+  batches: z.number(),
+  truncated: z.number(),
+  problems: z.number(),
+});
 
 /** Counted while packing (the stage's per-run state), for the summary. */
 export interface PackStats {
@@ -16,19 +35,8 @@ export interface PackStats {
   /** records left out because their language is not packed, by language */
   other_languages: Record<string, number>;
   /** per packing group (a language, or `all`) */
-  groups: Record<
-    string,
-    {
-      queries: number;
-      dialogues: number;
-      packed: number;
-      bypassed: number;
-      single: number;
-      /** whether the kNN index was built, or read back from the work dir */
-      index: "built" | "reused";
-    }
-  >;
-  embedding: ({ model: string } & EmbedStats) | undefined;
+  groups: Record<string, z.infer<typeof groupSchema>>;
+  embedding: z.infer<typeof embeddingSchema> | undefined;
   /** the join sizes packed with */
   join?: number[];
 }
@@ -61,31 +69,9 @@ export const packSummarySchema = z.object({
   packed: z.number(),
   bypassed: z.number(),
   left_single: z.number(),
-  by_language: z
-    .record(
-      z.string(),
-      z.object({
-        queries: z.number(),
-        dialogues: z.number(),
-        packed: z.number(),
-        bypassed: z.number(),
-        single: z.number(),
-        index: z.enum(["built", "reused"]),
-      }),
-    )
-    .optional(),
+  by_language: z.record(z.string(), groupSchema).optional(),
   other_languages: z.record(z.string(), z.number()).optional(),
-  embedding: z
-    .object({
-      model: z.string(),
-      texts: z.number(),
-      cached: z.number(),
-      computed: z.number(),
-      batches: z.number(),
-      truncated: z.number(),
-      problems: z.number(),
-    })
-    .optional(),
+  embedding: embeddingSchema.optional(),
   join: z.array(z.number()).optional(),
   reading: z.enum(["table", "text", "custom"]),
   paper: z.object({ single_turns: z.number(), dialogues: z.number(), turns: z.number() }),
