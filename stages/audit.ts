@@ -2,7 +2,6 @@
 // `{id, messages}`, a chat shape, or this pipeline's own export) and becomes a dialogue method named after
 // it. Its rows are read as dialogues, not made into queries; validate then runs their code like any
 // method's, and export releases those that pass under their original ids.
-import path from "node:path";
 import { z } from "zod";
 import { extractCodeBlocks } from "../pipeline/code/index.js";
 import type { RootConfig } from "../pipeline/config/schema.js";
@@ -14,12 +13,12 @@ import {
   type MethodTally,
   makeDialogue,
 } from "../pipeline/dialogue.js";
-import { type RawRow, readRows } from "../pipeline/readers/index.js";
+import type { RawRow } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
-import { type DownloadedFileRecord, downloadConfigSchema } from "./download.js";
-import { checkStillThere, seedId } from "./normalize.js";
+import { downloadConfigSchema } from "./download.js";
+import { downloadedRows } from "./normalize.js";
 import { isObject } from "./sources/adapter.js";
 import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys } from "./sources/chat.js";
 import type { SourceSpec } from "./sources/index.js";
@@ -72,24 +71,8 @@ interface DialogueRowRecord extends PipelineRecord {
 }
 
 async function* dialogueRows(ctx: StageContext<AuditConfig>): AsyncGenerator<DialogueRowRecord> {
-  const files: DownloadedFileRecord[] = [];
-  for await (const record of ctx.read("download")) {
-    const file = record as DownloadedFileRecord;
-    if (file.adapter === DIALOGUES_ADAPTER) files.push(file);
-  }
-  files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
-  const rowsSoFar = new Map<string, number>();
-  for (const file of files) {
-    let n = rowsSoFar.get(file.source) ?? 0;
-    if (ctx.limit !== undefined && n >= ctx.limit) continue;
-    const local = path.resolve(ctx.dataDir, file.local_path);
-    await checkStillThere(local, file);
-    for await (const row of readRows(local, { maxRowBytes: ctx.config.max_row_bytes, format: file.format })) {
-      yield { id: seedId(file.source, n), source: file.source, file: file.path, row };
-      n++;
-      if (ctx.limit !== undefined && n >= ctx.limit) break;
-    }
-    rowsSoFar.set(file.source, n);
+  for await (const { id, file, row } of downloadedRows(ctx, (f) => f.adapter === DIALOGUES_ADAPTER)) {
+    yield { id, source: file.source, file: file.path, row };
   }
 }
 

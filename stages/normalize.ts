@@ -78,27 +78,15 @@ export interface RawRowRecord extends PipelineRecord {
 }
 
 /** Record ids number rows with at least six digits, so they sort like the rows. */
-export function seedId(source: string, row: number): string {
+function seedId(source: string, row: number): string {
   return `${source}:${String(row).padStart(6, "0")}`;
-}
-
-/** The downloaded files to normalize, in reading order. */
-async function filesToRead(ctx: StageContext<NormalizeConfig>): Promise<DownloadedFileRecord[]> {
-  const files: DownloadedFileRecord[] = [];
-  for await (const record of ctx.read("download")) {
-    const file = record as DownloadedFileRecord;
-    if (mappingOf(file) === undefined) continue;
-    if (ctx.config.sources && !ctx.config.sources.includes(file.source)) continue;
-    files.push(file);
-  }
-  return files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
 }
 
 /**
  * Resume counts rows by position, so a file that changed since download verified it would shift every
  * row after the change; a missing or resized file stops the run instead of mixing two versions.
  */
-export async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
+async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
   const size = (await stat(local).catch(() => undefined))?.size;
   if (size === file.size) return;
   if (file.repo === undefined) {
@@ -113,37 +101,58 @@ export async function checkStillThere(local: string, file: DownloadedFileRecord)
   );
 }
 
-async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
-  const files = await filesToRead(ctx);
+/**
+ * The raw rows of the downloaded files `take` accepts, in reading order (sources as configured, files
+ * as listed, rows as stored), each with its id `<source>:<row>`, the row counted across the source's
+ * files; at most `--limit` rows per source. Normalize and audit read their inputs so.
+ */
+export async function* downloadedRows(
+  ctx: StageContext<{ max_row_bytes: number }>,
+  take: (file: DownloadedFileRecord) => boolean,
+): AsyncGenerator<{ id: string; file: DownloadedFileRecord; row: RawRow }> {
+  const files: DownloadedFileRecord[] = [];
+  for await (const record of ctx.read("download")) {
+    if (take(record as DownloadedFileRecord)) files.push(record as DownloadedFileRecord);
+  }
+  files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
   const rowsSoFar = new Map<string, number>();
-  const keysOf = new Map<string, ChatKeys>();
   for (const file of files) {
     let n = rowsSoFar.get(file.source) ?? 0;
     if (ctx.limit !== undefined && n >= ctx.limit) continue;
     const local = path.resolve(ctx.dataDir, file.local_path);
     await checkStillThere(local, file);
-    const mapping = mappingOf(file)!;
     for await (const row of readRows(local, { maxRowBytes: ctx.config.max_row_bytes, format: file.format })) {
-      if ("chat" in mapping && !keysOf.has(file.source)) {
-        const keys = detectChatKeys(row.value, mapping.chat);
-        if (keys) keysOf.set(file.source, keys);
-      }
-      yield {
-        id: seedId(file.source, n),
-        source: file.source,
-        resource: resourceOf(file),
-        mapping,
-        chatKeys: keysOf.get(file.source),
-        repo: file.repo,
-        file: file.path,
-        commit: file.commit,
-        sha256: file.repo === undefined ? file.sha256 : undefined,
-        row,
-      };
+      yield { id: seedId(file.source, n), file, row };
       n++;
       if (ctx.limit !== undefined && n >= ctx.limit) break;
     }
     rowsSoFar.set(file.source, n);
+  }
+}
+
+async function* rawRows(ctx: StageContext<NormalizeConfig>): AsyncGenerator<RawRowRecord> {
+  const { sources } = ctx.config;
+  const take = (file: DownloadedFileRecord) =>
+    mappingOf(file) !== undefined && (!sources || sources.includes(file.source));
+  const keysOf = new Map<string, ChatKeys>();
+  for await (const { id, file, row } of downloadedRows(ctx, take)) {
+    const mapping = mappingOf(file)!;
+    if ("chat" in mapping && !keysOf.has(file.source)) {
+      const keys = detectChatKeys(row.value, mapping.chat);
+      if (keys) keysOf.set(file.source, keys);
+    }
+    yield {
+      id,
+      source: file.source,
+      resource: resourceOf(file),
+      mapping,
+      chatKeys: keysOf.get(file.source),
+      repo: file.repo,
+      file: file.path,
+      commit: file.commit,
+      sha256: file.repo === undefined ? file.sha256 : undefined,
+      row,
+    };
   }
 }
 
