@@ -128,27 +128,6 @@ export class MarksStore {
   }
 }
 
-/**
- * Every reviewer's verdict that calls an id bad (their latest mark on it, by reviewer name), with
- * its reason (`other` when none was given) and the content hash judged. Empty without marks.
- */
-export function badVerdicts(dataDir: string): Map<string, Mark[]> {
-  const bad = new Map<string, Mark[]>();
-  const store = MarksStore.read(dataDir);
-  if (!store) return bad;
-  try {
-    for (const mark of store.current()) {
-      if (mark.verdict !== "bad") continue;
-      const marks = bad.get(mark.id) ?? [];
-      marks.push({ ...mark, reason: mark.reason ?? "other" });
-      bad.set(mark.id, marks);
-    }
-  } finally {
-    store.close();
-  }
-  return bad;
-}
-
 /** A digest of every reviewer's verdicts, to tell when they changed; undefined without any. */
 export function verdictsDigest(dataDir: string): string | undefined {
   const store = MarksStore.read(dataDir);

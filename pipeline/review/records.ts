@@ -12,7 +12,8 @@ import type { Entry } from "../store/parts.js";
 import { fieldsOf, linesHolding, scanLines } from "./lines.js";
 import { contentHash } from "./marks.js";
 
-export const INDEX_FILE = join("review", "index.sqlite");
+/** Not found (an unknown stage or id): the server answers 404, the CLI exits 2. */
+export class NotFound extends UserError {}
 
 /** Outputs (`o`) or rejects (`r`). */
 export type Kind = "o" | "r";
@@ -53,13 +54,6 @@ export interface Row {
   hash: string;
 }
 
-interface Place {
-  part: number;
-  offset: number;
-  length: number;
-  item: number;
-}
-
 export interface Filter {
   method?: string | undefined;
   lang?: string | undefined;
@@ -96,6 +90,12 @@ const VERSION = 2;
 type PartRow = { part: number; file: string; ino: number; bytes: number };
 const TABLES = ["parts", "entries", "rows", "tags"];
 const ROW = "stage, kind, id, method, lang, verdict, gates, reason, source, hash";
+/** the row's own columns people filter on, and the fields kept in `tags`, one row per value */
+const COLUMNS = ["method", "lang", "verdict", "reason"] as const;
+const TAGS = [
+  ["gate", "g"],
+  ["source", "s"],
+] as const;
 
 export class ReviewIndex {
   private readonly db: SqliteDatabase;
@@ -105,7 +105,7 @@ export class ReviewIndex {
   private readonly totals = new Map<string, number>();
 
   constructor(private readonly source: ReviewSource) {
-    this.db = openSqlite(join(source.dataDir, INDEX_FILE), { schema: "" });
+    this.db = openSqlite(join(source.dataDir, "review", "index.sqlite"), { schema: "" });
     // an index another version made is made again, not misread
     this.db
       .transaction(() => {
@@ -124,7 +124,7 @@ export class ReviewIndex {
   /** The stage's state, after indexing what it committed since the last look (`onIndex`: how many bytes). */
   refresh(stage: string, onIndex?: (bytes: number) => void): StageLook {
     if (!this.source.stages.includes(stage)) {
-      throw new UserError(`no stage named ${stage}; the stages are: ${this.source.stages.join(", ")}`);
+      throw new NotFound(`no stage named ${stage}; the stages are: ${this.source.stages.join(", ")}`);
     }
     const look = this.source.look(stage);
     const known = this.db.prepare("SELECT * FROM parts WHERE stage = ?").all(stage) as PartRow[];
@@ -229,7 +229,7 @@ export class ReviewIndex {
   private where(stage: string, kind: Kind, filter: Filter): { sql: string; params: unknown[] } {
     const clauses = ["stage = ?", "kind = ?"];
     const params: unknown[] = [stage, kind];
-    for (const key of ["method", "lang", "verdict", "reason"] as const) {
+    for (const key of COLUMNS) {
       const value = filter[key];
       if (value === undefined || value === "") continue;
       if (value === "(none)") clauses.push(`${key} IS NULL`);
@@ -238,10 +238,7 @@ export class ReviewIndex {
         params.push(value);
       }
     }
-    for (const [key, field] of [
-      ["gate", "g"],
-      ["source", "s"],
-    ] as const) {
+    for (const [key, field] of TAGS) {
       const value = filter[key];
       if (!value) continue;
       clauses.push("n IN (SELECT n FROM tags WHERE field = ? AND value = ? AND stage = ? AND kind = ?)");
@@ -319,7 +316,7 @@ export class ReviewIndex {
     const result: Record<string, Record<string, number>> = {};
     const count = (rows: { v: string | null; c: number }[]) =>
       Object.fromEntries(rows.map(({ v, c }) => [v ?? "(none)", c]));
-    for (const field of ["method", "lang", "verdict", "reason"] as const) {
+    for (const field of COLUMNS) {
       result[field] = count(
         this.db
           .prepare(
@@ -328,10 +325,7 @@ export class ReviewIndex {
           .all(stage, kind) as { v: string | null; c: number }[],
       );
     }
-    for (const [name, field] of [
-      ["gate", "g"],
-      ["source", "s"],
-    ] as const) {
+    for (const [name, field] of TAGS) {
       result[name] = count(
         this.db
           .prepare(
@@ -365,7 +359,9 @@ export class ReviewIndex {
         `SELECT ${ROW}, file, offset, length, item FROM rows JOIN parts USING (part, stage)
          WHERE id = ? AND stage = ? AND kind = ? ORDER BY n LIMIT 1`,
       )
-      .get(id, stage, kind) as (Row & Omit<Place, "part"> & { file: string }) | undefined;
+      .get(id, stage, kind) as
+      | (Row & { file: string; offset: number; length: number; item: number })
+      | undefined;
     if (!found) return undefined;
     const { file, offset, length, item, ...row } = found;
     const buffer = Buffer.allocUnsafe(length);

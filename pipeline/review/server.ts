@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { UserError } from "../errors.js";
-import { NotFound, type ReviewApp } from "./app.js";
+import type { ReviewApp } from "./app.js";
 import { pageHtml } from "./page.js";
-import { type Filter, type Kind, SORTS, type Sort } from "./records.js";
+import { type Filter, type Kind, NotFound, SORTS, type Sort } from "./records.js";
 
 export interface ServeOptions {
   host: string;
