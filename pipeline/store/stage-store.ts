@@ -17,14 +17,12 @@ import { damagedStage, PartHashCheck, type PartSeal, sealMismatch, sealParts } f
 import { SHARDS_DIR, type ShardSpec, shardLabel } from "./shard-dirs.js";
 import { Tally } from "./tally.js";
 
-export interface ScanResult {
+interface ScanResult {
   done: DoneSet;
+  /** `failed`: the inputs whose last entry is a failure */
   counts: StageCounts;
-  outputHash: string;
   /** the running digest, to continue adding outputs of this run */
   digest: OutputDigest;
-  /** failure reasons of inputs not (yet) done, with how many hit each */
-  failures: Map<string, number>;
   /** the committed entries' counters and reject reasons, to continue counting in this run */
   tally: Tally;
 }
@@ -107,7 +105,7 @@ export class StageStore {
   /** Repairs torn tails and rebuilds what is done from the committed entries. */
   async scan(): Promise<ScanResult> {
     const done = new DoneSet();
-    const failedAt = new Map<number, string>();
+    const failedAt = new Set<number>();
     const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
     const digest = new OutputDigest();
     const tally = new Tally();
@@ -115,7 +113,7 @@ export class StageStore {
       repairTail(part);
       for await (const entry of readEntries(part)) {
         if (entry.f) {
-          if (entry.s >= 0 && !done.has(entry.s)) failedAt.set(entry.s, entry.f.reason);
+          if (entry.s >= 0 && !done.has(entry.s)) failedAt.add(entry.s);
           continue;
         }
         if (entry.s >= 0) {
@@ -130,10 +128,8 @@ export class StageStore {
         tally.addEntry(entry);
       }
     }
-    const failures = new Map<string, number>();
-    for (const reason of failedAt.values()) failures.set(reason, (failures.get(reason) ?? 0) + 1);
     counts.failed = failedAt.size;
-    return { done, counts, outputHash: digest.value, digest, failures, tally };
+    return { done, counts, digest, tally };
   }
 
   /** A new part file for this run; earlier parts are never written again. */

@@ -80,7 +80,6 @@ describe("store", () => {
     w.close();
     let scan = await store.scan();
     expect(scan.counts).toEqual({ in: 2, out: 1, rejected: 1, failed: 1 });
-    expect(scan.failures.get("llm-error")).toBe(1);
     expect(scan.done.has(1)).toBe(false);
     const w2 = store.newPart();
     w2.append({ s: 1, o: [{ id: "b" }] });
