@@ -62,26 +62,6 @@ const WRITE_DENIED = /Read-only file system|EROFS/;
 // a process's own address-space limit refuses an allocation without the kernel's counters noticing
 const MEMORY_REFUSED = /\bMemoryError\b|Cannot allocate memory|ENOMEM|std::bad_alloc|heap out of memory/;
 
-/** What the sandbox stopped or denied in a run, from its report, then from a clean run's output. */
-export function stoppedBy(
-  response: RunCodeResponse,
-  stdout: string,
-  stderr: string,
-  clean: boolean,
-): SandboxStop | undefined {
-  const reported = [
-    ...(response.compile_result?.stopped_by ?? []),
-    ...(response.run_result?.stopped_by ?? []),
-  ];
-  if (reported.length > 0) return reported[0];
-  if (!clean) return undefined;
-  const text = `${stdout}\n${stderr}`;
-  if (NETWORK_REFUSED.test(text)) return "network";
-  if (WRITE_DENIED.test(text)) return "write-denied";
-  if (MEMORY_REFUSED.test(text)) return "memory";
-  return undefined;
-}
-
 /** True for outcomes that count as the code working. */
 export function passed(result: Pick<ExecutionResult, "status">): boolean {
   return result.status === "success";
@@ -90,8 +70,19 @@ export function passed(result: Pick<ExecutionResult, "status">): boolean {
 /** The execution outcome of one sandbox answer, before any output comparison. */
 export function classifyResponse(response: RunCodeResponse, language: LanguageName): ExecutionResult {
   const result = classifyStatus(response, language);
-  const stopped = stoppedBy(response, result.stdout, result.stderr, result.status === "success");
+  const stopped = stoppedBy(response, result);
   return stopped ? { ...result, stopped } : result;
+}
+
+/** What the sandbox stopped or denied in a run, from its report, then from a clean run's output. */
+function stoppedBy(response: RunCodeResponse, result: ExecutionResult): SandboxStop | undefined {
+  const reported = response.compile_result?.stopped_by?.[0] ?? response.run_result?.stopped_by?.[0];
+  if (reported || result.status !== "success") return reported;
+  const text = `${result.stdout}\n${result.stderr}`;
+  if (NETWORK_REFUSED.test(text)) return "network";
+  if (WRITE_DENIED.test(text)) return "write-denied";
+  if (MEMORY_REFUSED.test(text)) return "memory";
+  return undefined;
 }
 
 // The sandbox's typed refusals that mean "not here", as opposed to "not now".

@@ -10,16 +10,12 @@ import { withOutagePolicy } from "./outage.js";
 import { classifyResponse, type ExecutionResult, languageRefused, withExpectedOutput } from "./result.js";
 import { limitsOf, type SandboxSettings } from "./settings.js";
 
-export interface RunBlockOptions {
+export interface RunBlockOptions extends CallLimits {
   /** earlier Python blocks of the same session that ran cleanly (notebook-style) */
   previous?: readonly string[];
   stdin?: string;
   /** with a test: a clean run whose output differs becomes `wrong-output` */
   expected?: { input?: string; expected: string };
-  runTimeoutS?: number;
-  compileTimeoutS?: number;
-  memoryMb?: number;
-  signal?: AbortSignal;
 }
 
 /** Holds a run until the stage's count of programs at once allows it (a p-limit). */
@@ -46,12 +42,7 @@ export async function runBlock(
   const call = await callSandbox(
     runner,
     { code: program, language: id, ...(options.stdin !== undefined ? { stdin: options.stdin } : {}) },
-    {
-      ...(options.runTimeoutS !== undefined ? { runTimeoutS: options.runTimeoutS } : {}),
-      ...(options.compileTimeoutS !== undefined ? { compileTimeoutS: options.compileTimeoutS } : {}),
-      ...(options.memoryMb !== undefined ? { memoryMb: options.memoryMb } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
+    options,
   );
   const result = classifyResponse(call.response, language);
   return options.expected ? withExpectedOutput(result, options.expected) : result;
@@ -77,14 +68,7 @@ export function executeBlock(
   const limits = limitsOf(settings, options.signal);
   return withOutagePolicy(
     async () => {
-      const result = await gate(() =>
-        runBlock(runner, code, language, {
-          previous: options.previous ?? [],
-          ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
-          ...(options.expected ? { expected: options.expected } : {}),
-          ...limits,
-        }),
-      );
+      const result = await gate(() => runBlock(runner, code, language, { ...options, ...limits }));
       const failure = result.status === "sandbox-error" ? result.message || "sandbox error" : undefined;
       return { value: result, failure };
     },

@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "
 import { join } from "node:path";
 import { processAlive } from "../pid.js";
 import {
+  bytesIn,
   counterIn as counter,
   type MemoryCounters,
   readCgroupFile as read,
@@ -190,10 +191,7 @@ class CgroupV1Host implements CgroupHost {
     return {
       procsFiles: [join(memory, "cgroup.procs"), join(pids, "cgroup.procs")],
       setMemoryLimit,
-      peakMemoryKb: () => {
-        const bytes = Number(read(join(memory, "memory.max_usage_in_bytes")));
-        return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
-      },
+      peakMemoryKb: () => kib(bytesIn(memory, "memory.max_usage_in_bytes")),
       memoryCounters: () => v1MemoryCounters(memory, current, swapAccounted),
       processLimitHit: () => counter(read(join(pids, "pids.events")), "max") > 0,
       remove: async () => {
@@ -237,10 +235,7 @@ class CgroupV2Host implements CgroupHost {
         writeFileSync(join(dir, "memory.max"), String(bytes));
         current = bytes;
       },
-      peakMemoryKb: () => {
-        const bytes = Number(read(join(dir, "memory.peak")));
-        return Number.isFinite(bytes) && bytes > 0 ? Math.round(bytes / 1024) : null;
-      },
+      peakMemoryKb: () => kib(bytesIn(dir, "memory.peak")),
       memoryCounters: () => v2MemoryCounters(dir, current),
       processLimitHit: () => counter(read(join(dir, "pids.events")), "max") > 0,
       remove: async () => {
@@ -259,6 +254,21 @@ class CgroupV2Host implements CgroupHost {
   }
 }
 
+function kib(bytes: number | null): number | null {
+  return bytes === null ? null : Math.round(bytes / 1024);
+}
+
+/** Makes `dir`, then `then()`; takes `dir` away again should that fail. */
+function mkdirThen(dir: string, then: () => void): void {
+  mkdirSync(dir);
+  try {
+    then();
+  } catch (error) {
+    rmdirSync(dir);
+    throw error;
+  }
+}
+
 function newBaseName(): string {
   return `${BASE_PREFIX}${process.pid}-${instances++}`;
 }
@@ -274,13 +284,7 @@ async function openV1(all: Mount[], own: Map<string, string>): Promise<CgroupHos
     dirs.push(join(parent, newBaseName()));
   }
   const [memoryBase, pidsBase] = dirs as [string, string];
-  mkdirSync(memoryBase);
-  try {
-    mkdirSync(pidsBase);
-  } catch (error) {
-    rmdirSync(memoryBase);
-    throw error;
-  }
+  mkdirThen(memoryBase, () => mkdirSync(pidsBase));
   return new CgroupV1Host(memoryBase, pidsBase);
 }
 
@@ -304,13 +308,7 @@ async function openV2(mount: Mount, own: Map<string, string>, parent?: string): 
       enableControllers(candidate);
       await removeStaleBases(candidate);
       const base = join(candidate, newBaseName());
-      mkdirSync(base);
-      try {
-        enableControllers(base);
-      } catch (error) {
-        rmdirSync(base);
-        throw error;
-      }
+      mkdirThen(base, () => enableControllers(base));
       return new CgroupV2Host(base);
     } catch (error) {
       problems.push(`${candidate}: ${(error as Error).message}`);

@@ -182,17 +182,22 @@ export class HostProcess {
   ready(): Promise<void> {
     if (this.isReady || this.closed || this.spawnError) return Promise.resolve();
     return new Promise((resolve) => {
-      const previousReady = this.onReady;
+      const previous = this.onReady;
       this.onReady = () => {
-        previousReady?.();
+        previous?.();
         resolve();
       };
-      const previousSettled = this.onSettled;
-      this.onSettled = () => {
-        previousSettled?.();
-        resolve();
-      };
+      this.whenSettled(resolve);
     });
+  }
+
+  /** Calls `then` once the process is gone, after whatever was waiting for that before. */
+  private whenSettled(then: () => void): void {
+    const previous = this.onSettled;
+    this.onSettled = () => {
+      previous?.();
+      then();
+    };
   }
 
   /**
@@ -227,13 +232,7 @@ export class HostProcess {
   /** Waits until the process is gone, for clean-up of one that was killed unused. */
   settled(): Promise<void> {
     if (this.closed || this.spawnError) return Promise.resolve();
-    return new Promise((resolve) => {
-      const previous = this.onSettled;
-      this.onSettled = () => {
-        previous?.();
-        resolve();
-      };
-    });
+    return new Promise((resolve) => this.whenSettled(resolve));
   }
 
   /** Starts the run (sending `orders` on fd 4 to a prepared command) and supervises it to its end. */
@@ -263,11 +262,7 @@ export class HostProcess {
         options.signal?.removeEventListener("abort", onAbort);
         resolve({ result: this.result(startedAt, killedBy), killedBy });
       };
-      const previous = this.onSettled;
-      this.onSettled = () => {
-        previous?.();
-        finish();
-      };
+      this.whenSettled(finish);
       if (this.closed || this.spawnError) finish();
       if (this.host.controlFd && !this.child.ordersEnded) this.child.endOrders(orders);
       this.child.endStdin(options.stdin);

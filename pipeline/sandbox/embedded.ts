@@ -162,32 +162,24 @@ export class EmbeddedSandbox implements CodeRunner {
     const probe = (kit: SandboxKit, withCgroups: CgroupHost | null) =>
       probeIsolation(area.slots[0]!, kit, withCgroups, this.options.mode);
     let result = await probe(area.kit, cgroups);
-    if (result.mode === null && area.kit.spawner) {
-      // e.g. a host that will not let us open our spawner's pipes through /proc: Node forks instead
-      const forked = { ...area.kit, spawner: null };
-      const fallback = await probe(forked, cgroups);
-      if (fallback.mode !== null) {
-        area.kit = forked;
-        result = fallback;
-      }
-    }
-    if (result.mode === null && (area.kit.launcher || area.kit.enter)) {
-      // e.g. a temp dir mounted noexec, where our cached helpers cannot run: the stock tools can
-      const stock = { ...area.kit, launcher: null, enter: null, spawner: null };
-      const fallback = await probe(stock, cgroups);
-      if (fallback.mode !== null) {
-        area.kit = stock;
-        result = fallback;
-      }
-    }
-    if (result.mode === null && cgroups) {
-      const without = await probe(area.kit, null);
-      if (without.mode !== null) {
-        await cgroups.close();
+    const fallbacks: [SandboxKit, CgroupHost | null][] = [];
+    // e.g. a host that will not let us open our spawner's pipes through /proc: Node forks instead
+    if (area.kit.spawner) fallbacks.push([{ ...area.kit, spawner: null }, cgroups]);
+    // e.g. a temp dir mounted noexec, where our cached helpers cannot run: the stock tools can
+    if (area.kit.launcher || area.kit.enter)
+      fallbacks.push([{ ...area.kit, launcher: null, enter: null, spawner: null }, cgroups]);
+    if (cgroups) fallbacks.push([area.kit, null]);
+    for (const [kit, withCgroups] of fallbacks) {
+      if (result.mode !== null) break;
+      const fallback = await probe(kit, withCgroups);
+      if (fallback.mode === null) continue;
+      if (!withCgroups) {
+        await cgroups?.close();
         cgroups = null;
         cgroupProblem = `commands could not enter their cgroups (${result.problem})`;
-        result = without;
       }
+      area.kit = kit;
+      result = fallback;
     }
     const supplies = result.mode !== null ? await this.supplies(area, result.mode, cgroups) : null;
     return { area, mode: result.mode, problem: result.problem, cgroups, cgroupProblem, supplies };

@@ -10,54 +10,50 @@ export type SandboxProblem =
   | "isolation_unavailable"
   | "internal";
 
-/** A request the sandbox refuses; `problem` says which kind, the message says what to do. */
-export class SandboxRequestError extends Error {
-  readonly problem: SandboxProblem;
-  constructor(problem: SandboxProblem, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+/** An error named after its class. */
+class NamedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = new.target.name;
-    this.problem = problem;
+  }
+}
+
+/** A request the sandbox refuses; `problem` says which kind, the message says what to do. */
+export class SandboxRequestError extends NamedError {
+  constructor(
+    readonly problem: SandboxProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
   }
 }
 
 /** The bounded queue is full: retry later (the server answers 503 with Retry-After). */
-export class SandboxBusyError extends Error {
-  readonly retryAfterSeconds: number;
-  constructor(message: string, retryAfterSeconds = 1) {
-    super(message);
-    this.name = new.target.name;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
+export class SandboxBusyError extends NamedError {}
 
 /**
  * The sandbox, or the machine under it, failed while running a request (the host ran out of memory
  * and took the run): no verdict on the program. Thrown, so every face answers it as its own fault (a
  * SandboxError, HTTP 500 from a server), which callers ask again.
  */
-export class SandboxFaultError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export class SandboxFaultError extends NamedError {}
 
 /** The runner was closed; no more runs are accepted. */
-export class SandboxClosedError extends Error {
+export class SandboxClosedError extends NamedError {
   constructor(message = "the code runner is closed; create a new one with createCodeRunner()") {
     super(message);
-    this.name = new.target.name;
   }
 }
 
 /** A remote /run_code server failed or answered something that is not a SandboxFusion response. */
-export class SandboxRemoteError extends Error {
-  readonly status: number | null;
-  readonly url: string;
-  constructor(message: string, url: string, status: number | null, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.status = status;
-    this.url = url;
+export class SandboxRemoteError extends NamedError {
+  constructor(
+    message: string,
+    readonly url: string,
+    readonly status: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
   }
 }

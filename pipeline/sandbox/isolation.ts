@@ -102,10 +102,6 @@ export function hostMntDir(hostWorkDir: string): string {
 export const USAGE_PATH = "/run/sandbox-usage";
 /** where the launcher's report goes when nobody reads it */
 const NO_USAGE = "/dev/null";
-
-function usagePath(shape: SandboxShape): string {
-  return shape.hostUsageFile === null ? NO_USAGE : USAGE_PATH;
-}
 /** where the sandbox sees our launcher and the tools outside /usr (SandboxKit.toolBinds) */
 export const TOOLS_DIR = "/opt/sandbox-tools";
 export const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
@@ -146,30 +142,29 @@ let cachedLayout: string[] | null = null;
 
 const MIB = 1024 * 1024;
 
-/** The launcher's command line: usage file, uid, rlimits, then the program. */
-function launcherArgs(
-  launcher: string,
-  usageFile: string,
-  uid: number | null,
-  limits: ProcessLimits,
-  argv: string[],
-) {
+/** The rlimits as our launcher takes them: CPU seconds, then bytes and counts (-1: unlimited). */
+function launcherLimits(limits: ProcessLimits): string[] {
   return [
-    launcher,
-    usageFile,
-    String(uid ?? -1),
     String(Math.max(1, Math.ceil(limits.cpuSeconds))),
     String(limits.addressSpaceMb === null ? -1 : limits.addressSpaceMb * MIB),
     String(limits.processes),
     String(limits.fileSizeMb * MIB),
     String(limits.openFiles),
-    "--",
-    ...argv,
   ];
 }
 
-/** The same job as the launcher, with util-linux and GNU time (one exec each). */
-function coreutilsArgs(usageFile: string, uid: number | null, limits: ProcessLimits, argv: string[]) {
+/**
+ * `argv` under its rlimits, dropped to `uid` where one is given, reporting usage to `usageFile`: through
+ * our launcher, or without it the same job with util-linux and GNU time (one exec each).
+ */
+function limitedArgs(
+  launcher: string | null,
+  usageFile: string,
+  uid: number | null,
+  limits: ProcessLimits,
+  argv: string[],
+) {
+  if (launcher) return [launcher, usageFile, String(uid ?? -1), ...launcherLimits(limits), "--", ...argv];
   const args = [GNU_TIME, "-q", "-f", "%M", "-o", usageFile];
   if (uid !== null) {
     args.push(
@@ -298,12 +293,9 @@ export function wrapInSandbox(
   const dropTo = mode === "setuid" ? command.uid : null;
   // no usage file: our launcher reports on fd 5, out of the program's reach
   const onPipe = kit.launcher !== null && command.hostUsageFile === null;
-  args.push(
-    "--",
-    ...(kit.launcher
-      ? launcherArgs(LAUNCHER_INSIDE, onPipe ? "-" : usagePath(command), dropTo, command.limits, command.argv)
-      : coreutilsArgs(usagePath(command), dropTo, command.limits, command.argv)),
-  );
+  const usage = onPipe ? "-" : command.hostUsageFile === null ? NO_USAGE : USAGE_PATH;
+  const launcher = kit.launcher && LAUNCHER_INSIDE;
+  args.push("--", ...limitedArgs(launcher, usage, dropTo, command.limits, command.argv));
   const host = hostBwrap(mode, command, kit, args);
   if (onPipe) host.reportFd = true;
   return host;
@@ -330,11 +322,7 @@ export function prepareOrders(orders: CommandOrders): Buffer {
   const { limits, argv, env } = orders;
   const environment = Object.entries(env).map(([key, value]) => `${key}=${value}`);
   const fields = [
-    String(Math.max(1, Math.ceil(limits.cpuSeconds))),
-    String(limits.addressSpaceMb === null ? -1 : limits.addressSpaceMb * MIB),
-    String(limits.processes),
-    String(limits.fileSizeMb * MIB),
-    String(limits.openFiles),
+    ...launcherLimits(limits),
     String(argv.length),
     ...argv,
     String(environment.length),
@@ -357,9 +345,8 @@ export function runUnisolated(
   for (const [key, value] of Object.entries(command.env)) {
     env[key] = hostTmpDir && value.startsWith("/tmp") ? hostTmpDir + value.slice(4) : value;
   }
-  const [file, ...args] = kit.launcher
-    ? launcherArgs(kit.launcher, command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv)
-    : coreutilsArgs(command.hostUsageFile ?? NO_USAGE, null, command.limits, command.argv);
+  const usage = command.hostUsageFile ?? NO_USAGE;
+  const [file, ...args] = limitedArgs(kit.launcher, usage, null, command.limits, command.argv);
   const host: HostCommand = { file: file!, args, env, cwd: command.hostWorkDir };
   if (kit.spawner) host.spawner = kit.spawner;
   return host;

@@ -63,22 +63,13 @@ export function parseRunJupyterRequest(value: unknown): RunJupyterRequest {
   return parseBody(runJupyterRequestSchema, value, "/run_jupyter", '{"cells": ["print(1)"]}');
 }
 
-let driver: string | null = null;
-function driverSource(): string {
-  driver ??= readFileSync(fileURLToPath(new URL("./jupyter-driver.py", import.meta.url)), "utf8");
-  return driver;
-}
+let driver: string | undefined;
 
-export interface RunJupyterOptions {
-  signal?: AbortSignal;
-  /** the runner's sandbox.max_output_bytes: the cells' results travel in the driver's stdout */
-  maxOutputBytes: number;
-}
-
+/** `maxOutputBytes`: the runner's sandbox.max_output_bytes, as the cells' results travel in the driver's stdout. */
 export async function runJupyter(
   runner: CodeRunner,
   request: RunJupyterRequest,
-  options: RunJupyterOptions,
+  options: { signal?: AbortSignal; maxOutputBytes: number },
 ): Promise<RunJupyterResponse> {
   if (request.cells.length > MAX_CELLS) {
     return jupyterErrorResponse(
@@ -97,13 +88,14 @@ export async function runJupyter(
       delete files[path];
     }
   }
+  driver ??= readFileSync(fileURLToPath(new URL("./jupyter-driver.py", import.meta.url)), "utf8");
   const total =
     request.total_timeout != null && request.total_timeout > 0 ? request.total_timeout : TOTAL_TIMEOUT_S;
   const budget = options.maxOutputBytes - Math.min(4096, Math.floor(options.maxOutputBytes / 4));
   const response = await runner.run(
     {
       language: "python",
-      code: driverSource(),
+      code: driver,
       stdin: JSON.stringify({
         cells: request.cells,
         cell_timeout: request.cell_timeout ?? 0,

@@ -66,7 +66,8 @@ export function counterIn(text: string | null, key: string): number {
   return Number(new RegExp(`^${key} (\\d+)$`, "m").exec(text ?? "")?.[1] ?? 0);
 }
 
-function bytesIn(dir: string, file: string): number | null {
+/** A byte count a cgroup file holds, or null where it is missing or zero. */
+export function bytesIn(dir: string, file: string): number | null {
   const bytes = Number(readCgroupFile(join(dir, file)));
   return Number.isFinite(bytes) && bytes > 0 ? bytes : null;
 }

@@ -3,23 +3,36 @@
 // namespace, then (as root) with bwrap as root and the launcher dropping privileges.
 import { access, constants as fsConstants } from "node:fs/promises";
 import type { CgroupHost } from "./cgroup.js";
-import { runHostCommand } from "./command.js";
+import { GO_CACHE_INSIDE } from "./go-cache.js";
 import { isRoot, type SlotArea } from "./host-area.js";
-import {
-  enterCgroups,
-  type IsolationMode,
-  SANDBOX_TOOLS,
-  type SandboxKit,
-  wrapInSandbox,
-} from "./isolation.js";
+import { type IsolationMode, SANDBOX_TOOLS, type SandboxKit } from "./isolation.js";
 import { prepareSandboxFor, type SupplyOptions } from "./prepared.js";
-import { runStep } from "./step.js";
+import { runStep, type StepHost, type StepPlan } from "./step.js";
 import { RunDirectory } from "./workdir.js";
 
 export interface IsolationProbe {
   mode: Exclude<IsolationMode, "none"> | null;
   /** why no mode works, with the errors seen */
   problem: string | null;
+}
+
+/** Runs /usr/bin/true in `dir` as `host` runs a step, with every tool mounted as for a Go run. */
+async function runTrue(host: StepHost, dir: RunDirectory, extra: Pick<StepPlan, "prepared"> = {}) {
+  const { result } = await runStep(host, {
+    argv: ["/usr/bin/true"],
+    env: { PATH: "/usr/bin:/bin", GOCACHE: GO_CACHE_INSIDE },
+    workDir: dir.work,
+    hostTmpDir: null,
+    timeoutSeconds: 20,
+    stdin: null,
+    limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
+    treeMemoryMb: 256,
+    tmpMb: 1,
+    maxOutputBytes: 4096,
+    killOutputBytes: 65536,
+    ...extra,
+  });
+  return result;
 }
 
 export async function probeIsolation(
@@ -47,33 +60,11 @@ export async function probeIsolation(
   if (modes.length === 0) return { mode: null, problem: `${only} isolation needs root` };
   for (const mode of modes) {
     const dir = RunDirectory.create(slot.runsDir, isRoot() ? slot.uid : null, { withTmp: false });
-    const cgroup = cgroups?.createRun({ memoryBytes: 256 * 1024 * 1024, processes: 64 });
     try {
-      let host = wrapInSandbox(
-        mode,
-        {
-          argv: ["/usr/bin/true"],
-          env: { PATH: "/usr/bin:/bin" },
-          limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
-          hostWorkDir: dir.work,
-          hostUsageFile: slot.usageFile,
-          tmpMb: 1,
-          uid: slot.uid,
-          readOnlyBinds: kit.toolBinds,
-        },
-        kit,
-      );
-      if (cgroup) host = enterCgroups(host, cgroup.procsFiles, kit);
-      const { result } = await runHostCommand(host, {
-        stdin: null,
-        timeoutSeconds: 20,
-        maxOutputBytes: 4096,
-        killOutputBytes: 65536,
-      });
+      const result = await runTrue({ mode, slot, kit, cgroups }, dir);
       if (result.status === "Finished" && result.return_code === 0) return { mode, problem: null };
       tried.push(`${mode}: ${(result.stderr ?? "").trim() || `exit code ${result.return_code}`}`);
     } finally {
-      await cgroup?.remove();
       await dir.remove();
     }
   }
@@ -84,24 +75,8 @@ export async function probeIsolation(
 export async function probePrepared(options: SupplyOptions): Promise<boolean> {
   const dir = RunDirectory.create(options.slot.runsDir, options.owner, { withTmp: false });
   try {
-    const sandbox = prepareSandboxFor(dir, options);
-    const { result } = await runStep(
-      { mode: options.mode, slot: options.slot, kit: options.kit, cgroups: options.cgroups },
-      {
-        argv: ["/usr/bin/true"],
-        env: { PATH: "/usr/bin:/bin" },
-        workDir: dir.work,
-        hostTmpDir: null,
-        timeoutSeconds: 20,
-        stdin: null,
-        limits: { cpuSeconds: 5, addressSpaceMb: null, processes: 64, fileSizeMb: 1, openFiles: 64 },
-        treeMemoryMb: 256,
-        tmpMb: 1,
-        maxOutputBytes: 4096,
-        killOutputBytes: 65536,
-        prepared: sandbox,
-      },
-    );
+    const prepared = prepareSandboxFor(dir, options);
+    const result = await runTrue(options, dir, { prepared });
     return result.status === "Finished" && result.return_code === 0;
   } catch {
     return false;

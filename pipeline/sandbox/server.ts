@@ -36,16 +36,6 @@ interface RunRoute<Request> {
   refuse(message: string, problem?: SandboxProblem): object;
 }
 
-/** Answers 503 before reading a body when the runner can say it would only refuse it. */
-interface SaturationAware {
-  saturated?(): boolean;
-}
-
-/** Says on its health path how many runs it takes at once, when the runner can tell (the embedded sandbox). */
-interface WorkersAware {
-  stats?(): { workers: number };
-}
-
 export interface SandboxServer {
   url: string;
   server: Server;
@@ -133,7 +123,7 @@ async function handleRun<Request>(
 ): Promise<void> {
   const busy = (message: string) =>
     sendJson(res, 503, route.refuse(message), { "retry-after": "1", connection: "close" });
-  if ((options.runner as SaturationAware).saturated?.()) {
+  if (options.runner.saturated?.()) {
     busy("the sandbox is busy: every worker runs and the queue is full (sandbox.queue). Retry later.");
     return;
   }
@@ -184,9 +174,7 @@ async function runBody<Request>(body: Buffer, res: ServerResponse, route: RunRou
     sendJson(res, 200, await route.run(request, abort.signal));
   } catch (error) {
     if (error instanceof SandboxBusyError) {
-      sendJson(res, 503, route.refuse(error.message), {
-        "retry-after": String(error.retryAfterSeconds),
-      });
+      sendJson(res, 503, route.refuse(error.message), { "retry-after": "1" });
     } else if (error instanceof SandboxClosedError) {
       sendJson(res, 503, route.refuse("the sandbox server is shutting down; retry on another replica"), {
         "retry-after": "1",
@@ -224,7 +212,7 @@ export function startSandboxServer(options: SandboxServerOptions): Promise<Sandb
       if (route === "POST /run_code") return handleRun(req, res, options, pending, runCode);
       if (route === "POST /run_jupyter") return handleRun(req, res, options, pending, runNotebook);
       if (route === "GET /v1/ping" || route === "GET /ping") {
-        const workers = (options.runner as WorkersAware).stats?.().workers;
+        const workers = options.runner.stats?.().workers;
         res
           .writeHead(200, {
             "content-type": "text/plain",

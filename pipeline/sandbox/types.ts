@@ -63,4 +63,8 @@ export interface RunCodeResponse {
 export interface CodeRunner {
   run(request: RunCodeRequest, options?: { signal?: AbortSignal }): Promise<RunCodeResponse>;
   close(): Promise<void>;
+  /** whether a new run would be refused now: a server then answers 503 before reading the body */
+  saturated?(): boolean;
+  /** the runs it takes at once, which a server says on its health path */
+  stats?(): { workers: number };
 }
