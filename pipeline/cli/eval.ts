@@ -6,14 +6,13 @@ import { loadConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
 import { runAutoEval } from "../eval/autoeval.js";
 import { runCommonOJ } from "../eval/common-oj.js";
-import { evaluatePredictions } from "../eval/evaluate.js";
+import { type EvaluationRun, evaluateAnswers, evaluatePredictions, type RunHooks } from "../eval/evaluate.js";
 import {
   indexProblems,
   parseAutoEvalProblem,
   parseCommonOJProblem,
   parseFusionAnswers,
 } from "../eval/fusion-data.js";
-import { evaluateAnswers } from "../eval/fusion-run.js";
 import { generateTestDir, readTestDir } from "../eval/generate.js";
 import { readJsonl } from "../eval/jsonl.js";
 import { computeMetrics } from "../eval/metrics.js";
@@ -21,10 +20,10 @@ import { parseKs } from "../eval/pass-at-k.js";
 import { readPredictions } from "../eval/predictions.js";
 import type { RunLimits } from "../eval/raw-result.js";
 import { ProgressBar, summaryTable, writeEvalOutputs } from "../eval/report.js";
-import type { PredictionResult } from "../eval/types.js";
 import { programsAtOnce } from "../execution/settings.js";
 import { createLogger } from "../log.js";
 import { createCodeRunner, learnServerWorkers, type SandboxConfig } from "../sandbox/index.js";
+import type { CodeRunner } from "../sandbox/types.js";
 import { modelCommand } from "./eval-model.js";
 import { printTable } from "./table.js";
 
@@ -113,27 +112,40 @@ async function setUp(args: RunOptions): Promise<Setup> {
   return { config: { ...sandbox, workers: Math.max(workers, sandbox.workers ?? 0) }, ks, workers, limits };
 }
 
-/** Writes the outputs and prints the summary table; every eval subcommand ends here. */
-function finish(
+/**
+ * Runs `evaluate` on a sandbox runner with a progress bar, writes the outputs and prints the
+ * summary table: every eval subcommand that runs code goes through here.
+ */
+async function evaluateInto(
   out: string,
-  results: PredictionResult[],
   setup: Setup,
-  unmatched: Array<{ qid: string; id: string; language?: string }>,
   info: Record<string, unknown>,
-): void {
-  const metrics = computeMetrics(results, setup.ks);
-  const { signal: _, ...limits } = setup.limits;
-  const settings = { workers: setup.workers, ...limits };
-  writeEvalOutputs(out, results, { metrics, unmatched, info: { ...info, settings } });
-  const { header, rows } = summaryTable(metrics);
-  printTable(header, rows);
-  if (unmatched.length > 0) {
-    const first = unmatched[0]!;
-    process.stderr.write(
-      `warning: ${unmatched.length} predictions have no question to run against and were skipped (first: question ${first.qid}${first.language ? ` in ${first.language}` : ""}); they are listed under "unmatched" in metrics.json\n`,
-    );
+  evaluate: (runner: CodeRunner, hooks: RunHooks) => Promise<EvaluationRun>,
+): Promise<void> {
+  const runner = createCodeRunner(setup.config);
+  try {
+    const progress = new ProgressBar(0);
+    const { results, unmatched } = await evaluate(runner, {
+      concurrency: setup.workers,
+      onStart: (n) => progress.start(n),
+      onResult: (r) => progress.tick(r),
+    });
+    const metrics = computeMetrics(results, setup.ks);
+    const { signal: _, ...limits } = setup.limits;
+    const settings = { workers: setup.workers, ...limits };
+    writeEvalOutputs(out, results, { metrics, unmatched, info: { ...info, settings } });
+    const { header, rows } = summaryTable(metrics);
+    printTable(header, rows);
+    if (unmatched.length > 0) {
+      const first = unmatched[0]!;
+      process.stderr.write(
+        `warning: ${unmatched.length} predictions have no question to run against and were skipped (first: question ${first.qid}${first.language ? ` in ${first.language}` : ""}); they are listed under "unmatched" in metrics.json\n`,
+      );
+    }
+    process.stdout.write(`results: ${out}/results.jsonl\nmetrics: ${out}/metrics.json\n`);
+  } finally {
+    await runner.close();
   }
-  process.stdout.write(`results: ${out}/results.jsonl\nmetrics: ${out}/metrics.json\n`);
 }
 
 const generate: CommandModule<object, { questions: string; out: string; languages?: string }> = {
@@ -203,22 +215,12 @@ const run: CommandModule<object, RunOptions & { predictions: string; tests: stri
     const setup = await setUp(args);
     const predictions = await readPredictions(args.predictions);
     const tests = await readTestDir(args.tests);
-    const runner = createCodeRunner(setup.config);
-    try {
-      const progress = new ProgressBar(predictions.length);
-      const evaluation = await evaluatePredictions(runner, predictions, tests, {
-        ...setup.limits,
-        concurrency: setup.workers,
-        onStart: (n) => progress.start(n),
-        onResult: (r) => progress.tick(r),
-      });
-      finish(args.out, evaluation.results, setup, evaluation.unmatched, {
-        predictions_file: args.predictions,
-        tests_dir: args.tests,
-      });
-    } finally {
-      await runner.close();
-    }
+    await evaluateInto(
+      args.out,
+      setup,
+      { predictions_file: args.predictions, tests_dir: args.tests },
+      (runner, hooks) => evaluatePredictions(runner, predictions, tests, { ...setup.limits, ...hooks }),
+    );
   },
 };
 
@@ -251,23 +253,9 @@ const autoeval: CommandModule<object, FusionArgs> = {
     const setup = await setUp(args);
     const problems = indexProblems(await readJsonl(args.dataset), parseAutoEvalProblem, args.dataset);
     const answers = parseFusionAnswers(await readJsonl(args.predictions), args.predictions);
-    const runner = createCodeRunner(setup.config);
-    try {
-      const progress = new ProgressBar(answers.length);
-      const batch = await evaluateAnswers(
-        problems,
-        answers,
-        (p, a) => runAutoEval(runner, p, a, setup.limits),
-        {
-          concurrency: setup.workers,
-          onStart: (n) => progress.start(n),
-          onResult: (r) => progress.tick(r),
-        },
-      );
-      finish(args.out, batch.results, setup, batch.unmatched, { dataset: args.dataset, type: "AutoEval" });
-    } finally {
-      await runner.close();
-    }
+    await evaluateInto(args.out, setup, { dataset: args.dataset, type: "AutoEval" }, (runner, hooks) =>
+      evaluateAnswers(problems, answers, (p, a) => runAutoEval(runner, p, a, setup.limits), hooks),
+    );
   },
 };
 
@@ -293,24 +281,15 @@ const oj: CommandModule<
       throw new UserError(`--language: unknown language "${args.language}"`);
     const problems = indexProblems(await readJsonl(args.dataset), parseCommonOJProblem, args.dataset);
     const answers = parseFusionAnswers(await readJsonl(args.predictions), args.predictions);
-    const runner = createCodeRunner(setup.config);
-    try {
-      const progress = new ProgressBar(answers.length);
-      const options = {
-        ...setup.limits,
-        caseSensitive: args["case-sensitive"],
-        runAllCases: args["all-cases"],
-        ...(language ? { language } : {}),
-      };
-      const batch = await evaluateAnswers(problems, answers, (p, a) => runCommonOJ(runner, p, a, options), {
-        concurrency: setup.workers,
-        onStart: (n) => progress.start(n),
-        onResult: (r) => progress.tick(r),
-      });
-      finish(args.out, batch.results, setup, batch.unmatched, { dataset: args.dataset, type: "CommonOJ" });
-    } finally {
-      await runner.close();
-    }
+    const options = {
+      ...setup.limits,
+      caseSensitive: args["case-sensitive"],
+      runAllCases: args["all-cases"],
+      ...(language ? { language } : {}),
+    };
+    await evaluateInto(args.out, setup, { dataset: args.dataset, type: "CommonOJ" }, (runner, hooks) =>
+      evaluateAnswers(problems, answers, (p, a) => runCommonOJ(runner, p, a, options), hooks),
+    );
   },
 };
 

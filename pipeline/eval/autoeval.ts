@@ -8,9 +8,8 @@ import { removeMain } from "../code/strip-main.js";
 import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner, RunCodeRequest } from "../sandbox/types.js";
 import type { AutoEvalProblem, FusionAnswer } from "./fusion-data.js";
-import type { FusionRunOptions } from "./fusion-run.js";
 import { goImportBlock, splitGoImports } from "./harness/go.js";
-import { rawResult } from "./raw-result.js";
+import { type RunLimits, rawResult } from "./raw-result.js";
 import type { PredictionResult } from "./types.js";
 
 export const INSERT_MARKER = "#<INSERT>";
@@ -72,7 +71,7 @@ export async function runAutoEval(
   runner: CodeRunner,
   problem: AutoEvalProblem,
   answer: FusionAnswer,
-  options: FusionRunOptions = {},
+  options: RunLimits = {},
 ): Promise<PredictionResult> {
   const code = answerCode(answer, problem.programmingLanguage);
   const { program, mainRemoved } = buildAutoEvalProgram(problem, code);

@@ -10,15 +10,14 @@ import { findLanguage } from "../sandbox/index.js";
 import { sandboxErrorResponse } from "../sandbox/request.js";
 import type { CodeRunner, RunCodeResponse } from "../sandbox/types.js";
 import type { CommonOJProblem, FusionAnswer } from "./fusion-data.js";
-import type { FusionRunOptions } from "./fusion-run.js";
 import { type OutputJudgeOptions, outputsMatch } from "./oj-judge.js";
-import { rawResult } from "./raw-result.js";
+import { type RunLimits, rawResult } from "./raw-result.js";
 import type { Outcome, PredictionResult } from "./types.js";
 
 export const SKIPPED = "SKIPPED";
 export const WRONG_ANSWER = "FAILED";
 
-export interface CommonOJOptions extends FusionRunOptions, OutputJudgeOptions {
+export interface CommonOJOptions extends RunLimits, OutputJudgeOptions {
   /** run every case even after one fails (SandboxFusion's `run_all_cases`) */
   runAllCases?: boolean;
   /** language when neither the answer nor the problem names one */

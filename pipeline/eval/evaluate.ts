@@ -1,11 +1,13 @@
 // Step 4 of BabelCode through our sandbox: each prediction goes into its question's program, runs
 // as one request (all test cases in one program, so compiled languages compile once), and is judged
-// from the `TEST-` lines it prints. Predictions run concurrently, up to the sandbox's workers.
+// from the `TEST-` lines it prints. Predictions, and AutoEval's and CommonOJ's answers, run
+// concurrently, up to the sandbox's workers.
 import pLimit from "p-limit";
 import { definesEntryPoint } from "../code/extract.js";
 import { removeMain } from "../code/strip-main.js";
 import { callSandbox } from "../sandbox/call.js";
 import type { CodeRunner } from "../sandbox/types.js";
+import type { FusionAnswer } from "./fusion-data.js";
 import { fillProgram, harnessFor } from "./harness/index.js";
 import { type NamingConvention, styleName } from "./harness/naming.js";
 import { judgePrediction } from "./outcome.js";
@@ -15,7 +17,7 @@ import { EvalInputError, type GeneratedTest, type Prediction, type PredictionRes
 /** Generated tests by language, then by question id (as read by readTestDir). */
 export type TestIndex = ReadonlyMap<string, ReadonlyMap<string, GeneratedTest>>;
 
-export interface EvaluateOptions extends RunLimits {
+export interface RunHooks {
   /** predictions in flight at once; keep it at or below the sandbox's workers */
   concurrency?: number;
   /** called once before running, with how many predictions will run (unmatched ones do not) */
@@ -27,8 +29,27 @@ export interface EvaluateOptions extends RunLimits {
 export interface EvaluationRun {
   /** one per matched prediction, in input order */
   results: PredictionResult[];
-  /** predictions whose question has no generated test in their language */
-  unmatched: Array<{ qid: string; id: string; language: string }>;
+  /** predictions whose question has no test (in their language, for BabelCode's) */
+  unmatched: Array<{ qid: string; id: string; language?: string }>;
+}
+
+/** Every job through `run`, `concurrency` at a time; results in the jobs' order. */
+async function runJobs<J>(
+  jobs: readonly J[],
+  run: (job: J) => Promise<PredictionResult>,
+  hooks: RunHooks,
+): Promise<PredictionResult[]> {
+  hooks.onStart?.(jobs.length);
+  const limit = pLimit(Math.max(1, hooks.concurrency ?? 2));
+  return Promise.all(
+    jobs.map((job) =>
+      limit(async () => {
+        const result = await run(job);
+        hooks.onResult?.(result);
+        return result;
+      }),
+    ),
+  );
 }
 
 interface Job {
@@ -94,7 +115,7 @@ function entryNameIn(code: string, name: string | undefined): string | undefined
   return other ?? name;
 }
 
-async function runOne(runner: CodeRunner, job: Job, options: EvaluateOptions): Promise<PredictionResult> {
+async function runOne(runner: CodeRunner, job: Job, options: RunLimits): Promise<PredictionResult> {
   const { program, mainRemoved } = buildProgram(job);
   const call = await callSandbox(runner, { code: program, language: job.test.sandbox_language }, options);
   const judgement = judgePrediction(call.response, job.test.test_case_ids);
@@ -113,19 +134,25 @@ export async function evaluatePredictions(
   runner: CodeRunner,
   predictions: readonly Prediction[],
   tests: TestIndex,
-  options: EvaluateOptions = {},
+  options: RunLimits & RunHooks = {},
 ): Promise<EvaluationRun> {
   const { jobs, unmatched } = planJobs(predictions, tests);
-  options.onStart?.(jobs.length);
-  const limit = pLimit(Math.max(1, options.concurrency ?? 2));
-  const results = await Promise.all(
-    jobs.map((job) =>
-      limit(async () => {
-        const result = await runOne(runner, job, options);
-        options.onResult?.(result);
-        return result;
-      }),
-    ),
-  );
-  return { results, unmatched };
+  return { results: await runJobs(jobs, (job) => runOne(runner, job, options), options), unmatched };
+}
+
+/** Runs every answer against its problem (AutoEval, CommonOJ) with `evaluate`; input order kept. */
+export async function evaluateAnswers<P>(
+  problems: Map<string, P>,
+  answers: readonly FusionAnswer[],
+  evaluate: (problem: P, answer: FusionAnswer) => Promise<PredictionResult>,
+  hooks: RunHooks = {},
+): Promise<EvaluationRun> {
+  const unmatched: EvaluationRun["unmatched"] = [];
+  const matched: Array<{ problem: P; answer: FusionAnswer }> = [];
+  for (const answer of answers) {
+    const problem = problems.get(answer.qid);
+    if (problem === undefined) unmatched.push({ qid: answer.qid, id: answer.id });
+    else matched.push({ problem, answer });
+  }
+  return { results: await runJobs(matched, (m) => evaluate(m.problem, m.answer), hooks), unmatched };
 }
