@@ -96,7 +96,7 @@ export async function askServers(urls: readonly string[]): Promise<ServerWorkers
 }
 
 /** A server's root URL from `sandbox.url`'s form of it (with or without /run_code). */
-function serverBase(url: string): string {
+export function serverBase(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/run_code$/, "");
 }
 

@@ -10,7 +10,7 @@ import {
   bytesIn,
   counterIn as counter,
   type MemoryCounters,
-  readCgroupFile as read,
+  readIfThere as read,
   v1MemoryCounters,
   v2MemoryCounters,
 } from "./memory-kill.js";

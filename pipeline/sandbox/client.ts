@@ -11,7 +11,7 @@ import { UserError, unreached } from "../errors.js";
 import { createHttpFetch } from "../http-fetch.js";
 import { innermost, silentFor } from "../liveness.js";
 import { createLogger } from "../log.js";
-import { serverPrograms } from "./capacity.js";
+import { serverBase, serverPrograms } from "./capacity.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
 import { sandboxErrorResponse } from "./request.js";
@@ -21,21 +21,14 @@ const log = createLogger("sandbox");
 
 const RUN_STATUSES = new Set(["Success", "Failed", "SandboxError"]);
 
-/** `http://host:port` or `http://host:port/prefix` -> the /run_code endpoint under it. */
-export function runCodeEndpoint(url: string): string {
-  const trimmed = url.replace(/\/+$/, "");
-  return trimmed.endsWith("/run_code") ? trimmed : `${trimmed}/run_code`;
-}
-
 /** A URL without credentials or query, for messages and usage. */
 function shownUrl(url: string): string {
   const u = new URL(url);
   return `${u.origin}${u.pathname}`;
 }
 
-function normalizeResult(value: unknown): CommandRunResult | null {
-  if (value === null || typeof value !== "object") return null;
-  return value as CommandRunResult;
+function asResult(value: unknown): CommandRunResult | null {
+  return value !== null && typeof value === "object" ? (value as CommandRunResult) : null;
 }
 
 /** What a run may carry besides its signal: where to count what each server did. */
@@ -47,8 +40,6 @@ export interface RemoteRunOptions {
 }
 
 export class HttpSandboxClient implements CodeRunner {
-  /** the first server's /run_code URL (the only one, unless `sandbox.url` lists several) */
-  readonly endpoint: string;
   /** every server's /run_code URL */
   readonly endpoints: readonly string[];
   private readonly pool: EndpointPool<string>;
@@ -74,8 +65,7 @@ export class HttpSandboxClient implements CodeRunner {
   constructor(private readonly config: SandboxConfig) {
     const urls = urlList(config.url);
     if (urls.length === 0) throw new Error("HttpSandboxClient needs sandbox.url");
-    this.endpoints = urls.map(runCodeEndpoint);
-    this.endpoint = this.endpoints[0]!;
+    this.endpoints = urls.map((url) => `${serverBase(url)}/run_code`);
     // `workers` is per server: each replica takes as many requests as one server alone would. Unset,
     // 64, or the programs at once the servers said they take (capacity.ts), should that be more.
     const perServer = config.workers ?? Math.max(64, serverPrograms(config) ?? 0);
@@ -118,7 +108,7 @@ export class HttpSandboxClient implements CodeRunner {
       (request.run_timeout ?? this.config.run_timeout_s) +
       this.config.client_slack_s;
     let lastError: unknown = null;
-    let lastUrl = this.endpoint;
+    let lastUrl = this.endpoints[0]!;
     /** servers this request failed on, tried again only when no other one can take it */
     const failedOn = new Set<string>();
     const stopped = () => (signal?.aborted ? signal.reason : this.controller.signal.reason);
@@ -352,8 +342,8 @@ export class HttpSandboxClient implements CodeRunner {
       ...(value as object),
       status: value.status as RunCodeResponse["status"],
       message: typeof value.message === "string" ? value.message : "",
-      compile_result: normalizeResult(value.compile_result),
-      run_result: normalizeResult(value.run_result),
+      compile_result: asResult(value.compile_result),
+      run_result: asResult(value.run_result),
       files: (value.files as Record<string, string> | undefined) ?? {},
     };
   }

@@ -3,7 +3,7 @@
 // their own size-capped tmpfs, so a program that fills its work dir hits ENOSPC instead of filling
 // the host disk; otherwise RLIMIT_FSIZE bounds each file and the run timeout bounds the rest.
 import { execFile } from "node:child_process";
-import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { chmod, chown, copyFile, link, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -169,20 +169,6 @@ export async function removeHostArea(area: HostArea): Promise<void> {
     if (slot.mounted) await run("/usr/bin/umount", ["-l", slot.runsDir]).catch(() => {});
   }
   await rm(area.base, { recursive: true, force: true }).catch(() => {});
-}
-
-/** Empties the slot's usage report before a command (the file stays, so its mount point stays). */
-export function resetUsage(slot: SlotArea): void {
-  writeFileSync(slot.usageFile, "");
-}
-
-/** A usage file's text; "" when it cannot be read. */
-export function readUsageFile(usageFile: string): string {
-  try {
-    return readFileSync(usageFile, "utf8");
-  } catch {
-    return "";
-  }
 }
 
 /**

@@ -22,11 +22,12 @@ const SOURCES = {
 export type HelperName = keyof typeof SOURCES;
 const GCC = "/usr/bin/gcc";
 
-/** A cache dir we may trust: ours, a real dir, not writable by anyone else. */
-function trustworthy(path: string): boolean {
+/** Whether `path` is a real dir (or file) of ours that nobody else may write; undefined: not there. */
+export function ours(path: string, kind: "dir" | "file"): boolean | undefined {
   const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat?.isDirectory()) return false;
-  return stat.uid === (process.getuid?.() ?? stat.uid) && (stat.mode & 0o022) === 0;
+  if (!stat) return undefined;
+  const right = kind === "dir" ? stat.isDirectory() : stat.isFile();
+  return right && stat.uid === (process.getuid?.() ?? stat.uid) && (stat.mode & 0o022) === 0;
 }
 
 async function compile(source: string, output: string): Promise<boolean> {
@@ -50,13 +51,7 @@ export async function toolCacheDir(): Promise<string | null> {
   // world-traversable: bwrap may run as a sandbox uid and must reach what it mounts
   const dir = join(tmpdir(), `codefeedback-sandbox-tools-${process.getuid?.() ?? "user"}`);
   await mkdir(dir, { recursive: true, mode: 0o755 }).catch(() => {});
-  return trustworthy(dir) ? dir : null;
-}
-
-function ownedFile(path: string): boolean | undefined {
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat) return undefined;
-  return stat.isFile() && stat.uid === (process.getuid?.() ?? stat.uid) && (stat.mode & 0o022) === 0;
+  return ours(dir, "dir") ? dir : null;
 }
 
 /**
@@ -74,7 +69,7 @@ export async function stagedTool(hostPath: string): Promise<string> {
       .digest("hex")
       .slice(0, 16);
     const staged = join(dir, `${basename(hostPath)}-${key}`);
-    const owned = ownedFile(staged);
+    const owned = ours(staged, "file");
     if (owned) return staged;
     if (owned === false) return hostPath;
     const partial = `${staged}.${process.pid}.partial`;
@@ -118,7 +113,7 @@ async function buildHelper(name: HelperName): Promise<string | null> {
   const dir = await toolCacheDir();
   if (!dir) return null;
   const binary = join(dir, `${name}-${hash}`);
-  const owned = ownedFile(binary);
+  const owned = ours(binary, "file");
   if (owned !== undefined) return owned ? binary : null;
   return (await compile(SOURCES[name], binary)) ? binary : null;
 }

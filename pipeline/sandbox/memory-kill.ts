@@ -52,8 +52,8 @@ export function outsideKillMessage(counters: MemoryCounters): string {
   );
 }
 
-/** A cgroup file's text, or null where it cannot be read (gone, or not kept by this kernel). */
-export function readCgroupFile(path: string): string | null {
+/** A file's text, or null where it cannot be read (gone, or a cgroup file this kernel does not keep). */
+export function readIfThere(path: string): string | null {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -68,20 +68,20 @@ export function counterIn(text: string | null, key: string): number {
 
 /** A byte count a cgroup file holds, or null where it is missing or zero. */
 export function bytesIn(dir: string, file: string): number | null {
-  const bytes = Number(readCgroupFile(join(dir, file)));
+  const bytes = Number(readIfThere(join(dir, file)));
   return Number.isFinite(bytes) && bytes > 0 ? bytes : null;
 }
 
 /** A v1 run's memory counters (`swap`: the kernel accounts memory+swap, memory.memsw.*). */
 export function v1MemoryCounters(dir: string, limitBytes: number, swap: boolean): MemoryCounters {
-  const failures = (file: string) => Number(readCgroupFile(join(dir, file))) || 0;
+  const failures = (file: string) => Number(readIfThere(join(dir, file))) || 0;
   const peaks = [
     bytesIn(dir, "memory.max_usage_in_bytes"),
     swap ? bytesIn(dir, "memory.memsw.max_usage_in_bytes") : null,
   ];
   const known = peaks.filter((peak): peak is number => peak !== null);
   return {
-    oomKills: counterIn(readCgroupFile(join(dir, "memory.oom_control")), "oom_kill"),
+    oomKills: counterIn(readIfThere(join(dir, "memory.oom_control")), "oom_kill"),
     limitHits: failures("memory.failcnt") + (swap ? failures("memory.memsw.failcnt") : 0),
     peakBytes: known.length > 0 ? Math.max(...known) : null,
     limitBytes,
@@ -90,7 +90,7 @@ export function v1MemoryCounters(dir: string, limitBytes: number, swap: boolean)
 
 /** A v2 run's memory counters. */
 export function v2MemoryCounters(dir: string, limitBytes: number): MemoryCounters {
-  const events = readCgroupFile(join(dir, "memory.events"));
+  const events = readIfThere(join(dir, "memory.events"));
   return {
     oomKills: counterIn(events, "oom_kill"),
     limitHits: counterIn(events, "max") + counterIn(events, "oom"),

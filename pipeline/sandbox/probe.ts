@@ -18,7 +18,7 @@ export interface IsolationProbe {
 
 /** Runs /usr/bin/true in `dir` as `host` runs a step, with every tool mounted as for a Go run. */
 async function runTrue(host: StepHost, dir: RunDirectory, extra: Pick<StepPlan, "prepared"> = {}) {
-  const { result } = await runStep(host, {
+  return runStep(host, {
     argv: ["/usr/bin/true"],
     env: { PATH: "/usr/bin:/bin", GOCACHE: GO_CACHE_INSIDE },
     workDir: dir.work,
@@ -32,7 +32,6 @@ async function runTrue(host: StepHost, dir: RunDirectory, extra: Pick<StepPlan, 
     killOutputBytes: 65536,
     ...extra,
   });
-  return result;
 }
 
 export async function probeIsolation(

@@ -9,7 +9,7 @@ import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
 import type { LanguageContext, LanguageSpec } from "./languages.js";
 import { disposeSandbox, type PreparedSandbox, type SandboxSupply } from "./prepared.js";
 import { runStatus } from "./request.js";
-import { runStep, type StepKill } from "./step.js";
+import { runStep } from "./step.js";
 import { toolchainPaths } from "./toolchains.js";
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
 import { RunDirectory } from "./workdir.js";
@@ -66,7 +66,6 @@ export async function runRequest(
     unused.add(runSandbox);
   };
   const host = { mode, slot, kit: where.kit, cgroups: where.cgroups };
-  const kills = new Map<CommandRunResult, StepKill>();
   let env: Record<string, string> = { ...BASE_ENV };
   const step = async (
     argv: string[],
@@ -78,7 +77,7 @@ export async function runRequest(
     afterStart: () => void,
   ) => {
     if (prepared) unused.delete(prepared);
-    const { result, killedFor } = await runStep(host, {
+    return runStep(host, {
       argv,
       env,
       workDir: dir.work,
@@ -99,8 +98,6 @@ export async function runRequest(
       ...(prepared ? { prepared } : {}),
       afterStart,
     });
-    kills.set(result, killedFor);
-    return result;
   };
   try {
     for (const [path, content] of Object.entries(request.files ?? {})) {
@@ -137,7 +134,7 @@ export async function runRequest(
         prepareRunSandbox,
       );
       if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
-        return await respond(config, compileResult, null, dir, request, kills);
+        return await respond(config, compileResult, null, dir, request);
       }
     }
     const timeout = seconds(request.run_timeout, config.run_timeout_s);
@@ -155,7 +152,7 @@ export async function runRequest(
       runSandbox,
       () => {},
     );
-    return await respond(config, compileResult, runResult, dir, request, kills);
+    return await respond(config, compileResult, runResult, dir, request);
   } finally {
     const disposed = await Promise.allSettled([...unused].map(disposeSandbox));
     await dir.remove();
@@ -174,29 +171,22 @@ async function respond(
   run: CommandRunResult | null,
   dir: RunDirectory,
   request: RunCodeRequest,
-  kills: ReadonlyMap<CommandRunResult, StepKill>,
 ): Promise<RunCodeResponse> {
   const status = runStatus(compile, run);
   const files = request.fetch_files?.length
     ? await dir.fetch(request.fetch_files, config.max_request_bytes)
     : {};
-  const message = describe(compile, run, kills);
-  return { status, message, compile_result: compile, run_result: run, files };
+  return { status, message: describe(compile, run), compile_result: compile, run_result: run, files };
 }
 
-function describe(
-  compile: CommandRunResult | null,
-  run: CommandRunResult | null,
-  kills: ReadonlyMap<CommandRunResult, StepKill>,
-): string {
+function describe(compile: CommandRunResult | null, run: CommandRunResult | null): string {
   const failed = (result: CommandRunResult) => {
-    const killedFor = kills.get(result);
-    if (killedFor === "output") return "killed: its output passed sandbox.kill_output_bytes";
+    if (result.stopped_by?.includes("output")) return "killed: its output passed sandbox.kill_output_bytes";
     if (result.status === "TimeLimitExceeded") return "time limit exceeded";
     if (result.status === "Error") return result.stderr ?? "could not start";
     if (result.return_code === 0) return null;
     const exit = `exit code ${result.return_code}${result.signal ? ` (${result.signal})` : ""}`;
-    return killedFor === "memory"
+    return result.stopped_by?.includes("memory")
       ? `${exit}: out of memory, its processes together passed the memory limit (memory_limit_MB + sandbox.limits.memory_headroom_mb)`
       : exit;
   };

@@ -126,15 +126,12 @@ function assemble(program: Instruction[]): Buffer {
   return out;
 }
 
-let cached: Buffer | null | undefined;
+let cached: Buffer | undefined;
 
 /** The compiled filter for this machine's architecture, or null where we have no syscall table. */
 export function sandboxSeccompFilter(): Buffer | null {
-  if (cached !== undefined) return cached;
-  if (arch() !== "x64") {
-    cached = null;
-    return cached;
-  }
+  if (arch() !== "x64") return null;
+  if (cached) return cached;
   const table = X86_64_SYSCALLS;
   const special: Record<number, string> = {
     [table.clone]: "clone",

@@ -1,12 +1,13 @@
 // One step of a request (its compile or its run): a fresh bubblewrap sandbox around the command
 // (prepared ahead, or built now), in fresh cgroups of its own where the machine has them, run to
 // completion, then everything it left killed and removed. The result says what happened in
-// SandboxFusion's terms; `killedFor` says why we (or the kernel, for memory) ended it. An OOM kill
-// that was not the run's own cap (memory-kill.ts) is no result at all: SandboxFaultError.
+// SandboxFusion's terms, `stopped_by` included. An OOM kill that was not the run's own cap
+// (memory-kill.ts) is no result at all: SandboxFaultError.
+import { writeFileSync } from "node:fs";
 import type { CgroupHost, RunCgroup } from "./cgroup.js";
 import { type CommandOptions, type CommandOutcome, HostProcess } from "./command.js";
 import { SandboxFaultError } from "./errors.js";
-import { networkRefusalsOf, peakMemoryKbOf, readUsageFile, resetUsage, type SlotArea } from "./host-area.js";
+import { networkRefusalsOf, peakMemoryKbOf, type SlotArea } from "./host-area.js";
 import {
   enterCgroups,
   type HostCommand,
@@ -18,7 +19,7 @@ import {
   type SandboxKit,
   wrapInSandbox,
 } from "./isolation.js";
-import { memoryKillOf, outsideKillMessage } from "./memory-kill.js";
+import { memoryKillOf, outsideKillMessage, readIfThere } from "./memory-kill.js";
 import { disposeSandbox, type PreparedSandbox } from "./prepared.js";
 import type { CommandRunResult, SandboxStop } from "./types.js";
 
@@ -32,33 +33,21 @@ export interface StepHost {
   cgroups: CgroupHost | null;
 }
 
-export interface StepPlan {
+export interface StepPlan extends CommandOptions {
   argv: string[];
   env: Record<string, string>;
   /** host dir mounted at the work dir */
   workDir: string;
   /** host scratch dir for TMPDIR in `isolation: none` */
   hostTmpDir: string | null;
-  timeoutSeconds: number;
-  stdin: string | null;
   limits: ProcessLimits;
   /** what the whole process tree may hold (with cgroups), MiB */
   treeMemoryMb: number;
   tmpMb: number;
-  maxOutputBytes: number;
-  killOutputBytes: number;
-  signal?: AbortSignal;
   /** a sandbox prepared around `workDir` to run the command in, instead of building one now */
   prepared?: PreparedSandbox;
   /** called once the command has started (to prepare what comes next meanwhile) */
   afterStart?: () => void;
-}
-
-export type StepKill = "output" | "memory" | null;
-
-export interface StepOutcome {
-  result: CommandRunResult;
-  killedFor: StepKill;
 }
 
 /** Where a step runs: the usage report and cgroup to read afterwards, and how to start it. */
@@ -75,7 +64,7 @@ interface StepRun {
   dispose(): Promise<void>;
 }
 
-export async function runStep(host: StepHost, plan: StepPlan): Promise<StepOutcome> {
+export async function runStep(host: StepHost, plan: StepPlan): Promise<CommandRunResult> {
   let afterStart = plan.afterStart;
   const once = {
     ...plan,
@@ -85,28 +74,19 @@ export async function runStep(host: StepHost, plan: StepPlan): Promise<StepOutco
     },
   };
   if (plan.prepared) {
-    const outcome = await runOnce(once, preparedRun(plan.prepared, plan));
+    const result = await runOnce(once, preparedRun(plan.prepared, plan));
     // a prepared sandbox that died before it read its orders ran nothing: build one now instead
-    if (plan.prepared.process.tookOrders || outcome.result.status === "TimeLimitExceeded") return outcome;
+    if (plan.prepared.process.tookOrders || result.status === "TimeLimitExceeded") return result;
   }
   return runOnce(once, builtRun(host, plan));
 }
 
-async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
-  const treeMemoryBytes = plan.treeMemoryMb * MIB;
+async function runOnce(plan: StepPlan, run: StepRun): Promise<CommandRunResult> {
   try {
-    run.cgroup?.setMemoryLimit(treeMemoryBytes);
-    const started = run.start({
-      stdin: plan.stdin,
-      timeoutSeconds: plan.timeoutSeconds,
-      maxOutputBytes: plan.maxOutputBytes,
-      killOutputBytes: plan.killOutputBytes,
-      ...(plan.signal ? { signal: plan.signal } : {}),
-    });
+    run.cgroup?.setMemoryLimit(plan.treeMemoryMb * MIB);
+    const started = run.start(plan);
     plan.afterStart?.();
-    const outcome = await started;
-    const result = outcome.result;
-    let killedFor: StepKill = outcome.killedBy === "output" ? "output" : null;
+    const { result, killedBy } = await started;
     if (result.status !== "Error") {
       // the cgroup's figure covers the whole tree and is out of the program's reach
       const usage = run.usage();
@@ -117,15 +97,15 @@ async function runOnce(plan: StepPlan, run: StepRun): Promise<StepOutcome> {
       // prepared sandbox killed idle, the likeliest victim, ran nothing: runStep builds another)
       if (memory && memoryKill === "outside" && run.ran())
         throw new SandboxFaultError(outsideKillMessage(memory));
-      if (killedFor === null && memoryKill === "limit") killedFor = "memory";
       // what the limits refused, read from the kernel's counters: the program may have hidden it
       const stopped: SandboxStop[] = [];
-      if (killedFor) stopped.push(killedFor);
+      if (killedBy === "output") stopped.push("output");
+      else if (memoryKill === "limit") stopped.push("memory");
       if (run.cgroup?.processLimitHit()) stopped.push("processes");
       if (run.isolated && usage !== null && (networkRefusalsOf(usage) ?? 0) > 0) stopped.push("network");
       if (stopped.length > 0) result.stopped_by = stopped;
     }
-    return { result, killedFor };
+    return result;
   } finally {
     await run.dispose();
   }
@@ -175,11 +155,12 @@ function builtRun(host: StepHost, plan: StepPlan): StepRun {
     });
     wrapped = enterCgroups(wrapped, cgroup.procsFiles, kit);
   }
-  if (usageFile) resetUsage(slot);
+  // emptied, not removed: the file is the mount point of USAGE_PATH
+  if (usageFile) writeFileSync(usageFile, "");
   let started: HostProcess | null = null;
   return {
     cgroup,
-    usage: () => (usageFile ? readUsageFile(usageFile) : (started?.usageReport() ?? null)),
+    usage: () => (usageFile ? (readIfThere(usageFile) ?? "") : (started?.usageReport() ?? null)),
     isolated: mode !== "none",
     ran: () => true,
     start: (options) => {

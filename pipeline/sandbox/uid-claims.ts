@@ -2,10 +2,11 @@
 // RLIMIT_NPROC per host uid, so two sandboxes on one machine (two pipeline runs, parallel test
 // files) sharing a uid would share one process budget; each instance therefore claims uids of its own,
 // starting at `uid_base`, with a claim file naming its pid. Claims of dead processes are taken over.
-import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../pid.js";
+import { ours } from "./launcher.js";
 
 const CLAIM_RANGE = 4096;
 
@@ -16,10 +17,8 @@ function claimDir(): string | null {
   } catch {
     // already there
   }
-  const stat = lstatSync(dir, { throwIfNoEntry: false });
   // only a dir of ours that nobody else can write holds trustworthy claims
-  if (!stat?.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return null;
-  return dir;
+  return ours(dir, "dir") ? dir : null;
 }
 
 function tryClaim(path: string): boolean {

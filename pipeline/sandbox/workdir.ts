@@ -179,7 +179,7 @@ export class RunDirectory {
     );
     try {
       writeFileSync(fd, content);
-      fchownOwner(fd, this.owner);
+      if (this.owner !== null) fchownSync(fd, this.owner, this.owner);
     } finally {
       closeSync(fd);
     }
@@ -203,17 +203,7 @@ export class RunDirectory {
       } catch {
         continue;
       }
-      let dir = base;
-      let safe = true;
-      for (const part of relative.split("/").slice(0, -1)) {
-        dir = join(dir, part);
-        const stat = await lstat(dir).catch(() => null);
-        if (stat === null || !stat.isDirectory()) {
-          safe = false;
-          break;
-        }
-      }
-      if (!safe) continue;
+      if (!(await realDirs(base, relative))) continue;
       const handle = await open(
         join(base, relative),
         fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
@@ -237,6 +227,16 @@ export class RunDirectory {
     if (this.mnt && !removeSmallDir(this.mnt)) await removeTree(this.mnt);
     if (!removeSmallDir(this.work)) await removeTree(this.work);
   }
+}
+
+/** Whether every dir on the way from `base` to `relative` is a real dir (no link, nothing missing). */
+async function realDirs(base: string, relative: string): Promise<boolean> {
+  let dir = base;
+  for (const part of relative.split("/").slice(0, -1)) {
+    dir = join(dir, part);
+    if (!(await lstat(dir).catch(() => null))?.isDirectory()) return false;
+  }
+  return true;
 }
 
 /**
@@ -265,10 +265,6 @@ function removeSmallDir(path: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ENOENT" && !lstatSync(path, { throwIfNoEntry: false });
   }
-}
-
-function fchownOwner(fd: number, owner: number | null): void {
-  if (owner !== null) fchownSync(fd, owner, owner);
 }
 
 async function removeTree(path: string): Promise<void> {

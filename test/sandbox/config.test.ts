@@ -33,7 +33,7 @@ describe("sandboxConfigSchema", () => {
     const remote = createCodeRunner(sandboxConfigSchema.parse({ url: "http://127.0.0.1:1" }));
     expect(embedded).toBeInstanceOf(EmbeddedSandbox);
     expect(remote).toBeInstanceOf(HttpSandboxClient);
-    expect((remote as HttpSandboxClient).endpoint).toBe("http://127.0.0.1:1/run_code");
+    expect((remote as HttpSandboxClient).endpoints).toEqual(["http://127.0.0.1:1/run_code"]);
     await embedded.close();
     await remote.close();
   });

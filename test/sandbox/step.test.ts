@@ -79,9 +79,9 @@ function setUp(tookOrders: boolean): { host: StepHost; plan: StepPlan } {
 describe("a step whose prepared sandbox the host's memory shortage killed", () => {
   it("builds a sandbox of its own when the prepared one died before its orders, and runs the command there", async () => {
     const { host, plan } = setUp(false);
-    const outcome = await runStep(host, plan);
-    expect(outcome.result.stdout).toBe("built\n");
-    expect(outcome.killedFor).toBeNull();
+    const result = await runStep(host, plan);
+    expect(result.stdout).toBe("built\n");
+    expect(result.stopped_by).toBeUndefined();
   });
 
   it("is the sandbox's fault, not a verdict, when the killed sandbox had taken its orders", async () => {
