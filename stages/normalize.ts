@@ -86,7 +86,7 @@ function seedId(source: string, row: number): string {
  * Resume counts rows by position, so a file that changed since download verified it would shift every
  * row after the change; a missing or resized file stops the run instead of mixing two versions.
  */
-async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
+export async function checkStillThere(local: string, file: DownloadedFileRecord): Promise<void> {
   const size = (await stat(local).catch(() => undefined))?.size;
   if (size === file.size) return;
   if (file.repo === undefined) {

@@ -1,23 +1,17 @@
 // The TACO files `download` fetched, read row by row in a fixed order (files as listed, rows as
 // stored), keeping only the wanted sources: the real train split is several GB, its LeetCode rows a
 // small part of it, so nothing else is held.
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../pipeline/errors.js";
 import { readRows } from "../../pipeline/readers/index.js";
 import type { Emitter, StageContext } from "../../pipeline/stage.js";
 import type { DownloadedFileRecord } from "../download.js";
+import { checkStillThere } from "../normalize.js";
 import type { LeetcodeConfig } from "./config.js";
+import type { LeetcodeStats } from "./summary.js";
 import { readTacoRow, type TacoProblem } from "./taco.js";
 
-export interface ReadStats {
-  files: number;
-  rows: number;
-  kept: number;
-  rejected: Record<string, number>;
-  /** rows of other TACO sources (codeforces, codechef...), by source */
-  other_sources: Record<string, number>;
-}
+export type ReadStats = LeetcodeStats["read"];
 
 async function tacoFiles(ctx: StageContext<LeetcodeConfig>): Promise<DownloadedFileRecord[]> {
   const files: DownloadedFileRecord[] = [];
@@ -51,13 +45,7 @@ export async function readProblems(
   };
   for (const file of await tacoFiles(ctx)) {
     const local = path.resolve(ctx.dataDir, file.local_path);
-    const size = (await stat(local).catch(() => undefined))?.size;
-    if (size !== file.size) {
-      throw new UserError(
-        `${local} (${file.path} of ${file.repo}) ${size === undefined ? "is missing" : `is ${size} bytes, not the ${file.size} download verified`}; ` +
-          "run `pnpm pipeline run download --force`, then rerun",
-      );
-    }
+    await checkStillThere(local, file);
     stats.files++;
     const stem = fileStem(file.path);
     const rows = readRows(local, {
