@@ -75,14 +75,11 @@ export const dedupConfigSchema = z
   .strict();
 export type DedupConfig = z.infer<typeof dedupConfigSchema>;
 
-export const REJECT_CONTAMINATED = "benchmark-contamination";
-export const REJECT_EXACT = "exact-duplicate";
-export const REJECT_NEAR = "near-duplicate";
+const REJECT_CONTAMINATED = "benchmark-contamination";
 
 /** Fetches the benchmark sets and indexes their prompts' n-grams. */
 export async function loadBenchmarks(ctx: StageContext<DedupConfig>): Promise<NgramIndex> {
   const index = new NgramIndex(ctx.config.ngram_words);
-  if (ctx.config.benchmarks.length === 0) return index;
   const client = new HubClient(ctx.root.hub, { signal: ctx.signal, log: ctx.log });
   for (const spec of ctx.config.benchmarks) {
     const fetched = await fetchHubFiles(client, spec, path.join(ctx.workDir, "benchmarks"), {
@@ -154,21 +151,19 @@ export async function deduplicateSeeds(
     const verdict = dedup.check(record.id, query, words);
     if (verdict.kind === "unique") {
       await emit.out(record);
-    } else if (verdict.kind === "exact-duplicate") {
-      await emit.reject({
-        id: record.id,
-        reason: REJECT_EXACT,
-        detail: `same query as ${verdict.of}, which is kept`,
-        record: { ...record, duplicate_of: verdict.of },
-      });
-    } else {
-      await emit.reject({
-        id: record.id,
-        reason: REJECT_NEAR,
-        detail: `estimated Jaccard ${verdict.similarity.toFixed(2)} with ${verdict.of}, which is kept`,
-        record: { ...record, duplicate_of: verdict.of },
-      });
+      continue;
     }
+    const like =
+      verdict.kind === "near-duplicate"
+        ? `estimated Jaccard ${verdict.similarity.toFixed(2)} with`
+        : "same query as";
+    // the verdict's kind is the reason: exact-duplicate, near-duplicate
+    await emit.reject({
+      id: record.id,
+      reason: verdict.kind,
+      detail: `${like} ${verdict.of}, which is kept`,
+      record: { ...record, duplicate_of: verdict.of },
+    });
   }
 }
 
