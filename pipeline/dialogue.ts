@@ -295,24 +295,13 @@ export function paperShape(
     };
     const t = byMethod[method];
     const disabled = disabledMethods.some((m) => m.name === method);
-    if (disabled || !t || t.dialogues === 0) {
-      const state = disabled ? "disabled" : "none";
-      return {
-        method,
-        state,
-        dialogues: 0,
-        turns_per_dialogue: 0,
-        ...figures,
-        deviation: 0,
-        deviates: false,
-      };
-    }
-    const tpd = round2(t.turns / t.dialogues);
-    const deviation = paper ? paperDeviation(tpd, paper.turnsPerDialogue) : 0;
+    const made = disabled || !t || t.dialogues === 0 ? undefined : t;
+    const tpd = made ? round2(made.turns / made.dialogues) : 0;
+    const deviation = made && paper ? paperDeviation(tpd, paper.turnsPerDialogue) : 0;
     return {
       method,
-      state: "ran",
-      dialogues: t.dialogues,
+      state: disabled ? "disabled" : made ? "ran" : "none",
+      dialogues: made?.dialogues ?? 0,
       turns_per_dialogue: tpd,
       ...figures,
       deviation,
