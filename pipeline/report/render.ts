@@ -4,7 +4,6 @@
 // release. Each section is a chart beside the paper's figure and a table with the numbers; one whose
 // stage has not run says so instead of drawing an empty chart.
 import type { ReportData, StageRow } from "./collect.js";
-import type { ReportingStage } from "./contract.js";
 import { flowSection } from "./flow.js";
 import { figure, missing, OURS, PAPER, table } from "./html.js";
 import { escapeXml as esc } from "./svg.js";
@@ -40,27 +39,19 @@ function usageSection(data: ReportData): string {
     return `${head}${missing("usage", "no stage has recorded LLM requests yet")}</section>`;
   const total = (k: Exclude<keyof NonNullable<StageRow["usage"]>, "endpoints">) =>
     used.reduce((a, s) => a + (s.usage![k] ?? 0), 0);
-  const rows = used.map((s) => {
-    const u = s.usage!;
-    return [
-      s.name,
-      u.requests,
-      u.cachedRequests,
-      u.failedRequests,
-      u.promptTokens,
-      u.completionTokens,
-      `$${u.costUsd.toFixed(2)}`,
-    ];
-  });
-  rows.push([
-    "total",
-    total("requests"),
-    total("cachedRequests"),
-    total("failedRequests"),
-    total("promptTokens"),
-    total("completionTokens"),
-    `$${total("costUsd").toFixed(2)}`,
+  const counted = [
+    "requests",
+    "cachedRequests",
+    "failedRequests",
+    "promptTokens",
+    "completionTokens",
+  ] as const;
+  const rows = used.map((s) => [
+    s.name,
+    ...counted.map((k) => s.usage![k]),
+    `$${s.usage!.costUsd.toFixed(2)}`,
   ]);
+  rows.push(["total", ...counted.map(total), `$${total("costUsd").toFixed(2)}`]);
   return (
     head +
     figure(
@@ -85,13 +76,25 @@ function usageSection(data: ReportData): string {
   );
 }
 
-/** A stage's own sections, each with the note of any unreadable summary it reads at its top. */
-function stageSections(data: ReportData, stage: ReportingStage): string[] {
+/**
+ * The own sections of the stages that make the release (or of every other stage), each with the note
+ * of any unreadable summary it reads at its top.
+ */
+function stageSections(data: ReportData, release: boolean): string {
   const { view } = data;
-  return (stage.report?.sections ?? []).map((section) => {
-    const html = section.render(view.forStage(stage, section.id));
-    return withUnreadableNote(section.id, html, view.unreadable(readsOf(view.registry, stage, section.id)));
-  });
+  return view.registry.stages
+    .filter((stage) => Boolean(stage.release) === release)
+    .flatMap((stage) =>
+      (stage.report?.sections ?? []).map((section) => {
+        const html = section.render(view.forStage(stage, section.id));
+        return withUnreadableNote(
+          section.id,
+          html,
+          view.unreadable(readsOf(view.registry, stage, section.id)),
+        );
+      }),
+    )
+    .join("\n");
 }
 
 // Counts, in the browser, the bars that really have a size; a chart that drew fewer than it should
@@ -149,15 +152,9 @@ export function renderReport(data: ReportData): string {
 <p class="meta">Data directory ${esc(data.dataDir)}; built ${esc(data.generatedAt)} from the stage manifests. Paper: OpenCodeInterpreter (arXiv 2402.14658).</p>
 ${stagesSection(data)}
 ${flowSection(data)}
-${data.view.registry.stages
-  .filter((stage) => !stage.release)
-  .flatMap((stage) => stageSections(data, stage))
-  .join("\n")}
+${stageSections(data, false)}
 ${usageSection(data)}
-${data.view.registry.stages
-  .filter((stage) => stage.release)
-  .flatMap((stage) => stageSections(data, stage))
-  .join("\n")}
+${stageSections(data, true)}
 </main>
 <script>${SELF_CHECK}</script>
 </body>
