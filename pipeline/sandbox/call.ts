@@ -64,6 +64,7 @@ export function commandLines(request: RunCodeRequest): { compile: string[] | nul
     nodePath: "node",
     esbuildPath: "esbuild",
     csharpEntry: "csharp-entry.cs",
+    jestPreload: "jest-preload.cjs",
     goCache: "go-cache",
   };
   const text = (argv: string[]) => argv.map((arg) => arg.replace(String(MEMORY_TOKEN), "<memory_mb>"));

@@ -90,6 +90,32 @@ export const JUNIT_CLASSPATH = `${JUNIT_CONSOLE}:${JUNIT4}:${JAVATUPLES}`;
 // Debian's Node.js libraries (lodash): where `require` looks after the work dir's node_modules.
 export const NODE_ENV = { NODE_PATH: "/usr/share/nodejs" };
 
+// Debian's jest, run by the pipeline's node. Its packages also live in /usr/lib/nodejs, where only
+// Debian's own node looks unasked.
+export const JEST = "/usr/share/nodejs/jest/bin/jest.js";
+export const JEST_NODE_PATH = "/usr/share/nodejs:/usr/lib/nodejs";
+const BABEL = "/usr/share/nodejs/@babel";
+
+/**
+ * SandboxFusion's jest set-up (babel-jest with preset-env for the running node and
+ * preset-typescript), given on the command line so that no config file the request brings (a
+ * babel.config.js, a package.json) is read. Debian's modules are not compiled, as SandboxFusion's
+ * node_modules are not: babel on lodash alone costs seconds.
+ */
+export const JEST_CONFIG = JSON.stringify({
+  transform: {
+    "\\.[cm]?[jt]sx?$": [
+      "/usr/share/nodejs/babel-jest",
+      {
+        configFile: false,
+        babelrc: false,
+        presets: [[`${BABEL}/preset-env`, { targets: { node: "current" } }], `${BABEL}/preset-typescript`],
+      },
+    ],
+  },
+  transformIgnorePatterns: ["/node_modules/", "^/usr/(share|lib)/nodejs/"],
+});
+
 /**
  * The namespaces a .NET 6 console project imports implicitly, put before the code of a C# program
  * (mcs knows no `global using`); `#line 1` keeps the compiler's line numbers the code's own.

@@ -16,12 +16,17 @@ export interface LanguageContext {
   esbuildPath: string | null;
   /** where the C# entry point (support/csharp-entry.cs) is visible inside the sandbox */
   csharpEntry: string;
+  /** where jest's preload (support/jest-preload.cjs) is visible inside the sandbox */
+  jestPreload: string;
   /** Go's build cache: the warm one mounted read-only (go-cache.ts), else a private one in /tmp */
   goCache: string;
 }
 
 /** The toolchain paths a spec's requires() and version() see (the host's). */
-export type ToolchainContext = Pick<LanguageContext, "nodePath" | "esbuildPath" | "csharpEntry">;
+export type ToolchainContext = Pick<
+  LanguageContext,
+  "nodePath" | "esbuildPath" | "csharpEntry" | "jestPreload"
+>;
 
 export interface LanguageSpec {
   /** SandboxFusion's language id */

@@ -7,6 +7,9 @@ import {
   GO_TOOLCHAIN,
   JAVA_CLASSPATH,
   JAVA_RUN_FLAGS,
+  JEST,
+  JEST_CONFIG,
+  JEST_NODE_PATH,
   JUNIT_CLASSPATH,
   JUNIT_CONSOLE,
   JUNIT4,
@@ -102,6 +105,44 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
     debianPackages: ["nodejs", "node-lodash"],
   },
   {
+    // SandboxFusion's `jest`: the code is a TypeScript test file, next to the request's files; every
+    // test file there runs, and the run passes when every test does. Babel compiles in the run step.
+    id: "jest",
+    aliases: [],
+    name: "TypeScript tests (Debian's jest, babel-jest)",
+    sourceFile: () => "main.test.ts",
+    run: (c) => [
+      c.nodePath,
+      // named here, not in NODE_OPTIONS: a sandbox mounts the tools its command line names
+      "--require",
+      c.jestPreload,
+      `--max-old-space-size=${c.memoryMb}`,
+      JEST,
+      "--ci",
+      // one process: no workers to fork under the process limit, no worker start-up per run
+      "--runInBand",
+      "--no-cache",
+      "--watchman=false",
+      "--config",
+      JEST_CONFIG,
+    ],
+    requires: (c) => [JEST, c.nodePath],
+    version: (c) => [
+      "/usr/bin/env",
+      `NODE_PATH=${JEST_NODE_PATH}`,
+      c.nodePath,
+      "--require",
+      c.jestPreload,
+      JEST,
+      "--version",
+    ],
+    addressSpaceMb: unlimitedAddressSpace,
+    env: { NODE_PATH: JEST_NODE_PATH },
+    compileMemoryMb: 512,
+    compilesInRun: true,
+    debianPackages: ["jest", "node-babel7", "node-lodash"],
+  },
+  {
     id: "c",
     aliases: ["c11", "c99", "gcc"],
     name: "C (gcc, -std=gnu17 -O2)",
@@ -170,7 +211,8 @@ export const LANGUAGE_SPECS: readonly LanguageSpec[] = [
       "--fail-if-no-tests",
     ],
     requires: () => ["/usr/bin/javac", "/usr/bin/java", JUNIT_CONSOLE, JUNIT4],
-    version: () => ["/usr/bin/java", "-jar", JUNIT_CONSOLE, "--version"],
+    // Debian's console launcher has no --version, and its jars carry no version of their own
+    version: () => ["/usr/bin/dpkg-query", `--showformat=JUnit \${Version}\\n`, "--show", "junit5"],
     addressSpaceMb: jvmAddressSpace,
     compileMemoryMb: 1024,
     debianPackages: ["default-jdk-headless", "junit5", "junit4", "libjavatuples-java"],
@@ -424,7 +466,6 @@ export const UNSERVED_LANGUAGES: Readonly<Record<string, string>> = {
   lean: "Lean 4 and its Mathlib are not packaged in Debian",
   cuda: "CUDA mode needs an NVIDIA GPU and the CUDA toolkit, which this sandbox does not expose",
   python_gpu: "GPU mode needs an NVIDIA GPU and CUDA-enabled PyTorch, which this sandbox does not expose",
-  jest: "Debian 12's jest depends on Debian's Node.js 18 (node-types-node), which cannot be installed beside the Node.js 20 the pipeline needs",
 };
 
 /** Why a SandboxFusion language id this sandbox knows of is not served, if it is one of those. */

@@ -1,5 +1,5 @@
 // Which toolchains this machine has, where the sandbox sees what lives outside /usr (node, esbuild,
-// the C# entry point), and the toolchains' versions for `pipeline sandbox languages`.
+// the C# entry point, jest's preload), and the toolchains' versions for `pipeline sandbox languages`.
 import { execFile } from "node:child_process";
 import { accessSync, constants as fsConstants } from "node:fs";
 import { createRequire } from "node:module";
@@ -19,6 +19,7 @@ export interface ToolchainPaths {
 const NODE_INSIDE = "/opt/sandbox-tools/node";
 const ESBUILD_INSIDE = "/opt/sandbox-tools/esbuild";
 const CSHARP_ENTRY_INSIDE = "/opt/sandbox-tools/csharp-entry.cs";
+const JEST_PRELOAD_INSIDE = "/opt/sandbox-tools/jest-preload.cjs";
 
 function findEsbuild(): string | null {
   try {
@@ -39,7 +40,11 @@ export function toolchainPaths(): ToolchainPaths {
   const nodeHost = process.execPath;
   const esbuildHost = findEsbuild();
   const csharpEntryHost = fileURLToPath(new URL("./support/csharp-entry.cs", import.meta.url));
-  const binds: [string, string][] = [[csharpEntryHost, CSHARP_ENTRY_INSIDE]];
+  const jestPreloadHost = fileURLToPath(new URL("./support/jest-preload.cjs", import.meta.url));
+  const binds: [string, string][] = [
+    [csharpEntryHost, CSHARP_ENTRY_INSIDE],
+    [jestPreloadHost, JEST_PRELOAD_INSIDE],
+  ];
   // /usr is visible as is (but /usr/local is masked), so only binaries elsewhere need a bind.
   const visible = (path: string) => path.startsWith("/usr/") && !path.startsWith("/usr/local/");
   let nodeInside = nodeHost;
@@ -53,8 +58,18 @@ export function toolchainPaths(): ToolchainPaths {
     esbuildInside = ESBUILD_INSIDE;
   }
   cachedPaths = {
-    host: { nodePath: nodeHost, esbuildPath: esbuildHost, csharpEntry: csharpEntryHost },
-    inside: { nodePath: nodeInside, esbuildPath: esbuildInside, csharpEntry: CSHARP_ENTRY_INSIDE },
+    host: {
+      nodePath: nodeHost,
+      esbuildPath: esbuildHost,
+      csharpEntry: csharpEntryHost,
+      jestPreload: jestPreloadHost,
+    },
+    inside: {
+      nodePath: nodeInside,
+      esbuildPath: esbuildInside,
+      csharpEntry: CSHARP_ENTRY_INSIDE,
+      jestPreload: JEST_PRELOAD_INSIDE,
+    },
     binds,
   };
   return cachedPaths;
@@ -83,7 +98,7 @@ export interface LanguageInfo {
   id: string;
   name: string;
   aliases: readonly string[];
-  /** first line of the toolchain's version output, or null when unavailable */
+  /** first line of the toolchain's version output, or null when unavailable or it fails */
   version: string | null;
   available: boolean;
   /** what is missing and how to install it, when unavailable */
@@ -100,15 +115,19 @@ function firstLine(text: string): string | null {
   );
 }
 
-function versionOf(spec: LanguageSpec): Promise<string | null> {
+/**
+ * The first line its version command prints, or null when that command fails: what a tool prints
+ * as it refuses an option it lacks is no version.
+ */
+export function versionOf(spec: Pick<LanguageSpec, "version">): Promise<string | null> {
   const [file, ...args] = spec.version(toolchainPaths().host);
   return new Promise((resolve) => {
     execFile(
       file!,
       args,
       { timeout: 20_000, env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } },
-      (_error, stdout, stderr) => {
-        resolve(firstLine(String(stdout)) ?? firstLine(String(stderr)));
+      (error, stdout, stderr) => {
+        resolve(error ? null : (firstLine(String(stdout)) ?? firstLine(String(stderr))));
       },
     );
   });

@@ -348,6 +348,35 @@ endmodule`,
     }),
     check: blocked,
   },
+  {
+    // the preload every jest run loads sits in the read-only tools dir: no run can poison the next
+    name: "jest test reads secrets, writes jest's preload and Debian's jest, connects to the host",
+    request: (c) => ({
+      language: "jest",
+      code: `import { appendFileSync, readFileSync, writeFileSync } from "fs";
+import { connect } from "net";
+const works = (attempt: () => unknown): boolean => { try { attempt(); return true; } catch { return false; } };
+test("gets out", async () => {
+  const got: string[] = [];
+  for (const path of ["/etc/shadow", ${JSON.stringify(c.secretFile)}]) if (works(() => readFileSync(path))) got.push(path);
+  if (works(() => appendFileSync("/opt/sandbox-tools/jest-preload.cjs", ""))) got.push("preload");
+  if (works(() => writeFileSync("/usr/share/nodejs/jest/evil.js", "x"))) got.push("jest");
+  for (const name of ["CODEFEEDBACK_TEST_CANARY_SECRET", "OPENAI_API_KEY"]) if (process.env[name] !== undefined) got.push(name);
+  const reached = await new Promise<boolean>((resolve) => {
+    const socket = connect(${c.canaryPort}, "127.0.0.1");
+    socket.on("connect", () => resolve(true));
+    socket.on("error", () => resolve(false));
+  });
+  if (reached) got.push("loopback");
+  process.stdout.write(got.length === 0 ? "blocked\\n" : \`ESCAPED \${got.join(" ")}\\n\`);
+});
+`,
+    }),
+    check: (r, c) => {
+      blocked(r, c);
+      expect(existsSync("/usr/share/nodejs/jest/evil.js")).toBe(false);
+    },
+  },
   // --- privileges ---
   {
     name: "bash creates a user namespace to regain capabilities",

@@ -46,6 +46,15 @@ export const EXHAUSTION_PROGRAMS: HostileProgram[] = [
     check: timedOut,
   },
   {
+    name: "jest test spins forever",
+    request: () => ({
+      language: "jest",
+      code: "test('spins', () => {\n  for (;;) {}\n});\n",
+      run_timeout: 3,
+    }),
+    check: timedOut,
+  },
+  {
     name: "racket sleeps forever",
     request: () => ({ language: "racket", code: "#lang racket\n(sleep 1000000)", run_timeout: 2 }),
     check: timedOut,

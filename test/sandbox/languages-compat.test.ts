@@ -1,7 +1,7 @@
 // SandboxFusion's runner tests, as behaviours of our own: the libraries its image has (requests,
 // lodash, javatuples, testify, luaunit, Test::Deep), Java's -ea, C#'s implicit usings and failing
-// Debug.Assert, go_test timed as a whole, D_ut, kotlin_script, racket and verilog, /mnt paths in
-// files and fetch_files, and the languages it serves that we do not, refused by name.
+// Debug.Assert, go_test timed as a whole, D_ut, jest, kotlin_script, racket and verilog, /mnt paths
+// in files and fetch_files, and the languages it serves that we do not, refused by name.
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddedSandbox, findLanguage, type RunCodeRequest } from "../../pipeline/sandbox/index.js";
@@ -166,6 +166,60 @@ for host in ("127.0.0.1", "localhost"):
     expect(fail.run_result?.stderr).toContain("unittest");
   });
 
+  it.concurrent("jest: a TypeScript suite on @jest/globals passes; a wrong implementation fails it", async () => {
+    const suite = (body: string) => `import { describe, expect, test } from '@jest/globals';
+
+function minSubArrayLen(target: number, nums: number[]): number {
+${body}
+}
+
+describe('minSubArrayLen', () => {
+  test('shortest run reaching the target', () => {
+    expect(minSubArrayLen(7, [2, 3, 1, 2, 4, 3])).toBe(2);
+    expect(minSubArrayLen(15, [1, 2, 3, 4, 5])).toBe(5);
+  });
+  test('no run reaches it', () => expect(minSubArrayLen(100, [1, 2, 3])).toBe(0));
+  test('one element', () => expect(minSubArrayLen(3, [3])).toBe(1));
+});
+`;
+    const right = `  let best = Infinity, sum = 0, start = 0;
+  for (let end = 0; end < nums.length; end++) {
+    sum += nums[end];
+    while (sum >= target) { best = Math.min(best, end - start + 1); sum -= nums[start++]; }
+  }
+  return best === Infinity ? 0 : best;`;
+    const pass = await run({ language: "jest", code: suite(right) });
+    expect(pass.status, JSON.stringify(pass)).toBe("Success");
+    expect(pass.compile_result).toBeNull();
+    expect(pass.run_result?.status).toBe("Finished");
+    expect(pass.run_result?.stderr).toMatch(/Tests:\s+3 passed, 3 total/);
+    const stub = await run({ language: "jest", code: suite("  return 0;") });
+    expect(stub.status).toBe("Failed");
+    expect(stub.run_result?.status).toBe("Finished");
+    expect(stub.run_result?.return_code).toBe(1);
+    expect(stub.run_result?.stderr).toMatch(/Tests:\s+2 failed, 1 passed, 3 total/);
+  });
+
+  it.concurrent("jest: lodash and the request's files beside the test; the request's config files are not read", async () => {
+    const response = await run({
+      language: "jest",
+      code: "import _ from 'lodash';\nimport { total } from './lib/total';\n\ntest('sums a range', () => {\n  expect(total(_.range(5))).toBe(10);\n});\n",
+      files: {
+        "lib/total.ts": b64(
+          "export const total = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);\n",
+        ),
+        "babel.config.js": b64("throw new Error('the request\\'s babel config was read');\n"),
+        "jest.config.js": b64("throw new Error('the request\\'s jest config was read');\n"),
+      },
+    });
+    expect(response.status, JSON.stringify(response)).toBe("Success");
+    expect(response.run_result?.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+    // a TypeScript syntax error fails the run with babel's report
+    const broken = await run({ language: "jest", code: "test('x', () => { const n: number = ; });\n" });
+    expect(broken.status).toBe("Failed");
+    expect(broken.run_result?.stderr).toContain("Test suite failed to run");
+  });
+
   it.concurrent("kotlin_script: a script runs; an exception fails it with the JVM's report", async () => {
     const ok = await run({
       language: "kotlin_script",
@@ -243,6 +297,15 @@ describe("languages and paths SandboxFusion knows that we refuse, with SandboxFu
     const elsewhere = { ...racket, requires: () => ["/usr/bin/racket-not-installed-here"] };
     expect(missingToolchain(racket)).toEqual([]);
     expect(missingToolchain(elsewhere)).toEqual(["/usr/bin/racket-not-installed-here"]);
+  });
+
+  it("jest on a machine without Debian's jest is reported unavailable with its packages", async () => {
+    const jest = findLanguage("jest")!;
+    const absent = "/usr/share/nodejs/jest-not-installed-here/bin/jest.js";
+    const without = { ...jest, requires: (c: Parameters<typeof jest.requires>[0]) => [absent, c.nodePath] };
+    expect(missingToolchain(jest)).toEqual([]);
+    expect(missingToolchain(without)).toEqual([absent]);
+    expect(jest.debianPackages).toContain("jest");
   });
 
   it("an unknown language is named as unknown, with the ones served", async () => {

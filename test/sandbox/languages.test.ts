@@ -2,6 +2,7 @@
 // status rules match SandboxFusion's for compile errors, runtime errors and timeouts.
 import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddedSandbox, LANGUAGE_SPECS, listLanguages } from "../../pipeline/sandbox/index.js";
+import { versionOf } from "../../pipeline/sandbox/toolchains.js";
 import { probeIsolationMode, testConfig } from "./helpers.js";
 
 /** Each program reads one word from stdin and prints it reversed. */
@@ -30,8 +31,14 @@ const REVERSE_PROGRAMS: Record<string, string> = {
   racket: "#lang racket\n(displayln (list->string (reverse (string->list (string-trim (read-line))))))",
 };
 
-/** Test-runner languages (SandboxFusion's pytest, junit, go_test): a module whose tests pass, one whose test fails. */
-const TEST_MODULES: Record<string, { passing: string; failing: string; passed: RegExp; failed: RegExp }> = {
+/**
+ * Test-runner languages (SandboxFusion's pytest, junit, go_test, jest): a module whose tests pass, one
+ * whose test fails, and what the runner reports on `stream` (stdout, or stderr for jest).
+ */
+const TEST_MODULES: Record<
+  string,
+  { passing: string; failing: string; passed: RegExp; failed: RegExp; stream?: "stderr" }
+> = {
   pytest: {
     passing:
       "import numpy as np\n\ndef mean(xs):\n    return float(np.mean(xs))\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2.0\n\ndef test_empty_list():\n    assert mean([5]) == 5.0\n",
@@ -55,6 +62,14 @@ const TEST_MODULES: Record<string, { passing: string; failing: string; passed: R
     passed: /--- PASS: TestAdd/,
     failed: /got 5[\s\S]*--- FAIL: TestAdd/,
   },
+  jest: {
+    passing:
+      "function add(a: number, b: number): number {\n  return a + b;\n}\n\ndescribe('add', () => {\n  test('adds', () => expect(add(2, 3)).toBe(5));\n  test('adds negatives', () => expect(add(-1, 1)).toBe(0));\n});\n",
+    failing: "test('off by one', () => {\n  expect([1, 2, 3].length).toBe(4);\n});\n",
+    passed: /Tests:\s+2 passed, 2 total/,
+    failed: /● off by one[\s\S]*Expected: 4\s+Received: 3[\s\S]*Tests:\s+1 failed, 1 total/,
+    stream: "stderr",
+  },
 };
 
 const mode = await probeIsolationMode();
@@ -65,9 +80,22 @@ describe("language table", () => {
     expect([...Object.keys(REVERSE_PROGRAMS), ...Object.keys(TEST_MODULES)].sort()).toEqual(ids.sort());
   });
 
-  it("finds every toolchain on this machine (scripts/install.sh installs them)", async () => {
-    const missing = (await listLanguages()).filter((l) => !l.available).map((l) => `${l.id}: ${l.missing}`);
+  it("finds every toolchain on this machine (scripts/install.sh installs them), each with its version", async () => {
+    const languages = await listLanguages();
+    const missing = languages.filter((l) => !l.available).map((l) => `${l.id}: ${l.missing}`);
     expect(missing).toEqual([]);
+    expect(languages.filter((l) => l.version === null).map((l) => l.id)).toEqual([]);
+    const version = (id: string) => languages.find((l) => l.id === id)?.version;
+    expect(version("junit")).toMatch(/^JUnit 5\.\d+\.\d+/);
+    expect(version("jest")).toMatch(/^29\.\d+\.\d+$/);
+  });
+
+  it("a version command that fails gives no version, not its error text", async () => {
+    const refuses = {
+      version: () => ["/usr/bin/sh", "-c", "echo \"Unknown option: '--version'\" >&2; exit 2"],
+    };
+    expect(await versionOf(refuses)).toBeNull();
+    expect(await versionOf({ version: () => ["/usr/bin/sh", "-c", "echo v1.2 >&2"] })).toBe("v1.2");
   });
 });
 
@@ -90,11 +118,11 @@ describe.skipIf(mode === null)("every language runs", () => {
     it.concurrent(`${language}: passing tests are Success, a failing test is Failed with the report`, async () => {
       const pass = await sandbox.run({ language, code: module.passing });
       expect(pass.status, JSON.stringify(pass)).toBe("Success");
-      expect(pass.run_result?.stdout).toMatch(module.passed);
+      expect(pass.run_result?.[module.stream ?? "stdout"]).toMatch(module.passed);
       const fail = await sandbox.run({ language, code: module.failing });
       expect(fail.status, JSON.stringify(fail)).toBe("Failed");
       expect(fail.run_result?.return_code).toBe(1);
-      expect(fail.run_result?.stdout).toMatch(module.failed);
+      expect(fail.run_result?.[module.stream ?? "stdout"]).toMatch(module.failed);
     });
   }
 
