@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything codefeedback needs on a fresh Debian machine: the Debian packages listed in
-# scripts/apt-packages.txt (sandbox isolation and language toolchains), pnpm at the version pinned in
+# scripts/apt-packages.txt (sandbox isolation and language toolchains; the stand-in packages it names
+# are built from scripts/debian/), pnpm at the version pinned in
 # package.json, and the locked Node dependencies. Safe to run again; it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
