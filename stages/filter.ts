@@ -192,11 +192,10 @@ export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({
       ? { ...base, model: choice.model, provider: choice.provider, grammar: SCORE_GRAMMAR }
       : base;
   },
-  concurrency: (ctx) => {
-    // Twice the role's request limit: records waiting for a slot keep the endpoint busy, while
-    // answers from the cache need no slot at all.
-    return ctx.config.concurrency ?? 2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16);
-  },
+  // Twice the role's request limit: records waiting for a slot keep the endpoint busy, while answers
+  // from the cache need no slot at all.
+  concurrency: (ctx) =>
+    ctx.config.concurrency ?? 2 * (roleConfig(ctx.root.llm, ctx.config.role)?.concurrency ?? 16),
   open: openFilter,
   process: filterRecord,
   estimate: estimateFilter,

@@ -275,18 +275,14 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSu
   switchable: true,
   kind: "global",
   configSchema: leetcodeConfigSchema,
-  fingerprint: ({ config, root, limit }) => {
-    return {
-      role: roleFingerprint(root.llm, config.role),
-      prompt: loadPrompt(TEXT_PROMPT).text,
-      translation: TRANSLATION_REQUEST_VERSION,
-      limit,
-    };
-  },
+  fingerprint: ({ config, root, limit }) => ({
+    role: roleFingerprint(root.llm, config.role),
+    prompt: loadPrompt(TEXT_PROMPT).text,
+    translation: TRANSLATION_REQUEST_VERSION,
+    limit,
+  }),
   open: () => ({}),
-  async run(ctx, emit, run) {
-    await writeLeetcodeDialogues(ctx, emit, run);
-  },
+  run: writeLeetcodeDialogues,
   estimate: estimateLeetcode,
   async summarize(ctx, run) {
     return summarizeLeetcode(ctx.read(ctx.name), run.stats, ctx.log);

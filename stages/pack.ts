@@ -210,9 +210,7 @@ export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
   kind: "global",
   configSchema: packConfigSchema,
   open: newPackStats,
-  async run(ctx, emit, stats) {
-    await packSingleTurns(ctx, emit, stats);
-  },
+  run: packSingleTurns,
   async summarize(ctx, stats) {
     return summarizePack(ctx.read(ctx.name), stats, ctx.log);
   },
