@@ -8,18 +8,14 @@ import { type RecordJournal, runMeta } from "../dialogue-kit/journal.js";
 import { DialogueRejected } from "../dialogue-kit/outcome.js";
 
 /** One run of the dialogue's code, as `meta.executions` keeps it. */
-export interface ExecutionEntry {
+export type ExecutionEntry = {
   phase: "execution-feedback" | "human-feedback";
   /** index in `messages` of the "Execution result:" turn */
   turn: number;
   /** the role whose answer held the code */
   by: string;
   lang: string;
-  status: string;
-  exit_code: number | null;
-  time_s: number | null;
-  truncated: boolean;
-}
+} & ReturnType<typeof runMeta>;
 
 export interface LoopEnv {
   strong: LlmClient;
