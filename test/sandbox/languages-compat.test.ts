@@ -220,6 +220,20 @@ describe('minSubArrayLen', () => {
     expect(broken.run_result?.stderr).toContain("Test suite failed to run");
   });
 
+  it.concurrent("jest: every test file of the request runs, as in SandboxFusion's run dir; no test fails the run", async () => {
+    const both = await run({
+      language: "jest",
+      code: "test('here', () => expect(1).toBe(1));\n",
+      files: { "more.test.js": b64("test('there', () => expect(2).toBe(3));\n") },
+    });
+    expect(both.status).toBe("Failed");
+    expect(both.run_result?.stderr).toMatch(/PASS \.\/main\.test\.ts/);
+    expect(both.run_result?.stderr).toMatch(/FAIL \.\/more\.test\.js[\s\S]*● there/);
+    const none = await run({ language: "jest", code: "export const unused = 1;\n" });
+    expect(none.status).toBe("Failed");
+    expect(none.run_result?.stderr).toContain("Your test suite must contain at least one test");
+  });
+
   it.concurrent("kotlin_script: a script runs; an exception fails it with the JVM's report", async () => {
     const ok = await run({
       language: "kotlin_script",
