@@ -67,15 +67,18 @@ export async function runStage(
   const ctx = r.context(stage, signal, usage, shard, tally);
   const elapsed = () => manifest.elapsedMs + (Date.now() - started);
   let counts = manifest.counts;
-  const programs = () => (usage.programs ? { sandbox: usage.programs } : {});
+  // the manifest as it stands now: what this run has counted and spent so far
+  const current = (): Manifest => ({
+    ...manifest,
+    counts,
+    usage: usage.totals,
+    ...(usage.programs ? { sandbox: usage.programs } : {}),
+    elapsedMs: elapsed(),
+  });
   const partial = (lastError?: string) =>
     store.saveManifest({
-      ...manifest,
+      ...current(),
       state: "partial",
-      counts,
-      usage: usage.totals,
-      ...programs(),
-      elapsedMs: elapsed(),
       pid: undefined,
       ...(lastError ? { lastError } : {}),
     });
@@ -110,7 +113,7 @@ export async function runStage(
       checkpoint: (now: Manifest["counts"], input?: InputCheck) => {
         counts = now;
         if (input) manifest.inputCheck = input;
-        store.saveManifest({ ...manifest, counts, usage: usage.totals, ...programs(), elapsedMs: elapsed() });
+        store.saveManifest(current());
       },
       ...(previous?.inputCheck ? { previousInput: previous.inputCheck } : {}),
       ...(batches ? { batches } : {}),
@@ -124,7 +127,7 @@ export async function runStage(
     result =
       stage.kind === "record"
         ? await executeRecordStage(stage, ctx, state, store, hooks)
-        : await executeGlobalStage(stage, ctx, state, store, hooks, new OutputDigest());
+        : await executeGlobalStage(stage, ctx, state, store, hooks);
     counts = result.counts;
     if (!result.interrupted && result.counts.failed === 0) {
       result.stats ??= await stage.summarize?.(ctx, state, tally);
@@ -159,16 +162,12 @@ export async function runStage(
     );
   }
   const complete: Manifest = {
-    ...manifest,
+    ...current(),
     state: "complete",
-    counts: result.counts,
-    usage: usage.totals,
-    elapsedMs: elapsed(),
     pid: undefined,
     outputHash: result.outputHash,
     finishedAt: new Date().toISOString(),
     ...(result.stats ? { stats: result.stats } : {}),
-    ...programs(),
     ...tally.saved(),
   };
   store.saveManifest(complete);
@@ -368,9 +367,9 @@ async function executeGlobalStage<C, S>(
   state: S,
   store: StageStore,
   hooks: ExecutionHooks,
-  digest: OutputDigest,
 ): Promise<ExecutionResult> {
   const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
+  const digest = new OutputDigest();
   const staging = store.stagingPart();
   const emit = {
     out: async (record: PipelineRecord) => {
@@ -391,25 +390,19 @@ async function executeGlobalStage<C, S>(
   } catch (error) {
     if (!ctx.signal.aborted || error instanceof UserError) {
       staging.writer.close();
-      hooks.progress.done();
       throw error;
     }
+  } finally {
+    hooks.progress.done();
   }
-  hooks.progress.done();
   // a stage that returns (or fails) early on abort has not seen all of its input: its outputs must not count
-  if (ctx.signal.aborted) {
-    staging.writer.close();
-    return { counts, outputHash: digest.value, failures: new Map(), interrupted: true };
+  const interrupted = ctx.signal.aborted;
+  if (interrupted) staging.writer.close();
+  else {
+    staging.commit();
+    for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
   }
-  staging.commit();
-  for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
-  return {
-    counts,
-    outputHash: digest.value,
-    failures: new Map(),
-    interrupted: false,
-    ...(stats ? { stats } : {}),
-  };
+  return { counts, outputHash: digest.value, failures: new Map(), interrupted, ...(stats ? { stats } : {}) };
 }
 
 function checkIds(stage: string, records: PipelineRecord[], input?: PipelineRecord): void {

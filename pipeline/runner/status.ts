@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { isSecretSet } from "../config/load.js";
 import { UserError } from "../errors.js";
+import { shellQuote } from "../launch/invocation.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
 import { StoreError } from "../store/parts.js";
@@ -116,11 +117,11 @@ export class RunnerStatus extends RunnerPlan {
     const recorded = manifest?.invocation;
     const given =
       recorded && manifest.configHash === this.configHash(this.stage(name)) ? recorded : this.invocation();
-    const config = given.config ? ` --config ${shellWord(given.config)}` : "";
-    const sets = (given.sets ?? []).map((set) => ` --set ${shellWord(set)}`).join("");
+    const config = given.config ? ` --config ${shellQuote(given.config)}` : "";
+    const sets = (given.sets ?? []).map((set) => ` --set ${shellQuote(set)}`).join("");
     const limit = given.limit !== undefined ? ` --limit ${given.limit}` : "";
     // the data dir too: a shard rerun elsewhere, or with --data-dir, must find the same files
-    return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config}${sets} --data-dir ${shellWord(this.dataDir)}${limit}`;
+    return `pnpm pipeline run ${name} --only --shard ${shardArg(shard)}${config}${sets} --data-dir ${shellQuote(this.dataDir)}${limit}`;
   }
 
   /** One shard's state; `statusOf` answers for the upstream stages (computed once for all shards). */
@@ -259,11 +260,6 @@ export function outputHashOf(status: StageStatus): string {
   return status.state === "disabled" ? SWITCHED_OFF : (status.manifest?.outputHash ?? "");
 }
 
-/** A path as one shell word: quoted only when it needs to be. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
 /** Shards listed in a message before "and N more". */
 const LISTED = 4;
 
@@ -333,10 +329,7 @@ export function aggregateManifest(
   const counts = { in: 0, out: 0, rejected: 0, failed: 0 };
   let usage = emptyUsage();
   for (const m of manifests) {
-    counts.in += m.counts.in;
-    counts.out += m.counts.out;
-    counts.rejected += m.counts.rejected;
-    counts.failed += m.counts.failed;
+    for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += m.counts[key];
     if (m.usage) usage = sumUsage(usage, m.usage);
   }
   const times = (pick: (m: Manifest) => string | undefined) =>
