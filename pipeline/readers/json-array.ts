@@ -81,6 +81,13 @@ export async function* readJsonArray(
     let i = 0;
     let elementStart = where === "in-element" ? 0 : -1;
     const n = chunk.length;
+    /** the row of the element that ends before `to`, and where that leaves the scan */
+    const end = (to: number, next: Where): RawRow => {
+      keep(chunk, elementStart, to);
+      where = next;
+      elementStart = -1;
+      return take();
+    };
     while (i < n) {
       let row: RawRow | undefined;
       if (where === "in-element") {
@@ -101,38 +108,18 @@ export async function* readJsonArray(
           }
           inString = false;
           i = quote + 1;
-          if (depth === 0) {
-            keep(chunk, elementStart, i);
-            row = take();
-            where = "between";
-            elementStart = -1;
-          }
+          if (depth === 0) row = end(i, "between");
         } else {
           const c = chunk[i]!;
           if (c === QUOTE) inString = true;
           else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
           else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-            if (depth === 0) {
-              // `]` ends a bare scalar element and the array
-              keep(chunk, elementStart, i);
-              row = take();
-              where = "after-array";
-              elementStart = -1;
-            } else {
-              depth--;
-              if (depth === 0) {
-                keep(chunk, elementStart, i + 1);
-                row = take();
-                where = "between";
-                elementStart = -1;
-              }
-            }
+            // `]` at depth 0 ends a bare scalar element and the array
+            if (depth === 0) row = end(i, "after-array");
+            else if (--depth === 0) row = end(i + 1, "between");
           } else if (depth === 0 && (c === COMMA || isSpace(c))) {
             // end of a bare scalar (number, true, false, null)
-            keep(chunk, elementStart, i);
-            row = take();
-            where = "between";
-            elementStart = -1;
+            row = end(i, "between");
           }
           i++;
         }
