@@ -4,7 +4,6 @@
 // A test that crashes (SIGSEGV, SIGFPE, SIGABRT) is caught with sigsetjmp and reported by the
 // signal's name, the way other harnesses report an exception's.
 import { formatSchemaType, type SchemaType } from "../schema-type.js";
-import { cFamilyScalars } from "./cpp.js";
 import {
   CALLEE_PLACEHOLDER,
   CODE_PLACEHOLDER,
@@ -12,7 +11,7 @@ import {
   type Harness,
   UnsupportedTypeError,
 } from "./harness.js";
-import { literals, quote } from "./literals.js";
+import { cLikeScalars, literals, quote } from "./literals.js";
 
 const noContainers = (type: SchemaType): never => {
   throw new UnsupportedTypeError(
@@ -21,7 +20,7 @@ const noContainers = (type: SchemaType): never => {
 };
 
 export const cLiteral = literals({
-  ...cFamilyScalars("C"),
+  ...cLikeScalars("C"),
   list: (_items, type) => noContainers(type),
   set: (_items, type) => noContainers(type),
   map: (_entries, type) => noContainers(type),

@@ -2,15 +2,7 @@
 // vector<T>, set<T>, map<K,V>). Arguments are named locals so `vector<int>& nums` parameters bind;
 // results compare through overloads that also accept the unordered containers predictions return.
 import { CALLEE_PLACEHOLDER, CODE_PLACEHOLDER, defineHarness } from "./harness.js";
-import {
-  floatText,
-  type LiteralDialect,
-  literals,
-  plainBoolean,
-  quote,
-  requireCharWidth,
-  typeNamer,
-} from "./literals.js";
+import { cLikeScalars, literals, quote, typeNamer } from "./literals.js";
 
 export const cppType = typeNamer(["bool", "int", "long long", "float", "double", "char", "string"], {
   list: (e) => `vector<${e}>`,
@@ -18,25 +10,8 @@ export const cppType = typeNamer(["bool", "int", "long long", "float", "double",
   map: (k, v) => `map<${k},${v}>`,
 });
 
-/** How C and C++ write the scalar kinds (C++ wraps strings in `string(...)` on top). */
-export function cFamilyScalars(language: "C" | "C++"): Omit<LiteralDialect, "list" | "set" | "map"> {
-  return {
-    boolean: plainBoolean,
-    // -2147483648 is unary minus on a long literal; spell INT_MIN so the type stays int.
-    integer: (n) => (n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
-    long: (n) => `${n}LL`,
-    float: (x) => `${floatText(x)}f`,
-    double: floatText,
-    character(c) {
-      requireCharWidth(c, 8, language);
-      return quote(c, "c", "'");
-    },
-    string: (s) => quote(s, "c"),
-  };
-}
-
 export const cppLiteral = literals({
-  ...cFamilyScalars("C++"),
+  ...cLikeScalars("C++"),
   string: (s) => `string(${quote(s, "c")})`,
   list: (items, type) => `${cppType(type)}{${items.join(", ")}}`,
   set: (items, type) => `${cppType(type)}{${items.join(", ")}}`,

@@ -2,7 +2,7 @@
 // HashSet<T>, Dictionary<K, V>, and `decimal` for double, as BabelCode writes it); the entry point is a
 // method of a class (default `Solution`), called on a new instance.
 import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
-import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
+import { cLikeScalars, indentRest, literals, quote, typeNamer } from "./literals.js";
 
 export const csharpType = typeNamer(["bool", "int", "long", "float", "decimal", "char", "string"], {
   list: (e) => `List<${e}>`,
@@ -11,7 +11,7 @@ export const csharpType = typeNamer(["bool", "int", "long", "float", "decimal", 
 });
 
 export const csharpLiteral = literals({
-  ...managedScalars("C#"),
+  ...cLikeScalars("C#"),
   list: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   set: (items, type) => `new ${csharpType(type)}{${items.join(", ")}}`,
   map: (entries, type) => `new ${csharpType(type)}{${entries.map(([k, v]) => `{${k}, ${v}}`).join(", ")}}`,

@@ -4,7 +4,7 @@
 // naming the file, and the launcher finds `main` in QuestionEvaluator.
 import type { SchemaType } from "../schema-type.js";
 import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
-import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
+import { cLikeScalars, indentRest, literals, quote, typeNamer } from "./literals.js";
 
 export const javaType = typeNamer(["Boolean", "Integer", "Long", "Float", "Double", "Character", "String"], {
   list: (e) => `ArrayList<${e}>`,
@@ -18,7 +18,7 @@ function javaCollection(concrete: string, element: SchemaType, items: string[]):
 }
 
 export const javaLiteral = literals({
-  ...managedScalars("Java"),
+  ...cLikeScalars("Java"),
   list: (items, type) => javaCollection("ArrayList", type.element, items),
   set: (items, type) => javaCollection("HashSet", type.element, items),
   map(entries, type) {

@@ -75,15 +75,10 @@ function renderLiteral(value: unknown, type: SchemaType, dialect: LiteralDialect
     case "string":
       return dialect[type.kind](value as string);
     case "list":
-      return dialect.list(
-        (value as unknown[]).map((item) => renderLiteral(item, type.element, dialect)),
-        type,
-      );
-    case "set":
-      return dialect.set(
-        (value as unknown[]).map((item) => renderLiteral(item, type.element, dialect)),
-        type,
-      );
+    case "set": {
+      const items = (value as unknown[]).map((item) => renderLiteral(item, type.element, dialect));
+      return type.kind === "list" ? dialect.list(items, type) : dialect.set(items, type);
+    }
     case "map":
       return dialect.map(
         mapEntries(value, type).map(([key, item]) => [
@@ -95,9 +90,6 @@ function renderLiteral(value: unknown, type: SchemaType, dialect: LiteralDialect
   }
 }
 
-/** `true`/`false`, as most languages spell them. */
-export const plainBoolean = (value: boolean): string => (value ? "true" : "false");
-
 /**
  * The renderer of a dialect, whose left-out kinds are written the common way: `true`, numbers as
  * they are (floating-point ones as such, "2.0"), a character as a string, a list as `[a, b]`.
@@ -106,7 +98,7 @@ export function literals(
   given: Partial<LiteralDialect> & Pick<LiteralDialect, "string" | "set" | "map">,
 ): LiteralRenderer {
   const dialect: LiteralDialect = {
-    boolean: plainBoolean,
+    boolean: (b) => (b ? "true" : "false"),
     integer: String,
     long: String,
     float: floatText,
@@ -143,24 +135,33 @@ export function typeRecord(
   }
 }
 
-/** The suffixes and escaping of the managed C-like languages; their char is one UTF-16 unit. */
-const MANAGED = {
-  Java: { style: "java", float: "f", double: "" },
-  Scala: { style: "java", float: "F", double: "" },
-  "C#": { style: "csharp", float: "f", double: "m" },
+/** The suffixes and escaping of the C-like languages, and the largest code point their char holds. */
+const C_LIKE = {
+  C: { style: "c", long: "LL", float: "f", double: "", char: 0x7f },
+  "C++": { style: "c", long: "LL", float: "f", double: "", char: 0x7f },
+  Java: { style: "java", long: "L", float: "f", double: "", char: 0xffff },
+  Scala: { style: "java", long: "L", float: "F", double: "", char: 0xffff },
+  "C#": { style: "csharp", long: "L", float: "f", double: "m", char: 0xffff },
 } as const;
 
-/** How Java, Scala and C# write the scalar kinds: `5L`, `2.0f` (`2.0F`), `2.0` (C#'s decimal `2.0m`), `'c'`. */
-export function managedScalars(language: keyof typeof MANAGED): Omit<LiteralDialect, "list" | "set" | "map"> {
-  const { style, float, double } = MANAGED[language];
+/** How a C-like language writes the scalar kinds: `5LL` (`5L`), `2.0f` (`2.0F`), `2.0` (C#'s decimal `2.0m`), `'c'`. */
+export function cLikeScalars(
+  language: keyof typeof C_LIKE,
+): Pick<LiteralDialect, "integer" | "long" | "float" | "double" | "character" | "string"> {
+  const { style, long, float, double, char } = C_LIKE[language];
   return {
-    boolean: plainBoolean,
-    integer: String,
-    long: (n) => `${n}L`,
+    // C's -2147483648 is unary minus on a long literal; INT_MIN spelled so keeps the type int.
+    integer: (n) => (style === "c" && n === -(2 ** 31) ? "(-2147483647 - 1)" : String(n)),
+    long: (n) => `${n}${long}`,
     float: (x) => `${floatText(x)}${float}`,
     double: (x) => `${floatText(x)}${double}`,
     character(c) {
-      requireCharWidth(c, 16, language);
+      if (c.codePointAt(0)! > char) {
+        const holds = char === 0x7f ? "one byte" : "one UTF-16 unit";
+        throw new UnsupportedTypeError(
+          `${language} char holds ${holds}; character ${JSON.stringify(c)} does not fit`,
+        );
+      }
       return quote(c, style, "'");
     },
     string: (s) => quote(s, style),
@@ -211,21 +212,6 @@ export function singleQuoted(text: string): string {
 export function floatText(value: number): string {
   const text = String(value);
   return /[.eE]/.test(text) ? text : `${text}.0`;
-}
-
-/** Characters that fit a 16-bit char (Java, C#, Scala) or a one-byte char (C, C++). */
-export function requireCharWidth(value: string, bits: 8 | 16, language: string): void {
-  const code = value.codePointAt(0)!;
-  if (bits === 8 && code > 0x7f) {
-    throw new UnsupportedTypeError(
-      `${language} char holds one byte; character ${JSON.stringify(value)} does not fit`,
-    );
-  }
-  if (bits === 16 && code > 0xffff) {
-    throw new UnsupportedTypeError(
-      `${language} char holds one UTF-16 unit; character ${JSON.stringify(value)} does not fit`,
-    );
-  }
 }
 
 /** A map value's entries with keys read back in the key type (numbers for integer keys). */

@@ -3,7 +3,7 @@
 // allows no top-level `def`, so the prediction lives inside an object the driver imports from; the
 // driver object comes first in the file because the sandbox launches the first `extends App`.
 import { CODE_PLACEHOLDER, defineHarness } from "./harness.js";
-import { indentRest, literals, managedScalars, quote, typeNamer } from "./literals.js";
+import { cLikeScalars, indentRest, literals, quote, typeNamer } from "./literals.js";
 
 export const scalaType = typeNamer(["Boolean", "Int", "Long", "Float", "Double", "Char", "String"], {
   list: (e) => `List[${e}]`,
@@ -13,7 +13,7 @@ export const scalaType = typeNamer(["Boolean", "Int", "Long", "Float", "Double",
 
 // Element types are spelled out so an empty collection is not a collection of Nothing.
 export const scalaLiteral = literals({
-  ...managedScalars("Scala"),
+  ...cLikeScalars("Scala"),
   list: (items, type) => `List[${scalaType(type.element)}](${items.join(", ")})`,
   set: (items, type) => `HashSet[${scalaType(type.element)}](${items.join(", ")})`,
   map: (entries, type) =>
