@@ -15,7 +15,6 @@ import { type RunLimits, rawResult } from "./raw-result.js";
 import type { Outcome, PredictionResult } from "./types.js";
 
 export const SKIPPED = "SKIPPED";
-export const WRONG_ANSWER = "FAILED";
 
 export interface CommonOJOptions extends RunLimits, OutputJudgeOptions {
   /** run every case even after one fails (SandboxFusion's `run_all_cases`) */
@@ -55,18 +54,9 @@ export function judgeCase(
     };
   }
   if (!outputsMatch(run.stdout ?? "", expectedStdout, options)) {
-    return { result: WRONG_ANSWER, outcome: "Failed Tests", reason: "wrong answer" };
+    return { result: "FAILED", outcome: "Failed Tests", reason: "wrong answer" };
   }
   return { result: "PASSED" };
-}
-
-/** The language an answer is judged in: its own, else the problem's, else the caller's default. */
-export function ojLanguage(
-  problem: CommonOJProblem,
-  answer: FusionAnswer,
-  fallback?: LanguageName,
-): LanguageName | undefined {
-  return answer.language ?? problem.language ?? fallback;
 }
 
 export async function runCommonOJ(
@@ -76,7 +66,9 @@ export async function runCommonOJ(
   options: CommonOJOptions = {},
 ): Promise<PredictionResult> {
   const language =
-    ojLanguage(problem, answer, options.language) ??
+    answer.language ??
+    problem.language ??
+    options.language ??
     (answer.completion ? extractMainCode(answer.completion)?.lang : undefined);
   const code =
     answer.code ??

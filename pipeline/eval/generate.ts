@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type LanguageName, languageFromSandboxId } from "../code/languages.js";
 import { languageIds } from "../sandbox/index.js";
-import { HARNESSES, harnessFor, NO_HARNESS, UnsupportedTypeError } from "./harness/index.js";
+import { harnessFor, harnessLanguages, NO_HARNESS, UnsupportedTypeError } from "./harness/index.js";
 import { styleName } from "./harness/naming.js";
 import { type JsonLine, readJsonl, writeJson, writeJsonl } from "./jsonl.js";
 import { parseQuestion, questionIdOf } from "./question.js";
@@ -60,7 +60,7 @@ export function generateTests(
           language,
           reason: why
             ? why
-            : `no harness generator for ${language}; generators exist for ${HARNESSES.map((h) => h.language).join(", ")}`,
+            : `no harness generator for ${language}; generators exist for ${harnessLanguages().join(", ")}`,
         });
         continue;
       }

@@ -2,14 +2,9 @@
 // SandboxFusion's AutoEval and CommonOJ dataset types, outcome rules and pass@k. Every function that
 // runs code takes a `CodeRunner`, so stages pass the one they already hold.
 
-export { runAutoEval } from "./autoeval.js";
 export { runCommonOJ } from "./common-oj.js";
-export { evalConfigSchema } from "./config.js";
-export { evaluatePredictions } from "./evaluate.js";
-export { generateTests, readTestDir } from "./generate.js";
 export { fillProgram, harnessFor } from "./harness/index.js";
 export { styleName } from "./harness/naming.js";
-export { outputsMatch } from "./oj-judge.js";
 export { judgePrediction } from "./outcome.js";
 export { parseQuestion } from "./question.js";
 export type { Outcome, Question } from "./types.js";

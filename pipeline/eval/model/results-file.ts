@@ -4,9 +4,10 @@
 // DIR/run.json says what was evaluated; a rerun with other settings into the same DIR is refused
 // (its figures would mix two evaluations) unless --force starts over.
 import { existsSync, readFileSync } from "node:fs";
-import { appendFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { UserError } from "../../errors.js";
+import { writeDurably } from "../../store/manifest.js";
 import type { RoundRecord } from "./session.js";
 
 /** A benchmark row that is not a usable task: recorded once, never scored. */
@@ -64,11 +65,11 @@ export class ResultsFile {
       }
     }
     await writeFile(runPath, `${JSON.stringify(identity, null, 2)}\n`);
-    await file.load();
+    file.load();
     return file;
   }
 
-  private async load(): Promise<void> {
+  private load(): void {
     if (!existsSync(this.path)) return;
     const text = readFileSync(this.path, "utf8");
     const lines: ResultLine[] = [];
@@ -93,23 +94,15 @@ export class ResultsFile {
         open.delete(line.task_id);
       }
     }
-    if (!clean || open.size > 0) await this.rewrite();
-  }
-
-  /** Writes back only the finished tasks (atomically: a kill leaves the old file or the new one). */
-  private async rewrite(): Promise<void> {
-    const body = [...this.done.values()]
-      .flat()
-      .map((line) => `${JSON.stringify(line)}\n`)
-      .join("");
-    const staging = `${this.path}.tmp`;
-    try {
-      await writeFile(staging, body);
-      await rename(staging, this.path);
-    } catch (error) {
-      await rm(staging, { force: true });
-      throw error;
-    }
+    // Only the finished tasks are written back, old file or new after a kill.
+    if (!clean || open.size > 0)
+      writeDurably(
+        this.path,
+        [...this.done.values()]
+          .flat()
+          .map((line) => `${JSON.stringify(line)}\n`)
+          .join(""),
+      );
   }
 
   /** Appends one finished task's lines in one write; calls are serialised. */
