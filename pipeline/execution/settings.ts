@@ -24,17 +24,13 @@ export const sandboxSettingsShape = {
   sandbox_attempts: operational(z.number().int().min(1).max(10).default(DEFAULT_SANDBOX_ATTEMPTS)),
 };
 
-/** What pipeline/execution needs of a stage's config; other keys are ignored. */
-export interface SandboxSettings {
-  /** unset: the sandbox's default */
-  run_timeout_s?: number | undefined;
-  compile_timeout_s?: number | undefined;
-  memory_mb?: number | undefined;
-  /** default DEFAULT_SANDBOX_ATTEMPTS */
-  sandbox_attempts?: number | undefined;
+/** What pipeline/execution needs of a stage's config (unset: the defaults); other keys are ignored. */
+export type SandboxSettings = {
+  [K in keyof typeof sandboxSettingsShape]?: z.output<(typeof sandboxSettingsShape)[K]>;
+} & {
   /** default DEFAULT_BACKOFF_MS; a test sets 0 */
   backoff_ms?: number | undefined;
-}
+};
 
 /** The per-request limits of the settings. */
 export function limitsOf(settings: SandboxSettings, signal?: AbortSignal): CallLimits {

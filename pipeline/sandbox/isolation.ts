@@ -39,7 +39,7 @@ export interface SandboxShape {
   hostWorkDir: string;
   /**
    * host file, writable by `uid`, where the launcher writes resource usage (mounted at USAGE_PATH);
-   * null where the run's cgroup keeps the figure, so the program gets no host file to write at all
+   * null where our launcher reports on a pipe, so the program gets no host file to write at all
    */
   hostUsageFile: string | null;
   /** size of the private /tmp and /dev/shm, MiB */
@@ -105,12 +105,15 @@ const NO_USAGE = "/dev/null";
 /** where the sandbox sees our launcher and the tools outside /usr (SandboxKit.toolBinds) */
 export const TOOLS_DIR = "/opt/sandbox-tools";
 export const LAUNCHER_INSIDE = `${TOOLS_DIR}/launch`;
-const BWRAP = "/usr/bin/bwrap";
-const PRLIMIT = "/usr/bin/prlimit";
-const SETPRIV = "/usr/bin/setpriv";
-const GNU_TIME = "/usr/bin/time";
-const SHELL = "/bin/sh";
-const BASH = "/bin/bash";
+/** The host's tools a sandbox may need (which, the isolation probe checks) */
+export const SANDBOX_TOOLS = {
+  bwrap: "/usr/bin/bwrap",
+  prlimit: "/usr/bin/prlimit",
+  setpriv: "/usr/bin/setpriv",
+  time: "/usr/bin/time",
+  shell: "/bin/sh",
+  bash: "/bin/bash",
+};
 /**
  * Closes every descriptor above stderr, then runs the program: bwrap and the stock tools pass on
  * whatever the pipeline's process inherited without close-on-exec (our launcher closes them itself).
@@ -165,10 +168,10 @@ function limitedArgs(
   argv: string[],
 ) {
   if (launcher) return [launcher, usageFile, String(uid ?? -1), ...launcherLimits(limits), "--", ...argv];
-  const args = [GNU_TIME, "-q", "-f", "%M", "-o", usageFile];
+  const args = [SANDBOX_TOOLS.time, "-q", "-f", "%M", "-o", usageFile];
   if (uid !== null) {
     args.push(
-      SETPRIV,
+      SANDBOX_TOOLS.setpriv,
       `--reuid=${uid}`,
       `--regid=${uid}`,
       "--clear-groups",
@@ -179,7 +182,7 @@ function limitedArgs(
     );
   }
   args.push(
-    PRLIMIT,
+    SANDBOX_TOOLS.prlimit,
     `--cpu=${Math.max(1, Math.ceil(limits.cpuSeconds))}`,
     `--nproc=${limits.processes}`,
     `--fsize=${limits.fileSizeMb * MIB}`,
@@ -187,7 +190,7 @@ function limitedArgs(
     "--core=0",
   );
   if (limits.addressSpaceMb !== null) args.push(`--as=${limits.addressSpaceMb * MIB}`);
-  args.push("--", BASH, "-c", CLOSE_INHERITED_SCRIPT, "close-inherited", ...argv);
+  args.push("--", SANDBOX_TOOLS.bash, "-c", CLOSE_INHERITED_SCRIPT, "close-inherited", ...argv);
   return args;
 }
 
@@ -272,7 +275,7 @@ function hostBwrap(
   kit: SandboxKit,
   args: string[],
 ) {
-  const host: HostCommand = { file: BWRAP, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
+  const host: HostCommand = { file: SANDBOX_TOOLS.bwrap, args, env: { PATH: "/usr/bin:/bin" }, cwd: "/" };
   if (kit.seccompFile) host.fd3File = kit.seccompFile;
   if (kit.spawner) host.spawner = kit.spawner;
   if (mode === "userns" && process.getuid?.() === 0) {
@@ -374,8 +377,9 @@ export function enterCgroups(
     entered.file = kit.enter;
     entered.args = [String(uid), ...procsFiles, "--", host.file, ...host.args];
   } else {
-    const drop = uid >= 0 ? [SETPRIV, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--"] : [];
-    entered.file = SHELL;
+    const drop =
+      uid >= 0 ? [SANDBOX_TOOLS.setpriv, `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--"] : [];
+    entered.file = SANDBOX_TOOLS.shell;
     entered.args = [
       "-c",
       ENTER_SCRIPT,
@@ -389,11 +393,3 @@ export function enterCgroups(
   }
   return entered;
 }
-
-export const SANDBOX_TOOLS = {
-  bwrap: BWRAP,
-  prlimit: PRLIMIT,
-  setpriv: SETPRIV,
-  time: GNU_TIME,
-  shell: SHELL,
-};

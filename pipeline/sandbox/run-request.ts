@@ -1,15 +1,14 @@
 // One request in one worker slot: its run dir (fresh, or prepared ahead), its files and source, the
 // compile step where the language has one and the run step, each in a sandbox of its own, and the
 // SandboxFusion response built from their results.
-import type { CgroupHost } from "./cgroup.js";
 import type { SandboxConfig } from "./config.js";
 import { goCacheInside, PRIVATE_GO_CACHE } from "./go-cache.js";
-import { isRoot, type SlotArea } from "./host-area.js";
-import type { IsolationMode, ProcessLimits, SandboxKit } from "./isolation.js";
+import { isRoot } from "./host-area.js";
+import type { ProcessLimits } from "./isolation.js";
 import type { LanguageContext, LanguageSpec } from "./languages.js";
 import { disposeSandbox, type PreparedSandbox, type SandboxSupply } from "./prepared.js";
 import { runStatus } from "./request.js";
-import { runStep } from "./step.js";
+import { runStep, type StepHost } from "./step.js";
 import { toolchainPaths } from "./toolchains.js";
 import type { CommandRunResult, RunCodeRequest, RunCodeResponse } from "./types.js";
 import { RunDirectory } from "./workdir.js";
@@ -29,12 +28,8 @@ const BASE_ENV: Readonly<Record<string, string>> = {
 const COMPILE_FILE_SIZE_MB = 128;
 
 /** Where a request runs: the sandbox's config and one worker slot with what it needs. */
-export interface RequestSlot {
+export interface RequestSlot extends StepHost {
   config: SandboxConfig;
-  mode: IsolationMode;
-  slot: SlotArea;
-  kit: SandboxKit;
-  cgroups: CgroupHost | null;
   /** the slot's sandboxes built ahead, or null where each is built when its step starts */
   supply: SandboxSupply | null;
 }
@@ -65,7 +60,6 @@ export async function runRequest(
     runSandbox = supply.prepareFor(dir);
     unused.add(runSandbox);
   };
-  const host = { mode, slot, kit: where.kit, cgroups: where.cgroups };
   let env: Record<string, string> = { ...BASE_ENV };
   const step = async (
     argv: string[],
@@ -77,7 +71,7 @@ export async function runRequest(
     afterStart: () => void,
   ) => {
     if (prepared) unused.delete(prepared);
-    return runStep(host, {
+    return runStep(where, {
       argv,
       env,
       workDir: dir.work,

@@ -62,17 +62,9 @@ class BodyTooLargeError extends Error {}
 class ServerBusyError extends Error {}
 
 /** Bytes of request bodies the server holds; each request adds what it read and gives it back at its end. */
-class PendingBytes {
-  held = 0;
-  constructor(readonly limit: number) {}
-  take(bytes: number): boolean {
-    if (this.held + bytes > this.limit) return false;
-    this.held += bytes;
-    return true;
-  }
-  give(bytes: number): void {
-    this.held -= bytes;
-  }
+interface PendingBytes {
+  held: number;
+  limit: number;
 }
 
 function readBody(req: IncomingMessage, maxBytes: number, pending: PendingBytes): Promise<Buffer> {
@@ -88,7 +80,7 @@ function readBody(req: IncomingMessage, maxBytes: number, pending: PendingBytes)
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
-      pending.give(size);
+      pending.held -= size;
       chunks.length = 0;
       // stop reading; the answer goes out with `connection: close`, which ends the connection
       req.pause();
@@ -97,7 +89,8 @@ function readBody(req: IncomingMessage, maxBytes: number, pending: PendingBytes)
     req.on("data", (chunk: Buffer) => {
       if (settled) return;
       if (size + chunk.length > maxBytes) return fail(new BodyTooLargeError());
-      if (!pending.take(chunk.length)) return fail(new ServerBusyError());
+      if (pending.held + chunk.length > pending.limit) return fail(new ServerBusyError());
+      pending.held += chunk.length;
       size += chunk.length;
       chunks.push(chunk);
     });
@@ -151,7 +144,7 @@ async function handleRun<Request>(
   try {
     await runBody(body, res, route);
   } finally {
-    pending.give(body.length);
+    pending.held -= body.length;
   }
 }
 
@@ -188,7 +181,7 @@ async function runBody<Request>(body: Buffer, res: ServerResponse, route: RunRou
 }
 
 export function startSandboxServer(options: SandboxServerOptions): Promise<SandboxServer> {
-  const pending = new PendingBytes(options.maxPendingBytes ?? 1 << 30);
+  const pending = { held: 0, limit: options.maxPendingBytes ?? 1 << 30 };
   // the toolchains do not change while the server runs; asking each of them costs ~17 processes
   let languages: ReturnType<typeof listLanguages> | null = null;
   const requestTimeout = options.requestTimeoutMs ?? 120_000;
