@@ -46,19 +46,6 @@ export function complexityMessages(template: PromptTemplate, query: string): Cha
   return [{ role: "user", content: template.render({ query }) }];
 }
 
-export function reminderMessages(
-  template: PromptTemplate,
-  query: string,
-  firstAnswer: string,
-  reminder: string,
-): ChatMessage[] {
-  return [
-    ...complexityMessages(template, query),
-    { role: "assistant", content: firstAnswer },
-    { role: "user", content: reminder },
-  ];
-}
-
 export async function scoreComplexity(
   client: LlmClient,
   template: PromptTemplate,
@@ -71,10 +58,12 @@ export async function scoreComplexity(
   const first = await client.chat(complexityMessages(template, query), signal);
   const parsed = parseComplexityScore(first.content, labels(template));
   if (parsed) return { ...base, score: parsed.score, rationale: first.content.trim(), reminded: false };
-  const second = await client.chat(
-    reminderMessages(template, query, first.content, options.reminder),
-    signal,
-  );
+  const reminded: ChatMessage[] = [
+    ...complexityMessages(template, query),
+    { role: "assistant", content: first.content },
+    { role: "user", content: options.reminder },
+  ];
+  const second = await client.chat(reminded, signal);
   const again = parseComplexityScore(second.content, labels(template));
   if (again) return { ...base, score: again.score, rationale: second.content.trim(), reminded: true };
   return {
