@@ -10,6 +10,7 @@ import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { LlmClient } from "../pipeline/llm/types.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
+import { RequestTotals } from "./dialogue-kit/estimate.js";
 import {
   complexityMessages,
   type RoundScore,
@@ -125,12 +126,9 @@ async function estimateFilter(
   const estimator = ctx.services.llmEstimator(config.role);
   const templates = config.rounds.map((name) => loadPrompt(name));
   const options = { ...SCORE_OPTIONS, expectedCompletionTokens: config.estimate.completion_tokens };
+  const totals = new RequestTotals();
   let records = 0;
   let cached = 0;
-  let requests = 0;
-  let promptTokens = 0;
-  let completionTokens = 0;
-  let costUsd = 0;
   for await (const record of input) {
     const query = record.query;
     if (typeof query !== "string" || query.trim() === "") continue;
@@ -141,12 +139,7 @@ async function estimateFilter(
       const messages = complexityMessages(template, query);
       const e = estimator.estimate(messages, options);
       if (e.cached) cached++;
-      else {
-        requests += reach;
-        promptTokens += reach * e.promptTokens;
-        completionTokens += reach * e.completionTokens;
-        costUsd += reach * e.costUsd;
-      }
+      else totals.add(e, reach);
       if (config.rule === "sequential") {
         const hit = estimator.peek(messages, SCORE_OPTIONS);
         const score = hit ? scoreOfAnswer(template, hit.content) : undefined;
@@ -160,15 +153,10 @@ async function estimateFilter(
     config.rule === "sequential" && rounds > 1
       ? `, ${Math.round(config.estimate.pass_rate * 100)}% assumed to pass each round where no cached answer says`
       : "";
-  return {
-    requests: Math.round(requests),
-    promptTokens: Math.round(promptTokens),
-    completionTokens: Math.round(completionTokens),
-    costUsd,
-    note:
-      `${rounds} round${rounds === 1 ? "" : "s"} (${config.rule}) over ${records.toLocaleString("en-US")} records` +
+  return totals.estimate(
+    `${rounds} round${rounds === 1 ? "" : "s"} (${config.rule}) over ${records.toLocaleString("en-US")} records` +
       `${assumption}; ${cached.toLocaleString("en-US")} answers already cached`,
-  };
+  );
 }
 
 export const filterStage = defineStage<FilterConfig, FilterRun, FilterSummary>({

@@ -250,14 +250,14 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   const grouping = groupSimilar(ctx, validated);
   const plans = planFollowUps(ctx, validated);
   const completionTokens = config.estimate.completion_tokens;
-  const totals = await estimateRequests(
+  const counted = await estimateRequests(
     ctx.services.llmEstimator(config.role),
     judge,
     grouping.groups.map((g) => g.members.map((m) => validated[m]!)),
     plans,
     { completionTokens, maxTests: config.validation.max_tests },
   );
-  return costEstimate(totals, {
+  return costEstimate(counted, {
     problems: problems.length,
     assumed,
     groups: grouping.groups.length,

@@ -7,6 +7,7 @@ import type { LanguageName } from "../../pipeline/code/languages.js";
 import type { KeptGroup } from "../../pipeline/execution/index.js";
 import type { ChatMessage, ChatResult, LlmClient, LlmEstimator } from "../../pipeline/llm/types.js";
 import type { CostEstimate } from "../../pipeline/stage.js";
+import { RequestTotals } from "../dialogue-kit/estimate.js";
 import { type Writer, writeFollowUpDialogue, writeSimilarDialogue } from "./dialogues.js";
 import type { FollowUpPlan } from "./follow-up.js";
 import {
@@ -46,14 +47,6 @@ export class AssumingJudge implements Judge {
   }
 }
 
-interface Totals {
-  requests: number;
-  cached: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-}
-
 /**
  * A client that sends nothing: the cached answer where there is one, else an assumed one, counted.
  * The assumed answer is a text of about `completionTokens` tokens (four characters a token), then
@@ -62,7 +55,8 @@ interface Totals {
 class CountingClient implements LlmClient {
   readonly role: string;
   readonly model: string;
-  readonly totals: Totals = { requests: 0, cached: 0, promptTokens: 0, completionTokens: 0, costUsd: 0 };
+  readonly totals = new RequestTotals();
+  cached = 0;
   private readonly assumed: string;
 
   constructor(
@@ -79,26 +73,23 @@ class CountingClient implements LlmClient {
     const e = this.estimator.estimate(messages, { expectedCompletionTokens: this.completionTokens });
     const hit = e.cached ? this.estimator.peek(messages) : undefined;
     if (hit) {
-      this.totals.cached++;
+      this.cached++;
       return hit;
     }
-    this.totals.requests++;
-    this.totals.promptTokens += e.promptTokens;
-    this.totals.completionTokens += e.completionTokens;
-    this.totals.costUsd += e.costUsd;
+    this.totals.add(e);
     const usage = { promptTokens: e.promptTokens, completionTokens: e.completionTokens };
     return { content: this.assumed, cached: false, model: this.model, finishReason: "stop", usage };
   }
 }
 
-/** The run's own dialogue writers, against the counting client and a judge that runs nothing. */
+/** The run's own dialogue writers against a judge that runs nothing: the counting client, with its counts. */
 export async function estimateRequests(
   estimator: LlmEstimator,
   judge: Judge,
   groups: readonly (readonly ValidatedProblem[])[],
   plans: readonly FollowUpPlan[],
   options: { completionTokens: number; maxTests: number },
-): Promise<Totals> {
+): Promise<CountingClient> {
   const client = new CountingClient(estimator, options.completionTokens);
   const w: Writer = { client, judge, maxTests: options.maxTests, signal: new AbortController().signal };
   // a cached empty text ends its dialogue, as in a run
@@ -108,25 +99,20 @@ export async function estimateRequests(
     });
   for (const members of groups) await write(() => writeSimilarDialogue(w, members, []));
   for (const plan of plans) await write(() => writeFollowUpDialogue(w, plan));
-  return client.totals;
+  return client;
 }
 
 /** The dry run's figures, and the note that says how they were obtained. */
 export function costEstimate(
-  totals: Totals,
+  { totals, cached }: Pick<CountingClient, "totals" | "cached">,
   figures: { problems: number; assumed: number; groups: number; plans: number; completionTokens: number },
 ): CostEstimate {
   const n = (x: number) => x.toLocaleString("en-US");
-  return {
-    requests: totals.requests,
-    promptTokens: Math.round(totals.promptTokens),
-    completionTokens: Math.round(totals.completionTokens),
-    costUsd: totals.costUsd,
-    note:
-      `${n(figures.groups)} similar-problem and ${n(figures.plans)} follow-up dialogues from ${n(figures.problems)} LeetCode problems` +
+  return totals.estimate(
+    `${n(figures.groups)} similar-problem and ${n(figures.plans)} follow-up dialogues from ${n(figures.problems)} LeetCode problems` +
       (figures.assumed > 0
         ? `, ${n(figures.assumed)} solutions not yet run assumed to pass (an upper bound)`
         : "") +
-      `; ${n(totals.cached)} answers already cached; later turns assumed ${figures.completionTokens} tokens, translations assumed to pass`,
-  };
+      `; ${n(cached)} answers already cached; later turns assumed ${figures.completionTokens} tokens, translations assumed to pass`,
+  );
 }
