@@ -1,84 +1,26 @@
 // Canonical programming-language names used across the pipeline, the aliases model answers and
 // datasets spell them with, and the SandboxFusion language id each one runs under.
 
-export const LANGUAGE_NAMES = [
-  "python",
-  "javascript",
-  "typescript",
-  "java",
-  "cpp",
-  "c",
-  "csharp",
-  "go",
-  "rust",
-  "php",
-  "ruby",
-  "swift",
-  "kotlin",
-  "scala",
-  "sql",
-  "shell",
-  "r",
-  "perl",
-  "lua",
-  "julia",
-  "haskell",
-  "dart",
-  "elixir",
-  "objectivec",
-  "matlab",
-  "fortran",
-  "powershell",
-  "vb",
-  "fsharp",
-  "clojure",
-  "erlang",
-  "ocaml",
-  "racket",
-  "verilog",
-  "assembly",
-  "html",
-  "css",
-  "json",
-  "yaml",
-  "xml",
-  "markdown",
-  "dockerfile",
-  "makefile",
-] as const;
-
-export type LanguageName = (typeof LANGUAGE_NAMES)[number];
-
 interface LanguageInfo {
   /** Spellings seen in fence info strings, dataset fields and file extensions (lowercase). */
   aliases: readonly string[];
   /** SandboxFusion /run_code language id, when the language can be executed. */
   sandboxId?: string;
-  /** Markup and data formats are not programs: never executed, never an entry point. */
-  program: boolean;
+  /** A markup or data format, not a program: never executed, never an entry point. */
+  markup?: true;
 }
 
-const LANGUAGES: Record<LanguageName, LanguageInfo> = {
+const TABLE = {
   python: {
     aliases: ["py", "python3", "py3", "python2", "ipython", "ipython3", "pycon", "jupyter", "sage"],
     sandboxId: "python",
-    program: true,
   },
   javascript: {
     aliases: ["js", "node", "nodejs", "node.js", "jsx", "mjs", "cjs", "ecmascript", "es6", "javascriptreact"],
     sandboxId: "nodejs",
-    program: true,
   },
-  typescript: {
-    aliases: ["ts", "tsx", "mts", "cts", "typescriptreact", "deno"],
-    sandboxId: "typescript",
-    program: true,
-  },
-  java: {
-    aliases: ["jdk", "java8", "java11", "java17"],
-    sandboxId: "java",
-    program: true,
-  },
+  typescript: { aliases: ["ts", "tsx", "mts", "cts", "typescriptreact", "deno"], sandboxId: "typescript" },
+  java: { aliases: ["jdk", "java8", "java11", "java17"], sandboxId: "java" },
   cpp: {
     aliases: [
       "c++",
@@ -95,23 +37,18 @@ const LANGUAGES: Record<LanguageName, LanguageInfo> = {
       "cpp17",
     ],
     sandboxId: "cpp",
-    program: true,
   },
-  c: { aliases: ["h", "c99", "c11", "ansi-c", "c89"], sandboxId: "c", program: true },
-  csharp: {
-    aliases: ["c#", "cs", "c-sharp", "dotnet", ".net", "mono"],
-    sandboxId: "csharp",
-    program: true,
-  },
-  go: { aliases: ["golang"], sandboxId: "go", program: true },
-  rust: { aliases: ["rs"], sandboxId: "rust", program: true },
-  php: { aliases: ["php7", "php8", "php5"], sandboxId: "php", program: true },
-  ruby: { aliases: ["rb", "jruby", "irb"], sandboxId: "ruby", program: true },
-  swift: { aliases: [], sandboxId: "swift", program: true },
+  c: { aliases: ["h", "c99", "c11", "ansi-c", "c89"], sandboxId: "c" },
+  csharp: { aliases: ["c#", "cs", "c-sharp", "dotnet", ".net", "mono"], sandboxId: "csharp" },
+  go: { aliases: ["golang"], sandboxId: "go" },
+  rust: { aliases: ["rs"], sandboxId: "rust" },
+  php: { aliases: ["php7", "php8", "php5"], sandboxId: "php" },
+  ruby: { aliases: ["rb", "jruby", "irb"], sandboxId: "ruby" },
+  swift: { aliases: [], sandboxId: "swift" },
   // not run although the sandbox serves kotlin_script: Debian's Kotlin (1.3) lacks the stdlib that
   // model-written Kotlin calls (lowercase(), maxByOrNull), so its verdicts would drop correct code
-  kotlin: { aliases: ["kt", "kts"], program: true },
-  scala: { aliases: ["sc"], sandboxId: "scala", program: true },
+  kotlin: { aliases: ["kt", "kts"] },
+  scala: { aliases: ["sc"], sandboxId: "scala" },
   sql: {
     aliases: [
       "mysql",
@@ -126,41 +63,44 @@ const LANGUAGES: Record<LanguageName, LanguageInfo> = {
       "pgsql",
     ],
     sandboxId: "sql",
-    program: true,
   },
   shell: {
     aliases: ["bash", "sh", "zsh", "ksh", "shellscript", "shell-script", "console", "terminal", "cmd"],
     sandboxId: "bash",
-    program: true,
   },
-  r: { aliases: ["rscript", "rlang", "splus"], sandboxId: "R", program: true },
-  perl: { aliases: ["pl", "perl5", "pm"], sandboxId: "perl", program: true },
-  lua: { aliases: ["luajit"], sandboxId: "lua", program: true },
-  julia: { aliases: ["jl"], sandboxId: "julia", program: true },
-  haskell: { aliases: ["hs"], program: true },
-  dart: { aliases: ["flutter"], program: true },
-  elixir: { aliases: ["ex", "exs"], program: true },
-  objectivec: { aliases: ["objective-c", "objc", "obj-c", "m"], program: true },
-  matlab: { aliases: ["octave"], program: true },
-  fortran: { aliases: ["f90", "f95", "f77"], program: true },
-  powershell: { aliases: ["ps1", "pwsh", "ps"], program: true },
-  vb: { aliases: ["vbnet", "vb.net", "visualbasic", "vba", "vbscript"], program: true },
-  fsharp: { aliases: ["f#", "fs"], program: true },
-  clojure: { aliases: ["clj", "cljs"], program: true },
-  erlang: { aliases: ["erl"], program: true },
-  ocaml: { aliases: ["ml"], program: true },
-  racket: { aliases: ["scheme", "rkt"], sandboxId: "racket", program: true },
-  verilog: { aliases: ["systemverilog", "sv", "v"], sandboxId: "verilog", program: true },
-  assembly: { aliases: ["asm", "nasm", "x86asm", "masm", "gas"], program: true },
-  html: { aliases: ["htm", "xhtml", "html5", "vue", "svelte"], program: false },
-  css: { aliases: ["scss", "sass", "less"], program: false },
-  json: { aliases: ["jsonc", "json5", "jsonl"], program: false },
-  yaml: { aliases: ["yml"], program: false },
-  xml: { aliases: ["svg", "xsl", "xslt", "plist"], program: false },
-  markdown: { aliases: ["md", "mdx"], program: false },
-  dockerfile: { aliases: ["docker", "containerfile"], program: false },
-  makefile: { aliases: ["make", "mk", "cmake"], program: false },
-};
+  r: { aliases: ["rscript", "rlang", "splus"], sandboxId: "R" },
+  perl: { aliases: ["pl", "perl5", "pm"], sandboxId: "perl" },
+  lua: { aliases: ["luajit"], sandboxId: "lua" },
+  julia: { aliases: ["jl"], sandboxId: "julia" },
+  haskell: { aliases: ["hs"] },
+  dart: { aliases: ["flutter"] },
+  elixir: { aliases: ["ex", "exs"] },
+  objectivec: { aliases: ["objective-c", "objc", "obj-c", "m"] },
+  matlab: { aliases: ["octave"] },
+  fortran: { aliases: ["f90", "f95", "f77"] },
+  powershell: { aliases: ["ps1", "pwsh", "ps"] },
+  vb: { aliases: ["vbnet", "vb.net", "visualbasic", "vba", "vbscript"] },
+  fsharp: { aliases: ["f#", "fs"] },
+  clojure: { aliases: ["clj", "cljs"] },
+  erlang: { aliases: ["erl"] },
+  ocaml: { aliases: ["ml"] },
+  racket: { aliases: ["scheme", "rkt"], sandboxId: "racket" },
+  verilog: { aliases: ["systemverilog", "sv", "v"], sandboxId: "verilog" },
+  assembly: { aliases: ["asm", "nasm", "x86asm", "masm", "gas"] },
+  html: { aliases: ["htm", "xhtml", "html5", "vue", "svelte"], markup: true },
+  css: { aliases: ["scss", "sass", "less"], markup: true },
+  json: { aliases: ["jsonc", "json5", "jsonl"], markup: true },
+  yaml: { aliases: ["yml"], markup: true },
+  xml: { aliases: ["svg", "xsl", "xslt", "plist"], markup: true },
+  markdown: { aliases: ["md", "mdx"], markup: true },
+  dockerfile: { aliases: ["docker", "containerfile"], markup: true },
+  makefile: { aliases: ["make", "mk", "cmake"], markup: true },
+} satisfies Record<string, LanguageInfo>;
+
+export type LanguageName = keyof typeof TABLE;
+const LANGUAGES: Record<LanguageName, LanguageInfo> = TABLE;
+/** Every canonical name, in the table's order. */
+export const LANGUAGE_NAMES = Object.keys(TABLE) as [LanguageName, ...LanguageName[]];
 
 const ALIAS_TO_NAME: ReadonlyMap<string, LanguageName> = (() => {
   const map = new Map<string, LanguageName>();
@@ -169,7 +109,6 @@ const ALIAS_TO_NAME: ReadonlyMap<string, LanguageName> = (() => {
     for (const alias of LANGUAGES[name].aliases) map.set(alias, name);
   }
   // Spellings of the display names (BabelCode writes "C++", "CSharp", "Javascript", "TypeScript").
-  map.set("csharp", "csharp");
   map.set("objective c", "objectivec");
   map.set("visual basic", "vb");
   return map;
@@ -201,5 +140,5 @@ export function languageFromSandboxId(id: string): LanguageName | undefined {
 
 /** False for markup and data formats (html, css, json, yaml, xml, markdown, ...), which are never run. */
 export function isProgrammingLanguage(language: LanguageName): boolean {
-  return LANGUAGES[language].program;
+  return !LANGUAGES[language].markup;
 }
