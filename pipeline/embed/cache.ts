@@ -87,10 +87,6 @@ export class EmbeddingCache {
     }
   }
 
-  count(): number {
-    return (this.db.prepare("SELECT count(*) AS n FROM embeddings").get() as { n: number }).n;
-  }
-
   close(): void {
     if (this.db.open) this.db.close();
   }

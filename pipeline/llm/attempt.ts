@@ -4,6 +4,7 @@
 // The SDK's own retries are off: the client decides.
 import OpenAI from "openai";
 import { unreached } from "../errors.js";
+import { innermost } from "../liveness.js";
 import { retryAfterMs } from "./backoff.js";
 import type { Sampling } from "./config.js";
 import { LlmAttemptError, redact } from "./errors.js";
@@ -137,7 +138,7 @@ function readCompletion(
   requestId: string | undefined,
   request: AttemptRequest,
 ): AttemptAnswer {
-  const extra = requestId ? { requestId } : {};
+  const extra = { requestId };
   if (typeof data !== "object" || data === null) {
     const sample = typeof data === "string" ? `: ${JSON.stringify(data.slice(0, 80))}` : "";
     throw new LlmAttemptError("malformed-response", `the answer is not a JSON object${sample}`, extra);
@@ -169,32 +170,18 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number, apiKey: 
   if (error instanceof LlmAttemptError) {
     // Ours, but it may quote the server's body.
     const message = redact(error.message, apiKey);
-    if (message === error.message) return error;
-    return new LlmAttemptError(error.kind, message, {
-      ...(error.status === undefined ? {} : { status: error.status }),
-      ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
-      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-    });
+    return message === error.message ? error : new LlmAttemptError(error.kind, message, error);
   }
   if (timedOut) return timeoutError(timeoutMs);
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const status = error.status;
     const message = redact(error.message, apiKey);
-    const requestId = error.requestID ?? undefined;
-    const extra = { status, ...(requestId ? { requestId } : {}) };
+    const extra = { status, requestId: error.requestID ?? undefined };
     if (status === 401 || status === 403) return new AuthRefusedError(status, message);
-    if (status === 429) {
-      const after = retryAfterMs(error.headers);
-      return new LlmAttemptError("rate-limited", message, {
+    if (status === 429 || status >= 500 || status === 408 || status === 409) {
+      return new LlmAttemptError(status === 429 ? "rate-limited" : "server-error", message, {
         ...extra,
-        ...(after === undefined ? {} : { retryAfterMs: after }),
-      });
-    }
-    if (status >= 500 || status === 408 || status === 409) {
-      const after = retryAfterMs(error.headers);
-      return new LlmAttemptError("server-error", message, {
-        ...extra,
-        ...(after === undefined ? {} : { retryAfterMs: after }),
+        retryAfterMs: retryAfterMs(error.headers),
       });
     }
     if (status === 404) return new LlmAttemptError("not-found", message, extra);
@@ -206,9 +193,8 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number, apiKey: 
   if (error instanceof OpenAI.APIConnectionTimeoutError) return timeoutError(timeoutMs);
   if (error instanceof OpenAI.APIConnectionError) {
     // the innermost cause says what happened (`connect ECONNREFUSED 127.0.0.1:8000`), not "fetch failed"
-    let inner: unknown = error;
-    while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-    const cause = inner !== error && inner instanceof Error ? `: ${inner.message}` : "";
+    const inner = innermost(error);
+    const cause = inner !== error.message ? `: ${inner}` : "";
     return new LlmAttemptError("connection", redact(`${error.message}${cause}`, apiKey), {
       unanswered: unreached(error),
     });

@@ -31,11 +31,11 @@ export class LlmAttemptError extends Error {
     kind: AttemptFailureKind,
     message: string,
     extra: {
-      status?: number;
-      requestId?: string;
-      retryAfterMs?: number;
+      status?: number | undefined;
+      requestId?: string | undefined;
+      retryAfterMs?: number | undefined;
       cause?: unknown;
-      unanswered?: boolean;
+      unanswered?: boolean | undefined;
     } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });

@@ -6,7 +6,7 @@ import { type HubConfig, hubConfigSchema } from "../hub/config.js";
 import type { Logger } from "../log.js";
 import type { UsageMeter } from "../usage.js";
 import { BatchRole } from "./batch/role.js";
-import { BatchRounds, type LlmBatches } from "./batch/rounds.js";
+import { LlmBatches } from "./batch/rounds.js";
 import { type CacheShard, openResponseCache, type ResponseCache, shardCachePath } from "./cache.js";
 import type { RoleBackend } from "./cached-call.js";
 import { RoleEndpoint } from "./client.js";
@@ -70,10 +70,10 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
     if (!cache && (existsSync(own) || existsSync(path))) cache = open();
     return cache;
   };
-  let rounds: BatchRounds | undefined;
+  let rounds: LlmBatches | undefined;
   const batches = () => {
     if (!rounds && ROLE_NAMES.some((role) => config[role].batch)) {
-      rounds = new BatchRounds(config, {
+      rounds = new LlmBatches(config, {
         cache: () => (cache ??= open()),
         log: options.log,
         noWait: options.noWait === true,

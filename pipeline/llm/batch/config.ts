@@ -2,7 +2,6 @@
 // provider's batch price. `openai`: the Files and Batches APIs of the role's endpoint; `files`: JSONL
 // files a tool such as `vllm run-batch` answers offline, read back on the next run. See docs/llm.md.
 import { z } from "zod";
-import { UserError } from "../../errors.js";
 
 /** what hosted Batch APIs charge, as a share of the online price */
 export const DEFAULT_BATCH_DISCOUNT = 0.5;
@@ -60,9 +59,4 @@ export function batchCommand(config: BatchConfig, input: string, output: string,
     .replaceAll("{input}", quote(input))
     .replaceAll("{output}", quote(output))
     .replaceAll("{model}", quote(model));
-}
-
-/** A batch setting the config cannot check alone (kept with the schema that names it). */
-export function batchConfigError(role: string, message: string): UserError {
-  return new UserError(`llm.${role}.batch: ${message}`);
 }

@@ -85,10 +85,6 @@ export class OpenAiBatches {
     return this.call("download", async () => (await this.sdk.files.content(fileId)).text());
   }
 
-  async cancel(batchId: string): Promise<void> {
-    await this.call("cancel", () => this.sdk.batches.cancel(batchId));
-  }
-
   /** `what` with retries on transient failures; refusals become UserErrors with advice. */
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
     const rc = this.endpoint.config;

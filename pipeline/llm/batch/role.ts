@@ -6,17 +6,17 @@ import type { CachedAnswer, ResponseCache } from "../cache.js";
 import { RoleBackend, type UncachedCall } from "../cached-call.js";
 import { costUsd, type Price, type RoleConfig } from "../config.js";
 import type { ChatMessage, ChatOptions, ChatResult } from "../types.js";
-import type { BatchRounds } from "./rounds.js";
+import type { LlmBatches } from "./rounds.js";
 
 export class BatchRole extends RoleBackend {
-  private readonly rounds: BatchRounds;
+  private readonly rounds: LlmBatches;
   private readonly price: Price | undefined;
   private readonly discount: number;
 
   constructor(
     role: string,
     config: RoleConfig,
-    deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; rounds: BatchRounds },
+    deps: { cache: ResponseCache; noCache: boolean; price: Price | undefined; rounds: LlmBatches },
   ) {
     const discount = config.batch?.discount ?? 1;
     super({ role, model: config.model, sampling: config.sampling, ...deps, batchDiscount: discount });
@@ -49,7 +49,6 @@ export class BatchRole extends RoleBackend {
         sampling: call.sampling,
         jsonSchema: call.options?.json_schema,
       },
-      call.key,
       call.signal,
     );
     call.usage.add({

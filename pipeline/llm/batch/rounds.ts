@@ -9,7 +9,7 @@ import { onAbort, sleep } from "../../abort.js";
 import { UserError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import type { CachedAnswer, ResponseCache } from "../cache.js";
-import { type LlmConfig, roleConfig } from "../config.js";
+import { type LlmConfig, ROLE_NAMES, roleConfig } from "../config.js";
 import { type Env, resolveEndpoint } from "../endpoint.js";
 import { LlmAbortedError, LlmAttemptError, LlmRequestError } from "../errors.js";
 import { type BatchConfig, batchCommand } from "./config.js";
@@ -25,27 +25,6 @@ export interface BatchStageView {
   feeding(): boolean;
   /** the runner waits for a free slot: batch mode admits more, so look again */
   wake(): void;
-}
-
-/** The face the runner sees (through Services). */
-export interface LlmBatches {
-  /** records a stage may keep in flight once one of its requests went to a batch role */
-  readonly admit: number;
-  /** some request of the current stage went to a batch role */
-  readonly engaged: boolean;
-  /** Before a stage runs: reads what its earlier runs sent; throws (exit 3) while a `files` batch is unanswered. */
-  begin(stageDir: string, label: string): Promise<void>;
-  /** A record-wise stage's view, for deciding when a round is complete. */
-  watch(view: BatchStageView): void;
-  /** Something changed in the stage (a record finished, the input ended). */
-  poke(): void;
-  /** After the stage, however it ended: stops polling (batches left running are found next time). */
-  end(): void;
-  /**
-   * `status --refresh`: asks the provider once about each batch the stage left running and puts the
-   * answers of those that ended into the cache, as its next run would.
-   */
-  refresh(stageDir: string, label: string): Promise<void>;
 }
 
 /** A `files` round written and not answered yet, or a `--no-wait` round submitted: run again later. */
@@ -64,7 +43,6 @@ interface Pending {
   /** undefined for a request of an earlier run's batch that no record has asked for again yet */
   request: BatchRequest | undefined;
   role: string;
-  key: Buffer;
   waiters: Set<Waiter>;
   /** the entry it was sent in, while it is */
   entry?: BatchEntry;
@@ -72,11 +50,13 @@ interface Pending {
 
 const TERMINAL = new Set(["completed", "failed", "expired", "cancelled"]);
 
-export class BatchRounds implements LlmBatches {
+/**
+ * The stage's batch work, as the runner sees it (through Services): `begin` before a stage runs,
+ * `watch` and `poke` while it runs, `end` after it; batch roles send their misses to `request`.
+ */
+export class LlmBatches {
   /** callers of batch roles waiting for an answer (BatchRole counts them) */
   waiting = 0;
-  private readonly config: LlmConfig;
-  private readonly deps: { cache: () => ResponseCache; log: Logger; noWait: boolean; env: Env };
   private readonly providers = new Map<string, OpenAiBatches>();
   private ledger: BatchLedger | undefined;
   private label = "";
@@ -90,7 +70,8 @@ export class BatchRounds implements LlmBatches {
   /** `--no-wait`: entries submitted and left to the provider in this run */
   private readonly parked = new Set<string>();
   private stopped: unknown;
-  private isEngaged = false;
+  /** some request of the current stage went to a batch role */
+  engaged = false;
   private seq = 0;
   private round = 0;
   private settleTimer: NodeJS.Timeout | undefined;
@@ -100,28 +81,20 @@ export class BatchRounds implements LlmBatches {
   private readonly tracking = new Set<Promise<void>>();
 
   constructor(
-    config: LlmConfig,
-    deps: { cache: () => ResponseCache; log: Logger; noWait: boolean; env: Env },
-  ) {
-    this.config = config;
-    this.deps = deps;
-  }
+    private readonly config: LlmConfig,
+    private readonly deps: { cache: () => ResponseCache; log: Logger; noWait: boolean; env: Env },
+  ) {}
 
   batchOf(role: string): BatchConfig | undefined {
     return roleConfig(this.config, role)?.batch;
   }
 
+  /** records a stage may keep in flight once one of its requests went to a batch role */
   get admit(): number {
-    let most = 1;
-    for (const role of ["scorer", "weak", "strong"])
-      most = Math.max(most, this.batchOf(role)?.max_records ?? 1);
-    return most;
+    return Math.max(1, ...ROLE_NAMES.map((role) => this.batchOf(role)?.max_records ?? 1));
   }
 
-  get engaged(): boolean {
-    return this.isEngaged;
-  }
-
+  /** Before a stage runs: reads what its earlier runs sent; throws (exit 3) while a `files` batch is unanswered. */
   async begin(stageDir: string, label: string): Promise<void> {
     this.ledger = new BatchLedger(stageDir);
     this.label = label;
@@ -131,7 +104,7 @@ export class BatchRounds implements LlmBatches {
     this.failures = new Map();
     this.parked.clear();
     this.stopped = undefined;
-    this.isEngaged = false;
+    this.engaged = false;
     this.stop = new AbortController();
     const entries = this.ledger.entries();
     this.seq = entries.length;
@@ -149,7 +122,6 @@ export class BatchRounds implements LlmBatches {
         this.submitted.set(id, {
           request: undefined,
           role: entry.role,
-          key: Buffer.from(id, "hex"),
           waiters: new Set(),
           entry,
         });
@@ -164,10 +136,12 @@ export class BatchRounds implements LlmBatches {
     if (unanswered.length > 0) throw this.waitingFor(unanswered);
   }
 
+  /** A record-wise stage's view, for deciding when a round is complete. */
   watch(view: BatchStageView): void {
     this.view = view;
   }
 
+  /** Something changed in the stage (a record finished, the input ended). */
   poke(): void {
     if (this.checkScheduled) return;
     this.checkScheduled = true;
@@ -178,9 +152,8 @@ export class BatchRounds implements LlmBatches {
     });
   }
 
+  /** After the stage, however it ended: stops polling (batches left running are found next time). */
   end(): void {
-    clearTimeout(this.settleTimer);
-    this.settleTimer = undefined;
     this.stop.abort();
     this.halt(new LlmAbortedError("batch"));
     this.view = undefined;
@@ -188,7 +161,7 @@ export class BatchRounds implements LlmBatches {
   }
 
   /** A batch role's cache miss: resolves with the answer once a batch brought it (and it is cached). */
-  request(role: string, request: BatchRequest, key: Buffer, signal: AbortSignal): Promise<CachedAnswer> {
+  request(role: string, request: BatchRequest, signal: AbortSignal): Promise<CachedAnswer> {
     if (this.stopped) return Promise.reject(this.stopped);
     if (!this.ledger) {
       return Promise.reject(
@@ -197,42 +170,34 @@ export class BatchRounds implements LlmBatches {
         ),
       );
     }
-    const cached = this.deps.cache().get(key);
+    const cached = this.deps.cache().get(Buffer.from(request.id, "hex"));
     if (cached) return Promise.resolve(cached);
     let pending = this.submitted.get(request.id) ?? this.queued.get(request.id);
     if (!pending) {
       const failed = this.failures.get(request.id);
       const batch = this.batchOf(role)!;
       if (failed && failed.count > batch.retries) return Promise.reject(batchFailure(role, failed));
-      pending = { request, role, key, waiters: new Set() };
+      pending = { request, role, waiters: new Set() };
       this.queued.set(request.id, pending);
-      if (!this.isEngaged) {
-        this.isEngaged = true;
+      if (!this.engaged) {
+        this.engaged = true;
         this.view?.wake();
       }
-      clearTimeout(this.settleTimer);
-      this.settleTimer = setTimeout(() => this.flush(), batch.settle_s * 1000);
+      this.settle(batch.settle_s);
     }
     pending.request ??= request;
     const waiting = pending;
-    return new Promise<CachedAnswer>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve: (answer) => {
-          stopWatching();
-          resolve(answer);
-        },
-        reject: (error) => {
-          stopWatching();
-          reject(error);
-        },
-      };
-      const stopWatching = onAbort(signal, () => {
+    let stopWatching: () => void = () => {};
+    const answer = new Promise<CachedAnswer>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject };
+      stopWatching = onAbort(signal, () => {
         waiting.waiters.delete(waiter);
         reject(new LlmAbortedError(role));
       });
       waiting.waiters.add(waiter);
       this.poke();
     });
+    return answer.finally(() => stopWatching());
   }
 
   private check(): void {
@@ -270,8 +235,7 @@ export class BatchRounds implements LlmBatches {
 
   /** Sends what is queued as one round: files per role and model, within the limits. */
   private flush(): void {
-    clearTimeout(this.settleTimer);
-    this.settleTimer = undefined;
+    this.settle(undefined);
     const ledger = this.ledger;
     if (this.stopped || !ledger || this.queued.size === 0) return;
     const items = [...this.queued.values()];
@@ -397,6 +361,10 @@ export class BatchRounds implements LlmBatches {
     void running.finally(() => this.tracking.delete(running));
   }
 
+  /**
+   * `status --refresh`: asks the provider once about each batch the stage left running and puts the
+   * answers of those that ended into the cache, as its next run would.
+   */
   async refresh(stageDir: string, label: string): Promise<void> {
     try {
       await this.begin(stageDir, label);
@@ -521,10 +489,7 @@ export class BatchRounds implements LlmBatches {
         this.queued.set(id, p);
       }
     }
-    if (this.queued.size > 0) {
-      clearTimeout(this.settleTimer);
-      this.settleTimer = setTimeout(() => this.flush(), (batch?.settle_s ?? 30) * 1000);
-    }
+    if (this.queued.size > 0) this.settle(batch?.settle_s ?? 30);
     this.poke();
   }
 
@@ -581,11 +546,16 @@ export class BatchRounds implements LlmBatches {
     );
   }
 
+  /** What is queued goes out after `seconds` without a new request (undefined: not by the clock). */
+  private settle(seconds: number | undefined): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = seconds === undefined ? undefined : setTimeout(() => this.flush(), seconds * 1000);
+  }
+
   /** Stops the stage's batch work: every caller waiting, and every later one, gets `error`. */
   private halt(error: unknown): void {
     this.stopped ??= error;
-    clearTimeout(this.settleTimer);
-    this.settleTimer = undefined;
+    this.settle(undefined);
     for (const map of [this.queued, this.submitted]) {
       for (const p of map.values()) for (const w of p.waiters) w.reject(this.stopped);
       map.clear();

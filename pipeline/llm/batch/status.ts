@@ -1,7 +1,7 @@
 // What `pnpm pipeline status` shows of a stage's batches: one row each, from its ledger; and, for
 // `launch`, the commands that answer the `files` batches a stage waits for.
 import { existsSync } from "node:fs";
-import { type LlmConfig, roleConfig } from "../config.js";
+import { type LlmConfig, ROLE_NAMES, roleConfig } from "../config.js";
 import { batchCommand } from "./config.js";
 import { BatchLedger } from "./ledger.js";
 
@@ -43,5 +43,5 @@ export function waitingCommands(stageDir: string, config: LlmConfig): string[] {
 
 /** Some role writes `files` batches. */
 export function writesBatchFiles(config: LlmConfig): boolean {
-  return ["scorer", "weak", "strong"].some((role) => roleConfig(config, role)?.batch?.provider === "files");
+  return ROLE_NAMES.some((role) => roleConfig(config, role)?.batch?.provider === "files");
 }
