@@ -6,34 +6,21 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { stringify } from "yaml";
 import type { CommandModule } from "yargs";
-import { isSecretSet, type LoadedConfig, loadConfig, rawConfig } from "../config/load.js";
+import type { AuditVerdict } from "../../stages/export/stats.js";
+import { isSecretSet, loadConfig, rawConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
 import { matchLocalPath } from "../hub/local-files.js";
+import { shellQuote } from "../launch/invocation.js";
 import { createLogger, type Logger } from "../log.js";
 import { formatOfName } from "../readers/index.js";
-import { Runner } from "../runner.js";
-import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { writeDurably } from "../store/manifest.js";
 import type { DataOptions } from "./common.js";
 import { withDataOptions } from "./common.js";
-import { reportAfterRun } from "./report.js";
+import { runAndReport, runnerFor } from "./report.js";
 import { printTable } from "./table.js";
 
 type AuditArgs = DataOptions & { dataset: string; name?: string; files: string[] };
-
-/** An audited dataset's verdict as export's summary keeps it (stages/export/audits.ts). */
-interface Verdict {
-  method: string;
-  where: string;
-  read: number;
-  released: number;
-  released_by: Record<string, number>;
-  dropped: number;
-  pass_rate: number;
-  dropped_by: Record<string, number>;
-  by_lang: Record<string, { released: number; dropped: number }>;
-}
 
 const REPO = /^[\w.-]+\/[\w.-]+$/;
 const GLOB = /[*?[]/;
@@ -113,14 +100,15 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
         log,
       );
       const loaded = loadConfig({ file, sets: secrets });
-      const runner = await runToExport(stages, loaded, log);
-      const verdicts = (runner.status("export").manifest?.stats as { audits?: Verdict[] } | undefined)
+      const runner = runnerFor(stages, loaded);
+      await runAndReport(runner, ["export"]);
+      const verdicts = (runner.status("export").manifest?.stats as { audits?: AuditVerdict[] } | undefined)
         ?.audits;
       const verdict = verdicts?.find((v) => v.method === name);
       if (!verdict) throw new Error(`export has no verdict on ${name}`);
       log.info(`release: ${path.join(loaded.config.data_dir, "export")}`);
       // status, cat and report judge a data dir by the config they are given: this run's is that file
-      const options = `--config ${quoted(file)} --data-dir ${quoted(dataDir)}`;
+      const options = `--config ${shellQuote(file)} --data-dir ${shellQuote(dataDir)}`;
       const keys =
         secrets.length > 0 ? ` (and your --set of ${secrets.map((s) => s.split("=")[0]).join(", ")})` : "";
       log.info(`status, cat and report read this run with: ${options}${keys}`);
@@ -132,11 +120,6 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
 
 /** The audit's config, in its data dir: what status, cat and report read it with. */
 export const AUDIT_CONFIG = "audit.yaml";
-
-/** Quoted for a POSIX shell where it needs to be: a plain path stays as it is. */
-function quoted(word: string): string {
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
 
 /**
  * Writes the audit's one-source config to <data dir>/audit.yaml (whole or not at all), where status,
@@ -159,37 +142,7 @@ function writeAuditConfig(raw: Record<string, unknown>, from: string, dataDir: s
   return file;
 }
 
-/** Runs the audit up to export; Ctrl-C finishes the dialogues in flight, and a rerun goes on from there. */
-async function runToExport(
-  stages: readonly Stage<unknown>[],
-  loaded: LoadedConfig,
-  log: Logger,
-): Promise<Runner> {
-  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log });
-  const runner = new Runner(stages, loaded, { services, log });
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    process.stderr.write(
-      `\n${signal}: finishing the dialogues in flight and saving; run the same command again to go on\n`,
-    );
-    controller.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    const reports = await runner.run(["export"], { signal: controller.signal });
-    const report = await reportAfterRun(runner, reports);
-    if (report) log.info(`report: ${report}`);
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    await services.close();
-  }
-  return runner;
-}
-
-function printVerdict(v: Verdict): void {
+function printVerdict(v: AuditVerdict): void {
   const out = process.stdout;
   out.write(`${v.method} (${v.where}): pass rate ${(v.pass_rate * 100).toFixed(1)}%\n\n`);
   printTable(

@@ -1,6 +1,7 @@
 // Options and set-up shared by the commands that read or write pipeline data.
 import type { Argv } from "yargs";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { UserError } from "../errors.js";
 
 export const DEFAULT_CONFIG = "configs/default.yaml";
 
@@ -24,6 +25,14 @@ export function withDataOptions<T>(yargs: Argv<T>): Argv<T & DataOptions> {
       array: true,
       describe: "override a config key, e.g. --set stages.filter.threshold=4 (repeatable)",
     }) as Argv<T & DataOptions>;
+}
+
+/** `--limit 0` or `-1` would silently recompute every source stage to nothing. */
+export function checkLimit(limit: number | undefined): void {
+  if (limit === undefined || (Number.isInteger(limit) && limit >= 1)) return;
+  throw new UserError(
+    `--limit ${limit}: expected a whole number of rows, 1 or more (e.g. --limit 100); leave it out to take every row`,
+  );
 }
 
 export function loadFromArgs(args: DataOptions): LoadedConfig {

@@ -12,7 +12,7 @@ import { createLogger } from "../log.js";
 import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
-import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+import { checkLimit, type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 
 const EXECUTORS = ["local", "slurm", "k8s"] as const;
 
@@ -76,9 +76,7 @@ export function launchCommand(stages: readonly Stage<unknown>[]): CommandModule 
       if (!Number.isInteger(shards) || shards < 1) {
         throw new UserError(`--shards: expected a whole number of shards, 1 or more; got ${args.shards}`);
       }
-      if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1)) {
-        throw new UserError(`--limit: expected a whole number of rows, 1 or more; got ${args.limit}`);
-      }
+      checkLimit(args.limit);
       if (args.apply && args.executor !== "k8s") {
         throw new UserError("--apply is for --executor k8s (slurm submits, local runs, without it)");
       }

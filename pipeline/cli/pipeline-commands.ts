@@ -1,7 +1,6 @@
 // The commands that drive the pipeline: run, status, stages, cat, reset (and review, show).
 import type { CommandModule } from "yargs";
 import type { LoadedConfig } from "../config/load.js";
-import { UserError } from "../errors.js";
 import { createLogger } from "../log.js";
 import { formatDuration } from "../runner/progress.js";
 import { parseShardSpec, type ShardSpec, shardFromEnvironment } from "../runner/shard.js";
@@ -9,9 +8,9 @@ import { Runner } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { auditCommand } from "./audit.js";
-import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
+import { checkLimit, type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
 import { printEndpointUsage } from "./endpoint-usage.js";
-import { reportAfterRun } from "./report.js";
+import { runAndReport } from "./report.js";
 import { reviewCommands } from "./review.js";
 import {
   busyText,
@@ -72,14 +71,6 @@ function shardOfRun(args: RunArgs, loaded: LoadedConfig): ShardSpec | undefined 
   return shardFromEnvironment(process.env, configured && configured > 1 ? configured : undefined)?.spec;
 }
 
-/** `--limit 0` or `-1` would silently recompute every source stage to nothing. */
-function checkLimit(limit: number | undefined): void {
-  if (limit === undefined || (Number.isInteger(limit) && limit >= 1)) return;
-  throw new UserError(
-    `--limit ${limit}: expected a whole number of rows, 1 or more (e.g. --limit 100); leave it out to take every row`,
-  );
-}
-
 export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModule[] {
   const names = stages.map((s) => s.name);
   const run: CommandModule<object, RunArgs> = {
@@ -136,35 +127,12 @@ export function pipelineCommands(stages: readonly Stage<unknown>[]): CommandModu
         for (const line of whereLines(runner.loaded, names)) log.info(line);
         for (const line of services.llmRoles?.() ?? []) log.info(line);
       }
-      const controller = new AbortController();
-      let interrupts = 0;
-      const onSignal = (signal: NodeJS.Signals) => {
-        interrupts++;
-        if (interrupts > 1) process.exit(130);
-        process.stderr.write(
-          `\n${signal}: finishing the records in flight and saving; press Ctrl-C again to quit at once\n`,
-        );
-        controller.abort();
-      };
-      process.on("SIGINT", onSignal);
-      process.on("SIGTERM", onSignal);
-      let reports: Awaited<ReturnType<Runner["run"]>> = [];
-      try {
-        reports = await runner.run(args.stages, {
-          only: args.only,
-          force: args.force,
-          dryRun: args["dry-run"],
-          signal: controller.signal,
-          ...(shard ? { shard } : {}),
-        });
-      } finally {
-        process.off("SIGINT", onSignal);
-        process.off("SIGTERM", onSignal);
-        await services.close();
-      }
-      // built here, after the run, so that export's own row reads its final manifest
-      const report = await reportAfterRun(runner, reports);
-      if (report) log.info(`report: ${report}`);
+      await runAndReport(runner, args.stages, {
+        only: args.only,
+        force: args.force,
+        dryRun: args["dry-run"],
+        ...(shard ? { shard } : {}),
+      });
     },
   };
 

@@ -8,7 +8,7 @@ import { viewInBrowser } from "../report/browser.js";
 import { DISABLED } from "../report/collect.js";
 import type { ReportingStage } from "../report/contract.js";
 import { REPORT_FILE, writeReport } from "../report/index.js";
-import { Runner } from "../runner.js";
+import { Runner, type RunOptions, type StageOutcome } from "../runner.js";
 import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
@@ -52,6 +52,38 @@ async function runnerView(
 export function reportPlace(registry: StageRegistry<ReportingStage>): string {
   const release = registry.releaseStage();
   return `<data_dir>/${release ? `${release.name}/` : ""}${REPORT_FILE}`;
+}
+
+/**
+ * `run` of `targets`: a first Ctrl-C (or SIGTERM) finishes the records in flight and saves, a second
+ * quits at once; then the services are closed and, when the run reached the release stage, the report
+ * is rebuilt.
+ */
+export async function runAndReport(
+  runner: Runner,
+  targets: string[],
+  options: RunOptions = {},
+): Promise<void> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write(
+      `\n${signal}: finishing the records in flight and saving; press Ctrl-C again to quit at once\n`,
+    );
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let reports: StageOutcome[];
+  try {
+    reports = await runner.run(targets, { ...options, signal: controller.signal });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await runner.options.services.close();
+  }
+  const report = await reportAfterRun(runner, reports);
+  if (report) runner.log.info(`report: ${report}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 // `pnpm pipeline sandbox <languages|run|serve>`: the sandbox's command-line face. Parse, call, print.
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
 import type { Argv, CommandModule } from "yargs";
+import { rawConfig, validate } from "../config/load.js";
 import { UserError } from "../errors.js";
 import {
   createCodeRunner,
@@ -12,36 +12,18 @@ import {
   sandboxConfigSchema,
 } from "../sandbox/index.js";
 import { startSandboxServer } from "../sandbox/server.js";
+import { printTable } from "./table.js";
 
 interface ConfigOption {
   config?: string;
 }
 
-/**
- * The `sandbox:` section of a YAML config file, validated (all defaults when no file is given).
- * Small on purpose: the pipeline's config loader can replace it.
- */
+/** The `sandbox:` section of a YAML config file, validated alone (all defaults when no file is given). */
 export function readSandboxConfig(file: string | undefined): SandboxConfig {
   if (!file) return sandboxConfigSchema.parse({});
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UserError(
-      `cannot read config ${file}: ${(error as Error).message}. Pass an existing YAML file with --config.`,
-    );
-  }
-  const section = raw && typeof raw === "object" ? (raw as Record<string, unknown>).sandbox : undefined;
-  const parsed = sandboxConfigSchema.safeParse(section ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `  sandbox.${issue.path.join(".")}: ${issue.message}`)
-      .join("\n");
-    throw new UserError(
-      `invalid sandbox section in ${file}:\n${problems}\nFix the keys above; docs/sandbox.md lists every key.`,
-    );
-  }
-  return parsed.data;
+  const lines = new Map<string, number>();
+  const raw = rawConfig({ file }, lines);
+  return validate(sandboxConfigSchema, raw.sandbox, ["sandbox"], file, lines);
 }
 
 function withConfig<T>(yargs: Argv<T>): Argv<T & ConfigOption> {
@@ -84,20 +66,16 @@ const languages: CommandModule<object, ConfigOption & { json?: boolean }> = {
       process.stdout.write(`${JSON.stringify({ isolation, languages: infos }, null, 2)}\n`);
       return;
     }
-    const rows = infos.map((info) => [
-      info.id,
-      info.available ? "yes" : "no",
-      info.version ?? info.missing ?? "",
-      info.name,
-    ]);
-    const header = ["language", "available", "version", "name"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const line = (cells: string[]) =>
-      cells
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd();
-    process.stdout.write(`${[line(header), ...rows.map(line)].join("\n")}\nisolation: ${isolation}\n`);
+    printTable(
+      ["language", "available", "version", "name"],
+      infos.map((info) => [
+        info.id,
+        info.available ? "yes" : "no",
+        info.version ?? info.missing ?? "",
+        info.name,
+      ]),
+    );
+    process.stdout.write(`isolation: ${isolation}\n`);
   },
 };
 
