@@ -237,28 +237,21 @@ export class HubClient {
     try {
       return await fn();
     } catch (error) {
-      throw this.explain(error, what, notFoundAdvice);
-    }
-  }
-
-  private explain(error: unknown, what: string, notFoundAdvice: string): unknown {
-    if (error instanceof HubApiError) {
-      const detail = hubDetail(error.message);
-      if (error.statusCode === 401 || error.statusCode === 403) {
-        return new HubAccessError(what, error.statusCode, this.tokenEnv, this.hasToken, detail);
+      if (error instanceof HubApiError) {
+        const detail = hubDetail(error.message);
+        if (error.statusCode === 401 || error.statusCode === 403) {
+          throw new HubAccessError(what, error.statusCode, this.tokenEnv, this.hasToken, detail);
+        }
+        if (error.statusCode === 404) throw new HubNotFoundError(what, notFoundAdvice, detail, this.endpoint);
+        throw new HubResponseError(what, `HTTP ${error.statusCode}: ${detail}`);
       }
-      if (error.statusCode === 404) return new HubNotFoundError(what, notFoundAdvice, detail, this.endpoint);
-      return new HubResponseError(what, `HTTP ${error.statusCode}: ${detail}`);
+      const unreachable =
+        (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) ||
+        (error instanceof Error &&
+          (error.name === "AbortError" ||
+            error.name === "TimeoutError" ||
+            /no response within/.test(error.message)));
+      throw unreachable ? new HubUnreachableError(this.endpoint, what, error as Error) : error;
     }
-    if (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) {
-      return new HubUnreachableError(this.endpoint, what, error);
-    }
-    if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
-      return new HubUnreachableError(this.endpoint, what, error);
-    }
-    if (error instanceof Error && /no response within/.test(error.message)) {
-      return new HubUnreachableError(this.endpoint, what, error);
-    }
-    return error;
   }
 }

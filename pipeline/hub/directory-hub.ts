@@ -5,9 +5,10 @@
 // contents (so a pinned commit still means "these exact bytes").
 
 import { createHash } from "node:crypto";
-import { readdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
-import { fileDigest, gitBlobId } from "./digest.js";
+import { gitBlobId } from "./digest.js";
+import { describeLocalFile, walk } from "./local-files.js";
 
 export interface HubRequest {
   method: string;
@@ -107,7 +108,8 @@ export class DirectoryHub {
     const info = await stat(dir).catch(() => undefined);
     if (!info?.isDirectory()) return undefined;
     const files: FileEntry[] = [];
-    for (const relative of await listRecursive(dir)) files.push(await this.describe(dir, relative));
+    // dot-directories (.cache, .git) are local bookkeeping, not dataset contents
+    for (const file of walk(dir, () => true)) files.push(await this.describe(dir, path.relative(dir, file)));
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const digest = createHash("sha1");
     for (const f of files) digest.update(`${f.path}\0${f.size}\0${f.sha256}\n`);
@@ -119,16 +121,14 @@ export class DirectoryHub {
     const info = await stat(absolute);
     const cached = this.cache.get(absolute);
     if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs) return cached;
-    const sha256 = await fileDigest(absolute, "sha256");
+    const { sha256, gitOid } = await describeLocalFile(absolute, relative);
     const isLfs = LFS_PATTERN.test(relative);
     const pointer = lfsPointer(sha256, info.size);
     const entry: FileEntry = {
       path: relative,
       size: info.size,
       sha256,
-      oid: isLfs
-        ? gitBlobId(Buffer.from(pointer))
-        : await fileDigest(absolute, "sha1", `blob ${info.size}\0`),
+      oid: isLfs ? gitBlobId(Buffer.from(pointer)) : gitOid,
       lfs: isLfs ? { oid: sha256, size: info.size, pointerSize: Buffer.byteLength(pointer) } : undefined,
       mtimeMs: info.mtimeMs,
     };
@@ -254,16 +254,4 @@ export function parseRange(
   }
   if (start >= size || start > end) return "unsatisfiable";
   return { start, end };
-}
-
-async function listRecursive(dir: string, prefix = ""): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
-    // dot-directories (.cache, .git) are local bookkeeping, not dataset contents
-    if (entry.isDirectory() && entry.name.startsWith(".")) continue;
-    const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) out.push(...(await listRecursive(dir, relative)));
-    else if (entry.isFile()) out.push(relative);
-  }
-  return out;
 }

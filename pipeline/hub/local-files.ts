@@ -77,7 +77,8 @@ export function matchLocalPath(pattern: string, isData: (name: string) => boolea
     .map((f) => path.resolve(f));
 }
 
-function walk(dir: string, include: (name: string) => boolean): string[] {
+/** The files under `dir` that `include` accepts by name, in name order folder by folder; dot-folders skipped. */
+export function walk(dir: string, include: (name: string) => boolean): string[] {
   const found: string[] = [];
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const entry of entries) {
