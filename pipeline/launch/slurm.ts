@@ -49,27 +49,42 @@ export function slurmScript(
   const args = runArgs(step, "@SHARD@", invocation.options).map((word) =>
     word.includes("@SHARD@") ? `"${word.replace("@SHARD@", taskId)}"` : shellQuote(word),
   );
-  return [
-    "#!/bin/bash",
-    ...directives.map((d) => `#SBATCH ${d}`),
-    `# ${step.stage}: written by \`pnpm pipeline launch --executor slurm\`.${
-      array ? ` Resubmit one shard alone with \`sbatch --array=K ${"<this file>"}\`.` : ""
-    }`,
-    "set -euo pipefail",
-    `cd ${shellQuote(invocation.cwd)}`,
-    ...config.setup,
+  const program = invocation.program.map(shellQuote);
+  const note = `${step.stage}: written by \`pnpm pipeline launch --executor slurm\`.${
+    array ? ` Resubmit one shard alone with \`sbatch --array=K ${"<this file>"}\`.` : ""
+  }`;
+  return script(directives, note, invocation, config, [
     ...(relaunch
       ? [
           "set +e",
-          [...invocation.program.map(shellQuote), ...args].join(" "),
+          [...program, ...args].join(" "),
           "rc=$?",
           // 3 is also a server that never answered: `--batch-round` submits nothing unless a stage
           // waits for batch files. This job's exit 3 cancels the jobs after it; the relaunch has
           // submitted them again behind the new round.
-          `if [ "$rc" -eq 3 ]; then ${[...invocation.program.map(shellQuote), ...relaunch.map(shellQuote)].join(" ")}; fi`,
+          `if [ "$rc" -eq 3 ]; then ${[...program, ...relaunch.map(shellQuote)].join(" ")}; fi`,
           'exit "$rc"',
         ]
-      : [`exec ${[...invocation.program.map(shellQuote), ...args].join(" ")}`]),
+      : [`exec ${[...program, ...args].join(" ")}`]),
+  ]);
+}
+
+/** A job's script: its directives and a note, then `body` from the launch's directory after `setup`. */
+function script(
+  directives: string[],
+  note: string,
+  invocation: PipelineInvocation,
+  config: SlurmLaunchConfig,
+  body: string[],
+): string {
+  return [
+    "#!/bin/bash",
+    ...directives.map((d) => `#SBATCH ${d}`),
+    `# ${note}`,
+    "set -euo pipefail",
+    `cd ${shellQuote(invocation.cwd)}`,
+    ...config.setup,
+    ...body,
     "",
   ].join("\n");
 }
@@ -93,16 +108,8 @@ export function slurmBatchScript(
     ...(b.mem ? [`--mem=${b.mem}`] : []),
     ...config.extra_args,
   ];
-  return [
-    "#!/bin/bash",
-    ...directives.map((d) => `#SBATCH ${d}`),
-    `# a ${stage} batch file: written by \`pnpm pipeline launch --executor slurm\`.`,
-    "set -euo pipefail",
-    `cd ${shellQuote(invocation.cwd)}`,
-    ...config.setup,
-    command,
-    "",
-  ].join("\n");
+  const note = `a ${stage} batch file: written by \`pnpm pipeline launch --executor slurm\`.`;
+  return script(directives, note, invocation, config, [command]);
 }
 
 export interface SlurmLaunchOptions {
@@ -136,22 +143,16 @@ export async function launchSlurm(steps: LaunchStep[], options: SlurmLaunchOptio
     const logs = join(logDir, array ? `${step.stage}-%A_%a.log` : `${step.stage}-%j.log`);
     const name = `${String(i + 1).padStart(2, "0")}-${step.stage}`;
     const batches = (options.waiting?.(step.stage) ?? []).map((command, k): SlurmJob => {
-      const script = join(options.dir, `${name}-batch-${k + 1}.sbatch`);
+      const file = join(options.dir, `${name}-batch-${k + 1}.sbatch`);
       const batchLogs = join(logDir, `${step.stage}-batch-%j.log`);
-      writeFileSync(
-        script,
-        slurmBatchScript(step.stage, command, options.invocation, options.config, batchLogs),
-        {
-          mode: 0o755,
-        },
-      );
-      return { stage: `${step.stage} (batch)`, script, logs: batchLogs, dependsOn: [] };
+      const text = slurmBatchScript(step.stage, command, options.invocation, options.config, batchLogs);
+      writeFileSync(file, text, { mode: 0o755 });
+      return { stage: `${step.stage} (batch)`, script: file, logs: batchLogs, dependsOn: [] };
     });
-    const script = join(options.dir, `${name}.sbatch`);
-    writeFileSync(script, slurmScript(step, options.invocation, options.config, logs, options.relaunch), {
-      mode: 0o755,
-    });
-    const job: SlurmJob = { stage: step.stage, script, logs, dependsOn: [] };
+    const file = join(options.dir, `${name}.sbatch`);
+    const text = slurmScript(step, options.invocation, options.config, logs, options.relaunch);
+    writeFileSync(file, text, { mode: 0o755 });
+    const job: SlurmJob = { stage: step.stage, script: file, logs, dependsOn: [] };
     planned.push({ job, batches });
     jobs.push(...batches, job);
   }
