@@ -79,13 +79,7 @@ export function writeManifest(stageDir: string, manifest: Manifest): void {
 export function writeDurably(path: string, text: string): void {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    const fd = openSync(tmp, "w");
-    try {
-      writeFileSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(tmp, text, { flush: true });
     renameSync(tmp, path);
   } catch (error) {
     // a full disk: no half-written file left to take the room the rerun needs
