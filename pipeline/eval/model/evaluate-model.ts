@@ -3,13 +3,13 @@
 // A task whose LLM call or sandbox run failed is listed under `failed_tasks` and evaluated again by
 // the next run (paid answers come back from the cache); a dead server, `on_outage: stop` or a full
 // disk stops the whole run instead, as in every stage.
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { diskFull, UserError } from "../../errors.js";
 import type { LlmBatches } from "../../llm/batch/rounds.js";
 import type { LlmClient } from "../../llm/types.js";
 import type { Logger } from "../../log.js";
 import type { CodeRunner } from "../../sandbox/types.js";
+import { writeJson } from "../jsonl.js";
 import type { BenchmarkTask, LoadedBenchmark } from "./benchmarks.js";
 import type { EvalModelConfig } from "./config.js";
 import { computeModelMetrics, type ModelEvalMetrics } from "./metrics.js";
@@ -35,7 +35,6 @@ export interface ModelEvalOptions {
 }
 
 export interface ModelEvalReport {
-  identity: RunIdentity;
   metrics: ModelEvalMetrics;
   /** tasks kept from an earlier run */
   resumed: number;
@@ -150,7 +149,7 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
   }
   const metrics = computeModelMetrics(ordered, config.rounds);
   const metricsPath = path.join(options.out, "metrics.json");
-  const body = {
+  writeJson(metricsPath, {
     benchmark: loaded.benchmark,
     dataset: { repo: loaded.repo, commit: loaded.commit, files: loaded.files },
     model: identity.model,
@@ -160,7 +159,6 @@ export async function evaluateModel(options: ModelEvalOptions): Promise<ModelEva
     ...metrics,
     failed_tasks: failed,
     interrupted: options.signal?.aborted ?? false,
-  };
-  await writeFile(metricsPath, `${JSON.stringify(body, null, 2)}\n`);
-  return { identity, metrics, resumed, failed, resultsPath: results.path, metricsPath };
+  });
+  return { metrics, resumed, failed, resultsPath: results.path, metricsPath };
 }
