@@ -25,13 +25,7 @@ import {
 import { exportReport } from "./export/report.js";
 import { ReleaseReview } from "./export/review.js";
 import { dialogueRows, readDialogues, readInstructions, sourcesUsed } from "./export/rows.js";
-import {
-  auditsOnly,
-  describeShape,
-  EXPORT_FILES,
-  type ExportSummary,
-  exportSummarySchema,
-} from "./export/stats.js";
+import { auditsOnly, describeShape, type ExportSummary, exportSummarySchema } from "./export/stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
@@ -59,36 +53,30 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
   const pairs = instructions.rows.map((r) => r.row);
   const written: (WrittenFile & { rows: number })[] = [];
   const at = (name: string) => path.join(dir, name);
-  const write = async (name: string, data: readonly object[]) =>
-    written.push({ ...(await writeAtomically(at(name), jsonLines(data))), rows: data.length });
-  const writeParquet = async (name: string, schema: SchemaElement[], data: readonly object[]) =>
-    written.push({
-      ...(await writeParquetAtomically(
-        at(name),
-        schema,
-        data as readonly Record<string, unknown>[],
-        config.row_group_size,
-      )),
-      rows: data.length,
-    });
   const methods = read.tally.result();
   const disabled = ctx.registry.disabledDialogueStages(ctx.root.stages);
   const shape = paperShape(methods, ctx.registry.methods, ctx.registry.methodsOfStages(disabled));
   // an audit that read no instruction pairs has no filtered set: no empty files of one in its release
   const filtered = pairs.length > 0 || !auditsOnly({ shape, audits });
-  await write(EXPORT_FILES.codeFeedback, rows.public);
-  if (config.full) await write(EXPORT_FILES.codeFeedbackFull, rows.full);
-  if (filtered) await write(EXPORT_FILES.filteredInstruction, pairs);
-  if (config.parquet) {
-    await writeParquet(EXPORT_FILES.codeFeedbackParquet, CODE_FEEDBACK_SCHEMA, rows.public);
-    if (config.full)
-      await writeParquet(EXPORT_FILES.codeFeedbackFullParquet, CODE_FEEDBACK_FULL_SCHEMA, rows.full);
-    if (filtered)
-      await writeParquet(EXPORT_FILES.filteredInstructionParquet, FILTERED_INSTRUCTION_SCHEMA, pairs);
+  // the release's file sets: each as JSONL, then each as Parquet
+  const sets: { stem: string; data: readonly object[]; schema: SchemaElement[] }[] = [
+    { stem: "code-feedback", data: rows.public, schema: CODE_FEEDBACK_SCHEMA },
+    ...(config.full
+      ? [{ stem: "code-feedback-full", data: rows.full, schema: CODE_FEEDBACK_FULL_SCHEMA }]
+      : []),
+    ...(filtered ? [{ stem: "filtered-instruction", data: pairs, schema: FILTERED_INSTRUCTION_SCHEMA }] : []),
+  ];
+  for (const { stem, data } of sets) {
+    written.push({ ...(await writeAtomically(at(`${stem}.jsonl`), jsonLines(data))), rows: data.length });
+  }
+  for (const { stem, data, schema } of config.parquet ? sets : []) {
+    const rowsOf = data as readonly Record<string, unknown>[];
+    const file = await writeParquetAtomically(at(`${stem}.parquet`), schema, rowsOf, config.row_group_size);
+    written.push({ ...file, rows: data.length });
   }
   // files of an earlier release this one does not have are not left beside it
   if (!filtered)
-    for (const name of [EXPORT_FILES.filteredInstruction, EXPORT_FILES.filteredInstructionParquet])
+    for (const name of ["filtered-instruction.jsonl", "filtered-instruction.parquet"])
       await rm(at(name), { force: true });
   const models: Record<string, string> = {};
   for (const role of ROLE_NAMES) models[`${role} (${ROLE_PURPOSE[role]})`] = ctx.root.llm[role].model;
@@ -119,7 +107,7 @@ async function exportDatasets(ctx: ExportContext, emit: Emitter): Promise<Export
     ...(review.active ? { review: await review.summary(ctx.read("validate", { rejects: true })) } : {}),
   };
   const card = datasetCard(config.card, stats, { declared: ctx.registry.methods, filtered, ...config });
-  written.push({ ...(await writeAtomically(at(EXPORT_FILES.card), [card])), rows: 0 });
+  written.push({ ...(await writeAtomically(at("README.md"), [card])), rows: 0 });
   for (const file of written) {
     await emit.out({
       id: file.name,

@@ -5,17 +5,6 @@ import { dialogueTallySchema, paperShapeSchema, signedPercent } from "../../pipe
 import { languageShareSchema } from "./languages.js";
 import { reviewSummarySchema } from "./review.js";
 
-/** The files under `<data_dir>/export/`; nothing else there is part of the release. */
-export const EXPORT_FILES = {
-  codeFeedback: "code-feedback.jsonl",
-  codeFeedbackParquet: "code-feedback.parquet",
-  codeFeedbackFull: "code-feedback-full.jsonl",
-  codeFeedbackFullParquet: "code-feedback-full.parquet",
-  filteredInstruction: "filtered-instruction.jsonl",
-  filteredInstructionParquet: "filtered-instruction.parquet",
-  card: "README.md",
-} as const;
-
 const countsSchema = z.record(z.string(), z.number());
 
 const sourceUseSchema = z.object({
