@@ -11,16 +11,12 @@ import {
   type ReviewSource,
   type Row,
   type Sort,
+  type StageLook,
 } from "./records.js";
 import { type RecordView, recordView } from "./view.js";
 
-export interface StageInfo {
-  name: string;
-  state: string;
-  reason?: string | undefined;
-  outputs: number;
-  rejects: number;
-}
+/** A stage as the app lists it: where it stands, and how many records it has committed. */
+type StageInfo = Omit<StageLook, "parts"> & { outputs: number; rejects: number };
 
 export class ReviewApp {
   readonly index: ReviewIndex;

@@ -4,7 +4,7 @@
 import { extractCodeBlocks } from "../code/extract.js";
 import type { PipelineRecord, Reject } from "../record.js";
 import { contentHash, type Mark, type MarksStore } from "./marks.js";
-import type { Kind, ReviewIndex, Row, StageLook } from "./records.js";
+import type { Kind, ReviewIndex, ReviewSource, Row, StageLook } from "./records.js";
 
 export interface BlockView {
   lang: string;
@@ -35,11 +35,7 @@ export interface LinkView {
 }
 
 /** The stage that makes the release, the stage it releases from, and where the former stands. */
-export interface ReleaseLook {
-  stage: string;
-  from: string;
-  state: string;
-}
+type ReleaseLook = NonNullable<ReviewSource["release"]> & { state: string };
 
 export interface RecordView {
   stage: string;
@@ -61,13 +57,8 @@ export interface RecordView {
   marks: (Mark & { stale: boolean })[];
 }
 
-type Validation = {
-  outcome?: unknown;
-  reason?: unknown;
-  error?: unknown;
-  gates?: unknown[];
-  blocks?: unknown[];
-};
+/** `meta.validation` as validate writes it: the view's, with each block's result */
+type Validation = Partial<NonNullable<RecordView["validation"]>> & { blocks?: unknown[] };
 
 function messagesOf(record: Record<string, unknown>, validation: Validation | undefined): MessageView[] {
   const results = (validation?.blocks ?? []) as { message?: number; block?: number }[];

@@ -39,6 +39,12 @@ function el(tag, className, ...children) {
   return node;
 }
 
+function option(value, label = value) {
+  const node = el("option", null, label);
+  node.value = value;
+  return node;
+}
+
 function notice(text) {
   $("notice").hidden = !text;
   $("notice").textContent = text || "";
@@ -55,7 +61,6 @@ const KEYWORDS = new Set(
   ).split(" "),
 );
 const HASH_COMMENTS = new Set(["python", "ruby", "shell", "bash", "r", "perl", "yaml", "toml", "powershell"]);
-const SQL = new Set(["sql"]);
 
 /** `code` as text nodes and token spans; very long code stays plain text. */
 function highlight(code, lang) {
@@ -66,7 +71,7 @@ function highlight(code, lang) {
   }
   const comment = HASH_COMMENTS.has(lang)
     ? "#[^\\n]*"
-    : SQL.has(lang)
+    : lang === "sql"
       ? "--[^\\n]*"
       : "\\/\\*[\\s\\S]*?\\*\\/|\\/\\/[^\\n]*";
   const pattern = new RegExp(
@@ -191,12 +196,7 @@ function renderRecord(view) {
   const judge = el("div", "judge");
   const reason = el("select");
   reason.id = "reason";
-  reason.append(el("option", null, ""));
-  for (const r of config.reasons) {
-    const o = el("option", null, r);
-    o.value = r;
-    reason.append(o);
-  }
+  reason.append(option(""), ...config.reasons.map((r) => option(r)));
   const note = el("input");
   note.id = "note";
   note.placeholder = "note";
@@ -326,13 +326,12 @@ async function mark(verdict) {
 
 function fillSelect(select, counts) {
   const chosen = select.value;
-  select.replaceChildren(el("option", null, "any"));
-  select.firstChild.value = "";
-  for (const [v, c] of Object.entries(counts).sort((a, b) => b[1] - a[1])) {
-    const o = el("option", null, `${v} (${c})`);
-    o.value = v;
-    select.append(o);
-  }
+  select.replaceChildren(
+    option("", "any"),
+    ...Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([v, c]) => option(v, `${v} (${c})`)),
+  );
   select.value = Object.hasOwn(counts, chosen) ? chosen : "";
 }
 
@@ -390,12 +389,9 @@ async function loadList(openFirst) {
 async function loadStages() {
   const stages = await api("/api/stages");
   const select = $("stage");
-  select.replaceChildren();
-  for (const s of stages) {
-    const o = el("option", null, `${s.name} (${s.state}, ${s.outputs}/${s.rejects})`);
-    o.value = s.name;
-    select.append(o);
-  }
+  select.replaceChildren(
+    ...stages.map((s) => option(s.name, `${s.name} (${s.state}, ${s.outputs}/${s.rejects})`)),
+  );
   select.value = state.stage;
   const current = stages.find((s) => s.name === state.stage);
   $("stage-state").textContent = current
@@ -469,32 +465,27 @@ for (const radio of document.querySelectorAll("input[name=kind]"))
     state.filter = {};
     reload();
   });
+/** Lists page `page` of the rows the filters take. */
+function listPage(page) {
+  state.page = page;
+  loadList(false);
+}
 for (const select of document.querySelectorAll("[data-filter]"))
   select.addEventListener("change", () => {
     if (select.value) state.filter[select.dataset.filter] = select.value;
     else delete state.filter[select.dataset.filter];
-    state.page = 0;
-    loadList(false);
+    listPage(0);
   });
-$("text").addEventListener("change", () => {
-  state.page = 0;
-  loadList(false);
-});
+$("text").addEventListener("change", () => listPage(0));
 $("sort").addEventListener("change", () => {
   state.sort = $("sort").value;
-  state.page = 0;
-  loadList(false);
+  listPage(0);
 });
 $("prev").addEventListener("click", () => {
-  if (state.page > 0) {
-    state.page--;
-    loadList(false);
-  }
+  if (state.page > 0) listPage(state.page - 1);
 });
 $("next").addEventListener("click", () => {
-  if ((state.page + 1) * state.size >= state.filtered) return;
-  state.page++;
-  loadList(false);
+  if ((state.page + 1) * state.size < state.filtered) listPage(state.page + 1);
 });
 reload()
   .then(() => (config.queue ? step(1) : undefined))
