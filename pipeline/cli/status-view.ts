@@ -75,7 +75,15 @@ export function shardCommands(rows: StageStatus[]): string[] {
   return lines;
 }
 
-export function shardJson(shard: NonNullable<StageStatus["shards"]>[number]) {
+/** What a stage's and a shard's `--json` rows both show of their manifest. */
+const figures = (m: StageStatus["manifest"]) => ({
+  counts: m?.counts ?? null,
+  usage: m?.usage ?? null,
+  sandbox: m?.sandbox ?? null,
+  elapsedMs: m?.elapsedMs ?? null,
+});
+
+function shardJson(shard: NonNullable<StageStatus["shards"]>[number]) {
   const m = shard.manifest;
   return {
     index: shard.index,
@@ -83,10 +91,7 @@ export function shardJson(shard: NonNullable<StageStatus["shards"]>[number]) {
     state: shard.state,
     reason: shard.reason ?? null,
     command: shard.command ?? null,
-    counts: m?.counts ?? null,
-    usage: m?.usage ?? null,
-    sandbox: m?.sandbox ?? null,
-    elapsedMs: m?.elapsedMs ?? null,
+    ...figures(m),
     pid: m?.pid ?? null,
     host: m?.host ?? null,
     updatedAt: m?.updatedAt ?? null,
@@ -101,10 +106,7 @@ export function statusJson(s: StageStatus) {
     state: s.state,
     reason: s.reason ?? null,
     configHash: s.configHash,
-    counts: m?.counts ?? null,
-    usage: m?.usage ?? null,
-    sandbox: m?.sandbox ?? null,
-    elapsedMs: m?.elapsedMs ?? null,
+    ...figures(m),
     runs: m?.runs ?? 0,
     startedAt: m?.startedAt ?? null,
     finishedAt: m?.finishedAt ?? null,

@@ -4,13 +4,11 @@ import { OperationalError, UserError } from "../errors.js";
 
 /** 401/403: the dataset is gated or private, or the token is wrong. */
 export class HubAccessError extends UserError {
-  readonly status: number;
   constructor(what: string, status: number, tokenEnv: string, hasToken: boolean, detail?: string) {
     const advice = hasToken
       ? `check that the token in $${tokenEnv} is valid and can read it (for a gated dataset, accept its terms on the dataset page first)`
       : `set $${tokenEnv} to an access token that can read it (for a gated dataset, accept its terms on the dataset page first)`;
     super(`the hub refused access to ${what} (HTTP ${status}${detail ? `: ${detail}` : ""}); ${advice}`);
-    this.status = status;
   }
 }
 
@@ -44,13 +42,11 @@ export class HubResponseError extends OperationalError {
 
 /** A downloaded file whose size or hash differs from what the hub lists for it. */
 export class FileIntegrityError extends UserError {
-  readonly file: string;
   constructor(file: string, detail: string) {
     super(
       `downloaded ${file} does not match the hub's listing (${detail}) even after fetching it again from ` +
         "scratch; the server or a proxy is altering it: try another HF_ENDPOINT, or report it to the mirror",
     );
-    this.file = file;
   }
 }
 
