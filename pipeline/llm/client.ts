@@ -10,13 +10,12 @@ import { EndpointPool, type LeaseOutcome } from "../balance/pool.js";
 import { createHttpFetch } from "../http-fetch.js";
 import { silentFor } from "../liveness.js";
 import type { Logger } from "../log.js";
-import type { UsageMeter } from "../usage.js";
-import { type AttemptAnswer, AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
+import { AuthRefusedError, attemptChat, createSdkClient } from "./attempt.js";
 import { backoffMs, MAX_SERVER_WAIT_MS } from "./backoff.js";
 import { MinuteBudget } from "./budget.js";
 import type { CachedAnswer, ResponseCache } from "./cache.js";
 import { RoleBackend, type UncachedCall } from "./cached-call.js";
-import type { Price, Sampling } from "./config.js";
+import type { Price } from "./config.js";
 import type { Endpoint } from "./endpoint.js";
 import {
   clock,
@@ -32,7 +31,6 @@ import { DEFAULT_COMPLETION_TOKENS } from "./estimator.js";
 import { FailureDigest } from "./failure-digest.js";
 import { responseFormat } from "./structured.js";
 import { estimatePromptTokens, estimateTextTokens } from "./tokens.js";
-import type { ChatMessage, JsonSchemaFormat } from "./types.js";
 
 type Refusal = LlmAuthError | LlmNotFoundError | LlmUnreachableError | LlmOutageError;
 
@@ -93,8 +91,6 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
   }
 
   protected async answer(call: UncachedCall): Promise<CachedAnswer> {
-    const { messages, sampling, signal, usage } = call;
-    const jsonSchema = call.options?.json_schema;
     const rc = this.endpoint.config;
     const maxAttempts = rc.retries + 1;
     /** the replicas this request failed on, tried again only when no other one can take it */
@@ -102,7 +98,7 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
     // Counted only when needed: for the tokens/min budget, or for a server that reports no usage.
     let estimatedPrompt = -1;
     const promptEstimate = () => {
-      if (estimatedPrompt < 0) estimatedPrompt = estimatePromptTokens(messages);
+      if (estimatedPrompt < 0) estimatedPrompt = estimatePromptTokens(call.messages);
       return estimatedPrompt;
     };
     /** attempts that spent the request's retries: not those made while probing or waiting out an outage */
@@ -111,11 +107,8 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
       let failure: LlmAttemptError;
       try {
         // At most `concurrency` requests are ever sent and unanswered (CachedCalls.commit).
-        const cached = await this.calls.commit(this.limit, call, async () =>
-          this.complete(
-            await this.sendOnce(messages, sampling, jsonSchema, promptEstimate, signal, usage, failedOn),
-            promptEstimate,
-          ),
+        const cached = await this.calls.commit(this.limit, call, () =>
+          this.sendOnce(call, promptEstimate, failedOn),
         );
         this.noteMissingPrice();
         return cached;
@@ -132,7 +125,7 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
         Date.now() >= probeEnd &&
         this.silent.size === this.endpoint.replicas.length
       ) {
-        throw this.failUnreachable(failure);
+        throw this.refuse(new LlmUnreachableError(this.endpoint, this.silentAttempts, failure));
       }
       // Until the probe ends a record's retries are not spent, so none is marked failed for it.
       const probing = probeEnd !== undefined && Date.now() < probeEnd;
@@ -142,7 +135,9 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
         failure.retryable &&
         this.failingSince !== undefined &&
         Date.now() - this.failingSince >= rc.outage_s * 1000;
-      if (outage && rc.on_outage === "stop") throw this.failOutage(failure);
+      if (outage && rc.on_outage === "stop") {
+        throw this.refuse(new LlmOutageError(this.endpoint, new Date(this.failingSince!), failure));
+      }
       if (outage && !this.waitingSaid) {
         this.waitingSaid = true;
         const urls = this.endpoint.replicas.map((r) => r.shownUrl).join(", ");
@@ -163,19 +158,18 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
         retryAfterMs: failure.retryAfterMs,
       });
       const wait = probing ? Math.max(0, Math.min(backoff, probeEnd - Date.now())) : backoff;
-      await sleep(wait, signal, () => new LlmAbortedError(this.endpoint.role));
+      await sleep(wait, call.signal, () => new LlmAbortedError(this.endpoint.role));
     }
   }
 
+  /** One attempt; the token counts a server left out are estimated, so the meter and cache have numbers. */
   private async sendOnce(
-    messages: readonly ChatMessage[],
-    sampling: Sampling,
-    jsonSchema: JsonSchemaFormat | undefined,
+    call: UncachedCall,
     promptEstimate: () => number,
-    signal: AbortSignal | undefined,
-    usage: UsageMeter,
     failedOn: Set<string>,
-  ): Promise<AttemptAnswer> {
+  ): Promise<CachedAnswer> {
+    const { messages, sampling, signal, usage } = call;
+    const jsonSchema = call.options?.json_schema;
     if (this.unusable) throw this.unusable;
     if (signal?.aborted) throw new LlmAbortedError(this.endpoint.role);
     // (Each wait is awaited only when there is one: a thousand requests a second pay for every
@@ -219,7 +213,11 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
       if (this.tokenBudget && answer.promptTokens !== undefined && answer.completionTokens !== undefined) {
         this.tokenBudget.adjust(tokenCharge - answer.promptTokens - answer.completionTokens);
       }
-      return answer;
+      return {
+        ...answer,
+        promptTokens: answer.promptTokens ?? promptEstimate(),
+        completionTokens: answer.completionTokens ?? estimateTextTokens(answer.content),
+      };
     } catch (error) {
       usage.add({ failedRequests: 1 });
       // Ended while this request still holds its slot: the next one in line already sees a pause
@@ -240,29 +238,14 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
         this.heard = true;
       }
       // Marked while this request still holds its slot: the next one in line already sees it.
-      if (error instanceof AuthRefusedError) throw this.failAuth(error);
+      if (error instanceof AuthRefusedError) {
+        throw this.refuse(new LlmAuthError(this.endpoint, error.status, error.message));
+      }
       if (error instanceof LlmAttemptError && error.kind === "not-found") {
-        this.unusable ??= new LlmNotFoundError(
-          this.endpoint.role,
-          this.endpoint.shownUrl,
-          this.model,
-          error.message,
-        );
-        throw this.unusable;
+        throw this.refuse(new LlmNotFoundError(this.endpoint, error.message));
       }
       throw error;
     }
-  }
-
-  /** Fills in token counts the server left out, so the meter and the cache always have numbers. */
-  private complete(answer: AttemptAnswer, promptEstimate: () => number): CachedAnswer {
-    return {
-      content: answer.content,
-      model: answer.model,
-      finishReason: answer.finishReason,
-      promptTokens: answer.promptTokens ?? promptEstimate(),
-      completionTokens: answer.completionTokens ?? estimateTextTokens(answer.content),
-    };
   }
 
   /**
@@ -277,46 +260,16 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
       (silence) => {
         if (!silence || this.heard) return new Promise<never>(() => {});
         this.silentAttempts += silence.attempts;
-        throw this.failUnreachable(new LlmAttemptError("timeout", silence.reason));
+        const last = new LlmAttemptError("timeout", silence.reason);
+        throw this.refuse(new LlmUnreachableError(this.endpoint, this.silentAttempts, last));
       },
     );
     return Promise.race([attempt, this.silence]);
   }
 
-  private failUnreachable(last: LlmAttemptError): Refusal {
-    const rc = this.endpoint.config;
-    const role = this.endpoint.role;
-    this.unusable ??= new LlmUnreachableError(
-      role,
-      this.endpoint.replicas.map((r) => r.shownUrl),
-      rc.base_url === undefined
-        ? `llm.${role}.base_url (unset, so $${rc.base_url_env})`
-        : `llm.${role}.base_url`,
-      this.silentAttempts,
-      rc.probe_s,
-      `${last.kind}: ${last.message}`,
-    );
-    return this.unusable;
-  }
-
-  private failOutage(last: LlmAttemptError): Refusal {
-    this.unusable ??= new LlmOutageError(
-      this.endpoint.role,
-      this.endpoint.replicas.map((r) => r.shownUrl),
-      new Date(this.failingSince!),
-      `${last.kind}: ${last.message}`,
-    );
-    return this.unusable;
-  }
-
-  private failAuth(error: AuthRefusedError): Refusal {
-    this.unusable ??= new LlmAuthError(
-      this.endpoint.role,
-      this.endpoint.shownUrl,
-      this.endpoint.apiKeySource,
-      error.status,
-      error.message,
-    );
+  /** The role answers nothing more: every later request fails with the first refusal. */
+  private refuse(error: Refusal): Refusal {
+    this.unusable ??= error;
     return this.unusable;
   }
 

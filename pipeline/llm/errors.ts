@@ -4,6 +4,7 @@
 // stops at once with advice). No message here ever contains a key: texts from the server go through `redact` first.
 import { UserError } from "../errors.js";
 import type { PipelineRecord, RecordOutcome, Reject } from "../record.js";
+import type { Endpoint } from "./endpoint.js";
 
 /** Why one attempt failed; `retryable` decides whether the client tries again. */
 export type AttemptFailureKind =
@@ -104,11 +105,11 @@ export class LlmAbortedError extends Error {
 /** 401/403: every further request would fail the same way, so the run stops here. */
 export class LlmAuthError extends UserError {
   readonly status: number;
-  constructor(role: string, baseUrl: string, keySource: string, status: number, serverMessage: string) {
+  constructor({ role, shownUrl, apiKeySource }: Endpoint, status: number, serverMessage: string) {
     const what = status === 401 ? "rejected the API key" : "refused access (403)";
     super(
-      `llm role '${role}': the server at ${baseUrl} ${what}: ${serverMessage}\n` +
-        `Check the key in ${keySource} (or set llm.${role}.api_key_env to the variable that holds the ` +
+      `llm role '${role}': the server at ${shownUrl} ${what}: ${serverMessage}\n` +
+        `Check the key in ${apiKeySource} (or set llm.${role}.api_key_env to the variable that holds the ` +
         `right key), and that llm.${role}.model is a model this key may use. Nothing was recorded for ` +
         "the records in flight; rerun once the key is fixed.",
       { exitCode: 3 },
@@ -119,9 +120,9 @@ export class LlmAuthError extends UserError {
 
 /** 404: the model or the route does not exist there; every request would fail the same way. */
 export class LlmNotFoundError extends UserError {
-  constructor(role: string, baseUrl: string, model: string, serverMessage: string) {
+  constructor({ role, shownUrl, config }: Endpoint, serverMessage: string) {
     super(
-      `llm role '${role}': the server at ${baseUrl} answered 404 for model ${model}: ${serverMessage}\n` +
+      `llm role '${role}': the server at ${shownUrl} answered 404 for model ${config.model}: ${serverMessage}\n` +
         `Check llm.${role}.model (the name the server lists under /models) and llm.${role}.base_url ` +
         "(OpenAI-compatible servers usually want it to end in /v1).",
       { exitCode: 3 },
@@ -134,16 +135,14 @@ export class LlmNotFoundError extends UserError {
  * wrong address or a server that is not up, which no retry of a record can fix.
  */
 export class LlmUnreachableError extends UserError {
-  constructor(
-    role: string,
-    urls: readonly string[],
-    urlSource: string,
-    attempts: number,
-    probeS: number,
-    last: string,
-  ) {
+  constructor({ role, replicas, config }: Endpoint, attempts: number, last: LlmAttemptError) {
+    const urlSource =
+      config.base_url === undefined
+        ? `llm.${role}.base_url (unset, so $${config.base_url_env})`
+        : `llm.${role}.base_url`;
     super(
-      `llm role '${role}': no answer from ${urls.join(", ")} in ${probeS} s (${attempts} attempts, the last: ${last})\n` +
+      `llm role '${role}': no answer from ${replicas.map((r) => r.shownUrl).join(", ")} in ${config.probe_s} s ` +
+        `(${attempts} attempts, the last: ${last.kind}: ${last.message})\n` +
         `Check ${urlSource}, that the server is up and listening there, and that the path ends in /v1 ` +
         "(e.g. http://127.0.0.1:8000/v1). Nothing was recorded for the records in flight; rerun once the " +
         `server answers (llm.${role}.probe_s sets how long a server that never answered is tried).`,
@@ -154,10 +153,10 @@ export class LlmUnreachableError extends UserError {
 
 /** Every server of the role failed for `outage_s` after answering, and `on_outage` is `stop`. */
 export class LlmOutageError extends UserError {
-  constructor(role: string, urls: readonly string[], since: Date, last: string) {
+  constructor({ role, replicas }: Endpoint, since: Date, last: LlmAttemptError) {
     super(
-      `llm role '${role}': every server (${urls.join(", ")}) has failed since ${clock(since)} ` +
-        `(the last: ${last}); stopping, as llm.${role}.on_outage is stop.\n` +
+      `llm role '${role}': every server (${replicas.map((r) => r.shownUrl).join(", ")}) has failed since ${clock(since)} ` +
+        `(the last: ${last.kind}: ${last.message}); stopping, as llm.${role}.on_outage is stop.\n` +
         "Nothing was recorded for the records in flight; rerun once the server answers again " +
         `(llm.${role}.on_outage: wait waits for it instead).`,
       { exitCode: 3 },
