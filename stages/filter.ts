@@ -8,7 +8,7 @@ import { LlmAbortedError, LlmRequestError, unansweredOutcome } from "../pipeline
 import { loadPrompt, type PromptTemplate } from "../pipeline/llm/prompts.js";
 import { chooseProvider } from "../pipeline/llm/provider.js";
 import type { LlmClient } from "../pipeline/llm/types.js";
-import type { PipelineRecord, RecordOutcome, Reject } from "../pipeline/record.js";
+import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { type CostEstimate, defineStage, type StageContext } from "../pipeline/stage.js";
 import { RequestTotals } from "./dialogue-kit/estimate.js";
 import {
@@ -53,11 +53,11 @@ export async function filterRecord(
 ): Promise<RecordOutcome> {
   const { config } = ctx;
   const query = record.query;
-  if (typeof query !== "string" || query.trim() === "") {
-    return {
-      rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
-    };
-  }
+  const reject = (reason: string, detail: string, kept: PipelineRecord = record): RecordOutcome => ({
+    rejects: [{ id: record.id, reason, detail, record: kept }],
+  });
+  if (typeof query !== "string" || query.trim() === "")
+    return reject("empty-query", "the record has no query text");
   const client = run.scorer();
   const { templates } = run;
   const options = { reminder: config.reminder, signal: ctx.signal };
@@ -76,13 +76,8 @@ export async function filterRecord(
     }
   } catch (error) {
     if (error instanceof LlmRequestError) {
-      if (error.last.kind === "bad-request" && TOO_LONG.test(error.last.message)) {
-        return {
-          rejects: [
-            { id: record.id, reason: "query-too-long", detail: error.message, record: { ...record } },
-          ],
-        };
-      }
+      if (error.last.kind === "bad-request" && TOO_LONG.test(error.last.message))
+        return reject("query-too-long", error.message, { ...record });
       return unansweredOutcome(error, record);
     }
     if (error instanceof LlmAbortedError) return { failed: { reason: "interrupted", detail: error.message } };
@@ -91,11 +86,10 @@ export async function filterRecord(
   }
   const scored: PipelineRecord = { ...record, complexity: scores };
   const verdict = judge(scores, config.threshold);
-  if (!verdict) return { out: [scored] };
-  return { rejects: [{ id: record.id, ...verdict, record: scored }] };
+  return verdict ? reject(verdict.reason, verdict.detail, scored) : { out: [scored] };
 }
 
-function judge(scores: RoundScore[], threshold: number): Pick<Reject, "reason" | "detail"> | undefined {
+function judge(scores: RoundScore[], threshold: number): { reason: string; detail: string } | undefined {
   const said = scores.map((s) => `round ${s.round} (${s.prompt}): ${s.score ?? "unscored"}`).join(", ");
   const unscored = scores.find((s) => s.score === null);
   if (unscored) {

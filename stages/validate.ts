@@ -65,32 +65,16 @@ export async function validateRecord(
   }
   const gates = checkGates(dialogue, runs, ctx.config.gates);
   const tagged = { ...dialogue, meta: { ...dialogue.meta, validation: { ...validation, gates } } };
+  const drop = (reason: string, detail: string): RecordOutcome => ({
+    rejects: [{ id: dialogue.id, reason, detail, record: tagged }],
+  });
   if (!ctx.config.drop.includes(validation.outcome)) {
     // a dialogue whose final code may stay is still dropped by the first gate listed to drop
     const gate = gates.find((g) => ctx.config.gates.drop.includes(g.rule));
-    if (!gate) return { out: [tagged] };
-    return {
-      rejects: [
-        {
-          id: dialogue.id,
-          reason: gate.rule,
-          detail: `message ${gate.message}: ${gate.detail}`,
-          record: tagged,
-        },
-      ],
-    };
+    return gate ? drop(gate.rule, `message ${gate.message}: ${gate.detail}`) : { out: [tagged] };
   }
   const where = validation.final_message === undefined ? "" : ` (message ${validation.final_message})`;
-  return {
-    rejects: [
-      {
-        id: dialogue.id,
-        reason: `final-code-${validation.outcome}`,
-        detail: `the final code${where} ${describeOutcome(validation)}`,
-        record: tagged,
-      },
-    ],
-  };
+  return drop(`final-code-${validation.outcome}`, `the final code${where} ${describeOutcome(validation)}`);
 }
 
 function describeOutcome(v: { outcome: string; error?: string; reason?: string }): string {
@@ -122,11 +106,7 @@ export function defineValidateStage(
     async *input(ctx) {
       for (const stage of upstream) yield* ctx.read(stage);
     },
-    async inputSize(ctx) {
-      let total = 0;
-      for (const stage of upstream) total += ctx.countOf(stage) ?? 0;
-      return total;
-    },
+    inputSize: async (ctx) => upstream.reduce((total, stage) => total + (ctx.countOf(stage) ?? 0), 0),
     open: openValidate,
     process: validateRecord,
     async summarize(ctx) {
