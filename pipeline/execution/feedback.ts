@@ -3,32 +3,24 @@
 // keeps its head and its tail (the end of a traceback is where the error is), with the cut marked.
 import type { ExecutionResult } from "./result.js";
 
-export interface FeedbackTemplate {
+export const DEFAULT_FEEDBACK_TEMPLATE = {
   /** the whole turn; `{result}` is replaced by the text below */
-  turn: string;
-  /** a clean run that printed nothing */
-  no_output: string;
-  /** a run or compilation that went over its time limit */
-  timeout: string;
-  /** a clean run whose output a test did not expect; `{input}`, `{expected}`, `{actual}` */
-  wrong_output: string;
-  /** the same without a test input */
-  wrong_output_no_input: string;
-  /** the most characters of output shown; beyond it the head and the tail are kept */
-  max_chars: number;
-  /** share of `max_chars` given to the head (the rest to the tail) */
-  head_share: number;
-}
-
-export const DEFAULT_FEEDBACK_TEMPLATE: FeedbackTemplate = {
   turn: "Execution result: \n{result}",
+  /** a clean run that printed nothing */
   no_output: "The code ran successfully and printed nothing.",
+  /** a run or compilation that went over its time limit */
   timeout: "Execution timed out",
+  /** a clean run whose output a test did not expect; `{input}`, `{expected}`, `{actual}` */
   wrong_output: "Input: {input}\nExpected output: {expected}\nActual output: {actual}",
+  /** the same without a test input */
   wrong_output_no_input: "Expected output: {expected}\nActual output: {actual}",
+  /** the most characters of output shown; beyond it the head and the tail are kept */
   max_chars: 2000,
+  /** share of `max_chars` given to the head (the rest to the tail) */
   head_share: 0.4,
 };
+
+export type FeedbackTemplate = typeof DEFAULT_FEEDBACK_TEMPLATE;
 
 /** Keeps the head and the tail of a long text, saying how much was left out in between. */
 export function headAndTail(text: string, maxChars: number, headShare = 0.4): string {

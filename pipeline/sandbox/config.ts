@@ -109,7 +109,6 @@ export const sandboxConfigSchema = z
   .strict();
 
 export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;
-export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
 
 export function defaultWorkers(): number {
   return Math.max(1, availableParallelism());

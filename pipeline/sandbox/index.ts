@@ -8,7 +8,7 @@ import type { CodeRunner } from "./types.js";
 
 export { learnServerWorkers } from "./capacity.js";
 export { HttpSandboxClient } from "./client.js";
-export { defaultWorkers, type SandboxConfig, type SandboxLimits, sandboxConfigSchema } from "./config.js";
+export { defaultWorkers, type SandboxConfig, sandboxConfigSchema } from "./config.js";
 export { EmbeddedSandbox, type EmbeddedSandboxOptions, type IsolationReport } from "./embedded.js";
 export {
   SandboxBusyError,

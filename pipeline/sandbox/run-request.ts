@@ -93,6 +93,12 @@ export async function runRequest(
       afterStart,
     });
   };
+  const respond = async (compile: CommandRunResult | null, run: CommandRunResult | null) => {
+    const fetched = request.fetch_files?.length ? request.fetch_files : null;
+    const files = fetched ? await dir.fetch(fetched, config.max_request_bytes) : {};
+    const status = runStatus(compile, run);
+    return { status, message: describe(compile, run), compile_result: compile, run_result: run, files };
+  };
   try {
     for (const [path, content] of Object.entries(request.files ?? {})) {
       if (content !== null) dir.write(path, Buffer.from(content, "base64"));
@@ -128,7 +134,7 @@ export async function runRequest(
         prepareRunSandbox,
       );
       if (compileResult.status !== "Finished" || compileResult.return_code !== 0) {
-        return await respond(config, compileResult, null, dir, request);
+        return await respond(compileResult, null);
       }
     }
     const timeout = seconds(request.run_timeout, config.run_timeout_s);
@@ -146,7 +152,7 @@ export async function runRequest(
       runSandbox,
       () => {},
     );
-    return await respond(config, compileResult, runResult, dir, request);
+    return await respond(compileResult, runResult);
   } finally {
     const disposed = await Promise.allSettled([...unused].map(disposeSandbox));
     await dir.remove();
@@ -157,20 +163,6 @@ export async function runRequest(
     // biome-ignore lint/correctness/noUnsafeFinally: a sandbox that would not go is the request's answer
     if (failed) throw failed.reason;
   }
-}
-
-async function respond(
-  config: SandboxConfig,
-  compile: CommandRunResult | null,
-  run: CommandRunResult | null,
-  dir: RunDirectory,
-  request: RunCodeRequest,
-): Promise<RunCodeResponse> {
-  const status = runStatus(compile, run);
-  const files = request.fetch_files?.length
-    ? await dir.fetch(request.fetch_files, config.max_request_bytes)
-    : {};
-  return { status, message: describe(compile, run), compile_result: compile, run_result: run, files };
 }
 
 function describe(compile: CommandRunResult | null, run: CommandRunResult | null): string {
@@ -184,13 +176,8 @@ function describe(compile: CommandRunResult | null, run: CommandRunResult | null
       ? `${exit}: out of memory, its processes together passed the memory limit (memory_limit_MB + sandbox.limits.memory_headroom_mb)`
       : exit;
   };
-  if (compile) {
-    const problem = failed(compile);
-    if (problem) return `compile: ${problem}`;
-  }
-  if (run) {
-    const problem = failed(run);
-    if (problem) return `run: ${problem}`;
-  }
-  return "";
+  const compileProblem = compile && failed(compile);
+  if (compileProblem) return `compile: ${compileProblem}`;
+  const runProblem = run && failed(run);
+  return runProblem ? `run: ${runProblem}` : "";
 }

@@ -65,20 +65,14 @@ interface StepRun {
 }
 
 export async function runStep(host: StepHost, plan: StepPlan): Promise<CommandRunResult> {
-  let afterStart = plan.afterStart;
-  const once = {
-    ...plan,
-    afterStart: () => {
-      afterStart?.();
-      afterStart = undefined;
-    },
-  };
   if (plan.prepared) {
-    const result = await runOnce(once, preparedRun(plan.prepared, plan));
+    const result = await runOnce(plan, preparedRun(plan.prepared, plan));
     // a prepared sandbox that died before it read its orders ran nothing: build one now instead
+    // (afterStart, called once, was called for it)
     if (plan.prepared.process.tookOrders || result.status === "TimeLimitExceeded") return result;
+    return runOnce({ ...plan, afterStart: undefined }, builtRun(host, plan));
   }
-  return runOnce(once, builtRun(host, plan));
+  return runOnce(plan, builtRun(host, plan));
 }
 
 async function runOnce(plan: StepPlan, run: StepRun): Promise<CommandRunResult> {
