@@ -79,7 +79,7 @@ export class HttpSandboxClient implements CodeRunner {
 
   run(request: RunCodeRequest, options?: RemoteRunOptions): Promise<RunCodeResponse> {
     if (this.closed) return Promise.reject(new SandboxClosedError());
-    return this.limit(() => this.send(request, options?.signal, options?.usage, options?.answeredBy));
+    return this.limit(() => this.send(request, options ?? {}));
   }
 
   /** What each server has done since this client was made, keyed by its shown URL. */
@@ -95,9 +95,7 @@ export class HttpSandboxClient implements CodeRunner {
 
   private async send(
     request: RunCodeRequest,
-    signal: AbortSignal | undefined,
-    usage: EndpointUsageSink | undefined,
-    answeredBy: ((server: string) => void) | undefined,
+    { signal, usage, answeredBy }: RemoteRunOptions,
   ): Promise<RunCodeResponse> {
     if (this.unreachable) throw this.unreachable;
     if (!this.heard) this.watchSilence();
@@ -145,7 +143,8 @@ export class HttpSandboxClient implements CodeRunner {
       } catch (error) {
         if (signal?.aborted || this.controller.signal.aborted) {
           lease.end("abandoned");
-          throw signal?.aborted ? error : (this.unreachable ?? error);
+          // the caller's reason, as a stop in a wait or the queue gives it, not the fetch's AbortError
+          throw signal?.aborted ? signal.reason : (this.unreachable ?? error);
         }
         const why = deadline.timedOut() ? new Error(`no answer within ${budget} s`) : error;
         const probeEnd = this.silence(lease.name, deadline.timedOut() || unreached(error), why);
