@@ -2,14 +2,14 @@
 // Waiters are served first come first served, so a big request is not starved by small ones. A
 // charge may be corrected after the answer (estimated tokens -> reported tokens); the bucket may go
 // into debt, which the next waiters pay for.
+import { onAbort } from "../abort.js";
 import { LlmAbortedError } from "./errors.js";
 
 interface Waiter {
   amount: number;
   resolve: () => void;
-  reject: (error: Error) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  /** stops watching the caller's signal */
+  stopWatching: (() => void) | undefined;
 }
 
 export class MinuteBudget {
@@ -40,15 +40,14 @@ export class MinuteBudget {
     }
     if (signal?.aborted) return Promise.reject(new LlmAbortedError(this.role));
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { amount: charge, resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = { amount: charge, resolve, stopWatching: undefined };
       if (signal) {
-        waiter.onAbort = () => {
+        waiter.stopWatching = onAbort(signal, () => {
           const at = this.queue.indexOf(waiter);
           if (at >= 0) this.queue.splice(at, 1);
           reject(new LlmAbortedError(this.role));
           this.schedule();
-        };
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
+        });
       }
       this.queue.push(waiter);
       this.schedule();
@@ -75,7 +74,7 @@ export class MinuteBudget {
     while (this.queue.length > 0 && this.level >= this.queue[0]!.amount) {
       const waiter = this.queue.shift()!;
       this.level -= waiter.amount;
-      if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+      waiter.stopWatching?.();
       waiter.resolve();
     }
     this.schedule();

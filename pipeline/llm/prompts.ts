@@ -20,8 +20,8 @@ export interface PromptTemplate {
 }
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/** by the name a stage asked for: stages call `loadPrompt` per record */
 const loaded = new Map<string, PromptTemplate>();
-const byName = new Map<string, PromptTemplate>();
 
 export function promptPath(nameOrPath: string): string {
   const isPath = nameOrPath.includes("/") || nameOrPath.endsWith(".md");
@@ -29,15 +29,9 @@ export function promptPath(nameOrPath: string): string {
 }
 
 export function loadPrompt(nameOrPath: string): PromptTemplate {
-  // Stages call this per record: the name is the key, so a hit costs one lookup.
-  const named = byName.get(nameOrPath);
-  if (named) return named;
+  const known = loaded.get(nameOrPath);
+  if (known) return known;
   const path = promptPath(nameOrPath);
-  const known = loaded.get(path);
-  if (known) {
-    byName.set(nameOrPath, known);
-    return known;
-  }
   let raw: string;
   try {
     raw = readFileSync(path, "utf8");
@@ -49,8 +43,7 @@ export function loadPrompt(nameOrPath: string): PromptTemplate {
     );
   }
   const template = parsePrompt(nameOrPath, path, raw);
-  loaded.set(path, template);
-  byName.set(nameOrPath, template);
+  loaded.set(nameOrPath, template);
   return template;
 }
 

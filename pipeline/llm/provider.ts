@@ -18,16 +18,11 @@ export interface ProviderChoice {
   config: RoleConfig;
 }
 
-/** The endpoints `auto` looks for, trimmed; undefined when there is none. */
-function configuredUrl(rc: RoleConfig, env: Env): string[] | undefined {
-  const urls = configuredUrls(rc, env);
-  return urls.length === 0 ? undefined : urls;
-}
-
 export function chooseProvider(config: LlmConfig, role: string, env: Env): ProviderChoice {
   const rc = requireRole(config, role);
   const forced = rc.provider !== "auto";
-  const provider = rc.provider === "auto" ? (configuredUrl(rc, env) ? "openai" : "embedded") : rc.provider;
+  const provider =
+    rc.provider === "auto" ? (configuredUrls(rc, env).length > 0 ? "openai" : "embedded") : rc.provider;
   const model = provider === "embedded" ? embeddedModelName(rc.embedded) : rc.model;
   return { role, provider, model, forced, config: rc };
 }
@@ -41,10 +36,11 @@ export function describeProvider(config: LlmConfig, role: string, env: Env, data
   const how = choice.forced ? "provider set in the config" : "provider auto";
   const rc = choice.config;
   if (choice.provider === "openai") {
-    const url = configuredUrl(rc, env);
-    const where = url
-      ? `at ${url.map(shownUrl).join(", ")}${rc.base_url ? "" : ` ($${rc.base_url_env})`}`
-      : `with no endpoint yet (set ${rc.base_url_env} or llm.${role}.base_url)`;
+    const urls = configuredUrls(rc, env);
+    const where =
+      urls.length > 0
+        ? `at ${urls.map(shownUrl).join(", ")}${rc.base_url ? "" : ` ($${rc.base_url_env})`}`
+        : `with no endpoint yet (set ${rc.base_url_env} or llm.${role}.base_url)`;
     return `llm role ${role}: OpenAI-compatible server ${where}, model ${choice.model} (${how})`;
   }
   const file = localModelPath(rc.embedded, dataDir);
@@ -71,15 +67,8 @@ function shownUrl(url: string): string {
  * provider (an endpoint appearing in the environment switches `auto`) and the sampling. Undefined for
  * a role the config does not have (the stage's own check names it when it runs).
  */
-export function roleFingerprint(
-  config: LlmConfig,
-  role: string,
-  env: Env = process.env,
-):
-  | { role: string; model: string; provider: ProviderChoice["provider"]; sampling: RoleConfig["sampling"] }
-  | undefined {
-  const rc = roleConfig(config, role);
-  if (!rc) return undefined;
-  const choice = chooseProvider(config, role, env);
-  return { role, model: choice.model, provider: choice.provider, sampling: rc.sampling };
+export function roleFingerprint(config: LlmConfig, role: string, env: Env = process.env) {
+  if (!roleConfig(config, role)) return undefined;
+  const { model, provider, config: rc } = chooseProvider(config, role, env);
+  return { role, model, provider, sampling: rc.sampling };
 }
