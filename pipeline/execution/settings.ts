@@ -34,12 +34,8 @@ export type SandboxSettings = {
 
 /** The per-request limits of the settings. */
 export function limitsOf(settings: SandboxSettings, signal?: AbortSignal): CallLimits {
-  return {
-    ...(settings.run_timeout_s !== undefined ? { runTimeoutS: settings.run_timeout_s } : {}),
-    ...(settings.compile_timeout_s !== undefined ? { compileTimeoutS: settings.compile_timeout_s } : {}),
-    ...(settings.memory_mb !== undefined ? { memoryMb: settings.memory_mb } : {}),
-    ...(signal ? { signal } : {}),
-  };
+  const { run_timeout_s, compile_timeout_s, memory_mb } = settings;
+  return { runTimeoutS: run_timeout_s, compileTimeoutS: compile_timeout_s, memoryMb: memory_mb, signal };
 }
 
 /**

@@ -100,8 +100,8 @@ export function serverBase(url: string): string {
   return url.replace(/\/+$/, "").replace(/\/run_code$/, "");
 }
 
-/** A server's URL without credentials or query, for log lines. */
-function shownServer(url: string): string {
+/** A server's URL without credentials or query, for log lines and usage. */
+export function shownServer(url: string): string {
   const u = new URL(serverBase(url));
   return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
 }

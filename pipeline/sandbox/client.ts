@@ -11,7 +11,7 @@ import { UserError, unreached } from "../errors.js";
 import { createHttpFetch } from "../http-fetch.js";
 import { innermost, silentFor } from "../liveness.js";
 import { createLogger } from "../log.js";
-import { serverBase, serverPrograms } from "./capacity.js";
+import { serverBase, serverPrograms, shownServer } from "./capacity.js";
 import type { SandboxConfig } from "./config.js";
 import { SandboxClosedError, SandboxRemoteError } from "./errors.js";
 import { sandboxErrorResponse } from "./request.js";
@@ -20,12 +20,6 @@ import type { CodeRunner, CommandRunResult, RunCodeRequest, RunCodeResponse } fr
 const log = createLogger("sandbox");
 
 const RUN_STATUSES = new Set(["Success", "Failed", "SandboxError"]);
-
-/** A URL without credentials or query, for messages and usage. */
-function shownUrl(url: string): string {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
-}
 
 function asResult(value: unknown): CommandRunResult | null {
   return value !== null && typeof value === "object" ? (value as CommandRunResult) : null;
@@ -70,7 +64,7 @@ export class HttpSandboxClient implements CodeRunner {
     // 64, or the programs at once the servers said they take (capacity.ts), should that be more.
     const perServer = config.workers ?? Math.max(64, serverPrograms(config) ?? 0);
     this.pool = new EndpointPool(
-      this.endpoints.map((url) => ({ name: shownUrl(url), target: url })),
+      this.endpoints.map((url) => ({ name: `${shownServer(url)}/run_code`, target: url })),
       { capacity: perServer, balance: config.balance, log: (m) => log.warn(m) },
     );
     this.limit = pLimit(perServer * this.endpoints.length);

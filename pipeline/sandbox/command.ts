@@ -82,7 +82,8 @@ export class HostProcess {
   private onOutput: (() => void) | null = null;
   private started = false;
   private isReady = false;
-  private acknowledged = false;
+  /** whether a prepared command took its orders (one that died before never ran anything) */
+  tookOrders = false;
   private onReady: (() => void) | null = null;
   private readonly child: SpawnedChild;
   /** what the command wrote on fd 5: a prepared one "R", "G", then its launcher's usage report; a
@@ -106,7 +107,7 @@ export class HostProcess {
       },
       status: (chunk) => {
         if (this.statusText.length < MAX_STATUS_CHARS) this.statusText += chunk.toString("latin1");
-        if (chunk.includes("G")) this.acknowledged = true;
+        if (chunk.includes("G")) this.tookOrders = true;
         if (this.isReady) return;
         this.isReady = true;
         // built: bwrap's --die-with-parent now holds, so a run stopped meanwhile can be killed (one
@@ -171,11 +172,6 @@ export class HostProcess {
     if (this.host.controlFd && start === 0) return null;
     const report = this.statusText.slice(start);
     return USAGE_REPORT.test(report) ? report : null;
-  }
-
-  /** Whether a prepared command took its orders (one that died before never ran anything). */
-  get tookOrders(): boolean {
-    return this.acknowledged;
   }
 
   /** Resolves once a prepared command reports it waits for its orders, or once it is gone. */

@@ -94,12 +94,8 @@ const pending = new Map<HelperName, Promise<string | null>>();
 
 /** A helper binary's path, building it on first use; null when it cannot be built here. */
 export function helperBinary(name: HelperName): Promise<string | null> {
-  let binary = pending.get(name);
-  if (!binary) {
-    binary = buildHelper(name);
-    pending.set(name, binary);
-  }
-  return binary;
+  if (!pending.has(name)) pending.set(name, buildHelper(name));
+  return pending.get(name)!;
 }
 
 async function buildHelper(name: HelperName): Promise<string | null> {

@@ -3,14 +3,9 @@
 // the queue is full, new runs are refused at once (backpressure) instead of piling up in memory.
 import { SandboxBusyError, SandboxClosedError } from "./errors.js";
 
-interface Waiter {
-  resolve(slot: number): void;
-  reject(error: Error): void;
-}
-
 export class WorkerPool {
   private readonly free: number[];
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: { resolve(slot: number): void; reject(error: Error): void }[] = [];
   private closed = false;
 
   constructor(
@@ -40,7 +35,7 @@ export class WorkerPool {
       );
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
+      const waiter = { resolve, reject };
       this.waiters.push(waiter);
       signal?.addEventListener(
         "abort",
