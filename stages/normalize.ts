@@ -161,16 +161,8 @@ export function normalizeRow(input: RawRowRecord): RecordOutcome {
   const { row } = input;
   const where = `${input.source}, ${input.file}: `;
   if (row.error) {
-    return {
-      rejects: [
-        {
-          id: input.id,
-          reason: row.error.reason,
-          detail: where + row.error.detail,
-          record: row.error.prefix,
-        },
-      ],
-    };
+    const { reason, detail, prefix } = row.error;
+    return { rejects: [{ id: input.id, reason, detail: where + detail, record: prefix }] };
   }
   const adapted =
     "columns" in input.mapping

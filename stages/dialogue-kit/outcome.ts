@@ -23,16 +23,9 @@ export class DialogueRejected extends Error {
 /** The outcome of a dialogue that threw; rethrows what must stop the run (a refused key) or is a bug. */
 export function outcomeOfError(error: unknown, record: PipelineRecord, signal: AbortSignal): RecordOutcome {
   if (error instanceof DialogueRejected) {
-    return {
-      rejects: [
-        {
-          id: record.id,
-          reason: error.reason,
-          detail: error.detail,
-          record: { ...record, ...(error.partial ? { dialogue: error.partial } : {}) },
-        },
-      ],
-    };
+    const { reason, detail, partial } = error;
+    const kept = { ...record, ...(partial ? { dialogue: partial } : {}) };
+    return { rejects: [{ id: record.id, reason, detail, record: kept }] };
   }
   if (error instanceof LlmRequestError) return unansweredOutcome(error, record);
   if (error instanceof SandboxOutageError)

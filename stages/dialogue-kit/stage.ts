@@ -72,12 +72,10 @@ export function dialogueStage<C extends DialogueStageConfig, Sum extends object>
     },
     process: async (record, ctx, services) => {
       const query = record.query;
-      if (typeof query !== "string" || query.trim() === "") {
-        return {
-          rejects: [{ id: record.id, reason: "empty-query", detail: "the record has no query text", record }],
-        };
-      }
-      return spec.process(record as PipelineRecord & { query: string }, ctx, services);
+      if (typeof query === "string" && query.trim() !== "")
+        return spec.process(record as PipelineRecord & { query: string }, ctx, services);
+      const detail = "the record has no query text";
+      return { rejects: [{ id: record.id, reason: "empty-query", detail, record }] };
     },
     estimate: (ctx, input) => {
       const { systemPrompt, ...plan } = spec.plan(ctx.config);

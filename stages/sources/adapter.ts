@@ -49,11 +49,14 @@ function checkNonEmpty(query: string, answer: string, index: number): Refusal | 
   return undefined;
 }
 
-/** What the row says under an optional PATH, when it is a string (lang) or a string or number (id). */
-function optional(row: unknown, dotted: string | undefined, numbers: boolean): string | undefined {
-  if (dotted === undefined) return undefined;
-  const value = valueAt(row, dotted);
-  return typeof value === "string" || (numbers && typeof value === "number") ? String(value) : undefined;
+/** The language (a string) and the id (a string or number) the row gives under the mapping's PATHs. */
+function declared(row: unknown, mapping: { lang?: string | undefined; id?: string | undefined }) {
+  const lang = mapping.lang === undefined ? undefined : valueAt(row, mapping.lang);
+  const id = mapping.id === undefined ? undefined : valueAt(row, mapping.id);
+  return {
+    ...(typeof lang === "string" ? { declaredLang: lang } : {}),
+    ...(typeof id === "string" || typeof id === "number" ? { rowId: String(id) } : {}),
+  };
 }
 
 export function adaptColumns(row: unknown, index: number, columns: ColumnMapping): Adapted {
@@ -75,12 +78,7 @@ export function adaptColumns(row: unknown, index: number, columns: ColumnMapping
   const [query, answer] = text as [string, string];
   const empty = checkNonEmpty(query, answer, index);
   if (empty) return refused(empty);
-  const pair: SeedPair = { query, answer };
-  const lang = optional(row, columns.lang, false);
-  const rowId = optional(row, columns.id, true);
-  if (lang !== undefined) pair.declaredLang = lang;
-  if (rowId !== undefined) pair.rowId = rowId;
-  return { pairs: [pair], rejects: [] };
+  return { pairs: [{ query, answer, ...declared(row, columns) }], rejects: [] };
 }
 
 const KEY_NAMES = ["field", "role_key", "content_key", "user", "assistant", "system"] as const;
@@ -103,8 +101,7 @@ export function adaptChat(row: unknown, index: number, chat: ChatMapping, keys?:
   if ("reject" in read) return refused(read);
   const dialogue = chatPairs(read.turns, index);
   if ("reject" in dialogue) return refused(dialogue);
-  const lang = optional(row, chat.lang, false);
-  const rowId = optional(row, chat.id, true);
+  const facts = declared(row, chat);
   const chosen = chat.turns === "each" ? dialogue.pairs : dialogue.pairs.slice(0, 1);
   const out: Adapted = { pairs: [], rejects: [] };
   for (const { pair, query, answer } of chosen) {
@@ -114,11 +111,7 @@ export function adaptChat(row: unknown, index: number, chat: ChatMapping, keys?:
       out.rejects.push({ ...empty, pair: number });
       continue;
     }
-    const seed: SeedPair = { query, answer };
-    if (lang !== undefined) seed.declaredLang = lang;
-    if (rowId !== undefined) seed.rowId = rowId;
-    if (number !== undefined) seed.pair = number;
-    out.pairs.push(seed);
+    out.pairs.push({ query, answer, ...facts, ...(number !== undefined ? { pair: number } : {}) });
   }
   return out;
 }
