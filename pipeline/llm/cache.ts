@@ -55,13 +55,9 @@ export function cacheKey(
   return hash("sha256", canonical, "buffer") as unknown as Buffer;
 }
 
-interface Row {
-  model: string;
-  content: string;
-  finish_reason: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-}
+const SELECT =
+  "SELECT model, content, finish_reason AS finishReason, prompt_tokens AS promptTokens, " +
+  "completion_tokens AS completionTokens FROM responses WHERE key = ?";
 
 interface QueuedAnswer {
   key: Buffer;
@@ -88,8 +84,8 @@ export interface ResponseCacheOptions {
 export class ResponseCache {
   readonly path: string;
   private readonly db: SqliteDatabase;
-  private readonly others: { db: SqliteDatabase; select: SqliteStatement<[Buffer], Row> }[] = [];
-  private readonly selectOne: SqliteStatement<[Buffer], Row>;
+  private readonly others: { db: SqliteDatabase; select: SqliteStatement<[Buffer], CachedAnswer> }[] = [];
+  private readonly selectOne: SqliteStatement<[Buffer], CachedAnswer>;
   private readonly selectHas: SqliteStatement<[Buffer], { one: number }>;
   private readonly upsert: SqliteStatement<[Buffer, string, string, string | null, number, number, number]>;
 
@@ -116,9 +112,7 @@ export class ResponseCache {
       autocheckpointPages: 10000,
       journalSizeLimit: 67108864,
     });
-    this.selectOne = this.db.prepare(
-      "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
-    );
+    this.selectOne = this.db.prepare(SELECT);
     this.selectHas = this.db.prepare("SELECT 1 AS one FROM responses WHERE key = ?");
     this.putMany = this.db.transaction((batch: QueuedAnswer[]) => {
       for (const { key, answer } of batch) this.put(key, answer);
@@ -131,9 +125,7 @@ export class ResponseCache {
     const db = openSqliteToRead(path);
     if (!db) return;
     try {
-      const select = db.prepare<[Buffer], Row>(
-        "SELECT model, content, finish_reason, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
-      );
+      const select = db.prepare<[Buffer], CachedAnswer>(SELECT);
       this.others.push({ db, select });
     } catch {
       // held exclusively by a live shard, or not a cache yet: it simply answers nothing
@@ -141,7 +133,7 @@ export class ResponseCache {
     }
   }
 
-  private lookUp(key: Buffer): Row | undefined {
+  get(key: Buffer): CachedAnswer | undefined {
     const row = this.selectOne.get(key);
     if (row) return row;
     for (const other of this.others) {
@@ -155,22 +147,8 @@ export class ResponseCache {
     return undefined;
   }
 
-  get(key: Buffer): CachedAnswer | undefined {
-    const row = this.lookUp(key);
-    if (!row) return undefined;
-    return {
-      content: row.content,
-      model: row.model,
-      finishReason: row.finish_reason,
-      promptTokens: row.prompt_tokens,
-      completionTokens: row.completion_tokens,
-    };
-  }
-
   has(key: Buffer): boolean {
-    return (
-      this.selectHas.get(key) !== undefined || (this.others.length > 0 && this.lookUp(key) !== undefined)
-    );
+    return this.selectHas.get(key) !== undefined || (this.others.length > 0 && this.get(key) !== undefined);
   }
 
   /** Durable against a killed process once this returns (see the note at the top). */

@@ -24,34 +24,22 @@ export interface Constraint {
 }
 
 export class EmbeddedEngine {
-  readonly role: string;
-  readonly modelName: string;
   readonly contextSize: number;
   readonly sequences: number;
   readonly device: string;
-  private readonly loaded: LoadedModel;
-  private readonly context: LlamaContext;
-  private readonly wrapper: ChatWrapper;
-  /** chats on sequences nobody is generating on; the caller's limit keeps it from running dry */
-  private readonly idle: LlamaChat[];
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
 
   private constructor(
-    role: string,
-    modelName: string,
-    loaded: LoadedModel,
-    context: LlamaContext,
-    wrapper: ChatWrapper,
-    chats: LlamaChat[],
+    readonly role: string,
+    readonly modelName: string,
+    private readonly loaded: LoadedModel,
+    private readonly context: LlamaContext,
+    private readonly wrapper: ChatWrapper,
+    /** chats on sequences nobody is generating on; the caller's limit keeps it from running dry */
+    private readonly idle: LlamaChat[],
   ) {
-    this.role = role;
-    this.modelName = modelName;
-    this.loaded = loaded;
-    this.context = context;
-    this.wrapper = wrapper;
-    this.idle = chats;
     this.contextSize = context.contextSize;
-    this.sequences = chats.length;
+    this.sequences = idle.length;
     this.device = loaded.device;
   }
 
