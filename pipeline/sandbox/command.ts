@@ -97,14 +97,8 @@ export class HostProcess {
 
   private constructor(private readonly host: HostCommand) {
     const listeners: ChildListeners = {
-      stdout: (chunk) => {
-        this.stdout.push(chunk);
-        this.onOutput?.();
-      },
-      stderr: (chunk) => {
-        this.stderr.push(chunk);
-        this.onOutput?.();
-      },
+      stdout: (chunk) => this.output(this.stdout, chunk),
+      stderr: (chunk) => this.output(this.stderr, chunk),
       status: (chunk) => {
         if (this.statusText.length < MAX_STATUS_CHARS) this.statusText += chunk.toString("latin1");
         if (chunk.includes("G")) this.tookOrders = true;
@@ -137,6 +131,11 @@ export class HostProcess {
     this.child = host.spawner
       ? Spawner.for(host.spawner).spawn(host, listeners)
       : spawnWithNode(host, listeners);
+  }
+
+  private output(stream: CappedBuffer, chunk: Buffer): void {
+    stream.push(chunk);
+    this.onOutput?.();
   }
 
   /** Starts `host` (through our spawner process where the host command names one). */

@@ -43,18 +43,6 @@ const ETC_WHITELIST = [
 /** Never copied even inside a whitelisted entry. */
 const ETC_NEVER = new Set(["/etc/ssl/private"]);
 
-export function syntheticEtc(uids: readonly number[]): Record<string, string> {
-  const users = uids.map((uid) => `sandbox:x:${uid}:${uid}:sandbox:/tmp:/usr/sbin/nologin\n`).join("");
-  const groups = uids.map((uid) => `sandbox:x:${uid}:\n`).join("");
-  return {
-    passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\n${users}nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-    group: `root:x:0:\n${groups}nogroup:x:65534:\n`,
-    hosts: "127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost ip6-loopback\n",
-    hostname: "sandbox\n",
-    "resolv.conf": "",
-  };
-}
-
 /** Builds the view in `dir` (which must not exist yet) for untrusted code running as `uids`. */
 export async function buildEtcView(dir: string, uids: readonly number[]): Promise<void> {
   await mkdir(dir, { mode: 0o755 });
@@ -69,7 +57,16 @@ export async function buildEtcView(dir: string, uids: readonly number[]): Promis
       if (error.code !== "ENOENT") throw error;
     });
   }
-  for (const [name, content] of Object.entries(syntheticEtc(uids))) {
+  const users = uids.map((uid) => `sandbox:x:${uid}:${uid}:sandbox:/tmp:/usr/sbin/nologin\n`).join("");
+  const groups = uids.map((uid) => `sandbox:x:${uid}:\n`).join("");
+  const written = {
+    passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\n${users}nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    group: `root:x:0:\n${groups}nogroup:x:65534:\n`,
+    hosts: "127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost ip6-loopback\n",
+    hostname: "sandbox\n",
+    "resolv.conf": "",
+  };
+  for (const [name, content] of Object.entries(written)) {
     await writeFile(join(dir, name), content, { mode: 0o644 });
   }
 }

@@ -67,21 +67,15 @@ export function isRoot(): boolean {
   return process.getuid?.() === 0;
 }
 
-async function mountTmpfs(dir: string, sizeMb: number): Promise<boolean> {
-  try {
-    await run("/usr/bin/mount", [
-      "-t",
-      "tmpfs",
-      "-o",
-      // inodes cost kernel memory that size= does not count: bound them too (64 per MiB)
-      `size=${sizeMb}m,nr_inodes=${Math.max(4096, sizeMb * 64)},mode=0711,nosuid,nodev`,
-      "codefeedback-sandbox",
-      dir,
-    ]);
-    return true;
-  } catch {
-    return false;
-  }
+/** Mounts a size-capped tmpfs at `dir`; false where it cannot. */
+function mountTmpfs(dir: string, sizeMb: number): Promise<boolean> {
+  // inodes cost kernel memory that size= does not count: bound them too (64 per MiB)
+  const options = `size=${sizeMb}m,nr_inodes=${Math.max(4096, sizeMb * 64)},mode=0711,nosuid,nodev`;
+  const mounted = run("/usr/bin/mount", ["-t", "tmpfs", "-o", options, "codefeedback-sandbox", dir]);
+  return mounted.then(
+    () => true,
+    () => false,
+  );
 }
 
 export async function createHostArea(options: {

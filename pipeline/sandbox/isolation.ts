@@ -129,14 +129,9 @@ function rootLayout(): string[] {
   const args: string[] = [];
   for (const name of ROOT_LINKS) {
     const host = `/${name}`;
-    let stat: ReturnType<typeof lstatSync>;
-    try {
-      stat = lstatSync(host);
-    } catch {
-      continue;
-    }
-    if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
-    else if (stat.isDirectory()) args.push("--ro-bind", host, host);
+    const stat = lstatSync(host, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
+    else if (stat?.isDirectory()) args.push("--ro-bind", host, host);
   }
   return args;
 }
