@@ -200,11 +200,9 @@ export class DialogueTally {
   }
 
   add(dialogue: Pick<Dialogue, "method" | "messages" | "lang">): void {
-    let entry = this.byMethod.get(dialogue.method);
-    if (!entry) {
-      entry = { dialogues: 0, turns: 0, byLang: new Map() };
-      this.byMethod.set(dialogue.method, entry);
-    }
+    if (!this.byMethod.has(dialogue.method))
+      this.byMethod.set(dialogue.method, { dialogues: 0, turns: 0, byLang: new Map() });
+    const entry = this.byMethod.get(dialogue.method)!;
     entry.dialogues++;
     entry.turns += turnCount(dialogue);
     entry.byLang.set(dialogue.lang, (entry.byLang.get(dialogue.lang) ?? 0) + 1);

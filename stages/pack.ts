@@ -174,12 +174,8 @@ async function packSingleTurns(ctx: PackContext, emit: Emitter, stats: PackStats
   const groups = new Map<string, typeof embedded>();
   for (const e of embedded) {
     const key = config.within_language ? e.single.lang : "all";
-    let list = groups.get(key);
-    if (!list) {
-      list = [];
-      groups.set(key, list);
-    }
-    list.push(e);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(e);
   }
   const indexFiles: string[] = [];
   for (const [group, members] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {

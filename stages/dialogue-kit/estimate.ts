@@ -59,12 +59,8 @@ export async function estimateDialogues(
   }
   const estimators = new Map<string, LlmEstimator>();
   const estimator = (role: string) => {
-    let e = estimators.get(role);
-    if (!e) {
-      e = ctx.services.llmEstimator!(role);
-      estimators.set(role, e);
-    }
-    return e;
+    if (!estimators.has(role)) estimators.set(role, ctx.services.llmEstimator!(role));
+    return estimators.get(role)!;
   };
   const options = { expectedCompletionTokens: plan.completionTokens };
   // A turn of about `completionTokens` tokens (four characters a token).

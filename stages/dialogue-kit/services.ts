@@ -26,12 +26,8 @@ export function openDialogueServices<
   let journal: KeptResults<JournaledRun> | undefined;
   return {
     llm(role) {
-      let client = clients.get(role);
-      if (!client) {
-        client = ctx.services.llm(role, ctx.usage);
-        clients.set(role, client);
-      }
-      return client;
+      if (!clients.has(role)) clients.set(role, ctx.services.llm(role, ctx.usage));
+      return clients.get(role)!;
     },
     get executor() {
       executor ??= new Executor(

@@ -24,12 +24,8 @@ export interface RoundScore {
 const labelsOf = new WeakMap<PromptTemplate, Map<string, number>>();
 
 function labels(template: PromptTemplate): Map<string, number> {
-  let found = labelsOf.get(template);
-  if (!found) {
-    found = criterionLabels(template.text);
-    labelsOf.set(template, found);
-  }
-  return found;
+  if (!labelsOf.has(template)) labelsOf.set(template, criterionLabels(template.text));
+  return labelsOf.get(template)!;
 }
 
 /**

@@ -78,8 +78,7 @@ export async function summarizeValidation(
     }
     for (const block of v.blocks) {
       summary.blocks_by_language[block.lang] ??= zeros(BLOCK_OUTCOMES);
-      const row = summary.blocks_by_language[block.lang]!;
-      row[block.outcome]++;
+      summary.blocks_by_language[block.lang]![block.outcome]++;
       if (block.reason)
         summary.not_runnable_reasons[block.reason] = (summary.not_runnable_reasons[block.reason] ?? 0) + 1;
     }
@@ -114,16 +113,12 @@ function zeros<K extends string>(keys: readonly K[]): Record<K, number> {
 /** Lines for the end-of-stage log. */
 export function describeValidation(summary: ValidateSummary): string[] {
   const d = summary.dialogues;
+  const dropped = Object.entries(summary.dropped_by)
+    .map(([o, n]) => `${n} ${o}`)
+    .join(", ");
   const lines = [
     `${d.validated} dialogues validated: ${d.kept} kept, ${d.dropped} dropped` +
-      `${
-        Object.keys(summary.dropped_by).length
-          ? ` (${Object.entries(summary.dropped_by)
-              .map(([o, n]) => `${n} ${o}`)
-              .join(", ")})`
-          : ""
-      }` +
-      `${d.malformed ? `, ${d.malformed} malformed` : ""}`,
+      `${dropped ? ` (${dropped})` : ""}${d.malformed ? `, ${d.malformed} malformed` : ""}`,
   ];
   for (const [lang, row] of Object.entries(summary.blocks_by_language).sort(
     (a, b) => total(b[1]) - total(a[1]),
