@@ -1,20 +1,17 @@
 // The commands that drive the pipeline: run, status, stages, cat, reset (and review, show).
 import type { CommandModule } from "yargs";
 import type { LoadedConfig } from "../config/load.js";
-import { createLogger } from "../log.js";
 import { formatDuration } from "../runner/progress.js";
 import { parseShardSpec, type ShardSpec, shardFromEnvironment } from "../runner/shard.js";
-import { Runner } from "../runner.js";
-import { createServices } from "../services.js";
 import type { Stage } from "../stage.js";
 import { auditCommand } from "./audit.js";
 import { checkLimit, type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
-import { printEndpointUsage } from "./endpoint-usage.js";
-import { runAndReport } from "./report.js";
+import { runAndReport, runnerFor } from "./report.js";
 import { reviewCommands } from "./review.js";
 import {
   busyText,
   printBatches,
+  printEndpointUsage,
   printStageDetail,
   shardCommands,
   sourceStatusLines,
@@ -46,21 +43,14 @@ function openRunner(
 ) {
   checkLimit(args.limit);
   const loaded = loadFromArgs(args);
-  const log = createLogger();
   const shard = shardOf?.(loaded);
-  const services = createServices(loaded.config, {
-    dataDir: loaded.config.data_dir,
+  const runner = runnerFor(stages, loaded, {
+    limit: args.limit,
     noCache: args.cache === false,
     ...(args.wait === false ? { noWait: true } : {}),
-    log,
     ...(shard ? { shard } : {}),
   });
-  const runner = new Runner(stages, loaded, {
-    services,
-    log,
-    ...(args.limit !== undefined ? { limit: args.limit } : {}),
-  });
-  return { runner, services, log, shard };
+  return { runner, services: runner.options.services, log: runner.log, shard };
 }
 
 /** `--shard K/N`, else the shard a Slurm array or a Kubernetes Indexed Job started this process as. */

@@ -9,7 +9,7 @@ import { DISABLED } from "../report/collect.js";
 import type { ReportingStage } from "../report/contract.js";
 import { REPORT_FILE, writeReport } from "../report/index.js";
 import { Runner, type RunOptions, type StageOutcome } from "../runner.js";
-import { createServices } from "../services.js";
+import { createServices, type ServiceOptions } from "../services.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
 import { type DataOptions, loadFromArgs, withDataOptions } from "./common.js";
@@ -19,14 +19,16 @@ type ReportArgs = DataOptions & { out?: string; screenshot?: string };
 type Judged = Record<string, { state: string; reason?: string | undefined }>;
 type RunnerView = Pick<Runner, "status" | "stages" | "manifestOf">;
 
-/** A runner over the data dir, to judge its stages as `run` would (no stage is run). */
+/** A runner over the data dir; `options`: what `run` was given besides the config. */
 export function runnerFor(
   stages: readonly Stage<unknown>[],
   loaded: ReturnType<typeof loadFromArgs>,
+  options: { limit?: number | undefined } & Omit<ServiceOptions, "dataDir" | "log"> = {},
 ): Runner {
+  const { limit, ...rest } = options;
   const log = createLogger();
-  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log });
-  return new Runner(stages, loaded, { services, log });
+  const services = createServices(loaded.config, { dataDir: loaded.config.data_dir, log, ...rest });
+  return new Runner(stages, loaded, { services, log, ...(limit !== undefined ? { limit } : {}) });
 }
 
 /** Each stage's state as the runner judges it (stale, running elsewhere), for stages that have run. */

@@ -94,14 +94,7 @@ export function reviewCommands(stages: readonly Stage<unknown>[]): CommandModule
     handler: (args) => {
       const app = openApp(stages, args);
       try {
-        const made = app.mark({
-          stage: args.stage,
-          id: args.id,
-          verdict: args.verdict,
-          reason: args.reason,
-          note: args.note,
-          reviewer: args.reviewer ?? defaultReviewer(),
-        });
+        const made = app.mark({ ...args, reviewer: args.reviewer ?? defaultReviewer() });
         process.stderr.write(
           `${made.id}: marked ${made.verdict}${made.reason ? ` (${made.reason})` : ""} by ${made.reviewer}\n`,
         );

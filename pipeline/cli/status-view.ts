@@ -1,12 +1,12 @@
 // How `pnpm pipeline status` shows the stages: the table's cells, a shard's rows under its stage, the
-// rerun commands under the table, one stage's detail (`--stage X`) and the `--json` rows.
+// rerun commands, what each endpoint did, one stage's detail (`--stage X`) and the `--json` rows.
 
 import { downloadSummarySchema, sourceLines } from "../../stages/download.js";
 import { normalizeSummarySchema } from "../../stages/normalize.js";
 import { batchRows } from "../llm/batch/status.js";
 import { formatDuration } from "../runner/progress.js";
 import type { StageStatus } from "../runner.js";
-import { describeSandbox } from "../usage.js";
+import { describeSandbox, meanLatencyMs } from "../usage.js";
 import { printTable } from "./table.js";
 
 /** The sandbox's busy time: tenths of a second while short, then as elapsed times are shown. */
@@ -148,5 +148,37 @@ export function sourceStatusLines(rows: StageStatus[]): string[] {
     (l) =>
       `source ${l.name}: ${l.where} (${l.version}), adapter ${l.adapter}, ${l.files} file${l.files === 1 ? "" : "s"}` +
       (l.rows === undefined ? "" : `, ${l.rows} seed pairs`),
+  );
+}
+
+/** One row per stage and endpoint; nothing when no stage has sent anything to one. */
+export function printEndpointUsage(
+  rows: readonly StageStatus[],
+  out: NodeJS.WritableStream = process.stdout,
+): void {
+  const table: (string | number)[][] = [];
+  for (const row of rows) {
+    for (const [name, s] of Object.entries(row.manifest?.usage?.endpoints ?? {})) {
+      const mean = meanLatencyMs(s);
+      // a /run_code server of several: the programs it ran for the committed records
+      const ran = row.manifest?.sandbox?.endpoints?.[name];
+      table.push([
+        row.stage,
+        name,
+        s.requests,
+        s.failures,
+        s.ejections,
+        mean === undefined ? "-" : `${Math.round(mean)} ms`,
+        ran ? ran.runs : "",
+        ran ? `${(ran.busyMs / 1000).toFixed(1)} s` : "",
+      ]);
+    }
+  }
+  if (table.length === 0) return;
+  out.write("\n");
+  printTable(
+    ["stage", "endpoint", "requests", "failed", "ejections", "mean latency", "programs", "busy"],
+    table,
+    out,
   );
 }

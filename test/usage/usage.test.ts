@@ -2,7 +2,7 @@
 // and shown by `status`.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { printEndpointUsage } from "../../pipeline/cli/endpoint-usage.js";
+import { printEndpointUsage } from "../../pipeline/cli/status-view.js";
 import type { StageStatus } from "../../pipeline/runner.js";
 import {
   describeEndpoints,
