@@ -54,16 +54,9 @@ export interface Row {
   hash: string;
 }
 
-export interface Filter {
-  method?: string | undefined;
-  lang?: string | undefined;
-  verdict?: string | undefined;
-  gate?: string | undefined;
-  reason?: string | undefined;
-  source?: string | undefined;
-  /** text anywhere in the record, any case */
-  text?: string | undefined;
-}
+/** What a list may be filtered by: a field's value, or (`text`) text anywhere in the record, any case. */
+export const FILTERS = ["method", "lang", "verdict", "gate", "reason", "source", "text"] as const;
+export type Filter = Partial<Record<(typeof FILTERS)[number], string | undefined>>;
 
 export const SORTS = ["position", "id", "method", "lang", "verdict"] as const;
 export type Sort = (typeof SORTS)[number];

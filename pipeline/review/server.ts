@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { UserError } from "../errors.js";
 import type { ReviewApp } from "./app.js";
 import { pageHtml } from "./page.js";
-import { type Filter, type Kind, NotFound, SORTS, type Sort } from "./records.js";
+import { FILTERS, type Filter, type Kind, NotFound, SORTS, type Sort } from "./records.js";
 
 export interface ServeOptions {
   host: string;
@@ -90,20 +90,6 @@ async function body(req: IncomingMessage): Promise<unknown> {
 
 const kindOf = (value: string | null): Kind => (value === "r" ? "r" : "o");
 
-function page(app: ReviewApp, options: ServeOptions, nonce: string): string {
-  const config = {
-    stage: options.stage,
-    reviewer: options.reviewer,
-    reasons: app.reasons,
-    queue: options.queue ?? null,
-    dataDir: app.source.dataDir,
-    hasRuns: app.hasRuns(),
-  };
-  // inside a <script> element, `<` must not start a tag: JSON allows it escaped
-  const data = JSON.stringify(config).replace(/</g, "\\u003c");
-  return pageHtml(nonce, data, asset("app.css"), asset("app.js"));
-}
-
 async function handle(app: ReviewApp, options: ServeOptions, req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? "/", "http://review.invalid");
   const host = (req.headers.host ?? "").replace(/:\d+$/, "");
@@ -132,7 +118,18 @@ async function handle(app: ReviewApp, options: ServeOptions, req: IncomingMessag
   switch (url.pathname) {
     case "/": {
       const nonce = randomBytes(16).toString("base64");
-      return send(res, 200, "text/html; charset=utf-8", page(app, options, nonce), {
+      const config = {
+        stage: options.stage,
+        reviewer: options.reviewer,
+        reasons: app.reasons,
+        queue: options.queue ?? null,
+        dataDir: app.source.dataDir,
+        hasRuns: app.hasRuns(),
+      };
+      // inside a <script> element, `<` must not start a tag: JSON allows it escaped
+      const data = JSON.stringify(config).replace(/</g, "\\u003c");
+      const page = pageHtml(nonce, data, asset("app.css"), asset("app.js"));
+      return send(res, 200, "text/html; charset=utf-8", page, {
         "Content-Security-Policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       });
     }
@@ -142,7 +139,7 @@ async function handle(app: ReviewApp, options: ServeOptions, req: IncomingMessag
       return json(res, 200, app.facets(q("stage") ?? options.stage, kindOf(url.searchParams.get("kind"))));
     case "/api/list": {
       const filter: Filter = {};
-      for (const key of ["method", "lang", "verdict", "gate", "reason", "source", "text"] as const) {
+      for (const key of FILTERS) {
         const value = q(key);
         if (value) filter[key] = value;
       }

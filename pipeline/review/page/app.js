@@ -186,10 +186,6 @@ function renderMessages(view) {
   return box;
 }
 
-function value(v) {
-  return typeof v === "string" ? v : JSON.stringify(v, null, 2);
-}
-
 function renderRecord(view) {
   const root = $("record");
   root.replaceChildren();
@@ -212,7 +208,8 @@ function renderRecord(view) {
     reason,
     note,
   );
-  const current = latestMarks(view.marks);
+  // each reviewer's verdict is their latest mark
+  const current = new Map(view.marks.map((m) => [m.reviewer, m])).values();
   const status = el("span", "marks");
   status.id = "mark-status";
   for (const m of current) {
@@ -254,7 +251,10 @@ function renderRecord(view) {
   root.append(renderMessages(view));
   const dl = el("dl");
   for (const [k, v] of Object.entries(view.provenance))
-    dl.append(el("dt", null, k), el("dd", null, clipped(value(v))));
+    dl.append(
+      el("dt", null, k),
+      el("dd", null, clipped(typeof v === "string" ? v : JSON.stringify(v, null, 2))),
+    );
   root.append(el("h3", null, "where it came from"), dl);
   if (view.links.length) {
     const links = el("ul", "links");
@@ -279,12 +279,6 @@ function renderRecord(view) {
       );
     root.append(el("h3", null, "marks"), history);
   }
-}
-
-function latestMarks(marks) {
-  const by = new Map();
-  for (const m of marks) by.set(m.reviewer, m);
-  return [...by.values()];
 }
 
 async function openRecord(stage, id, kind) {
