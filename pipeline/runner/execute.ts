@@ -196,10 +196,7 @@ interface ExecutionResult {
 }
 
 /** A digest of the ids of the first `position + 1` input records. */
-interface InputCheck {
-  position: number;
-  digest: string;
-}
+type InputCheck = NonNullable<Manifest["inputCheck"]>;
 
 interface ExecutionHooks {
   progress: Progress;

@@ -127,20 +127,10 @@ export class RunnerPlan {
     return this.stages.filter((s) => wanted.has(s.name));
   }
 
-  /** Every stage that reads `name`, directly or through others. */
+  /** Every stage that reads `name`, directly or through others (pipeline order puts upstream first). */
   downstreamOf(name: string): string[] {
     const result = new Set<string>();
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const s of this.stages) {
-        if (result.has(s.name)) continue;
-        if (s.upstream.some((u) => u === name || result.has(u))) {
-          result.add(s.name);
-          grew = true;
-        }
-      }
-    }
+    for (const s of this.stages) if (s.upstream.some((u) => u === name || result.has(u))) result.add(s.name);
     return [...result];
   }
 }
