@@ -1,7 +1,7 @@
 // Per-stage accounting of LLM and sandbox traffic. The LLM layer and the sandbox client add to it;
 // the runner keeps it in the stage's manifest so `status` can show requests, tokens, cost, programs
 // and what each endpoint did, across resumed runs.
-import type { EndpointStats, EndpointUsageSink } from "./balance/pool.js";
+import { type EndpointStats, type EndpointUsageSink, emptyEndpoint } from "./balance/pool.js";
 
 export type { EndpointStats } from "./balance/pool.js";
 
@@ -33,10 +33,6 @@ const COUNT_KEYS: readonly CountKey[] = [
 
 export function emptyUsage(): UsageTotals {
   return Object.fromEntries(COUNT_KEYS.map((key) => [key, 0])) as Record<CountKey, number>;
-}
-
-function emptyEndpoint(): EndpointStats {
-  return { requests: 0, answered: 0, failures: 0, ejections: 0, latencyMs: 0 };
 }
 
 export class UsageMeter implements EndpointUsageSink {

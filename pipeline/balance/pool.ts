@@ -20,6 +20,10 @@ export interface EndpointStats {
   latencyMs: number;
 }
 
+export function emptyEndpoint(): EndpointStats {
+  return { requests: 0, answered: 0, failures: 0, ejections: 0, latencyMs: 0 };
+}
+
 /** Where a lease reports what its endpoint did (a stage's UsageMeter). */
 export interface EndpointUsageSink {
   endpoint(name: string, delta: Partial<EndpointStats>): void;
@@ -54,7 +58,7 @@ class Member<T> {
   /** a trial request is out: nothing else goes here until it ends */
   probing = false;
   pausedUntil = 0;
-  readonly stats: EndpointStats = { requests: 0, answered: 0, failures: 0, ejections: 0, latencyMs: 0 };
+  readonly stats = emptyEndpoint();
   constructor(
     readonly name: string,
     readonly target: T,

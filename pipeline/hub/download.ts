@@ -23,15 +23,8 @@ export interface DownloadedFile {
   fetched: boolean;
 }
 
-interface VerifiedNote {
-  repo: string;
-  path: string;
-  commit: string;
-  size: number;
-  sha256?: string | undefined;
-  gitOid?: string | undefined;
-  etag: string;
-}
+/** The `.verified` note beside a file: the listing it matched, at which commit, with which ETag. */
+type VerifiedNote = Omit<HubFile, "type"> & { commit: string; etag: string };
 
 export interface DownloadOptions {
   signal?: AbortSignal | undefined;

@@ -33,10 +33,6 @@ export function fileBase(directory: string): string {
   return pathToFileURL(directory).href.replace(/\/+$/, "");
 }
 
-function isRetriableStatus(status: number): boolean {
-  return status === 429 || status >= 500;
-}
-
 export function createHubFetch(options: HubFetchOptions): typeof fetch {
   const { base, directory } = options;
   const hubFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -59,7 +55,8 @@ export function createHubFetch(options: HubFetchOptions): typeof fetch {
         const response = directory
           ? await answerFromDirectory(directory, url.slice(base.length), init?.method ?? "GET", headers)
           : await fetch(url, { ...init, headers, signal: AbortSignal.any(signals) });
-        if (!isRetriableStatus(response.status) || attempt === options.retries) return response;
+        const retriable = response.status === 429 || response.status >= 500;
+        if (!retriable || attempt === options.retries) return response;
         lastError = new Error(`HTTP ${response.status}`);
         await response.body?.cancel();
       } catch (error) {

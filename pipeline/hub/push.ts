@@ -158,7 +158,12 @@ export async function pushDirectory(options: PushOptions): Promise<PushResult> {
   }
   if (unchanged.length) log.info(`already on ${revision}, not sent: ${unchanged.join(", ")}`);
 
-  const groups = commitGroups(todo, COMMIT_ALONE_BYTES);
+  // large files one commit each, in path order; then every small file in one last commit
+  const small = todo.filter((f) => f.size <= COMMIT_ALONE_BYTES);
+  const groups = [
+    ...todo.filter((f) => f.size > COMMIT_ALONE_BYTES).map((f) => [f]),
+    ...(small.length ? [small] : []),
+  ];
   const commits: PushResult["commits"] = [];
   for (const [index, group] of groups.entries()) {
     if (options.signal?.aborted) {
@@ -224,13 +229,6 @@ function checkExpected(
       );
     }
   }
-}
-
-/** Large files one commit each, in path order; then every small file in one last commit. */
-export function commitGroups(files: readonly LocalFile[], aloneAbove: number): LocalFile[][] {
-  const large = files.filter((f) => f.size > aloneAbove).map((f) => [f]);
-  const small = files.filter((f) => f.size <= aloneAbove);
-  return small.length ? [...large, small] : large;
 }
 
 async function createIfMissing(

@@ -73,7 +73,7 @@ export async function launchLocal(steps: LaunchStep[], options: LocalLaunchOptio
       if (failures.length > 0) {
         const lines = failures.map(
           (f) =>
-            `  ${f.stage} ${shardLabel(step, f.shard)} exited with ${f.exitCode}; its log: ${f.log}\n    rerun it alone: ${f.rerun}`,
+            `  ${f.stage} ${step.shards === 1 ? "" : `shard ${f.shard}/${step.shards}`} exited with ${f.exitCode}; its log: ${f.log}\n    rerun it alone: ${f.rerun}`,
         );
         const later = steps.slice(steps.indexOf(step) + 1).map((s) => s.stage);
         // a configuration error or a refused LLM key is the same in every shard: say so by the code
@@ -93,10 +93,6 @@ export async function launchLocal(steps: LaunchStep[], options: LocalLaunchOptio
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-function shardLabel(step: LaunchStep, shard: number): string {
-  return step.shards === 1 ? "" : `shard ${shard}/${step.shards}`;
 }
 
 function runShard(

@@ -120,8 +120,7 @@ function skippable(line: string, want: EntryWant): SkippedEntry | undefined {
  * comes back as a `SkippedEntry`, unparsed.
  *
  * The file is read a megabyte at a time and cut at newline bytes (a UTF-8 character never contains
- * one), each chunk's complete lines decoded at once: less CPU than a line reader over a stream
- * (`pnpm bench store-read`; docs/BENCHMARKS.md).
+ * one), each chunk's complete lines decoded at once: less CPU than a line reader over a stream.
  */
 export interface ReadEntriesOptions {
   completeOnly?: boolean;
