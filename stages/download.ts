@@ -223,7 +223,6 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
     for await (const r of ctx.read("download")) files.push(r as DownloadedFileRecord);
     files.sort((a, b) => a.source_index - b.source_index || a.file_index - b.file_index);
     const sources: Record<string, SourceSummary> = {};
-    const local: Record<string, DownloadedFileRecord[]> = {};
     let bytes = 0;
     for (const file of files) {
       const reading = {
@@ -237,15 +236,15 @@ export const downloadStage = defineStage<DownloadConfig, unknown, DownloadSummar
       } else {
         const given = ctx.config.sources.find((s) => s.name === file.source)?.path ?? file.path;
         sources[file.source] ??= { path: given, ...reading };
-        local[file.source] ??= [];
-        local[file.source]!.push(file);
         sources[file.source]!.seen ??= {};
         sources[file.source]!.seen![file.local_path] = [file.size, file.mtime_ms ?? -1];
       }
       sources[file.source]!.files++;
       bytes += file.size;
     }
-    for (const [name, list] of Object.entries(local)) sources[name]!.fingerprint = filesFingerprint(list);
+    for (const [name, s] of Object.entries(sources)) {
+      if (s.path !== undefined) s.fingerprint = filesFingerprint(files.filter((f) => f.source === name));
+    }
     return { sources, bytes };
   },
   summarySchema: downloadSummarySchema,

@@ -40,13 +40,9 @@ export interface CollectOptions {
 
 export function collectReport(dataDir: string, options: CollectOptions): ReportData {
   const { registry } = options;
-  const manifests = new Map<string, Manifest | undefined>();
-  for (const name of registry.names) {
-    manifests.set(
-      name,
-      options.manifests ? options.manifests.get(name) : readManifest(path.join(dataDir, name)),
-    );
-  }
+  const manifests =
+    options.manifests ??
+    new Map(registry.names.map((name) => [name, readManifest(path.join(dataDir, name))]));
 
   // switched off in the config, or so judged by the runner (state "disabled")
   const disabled = [

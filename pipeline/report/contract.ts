@@ -84,8 +84,6 @@ export interface Summarized<S> {
 export interface ReportView {
   /** the stages of the run (the list the CLI hands down) */
   registry: StageRegistry<ReportingStage>;
-  /** each stage's row of the stages table, in registry order */
-  stages: readonly StageRow[];
   /** the dialogue stages switched off in the config */
   disabled: readonly string[];
   /** whether the stage has run (or is running): neither "not run" nor switched off */

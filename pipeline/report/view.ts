@@ -93,7 +93,6 @@ export function makeView(source: ViewSource): RunView {
   const viewOf = (allowed: ReadonlySet<string> | undefined, reader: string): ReportView => {
     const view: ReportView = {
       registry,
-      stages,
       disabled,
       ran,
       counts: (name): StageCounts | undefined => row(name)?.counts,
