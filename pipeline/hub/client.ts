@@ -22,6 +22,7 @@ import {
   HubResponseError,
   HubUnreachableError,
   hubDetail,
+  isNetworkFailure,
 } from "./errors.js";
 import { createHubFetch, directoryOfEndpoint, fileBase } from "./fetch.js";
 import { globBase, globToRegExp, isGlob } from "./glob.js";
@@ -245,13 +246,7 @@ export class HubClient {
         if (error.statusCode === 404) throw new HubNotFoundError(what, notFoundAdvice, detail, this.endpoint);
         throw new HubResponseError(what, `HTTP ${error.statusCode}: ${detail}`);
       }
-      const unreachable =
-        (error instanceof TypeError && /fetch failed|terminated|network/i.test(error.message)) ||
-        (error instanceof Error &&
-          (error.name === "AbortError" ||
-            error.name === "TimeoutError" ||
-            /no response within/.test(error.message)));
-      throw unreachable ? new HubUnreachableError(this.endpoint, what, error as Error) : error;
+      throw isNetworkFailure(error) ? new HubUnreachableError(this.endpoint, what, error) : error;
     }
   }
 }

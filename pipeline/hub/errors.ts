@@ -50,6 +50,18 @@ export class FileIntegrityError extends UserError {
   }
 }
 
+/** A request that got no usable answer: the connection failed, dropped or timed out. */
+export function isNetworkFailure(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  return (
+    (error instanceof TypeError &&
+      /fetch failed|terminated|network|other side closed/i.test(error.message)) ||
+    error.name === "AbortError" ||
+    error.name === "TimeoutError" ||
+    /no response within|socket|ECONNRESET|ECONNREFUSED|EPIPE/i.test(error.message)
+  );
+}
+
 export function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
     const inner = (cause as { cause?: unknown }).cause;

@@ -2,7 +2,7 @@
 // the answer to most of them: files the hub already holds are compared, not sent again.
 import { HubApiError } from "@huggingface/hub";
 import { InterruptedError, UserError } from "../errors.js";
-import { describeCause, hubDetail } from "./errors.js";
+import { describeCause, hubDetail, isNetworkFailure } from "./errors.js";
 
 const RERUN = "rerun the same command: files the hub already holds are not sent again";
 
@@ -38,21 +38,11 @@ export function explainPushError(
       `the hub answered HTTP ${error.statusCode} while ${what}${detail ? ` (${detail})` : ""}; ${RERUN}`,
     );
   }
-  if (error instanceof Error && isNetworkFailure(error)) {
+  if (isNetworkFailure(error)) {
     return new PushError(
       `cannot reach the hub at ${context.endpoint} while ${what} (${describeCause(error)}); check the network, then ${RERUN}`,
       { cause: error },
     );
   }
   return error;
-}
-
-function isNetworkFailure(error: Error): boolean {
-  return (
-    (error instanceof TypeError &&
-      /fetch failed|terminated|network|other side closed/i.test(error.message)) ||
-    error.name === "AbortError" ||
-    error.name === "TimeoutError" ||
-    /no response within|socket|ECONNRESET|ECONNREFUSED|EPIPE/i.test(error.message)
-  );
 }
