@@ -46,7 +46,8 @@ export function extractCodeBlocks(answer: string): CodeBlock[] {
     const body = lines.slice(i + 1, close.line).map((line) => dedent(line, indent));
     if (close.trailing !== undefined) body.push(dedent(close.trailing, indent));
     const code = trimBlankLines(body.join("\n"));
-    blocks.push({ lang: blockLanguage(tag, code), tag, code, fenced: true, complete: close.found });
+    const lang = tag === "" ? detectLanguage(code) : canonicalLanguage(tag);
+    blocks.push({ lang, tag, code, fenced: true, complete: close.found });
     i = close.line + 1;
   }
   if (blocks.length > 0) return blocks;
@@ -123,11 +124,6 @@ function accepts(wanted: LanguageName, found: LanguageName): boolean {
 function kindRank(block: CodeBlock): number {
   if (block.fenced) return block.complete ? 0 : 1;
   return 2;
-}
-
-function blockLanguage(tag: string, code: string): LanguageName | undefined {
-  if (tag === "") return detectLanguage(code);
-  return canonicalLanguage(tag);
 }
 
 /** The line of the closing fence, or a line that ends with it ("return x```"), or the end of input. */

@@ -22,11 +22,6 @@ export interface ContaminationHit {
   shared: number;
 }
 
-/** Distinct hashes of the word n-grams of `text` (none when it has fewer than n words). */
-export function ngramHashes(text: string, n: number): Uint32Array {
-  return wordGrams(wordHashes(text), n, DISTINCT_GRAMS);
-}
-
 export class NgramIndex {
   readonly n: number;
   private readonly items: BenchmarkItem[] = [];
@@ -39,7 +34,7 @@ export class NgramIndex {
 
   /** Adds a benchmark item; items too short to have an n-gram cannot match and are skipped (false). */
   add(item: BenchmarkItem): boolean {
-    const grams = ngramHashes(item.text, this.n);
+    const grams = wordGrams(wordHashes(item.text), this.n, DISTINCT_GRAMS);
     if (grams.length === 0) return false;
     const index = this.items.length;
     this.items.push(item);

@@ -43,10 +43,7 @@ export class Deduplicator {
   constructor(options: DedupOptions) {
     this.options = options;
     this.lsh = optimalLshParameters(options.threshold, options.numPerm);
-    this.hasher = new MinHasher({
-      numPerm: options.numPerm,
-      shingleWords: options.shingleWords,
-    });
+    this.hasher = new MinHasher(options);
     this.index = new LshIndex(this.lsh);
     this.scratch = new Uint32Array(options.numPerm);
     this.keys = new Uint32Array(this.lsh.bands);
