@@ -2,6 +2,7 @@
 // throws) is asked again after a wait that doubles, and after the last try the run throws
 // SandboxOutageError. The stage fails the record, never the whole stage, and the next run retries it;
 // the code is never blamed for it. A stop of the run ends the tries (the outage names the last failure).
+import { sleep } from "../abort.js";
 import { clause } from "../errors.js";
 import { SandboxOutageError } from "./errors.js";
 import { DEFAULT_BACKOFF_MS, DEFAULT_SANDBOX_ATTEMPTS, type SandboxSettings } from "./settings.js";
@@ -30,15 +31,11 @@ export async function withOutagePolicy<T>(
     if (tried.failure === undefined) return tried.value;
     failure = tried.failure;
     if (signal?.aborted || attempt === attempts) break;
-    await pause(backoff * 2 ** (attempt - 1));
+    // no abort listener: hundreds of runs backing off on one signal would each add one, and a wait is short
+    await sleep(backoff * 2 ** (attempt - 1));
   }
   throw new SandboxOutageError(
     `the sandbox could not run ${what} after ${attempts} ${attempts === 1 ? "try" : "tries"}: ${clause(failure || "no answer")}. ` +
       "Check the sandbox (`pnpm pipeline sandbox languages`, or the server at sandbox.url) and run again.",
   );
-}
-
-// No abort listener: hundreds of runs backing off on one signal would each add one, and a wait is short.
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

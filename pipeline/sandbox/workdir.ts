@@ -120,10 +120,11 @@ export class RunDirectory {
     if (this.owner !== null) chownSync(path, this.owner, this.owner);
   }
 
-  /** The host dir a request's path lands in, or an error where the run has no such dir. */
-  private areaDir(requested: string, path: RunPath): string {
-    if (path.area === "work") return this.work;
-    if (this.mnt) return this.mnt;
+  /** Where a request's path lands: the host dir and the path in it, or an error where there is none. */
+  private land(requested: string): RunPath & { base: string } {
+    const path = runPath(requested);
+    if (path.area === "work") return { ...path, base: this.work };
+    if (this.mnt) return { ...path, base: this.mnt };
     throw new SandboxRequestError(
       "invalid_request",
       `file path ${JSON.stringify(requested)} is under ${MNT_DIR}, which only an isolated run has (sandbox.isolation is none): use a relative path`,
@@ -135,10 +136,9 @@ export class RunDirectory {
    * Returns its path relative to the work dir (the source's), or as requested where it is under /mnt.
    */
   write(requested: string, content: Buffer | string): string {
-    const path = runPath(requested);
-    const base = this.areaDir(requested, path);
+    const { base, area, relative } = this.land(requested);
     try {
-      this.place(requested, base, path.relative, content);
+      this.place(requested, base, relative, content);
     } catch (error) {
       if (error instanceof SandboxRequestError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -151,7 +151,7 @@ export class RunDirectory {
         `cannot write file ${JSON.stringify(requested)} into the work dir (${code}): ${advice}`,
       );
     }
-    return path.area === "work" ? path.relative : posix.join(MNT_DIR, path.relative);
+    return area === "work" ? relative : posix.join(MNT_DIR, relative);
   }
 
   private place(requested: string, base: string, relative: string, content: Buffer | string): void {
@@ -194,18 +194,15 @@ export class RunDirectory {
     const out: Record<string, string> = {};
     let total = 0;
     for (const requested of paths) {
-      let relative: string;
-      let base: string;
+      let landed: RunPath & { base: string };
       try {
-        const path = runPath(requested);
-        base = this.areaDir(requested, path);
-        relative = path.relative;
+        landed = this.land(requested);
       } catch {
         continue;
       }
-      if (!(await realDirs(base, relative))) continue;
+      if (!(await realDirs(landed.base, landed.relative))) continue;
       const handle = await open(
-        join(base, relative),
+        join(landed.base, landed.relative),
         fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
       ).catch(() => null);
       if (handle === null) continue;
