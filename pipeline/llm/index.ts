@@ -87,39 +87,27 @@ export function createLlmService(config: LlmConfig, options: LlmServiceOptions):
       let endpoint = endpoints.get(role);
       if (!endpoint) {
         const choice = chooseProvider(config, role, env);
-        const batch = roleConfig(config, role)?.batch;
+        const batch = choice.config.batch;
+        // the endpoint (and its key) is checked before anything is sent; the embedded model and
+        // `files` batches need none
+        const online = batch ? batch.provider === "openai" : choice.provider === "openai";
+        const resolved = online ? resolveEndpoint(config, role, env) : undefined;
+        cache ??= open();
+        const model = batch ? choice.config.model : choice.model;
+        const shared = { cache, noCache: options.noCache, price: priceOf(config, model), log: options.log };
         if (batch) {
-          cache ??= open();
-          // the endpoint (and its key) is checked before anything is sent; `files` needs none
-          if (batch.provider === "openai") resolveEndpoint(config, role, env);
-          endpoint = new BatchRole(role, roleConfig(config, role)!, {
-            cache,
-            noCache: options.noCache,
-            price: priceOf(config, roleConfig(config, role)!.model),
-            rounds: batches()!,
-          });
-        } else if (choice.provider === "embedded") {
-          cache ??= open();
+          endpoint = new BatchRole(role, choice.config, { ...shared, rounds: batches()! });
+        } else if (resolved) {
+          endpoint = new RoleEndpoint(resolved, shared);
+        } else {
           models ??= new EmbeddedModels(options.log);
           endpoint = new EmbeddedRole(role, choice.model, choice.config, {
-            cache,
-            noCache: options.noCache,
-            price: priceOf(config, choice.model),
-            log: options.log,
+            ...shared,
             models,
             dataDir: options.dataDir,
             hub: options.hub ?? hubConfigSchema.parse({}),
             env: env as NodeJS.ProcessEnv,
             forced: choice.forced,
-          });
-        } else {
-          const resolved = resolveEndpoint(config, role, env);
-          cache ??= open();
-          endpoint = new RoleEndpoint(resolved, {
-            cache,
-            noCache: options.noCache,
-            price: priceOf(config, resolved.config.model),
-            log: options.log,
           });
         }
         endpoints.set(role, endpoint);

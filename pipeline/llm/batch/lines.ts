@@ -107,7 +107,15 @@ export function parseResults(text: string, file: string, model: string): BatchRe
 
 interface RawResult {
   custom_id: string;
-  response?: { status_code?: number; body?: unknown } | null;
+  response?: {
+    status_code?: number;
+    body?: {
+      model?: string;
+      choices?: { message?: { content?: unknown }; finish_reason?: string | null }[];
+      usage?: { prompt_tokens?: number; completion_tokens?: number };
+      error?: { message?: string } | string;
+    };
+  } | null;
   error?: { code?: string; message?: string } | null;
 }
 
@@ -117,14 +125,7 @@ function readResult(raw: RawResult, model: string): BatchResult {
     return { id, failure: [raw.error.code, raw.error.message].filter(Boolean).join(": ") || "failed" };
   }
   const status = raw.response?.status_code;
-  const body = raw.response?.body as
-    | {
-        model?: string;
-        choices?: { message?: { content?: unknown }; finish_reason?: string | null }[];
-        usage?: { prompt_tokens?: number; completion_tokens?: number };
-        error?: { message?: string } | string;
-      }
-    | undefined;
+  const body = raw.response?.body;
   if (status !== 200 || !body) {
     const message = typeof body?.error === "string" ? body.error : body?.error?.message;
     return { id, failure: `status ${status ?? "missing"}${message ? `: ${message}` : ""}` };
