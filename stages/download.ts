@@ -112,20 +112,12 @@ export const downloadSummarySchema = z.object({
 });
 export type DownloadSummary = z.infer<typeof downloadSummarySchema>;
 
-/** One source as `status` and the report show it: where it is, which version, how it is read, how much. */
-export interface SourceLine {
-  name: string;
-  /** `owner/name` on the hub, or the local path as configured */
-  where: string;
-  /** `revision @ commit` (12 digits), or `sha256 <fingerprint>` (12 digits) */
-  version: string;
-  adapter: string;
-  files: number;
-  /** seed pairs normalize made of it (undefined: normalize has not run, or the source is not normalized) */
-  rows: number | undefined;
-}
-
-export function sourceLines(download: DownloadSummary, seedPairs?: Record<string, number>): SourceLine[] {
+/**
+ * Each source as `status` and the report show it: where it is (hub `owner/name`, or the path as
+ * configured), which version (`revision @ commit`, or `sha256 <fingerprint>`, 12 digits), its adapter,
+ * its files, and the seed pairs normalize made of it (undefined: not normalized, or not yet).
+ */
+export function sourceLines(download: DownloadSummary, seedPairs?: Record<string, number>) {
   return Object.entries(download.sources).map(([name, s]) => ({
     name,
     where: s.repo ?? s.path ?? "",
