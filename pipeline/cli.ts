@@ -70,9 +70,6 @@ export async function main(
   }
 }
 
-/** The exit code of an error that is a bug (EX_SOFTWARE): none of README's table applies. */
-export const BUG_EXIT_CODE = 70;
-
 /**
  * Ends the process on an error: a UserError (a full disk is one) as its message and code; anything
  * else is a bug, told in one line with a log file holding its stack.
@@ -99,5 +96,6 @@ function fail(error: unknown, verbose: boolean): never {
     `error (a bug, please report it): ${what.split("\n")[0]}${where ? ` at ${where}` : ""}` +
       `${log ? `; the stack is in ${log}` : ""}\n${verbose || !log ? `${stack}\n` : ""}`,
   );
-  process.exit(BUG_EXIT_CODE);
+  // EX_SOFTWARE: a bug, which none of README's exit codes describes
+  process.exit(70);
 }

@@ -3,8 +3,6 @@ import type { Argv } from "yargs";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import { UserError } from "../errors.js";
 
-export const DEFAULT_CONFIG = "configs/default.yaml";
-
 export interface DataOptions {
   config: string;
   "data-dir"?: string;
@@ -15,7 +13,7 @@ export function withDataOptions<T>(yargs: Argv<T>): Argv<T & DataOptions> {
   return yargs
     .option("config", {
       type: "string",
-      default: process.env.CODEFEEDBACK_CONFIG ?? DEFAULT_CONFIG,
+      default: process.env.CODEFEEDBACK_CONFIG ?? "configs/default.yaml",
       describe:
         "YAML config file (configs/default.yaml: paper settings; configs/sample.yaml: bundled samples)",
     })

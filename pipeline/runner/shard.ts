@@ -7,7 +7,7 @@ import { UserError } from "../errors.js";
 import type { PipelineRecord } from "../record.js";
 import type { ShardSpec } from "../store/shard-dirs.js";
 
-export { parseShardLabel, type ShardSpec, shardLabel } from "../store/shard-dirs.js";
+export type { ShardSpec } from "../store/shard-dirs.js";
 
 /** Environment variable that gives N next to a Kubernetes Indexed Job's JOB_COMPLETION_INDEX. */
 export const SHARDS_ENV = "CODEFEEDBACK_SHARDS";

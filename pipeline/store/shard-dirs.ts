@@ -15,7 +15,7 @@ export function shardLabel(spec: ShardSpec): string {
 }
 
 /** The inverse of `shardLabel`; undefined for any other name. */
-export function parseShardLabel(name: string): ShardSpec | undefined {
+function parseShardLabel(name: string): ShardSpec | undefined {
   const match = /^(\d+)-of-(\d+)$/.exec(name);
   if (!match) return undefined;
   const spec = { index: Number(match[1]), count: Number(match[2]) };
