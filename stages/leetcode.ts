@@ -161,12 +161,7 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
   const stats: LeetcodeStats = {
     read,
     validation: checked.stats,
-    similar: {
-      groups: grouping.groups.length,
-      bypassed: grouping.bypassed,
-      untagged: grouping.untagged,
-      rejected: 0,
-    },
+    similar: { ...grouping, groups: grouping.groups.length, rejected: 0 },
     follow_up: {
       planned: plans.length,
       translations: 0,
