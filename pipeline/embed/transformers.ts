@@ -20,23 +20,17 @@ interface TensorLike {
 }
 
 export class TransformersEmbedder implements Embedder {
-  readonly model: string;
-  readonly batchSize: number;
   readonly concurrency = 1;
-  /** hidden size from the model's config.json */
-  readonly dimension: number;
-  readonly maxTokens: number;
 
   private constructor(
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Model,
-    fields: { model: string; batchSize: number; dimension: number; maxTokens: number },
-  ) {
-    this.model = fields.model;
-    this.batchSize = fields.batchSize;
-    this.dimension = fields.dimension;
-    this.maxTokens = fields.maxTokens;
-  }
+    readonly model: string,
+    readonly batchSize: number,
+    /** hidden size from the model's config.json */
+    readonly dimension: number,
+    readonly maxTokens: number,
+  ) {}
 
   static async load(
     config: TransformersEmbedderConfig,
@@ -84,12 +78,7 @@ export class TransformersEmbedder implements Embedder {
     context.log?.info(
       `embedder: ${config.local_dir ?? config.model} (${config.dtype}, ${dimension}-d, inputs cut at ${maxTokens} tokens, ${threads} threads)`,
     );
-    return new TransformersEmbedder(tokenizer, encoder, {
-      model,
-      batchSize: config.batch_size,
-      dimension,
-      maxTokens,
-    });
+    return new TransformersEmbedder(tokenizer, encoder, model, config.batch_size, dimension, maxTokens);
   }
 
   async embed(texts: readonly string[]): Promise<RawEmbedding[]> {

@@ -7,19 +7,16 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { UserError } from "../../errors.js";
 import type { HubConfig } from "../../hub/config.js";
 import type { Logger } from "../../log.js";
-import type { CachedAnswer, ResponseCache } from "../cache.js";
-import { RoleBackend, type UncachedCall } from "../cached-call.js";
-import type { Price, RoleConfig } from "../config.js";
+import type { CachedAnswer } from "../cache.js";
+import { type CachedCallsOptions, RoleBackend, type UncachedCall } from "../cached-call.js";
+import type { RoleConfig } from "../config.js";
 import { LlmAbortedError, LlmAttemptError, LlmRequestError } from "../errors.js";
 import { EMBEDDED_HONOURS } from "../structured.js";
 import { type Constraint, EmbeddedEngine } from "./engine.js";
 import { ensureModelFile } from "./model-file.js";
 import type { EmbeddedModels } from "./runtime.js";
 
-export interface EmbeddedRoleDeps {
-  cache: ResponseCache;
-  noCache: boolean;
-  price: Price | undefined;
+export interface EmbeddedRoleDeps extends Pick<CachedCallsOptions, "cache" | "noCache" | "price"> {
   log: Logger;
   models: EmbeddedModels;
   dataDir: string;
@@ -81,16 +78,8 @@ export class EmbeddedRole extends RoleBackend<UserError> {
 
   private async load(): Promise<EmbeddedEngine> {
     const embedded = this.config.embedded;
-    const { dataDir, hub, env, log, forced } = this.deps;
-    const file = await ensureModelFile(embedded, {
-      role: this.role,
-      forced,
-      baseUrlEnv: this.config.base_url_env,
-      dataDir,
-      hub,
-      env,
-      log,
-    });
+    const context = { ...this.deps, role: this.role, baseUrlEnv: this.config.base_url_env };
+    const file = await ensureModelFile(embedded, context);
     const loaded = await this.deps.models.load(file, embedded);
     let engine: EmbeddedEngine;
     try {
@@ -103,7 +92,7 @@ export class EmbeddedRole extends RoleBackend<UserError> {
         { cause: error },
       );
     }
-    log.info(
+    this.deps.log.info(
       `llm role '${this.role}': embedded model ${this.model} on ${engine.device} ` +
         `(${engine.sequences} sequences of ${engine.contextSize} tokens; ${file})`,
     );
