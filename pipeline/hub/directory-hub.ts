@@ -7,7 +7,6 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { gitBlobId } from "./digest.js";
 import { describeLocalFile, walk } from "./local-files.js";
 
 export interface HubRequest {
@@ -42,6 +41,11 @@ interface RepoSnapshot {
 
 /** Data files go through LFS on the real hub; small text files such as README.md are plain git blobs. */
 export const LFS_PATTERN = /\.(jsonl|json|parquet|arrow|gz|zst|bz2|xz|zip|tar|onnx|onnx_data|safetensors)$/i;
+
+/** The git blob id of `content`: sha1 over `blob <size>\0<bytes>`. */
+function gitBlobId(content: Buffer): string {
+  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
+}
 
 function lfsPointer(sha256: string, size: number): string {
   return `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256}\nsize ${size}\n`;

@@ -9,8 +9,8 @@ import type { ReadableStreamDefaultReader, ReadableStreamReadResult } from "node
 import { sleep } from "../abort.js";
 import { UserError } from "../errors.js";
 import type { FileDescription, HubClient, HubFile } from "./client.js";
-import { fileDigest } from "./digest.js";
 import { FileIntegrityError, HubUnreachableError } from "./errors.js";
+import { describeLocalFile } from "./local-files.js";
 
 export interface DownloadedFile {
   /** absolute path of the verified file */
@@ -199,14 +199,10 @@ async function verify(
   const tag = etag?.replace(/^W\//, "").replace(/"/g, "");
   const sha256 = expected.sha256 ?? (!expected.gitOid && tag && /^[0-9a-f]{64}$/.test(tag) ? tag : undefined);
   const gitOid = expected.gitOid ?? (!expected.sha256 && tag && /^[0-9a-f]{40}$/.test(tag) ? tag : undefined);
-  if (sha256) {
-    const actual = await fileDigest(file, "sha256");
-    if (actual !== sha256) return `sha256 ${actual}, expected ${sha256}`;
-  } else if (gitOid) {
-    const actual = await fileDigest(file, "sha1", `blob ${size}\0`);
-    if (actual !== gitOid) return `git blob id ${actual}, expected ${gitOid}`;
-  }
-  return undefined;
+  if (!sha256 && !gitOid) return undefined;
+  const actual = await describeLocalFile(file, expected.path);
+  if (sha256) return actual.sha256 === sha256 ? undefined : `sha256 ${actual.sha256}, expected ${sha256}`;
+  return actual.gitOid === gitOid ? undefined : `git blob id ${actual.gitOid}, expected ${gitOid}`;
 }
 
 async function readNote(file: string): Promise<VerifiedNote | undefined> {
