@@ -84,14 +84,16 @@ const roleShape = {
   batch: operational(batchSchema.optional()),
 };
 
+/** A role's section, which `llm: {}` fills with the role's defaults. */
 function roleSchema(defaults: { model: string; sampling: Sampling }) {
-  return z
+  const schema = z
     .object({
       ...roleShape,
       model: roleShape.model.default(defaults.model),
       sampling: samplingSchema.default(defaults.sampling),
     })
     .strict();
+  return schema.default(schema.parse({}));
 }
 
 export type RoleConfig = z.infer<ReturnType<typeof roleSchema>>;
@@ -127,15 +129,11 @@ const ROLE_DEFAULTS = {
 
 export const ROLE_NAMES = ["scorer", "weak", "strong"] as const;
 
-const scorerSchema = roleSchema(ROLE_DEFAULTS.scorer);
-const weakSchema = roleSchema(ROLE_DEFAULTS.weak);
-const strongSchema = roleSchema(ROLE_DEFAULTS.strong);
-
 export const llmConfigSchema = z
   .object({
-    scorer: scorerSchema.default(scorerSchema.parse({})),
-    weak: weakSchema.default(weakSchema.parse({})),
-    strong: strongSchema.default(strongSchema.parse({})),
+    scorer: roleSchema(ROLE_DEFAULTS.scorer),
+    weak: roleSchema(ROLE_DEFAULTS.weak),
+    strong: roleSchema(ROLE_DEFAULTS.strong),
     cache: z
       .object({
         /** SQLite file; relative paths resolve against `data_dir` */

@@ -2,6 +2,7 @@
 // matching a GBNF grammar (`grammar`). Which of them a provider honours decides what goes into the
 // cache key: a constraint that shapes the answer is part of the request, one that is not sent is not
 // (so an OpenAI-compatible role's cache is the same with or without a grammar it never sees).
+import { stableStringify } from "../hash.js";
 import type { ChatOptions, JsonSchemaFormat } from "./types.js";
 
 /** What a provider does with each kind of constraint. */
@@ -15,19 +16,6 @@ export const EMBEDDED_HONOURS: HonouredConstraints = { jsonSchema: true, grammar
 /** OpenAI-compatible servers take a JSON schema as `response_format`; GBNF has no standard field. */
 export const OPENAI_HONOURS: HonouredConstraints = { jsonSchema: true, grammar: false };
 
-/** JSON with object keys sorted at every depth: the same schema always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 /** The part of the cache key that a call's honoured constraints add; undefined when there is none. */
 export function constraintKey(
   options: ChatOptions | undefined,
@@ -35,7 +23,7 @@ export function constraintKey(
 ): string | undefined {
   const parts: string[] = [];
   if (options?.json_schema && honoured.jsonSchema) {
-    parts.push(`json_schema=${canonicalJson(options.json_schema)}`);
+    parts.push(`json_schema=${stableStringify(options.json_schema)}`);
   }
   if (options?.grammar !== undefined && honoured.grammar) parts.push(`grammar=${options.grammar}`);
   return parts.length > 0 ? parts.join("|") : undefined;
