@@ -279,9 +279,7 @@ export const leetcodeStage = defineStage<LeetcodeConfig, LeetcodeRun, LeetcodeSu
   open: () => ({}),
   run: writeLeetcodeDialogues,
   estimate: estimateLeetcode,
-  async summarize(ctx, run) {
-    return summarizeLeetcode(ctx.read(ctx.name), run.stats, ctx.log);
-  },
+  summarize: async (ctx, run) => summarizeLeetcode(ctx, run.stats),
   summarySchema: leetcodeSummarySchema,
   report: {
     flow: outputsStep("leetcode dialogues"),

@@ -207,9 +207,7 @@ export const packStage = defineStage<PackConfig, PackStats, PackSummary>({
   configSchema: packConfigSchema,
   open: newPackStats,
   run: packSingleTurns,
-  async summarize(ctx, stats) {
-    return summarizePack(ctx.read(ctx.name), stats, ctx.log);
-  },
+  summarize: summarizePack,
   summarySchema: packSummarySchema,
   report: {
     flow: outputsStep("pack dialogues"),

@@ -3,8 +3,7 @@
 // read, problems kept, every solution's verdict, groups bypassed, translations dropped.
 import { z } from "zod";
 import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
-import type { Logger } from "../../pipeline/log.js";
-import type { PipelineRecord } from "../../pipeline/record.js";
+import type { StageContext } from "../../pipeline/stage.js";
 
 const CARD = "LeetCode similar problems and follow-ups";
 export const LEETCODE_SIMILAR_PROBLEM = {
@@ -58,11 +57,11 @@ export const leetcodeSummarySchema = z.object({
 export type LeetcodeSummary = z.infer<typeof leetcodeSummarySchema>;
 
 export async function summarizeLeetcode(
-  dialogues: AsyncIterable<PipelineRecord>,
+  ctx: StageContext<unknown>,
   stats: LeetcodeStats | undefined,
-  log: Logger,
 ): Promise<LeetcodeSummary> {
-  const tally = await DialogueTally.of(LEETCODE_METHODS, dialogues);
+  const { log } = ctx;
+  const tally = await DialogueTally.of(LEETCODE_METHODS, ctx.read(ctx.name));
   for (const line of tally.describe()) log.info(line);
   if (stats) {
     const s = stats.validation.solutions;

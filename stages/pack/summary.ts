@@ -3,8 +3,7 @@
 // alone cannot tell: queries bypassed, queries left single, by language, and the embedder's work.
 import { z } from "zod";
 import { type DialogueMethod, DialogueTally, methodTallyKeys } from "../../pipeline/dialogue.js";
-import type { Logger } from "../../pipeline/log.js";
-import type { PipelineRecord } from "../../pipeline/record.js";
+import type { StageContext } from "../../pipeline/stage.js";
 
 const groupSchema = z.object({
   queries: z.number(),
@@ -79,11 +78,11 @@ export const packSummarySchema = z.object({
 export type PackSummary = z.infer<typeof packSummarySchema>;
 
 export async function summarizePack(
-  dialogues: AsyncIterable<PipelineRecord>,
+  ctx: StageContext<unknown>,
   stats: PackStats | undefined,
-  log: Logger,
 ): Promise<PackSummary> {
-  const tally = await DialogueTally.of([SINGLE_TURN_PACKING], dialogues);
+  const { log } = ctx;
+  const tally = await DialogueTally.of([SINGLE_TURN_PACKING], ctx.read(ctx.name));
   const groups = Object.values(stats?.groups ?? {});
   const sum = (f: (g: (typeof groups)[number]) => number) => groups.reduce((n, g) => n + f(g), 0);
   // the records that reached the packing: selected ones whose vector was usable
