@@ -25,7 +25,6 @@ export interface ModelFileContext {
   dataDir: string;
   hub: HubConfig;
   env?: NodeJS.ProcessEnv | undefined;
-  signal?: AbortSignal | undefined;
   log?: Logger | undefined;
 }
 
@@ -67,7 +66,7 @@ export async function ensureModelFile(
   if (COMMIT.test(config.revision) && note?.commit === config.revision && note.size === size) return dest;
 
   const hub = modelHub(config, context.hub);
-  const options = { signal: context.signal, log: context.log, env: context.env };
+  const options = { log: context.log, env: context.env };
   const client = new HubClient(hub, options);
   try {
     // The first question is asked with one retry at most: offline, the run should say so in seconds,
@@ -77,7 +76,6 @@ export async function ensureModelFile(
     const [file] = await client.listFiles(config.repo, commit, [config.file], "model");
     let shown = 0;
     const done = await downloadVerified(client, file!, commit, dest, {
-      signal: context.signal,
       onProgress: (bytes, total) => {
         // a line every tenth: a 1 GB model takes a while on a slow line
         const tenth = Math.floor((bytes / total) * 10);
