@@ -21,7 +21,7 @@ import { downloadConfigSchema } from "./download.js";
 import { downloadedRows } from "./normalize.js";
 import { isObject } from "./sources/adapter.js";
 import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys } from "./sources/chat.js";
-import type { SourceSpec } from "./sources/index.js";
+import type { SourceSpec } from "./sources/source.js";
 
 /** The adapter that marks a source as a dialogue dataset to audit. */
 const DIALOGUES_ADAPTER = "dialogues";

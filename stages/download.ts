@@ -14,9 +14,7 @@ import { formatOfName } from "../pipeline/readers/index.js";
 import type { PipelineRecord, RecordOutcome } from "../pipeline/record.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { fetchHubFiles } from "./sources/fetch.js";
-import { PAPER_MAPPINGS, type SourceSpec, sourceSchema } from "./sources/index.js";
-
-export { type SourceSpec, sourceSchema } from "./sources/index.js";
+import { PAPER_MAPPINGS, type SourceSpec, sourceSchema } from "./sources/source.js";
 
 /** A paper source: its adapter's mapping, and its one file at the head of `repo`. */
 const paper = (name: string, repo: string, file: string): SourceSpec => ({

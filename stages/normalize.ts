@@ -13,17 +13,10 @@ import { table } from "../pipeline/report/html.js";
 import { escapeXml } from "../pipeline/report/svg.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { type DownloadedFileRecord, downloadStage, sourceLines } from "./download.js";
-import {
-  adaptChat,
-  adaptColumns,
-  type ChatKeys,
-  type ChatMapping,
-  type ColumnMapping,
-  detectChatKeys,
-  mappingOf,
-  resourceOf,
-} from "./sources/index.js";
+import { adaptChat, adaptColumns } from "./sources/adapter.js";
+import { type ChatKeys, detectChatKeys } from "./sources/chat.js";
 import { seedLanguage } from "./sources/language.js";
+import { type ChatMapping, type ColumnMapping, mappingOf, resourceOf } from "./sources/source.js";
 
 export const normalizeConfigSchema = z
   .object({

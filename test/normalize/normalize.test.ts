@@ -15,8 +15,9 @@ import {
   normalizeRow,
   normalizeStage,
 } from "../../stages/normalize.js";
-import { adaptChat, adaptColumns, PAPER_MAPPINGS } from "../../stages/sources/index.js";
+import { adaptChat, adaptColumns } from "../../stages/sources/adapter.js";
 import { seedLanguage } from "../../stages/sources/language.js";
+import { PAPER_MAPPINGS } from "../../stages/sources/source.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const dir = tempDir("normalize-");

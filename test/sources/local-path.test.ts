@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { matchLocalPath } from "../../pipeline/hub/local-files.js";
 import { formatOfName, readRows } from "../../pipeline/readers/index.js";
 import { normalizeRow, type RawRowRecord } from "../../stages/normalize.js";
-import { detectChatKeys } from "../../stages/sources/index.js";
+import { detectChatKeys } from "../../stages/sources/chat.js";
 import { tempDir } from "../support/temp-dir.js";
 
 const dir = tempDir("local-path-");

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { validate } from "../../pipeline/config/load.js";
 import { DEFAULT_SOURCES, downloadConfigSchema } from "../../stages/download.js";
-import { PAPER_MAPPINGS } from "../../stages/sources/index.js";
+import { PAPER_MAPPINGS } from "../../stages/sources/source.js";
 
 function parse(sources: unknown[]) {
   return validate(downloadConfigSchema, { sources }, ["stages", "download"], "test.yaml", new Map());
