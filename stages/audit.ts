@@ -19,8 +19,7 @@ import { outputsStep } from "../pipeline/report/flow.js";
 import { defineStage, type StageContext } from "../pipeline/stage.js";
 import { downloadConfigSchema } from "./download.js";
 import { downloadedRows } from "./normalize.js";
-import { isObject } from "./sources/adapter.js";
-import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys } from "./sources/chat.js";
+import { type ChatKeys, type ChatTurn, chatTurns, detectChatKeys, isObject } from "./sources/chat.js";
 import type { SourceSpec } from "./sources/source.js";
 
 /** The adapter that marks a source as a dialogue dataset to audit. */

@@ -136,7 +136,6 @@ async function writeLeetcodeDialogues(ctx: LeetcodeContext, emit: Emitter, run: 
     ctx.signal,
     { sandbox_attempts: config.validation.sandbox_attempts },
   );
-  problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const concurrency = programsAtOnce(config.validation.concurrency, ctx.root, 2);
   const checked = await validateSolutions(problems, judge, config.validation, concurrency, ctx.signal);
   if (ctx.signal.aborted) return;
@@ -237,7 +236,6 @@ async function estimateLeetcode(ctx: LeetcodeContext): Promise<CostEstimate> {
   const { config } = ctx;
   const nothing = async () => {};
   const { problems } = await readProblems(ctx, { out: nothing, reject: nothing });
-  problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const judge = new AssumingJudge(path.join(ctx.workDir, VERDICTS_DIR), judgeLimits(config));
   const { validated } = await validateSolutions(problems, judge, config.validation, 1, ctx.signal);
   // the solutions' (the note says apart that translations are assumed to pass)

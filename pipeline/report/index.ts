@@ -6,7 +6,6 @@ import path from "node:path";
 import { type CollectOptions, collectReport, type ReportData } from "./collect.js";
 import { renderReport } from "./render.js";
 
-export type { CollectOptions, ReportData } from "./collect.js";
 export { collectReport } from "./collect.js";
 export { renderReport } from "./render.js";
 

@@ -81,5 +81,6 @@ export async function readProblems(
       }
     }
   }
+  problems.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { problems, stats };
 }

@@ -4,8 +4,6 @@
 import { type ChatKeys, chatPairs, chatTurns, detectChatKeys, isObject, notAnObject } from "./chat.js";
 import type { ChatMapping, ColumnMapping } from "./source.js";
 
-export { isObject, notAnObject } from "./chat.js";
-
 export interface SeedPair {
   query: string;
   answer: string;
