@@ -39,18 +39,17 @@ export async function summarizeCorrect(
     errorTypes[type] = (errorTypes[type] ?? 0) + 1;
     if (dialogue.meta.checked === true) checked++;
   });
-  // the runner counted them as they were committed
-  const rejects = { ...rejectReasons };
   ctx.log.info(
     `mistakes observed: ${countsLine(errorTypes)} (paper: syntax, logical, type, name and time-out errors)`,
   );
-  const dropped = countsLine(rejects);
+  const dropped = countsLine(rejectReasons);
   if (dropped) ctx.log.info(`dropped: ${dropped}`);
   return {
     ...tally.result(),
     error_types: errorTypes,
     paper_error_types: [...PAPER_ERROR_TYPES],
     checked,
-    rejects,
+    // the runner counted them as they were committed
+    rejects: { ...rejectReasons },
   };
 }

@@ -2,13 +2,7 @@
 // `code-feedback` config and of the richer `code-feedback-full` one, filter's pairs as
 // Filtered-Instruction rows, and, for the card, which sources the released rows came from (by the
 // source name every record id starts with, looked up in what download fetched).
-import {
-  codeFeedbackLine,
-  type Dialogue,
-  type DialogueMessage,
-  DialogueTally,
-  parseDialogue,
-} from "../../pipeline/dialogue.js";
+import { codeFeedbackLine, type Dialogue, DialogueTally, parseDialogue } from "../../pipeline/dialogue.js";
 import type { Emitter, StageContext } from "../../pipeline/stage.js";
 import { DEFAULT_SOURCES, type DownloadedFileRecord, filesFingerprint } from "../download.js";
 import type { ExportConfig } from "./config.js";
@@ -18,10 +12,7 @@ import type { SourceUse } from "./stats.js";
 
 type ExportContext = StageContext<ExportConfig>;
 
-export interface CodeFeedbackRow {
-  id: number;
-  messages: DialogueMessage[];
-}
+type CodeFeedbackRow = ReturnType<typeof codeFeedbackLine>;
 
 export interface CodeFeedbackFullRow extends CodeFeedbackRow {
   /** the dialogue's stable string id in the pipeline (`pack-…`, `sim-…`) */

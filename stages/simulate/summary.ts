@@ -58,8 +58,6 @@ export async function summarizeSimulate(
     for (const e of (d.meta.executions as ExecutionEntry[] | undefined) ?? []) count(statuses, e.status);
     count(iterations, String(d.meta.iterations ?? 0));
   });
-  // the runner counted them as they were committed
-  const rejects = { ...rejectReasons };
   const result = {
     ...tally.result(),
     passing,
@@ -69,7 +67,8 @@ export async function summarizeSimulate(
     feedback_categories: categories,
     execution_statuses: statuses,
     iterations,
-    rejects,
+    // the runner counted them as they were committed
+    rejects: { ...rejectReasons },
   };
   ctx.log.info(
     `${passing.toLocaleString("en-US")} of ${dialogues.toLocaleString("en-US")} dialogues end with code that runs; ` +
@@ -78,7 +77,7 @@ export async function summarizeSimulate(
   );
   const chosen = countsLine(Object.fromEntries(Object.entries(categories).filter(([, n]) => n > 0)));
   if (chosen) ctx.log.info(`feedback categories: ${chosen}`);
-  const rejected = countsLine(rejects);
+  const rejected = countsLine(rejectReasons);
   if (rejected) ctx.log.info(`rejected: ${rejected}`);
   return result;
 }
