@@ -103,7 +103,17 @@ export async function summarizeValidation(
     summary.dropped_by[by] = (summary.dropped_by[by] ?? 0) + 1;
   }
   summary.kept = tally.result();
-  return summary;
+  // the records come in the order validate's workers finished them, which varies from run to run
+  const byName = <T>(map: Record<string, T>) =>
+    Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return {
+    ...summary,
+    by_method: byName(Object.fromEntries(Object.entries(summary.by_method).map(([m, l]) => [m, byName(l)]))),
+    blocks_by_language: byName(summary.blocks_by_language),
+    not_runnable_reasons: byName(summary.not_runnable_reasons),
+    dropped_by: byName(summary.dropped_by),
+    gates: byName(Object.fromEntries(Object.entries(summary.gates).map(([r, m]) => [r, byName(m)]))),
+  };
 }
 
 function zeros<K extends string>(keys: readonly K[]): Record<K, number> {

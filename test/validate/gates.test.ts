@@ -161,6 +161,9 @@ describe("quality gates", () => {
       "sandbox-stopped": { "code-correction": 1 },
     });
     expect(summary.dropped_by).toMatchObject({ "silent-failure": 1, "sandbox-stopped": 1 });
+    // in name order, not in the order the workers happened to finish: the report and log read them so
+    for (const map of [summary.gates, summary.dropped_by, summary.blocks_by_language, summary.by_method])
+      expect(Object.keys(map)).toEqual(Object.keys(map).sort());
   });
 
   it("only tags the rules left out of gates.drop", async () => {
