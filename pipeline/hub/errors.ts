@@ -58,7 +58,7 @@ export function isNetworkFailure(error: unknown): error is Error {
       /fetch failed|terminated|network|other side closed/i.test(error.message)) ||
     error.name === "AbortError" ||
     error.name === "TimeoutError" ||
-    /no response within|socket|ECONNRESET|ECONNREFUSED|EPIPE/i.test(error.message)
+    /no response within|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE/i.test(error.message)
   );
 }
 

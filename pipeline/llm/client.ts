@@ -1,5 +1,5 @@
-// The LlmClient a stage gets for a role: cache first (cached-call.ts), then the endpoint under its
-// concurrency limit and budgets, with retries. One `RoleEndpoint` per role is shared by every client
+// An OpenAI-compatible role's backend (RoleEndpoint): cache first (cached-call.ts), then the endpoint
+// under its concurrency limit and budgets, with retries. One `RoleEndpoint` per role is shared by every client
 // of that role, so two stages (or two meters) never exceed the role's concurrency together. A role with several
 // replicas spreads its requests over them (balance/pool.ts); a request that fails on one goes to
 // another at once.

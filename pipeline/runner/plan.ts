@@ -52,6 +52,11 @@ export class RunnerPlan {
     readonly options: RunnerOptions,
   ) {
     this.byName = new Map(stages.map((s) => [s.name, s]));
+    // downstreamOf and the run order rely on it
+    stages.forEach((stage, i) => {
+      const late = stage.upstream.find((up) => !stages.slice(0, i).some((s) => s.name === up));
+      if (late) throw new Error(`stage ${stage.name} reads ${late}, which is not listed before it`);
+    });
     this.registry = new StageRegistry(stages, loaded.config);
     this.dataDir = resolve(loaded.config.data_dir);
     this.log = options.log ?? createLogger();

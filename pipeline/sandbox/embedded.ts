@@ -173,8 +173,8 @@ export class EmbeddedSandbox implements CodeRunner {
       if (result.mode !== null) break;
       const fallback = await probe(kit, withCgroups);
       if (fallback.mode === null) continue;
-      if (!withCgroups) {
-        await cgroups?.close();
+      if (cgroups && !withCgroups) {
+        await cgroups.close();
         cgroups = null;
         cgroupProblem = `commands could not enter their cgroups (${result.problem})`;
       }

@@ -35,6 +35,13 @@ describe("marks", () => {
     ]);
     a.close();
     b.close();
+    // what export reads back: each reviewer's latest, with its reason and note verbatim
+    const read = MarksStore.read(dir)!;
+    expect(read.current().filter((m) => m.verdict === "bad")).toMatchObject([
+      { id: "d1", reviewer: "bob" },
+      { id: "d2", reviewer: "ann", reason: "not-code", note: "<b>x</b>" },
+    ]);
+    read.close();
     const before = verdictsDigest(dir);
     expect(before).toMatch(/^[0-9a-f]{16}$/);
     const c = MarksStore.open(dir);

@@ -94,6 +94,14 @@ describe("runner", () => {
     expect(runner.status("numbers").state).toBe("not started");
     expect(runner.status("expand").state).toBe("stale");
     expect(await collect(runner.store("numbers").read())).toEqual([]);
+    // transitively: total reads expand, which reads numbers
+    expect(runner.status("total").state).toBe("stale");
+  });
+
+  it("refuses a stage list that names a stage before the stage it reads", () => {
+    expect(() => makeRunner([...TOY_STAGES].reverse(), { dir: tempDir() })).toThrow(
+      /reads .*, which is not listed before it/,
+    );
   });
 
   it("keeps failed records out of the done set and retries them on the next run", async () => {
