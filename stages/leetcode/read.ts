@@ -1,6 +1,6 @@
-// The TACO files `download` fetched, read row by row in a fixed order (files as listed, rows as
-// stored), keeping only the wanted sources: the real train split is several GB, its LeetCode rows a
-// small part of it, so nothing else is held.
+// The TACO files `download` fetched, read row by row, keeping only the wanted sources: the real
+// train split is several GB, its LeetCode rows a small part of it, so nothing else is held. The
+// problems come back in id order, whatever order the files were listed in.
 import path from "node:path";
 import { UserError } from "../../pipeline/errors.js";
 import { readRows } from "../../pipeline/readers/index.js";

@@ -29,6 +29,7 @@ const leetcodeStatsSchema = z.object({
     rows: z.number(),
     kept: z.number(),
     rejected: counts,
+    /** rows of the TACO sources not wanted (codeforces, codechef...), by source */
     other_sources: counts,
   }),
   validation: z.object({
