@@ -1,15 +1,8 @@
-// One sandbox stage rerun alone on the data of a kept e2e run, for its CPU per record: the stage run
-// with `--force`, its LLM cache and kept program results (execution journal, leetcode's verdicts)
-// removed first (every request and program is
-// made again), its servers started as `bench e2e --sandbox-server` starts them, and the sandbox alone
-// measured just before and just after (the better of the two is the rate of its sandbox-bound ideal,
-// the baseline). Prints one JSON line: the CPU per record of the stage process (start-up, a no-op
-// rerun's CPU, taken off), the LLM test server, the sandbox server and the sandboxes, the machine's
-// load, and the stage's time against its ideal. Without `--dir`, makes the data first
-// (`bench e2e --scale 0.01 --sandbox-server --until STAGE --keep`) and removes it at the end.
-// `--perf DIR` records `perf record -g` profiles of the stage and sandbox server processes there.
-//
-//   pnpm bench e2e-alone [-- --dir DIR] [--stage simulate] [--workers 2] [--perf DIR]
+// One sandbox stage rerun alone (`--force`, its LLM cache and kept program results removed) on the
+// data of a kept e2e run, with its servers started as `bench e2e --sandbox-server` starts them: one
+// JSON line of CPU per record (stage, LLM server, sandbox server, sandboxes) and time against its
+// ideal (the sandbox alone, measured just before and after). Makes the data first without `--dir`.
+//   pnpm bench e2e-alone [-- --dir DIR] [--stage simulate] [--workers 2] [--perf DIR (perf record -g)]
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";

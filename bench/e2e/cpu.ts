@@ -1,12 +1,8 @@
 // Where every CPU second of a stage went, read from the kernel around the stage's run: the machine's
-// busy time (/proc/stat), the LLM test server's and the sandbox server's own (/proc/PID/stat: every
-// thread of the process, none of its children but the spawner that forks for it), and the programs the sandbox started, through a
-// cpuacct cgroup the benchmark puts a process in (the sandbox server, or in the embedded mode the
-// stage's process): whatever the process forks stays in it, so the group's usage less the process's
-// own is the sandboxes' (bwrap, our launcher, the toolchains, the programs). What is left of the
-// machine's busy time is other processes (other users' work on a shared machine) and the kernel's
-// own threads. Linux only, as the sandbox is; the cgroup needs root and cgroup v1's cpuacct (this
-// machine's kind): without it the programs are left in "other".
+// busy time (/proc/stat), the LLM and sandbox servers' own (/proc/PID/stat, with the spawner that forks
+// for a process), and the programs the sandbox started, through a cpuacct cgroup around the process
+// that starts them (the group's usage less that process's own). Linux only; the cgroup needs root and
+// cgroup v1's cpuacct (this machine's kind), else the programs are left in "other".
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";

@@ -1,19 +1,8 @@
-// The paper-scale benchmark: the whole job, download to export and report, on a synthetic corpus in
-// the four sources' real formats at S x 287,252 rows (duplicates, near duplicates and benchmark prompts
-// planted; bench/ingest/corpus.ts) plus the bundled TACO sample for leetcode, served by the local hub
-// test server, with every LLM role answered by the LLM test server after a set latency (answers.ts)
-// and the lexical embedder. Each stage runs as its own `pipeline run <stage> --only` process; per
-// stage it prints records/s, peak RSS, disk, and where the time went (LLM, sandbox, the pipeline
-// itself) against ideals measured in the same run (ideal.ts). Then the ratios against the targets of
-// issue 19. With `--shards N`, the job then runs again in a fresh data directory (a cold LLM cache),
-// each record-wise stage as `pipeline launch <stage> --only --executor local --shards N`, for its
-// speed-up over one process.
-//
-//   pnpm bench e2e [-- --scale 0.01] [--shards 4] [--latency-ms 500] [--llm-concurrency 128]
-//                  [--workers W] [--until STAGE] [--dir DIR] [--keep] [--sandbox-server]
-// `--until filter` stops after that stage (the front half at a larger scale in the same time).
-// `--sandbox-server` runs the sandbox as its own `pipeline sandbox serve` process (sandbox.url) instead
-// of embedded in each stage's process, where starting programs costs the stage process's CPU.
+// The paper-scale benchmark: the whole job, download to export and report, on a synthetic corpus at
+// S x 287,252 rows (bench/ingest/corpus.ts) plus the TACO sample, with the local hub and LLM test
+// servers and the lexical embedder, each stage as its own `pipeline run <stage> --only` process: per
+// stage records/s, peak RSS, disk and where the time went, against ideals measured in the same run
+// (ideal.ts). Options and figures: docs/BENCHMARKS.md, "End to end".
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
