@@ -1,6 +1,5 @@
-// Runs the named benchmarks, each in its own Node process started with the same runtime flags as
-// `pnpm pipeline` (read from package.json, so a benchmark measures the code as users run it).
-//
+// Runs the named benchmarks, each in its own Node process with `pnpm pipeline`'s runtime flags (read
+// from package.json), so a benchmark measures the code as users run it.
 //   pnpm bench                      lists the benchmarks
 //   pnpm bench llm [-- --runs 5]    runs one; arguments after the name go to the benchmark
 //   pnpm bench all                  runs every one, in turn

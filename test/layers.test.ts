@@ -1,9 +1,7 @@
-// The rooms and their arrows (docs/design.md): cli -> runner -> stages -> pipeline services, all
-// downward. Every import of every .ts file under pipeline/ and stages/ is read (with TypeScript's own
-// scanner, so imports in strings and comments do not count) and checked: no service imports a stage,
-// the runner or the CLI; no stage imports the runner or the CLI; the runner does not import the CLI;
-// and no file, nor folder (pipeline/llm/, with pipeline/runner.ts beside pipeline/runner/ as one), reaches
-// itself through its imports. Files over ~400 lines are listed, as a warning only.
+// The rooms' arrows (docs/design.md): cli -> runner -> stages -> pipeline services, all downward.
+// Every import under pipeline/ and stages/ is read with TypeScript's scanner and checked: no import
+// upward, and no file or folder (pipeline/runner.ts counts with pipeline/runner/) reaching itself.
+// Files over ~400 lines are listed, as a warning only.
 import { describe, expect, it } from "vitest";
 import {
   backArrows,

@@ -1,9 +1,7 @@
-// Batch mode against online: the filter and simulate stages at S x 287,252 rows, each run once with
-// every role online (answered after `--latency-ms`) and once with the roles in batch mode against the
-// test server's Batches API (each batch answered `--batch-delay-ms` after it is created), in two data
-// directories that share the ingest stages. Per stage and mode: records, rounds, batches, requests
-// per batch, and the stage process's own CPU (its no-op rerun's taken off), with batch against online.
-//
+// Batch mode against online: the filter and simulate stages at S x 287,252 rows, once with every role
+// online (answered after `--latency-ms`) and once in batch mode against the test server's Batches API
+// (each batch answered `--batch-delay-ms` after creation), sharing the ingest outputs. Per stage and
+// mode: records, rounds, batches, requests per batch, the stage's own CPU, batch against online.
 //   pnpm bench batch [-- --scale 0.1] [--latency-ms 200] [--batch-delay-ms 2000] [--dir DIR] [--keep]
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -1,9 +1,8 @@
-// What the benchmark's LLM answers each role, so that every stage does its real work: the scorer
-// passes a known share of queries through each filter prompt (the paper's shares: 191,122 of 287,252
-// through the first, 156,526 of those through the second), the weak model writes Python that runs,
-// the error-inducing prompt gets code that really fails and its correction code that runs, the
-// reviewer answers feedback JSON, and every other request gets plain text. Scores come from a hash of
-// the query, so a rerun scores the same queries the same way and the fractions are exact in the large.
+// What the benchmark's LLM answers each role, so every stage does its real work: the scorer passes
+// the paper's shares of queries through each filter prompt, the weak model writes Python that runs,
+// the error-inducing prompt gets code that fails and its correction code that runs, the reviewer
+// feedback JSON, anything else plain text. Scores come from a hash of the query, so a rerun scores
+// the same queries the same way.
 import { createHash } from "node:crypto";
 import type { ReceivedRequest, Reply } from "../../test/support/llm-server.js";
 

@@ -1,10 +1,6 @@
-// The baselines the stages are measured against, each run as its own process so its CPU time is its own:
-//   copy     a streaming copy of the same rows normalize reads (read lines, JSON.parse,
-//            JSON.stringify, write) with no bookkeeping: the floor for normalize
-//   sandbox  the sandbox alone, the benchmark's Python program with every worker busy: the
-//            programs per second that bound the sandbox stages
-// Prints one JSON line with the result.
-//
+// The baselines the stages are measured against, each in its own process so its CPU is its own:
+// `copy`, a bare streaming copy of the rows normalize reads (its floor), and `sandbox`, the sandbox
+// alone running the benchmark's Python program with every worker busy. Prints one JSON line.
 //   node --import tsx bench/e2e/baselines.ts copy --dir DIR --scale S
 //   node --import tsx bench/e2e/baselines.ts sandbox --workers W --runs N
 import path from "node:path";

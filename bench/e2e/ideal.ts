@@ -1,11 +1,8 @@
-// The time a stage could not beat, from the same run's figures: the LLM-bound ideal (the busiest role's
-// requests x latency / requests in flight, plus the calls that must come before its first one), the
-// sandbox-bound ideal (the programs the stage's manifest says it ran / the sandbox's own throughput,
-// measured alone in this run, or their busy time / its workers, or its longest program, whichever is
-// longest; plus the LLM calls that must come before any program and after the last one, since the
-// sandbox waits on them) and the chain of one record (its calls one after another). The stage's own
-// overhead is how far its wall time is past the largest of the three (leetcode judges before it
-// writes: its judging and its writing add up); the shares say where the time went.
+// The time a stage could not beat, from the same run's figures: the LLM-bound ideal, the
+// sandbox-bound ideal (its programs at the sandbox's measured rate, their busy time over its workers,
+// or the longest program, plus the calls the sandbox waits on) and one record's chain of calls. The
+// stage's overhead is its wall time past the largest (leetcode: its judging plus its writing); the
+// shares say where the time went. Details: docs/BENCHMARKS.md, "End to end".
 import type { SandboxUsage } from "../../pipeline/usage.js";
 
 /** Per LLM stage: share of its requests the busiest role answers; calls before that role's first;

@@ -1,7 +1,6 @@
-// The benchmark's servers, in a process of their own so their CPU time is not the stage's: the local
-// hub (test/support/hub-server.ts) serving the generated corpus, and the LLM test server
-// (test/support/llm-server.ts) answering every role after `--latency` ms (answers.ts). Prints one
-// JSON line `{"hub": URL, "llm": URL}`; on SIGUSR2 prints `{"requests": N, "maxInFlight": M}`.
+// The benchmark's servers in a process of their own, so their CPU is not the stage's: the local hub
+// serving the generated corpus and the LLM test server answering every role after `--latency` ms
+// (answers.ts). Prints `{"hub": URL, "llm": URL}`; on SIGUSR2, `{"requests": N, "maxInFlight": M}`.
 //
 //   node --import tsx bench/e2e/servers.ts --root DIR/hub --latency 500
 import { startTestHub } from "../../test/support/hub-server.js";

@@ -1,9 +1,6 @@
-// Evaluation throughput through the embedded sandbox, two ratios measured in one run:
-//   - grouping: one program per prediction holding all its test cases (what `eval run` does, as
-//     BabelCode does) against one program per test case, per language. Compiled languages pay
-//     their compile once instead of once per case.
-//   - overhead: `evaluatePredictions` (program assembly, TEST-line parsing, judging) against bare
-//     `runner.run` calls on the same finished programs. Should be close to 1.00.
+// Evaluation throughput through the embedded sandbox, per language: one program per prediction
+// holding all its cases (what `eval run` does) against one program per case, and
+// `evaluatePredictions` against bare `runner.run` on the same programs (its overhead; near 1.00).
 //
 //   pnpm exec tsx bench/eval/grouping.ts [--cases 10] [--workers 2] [--rounds 2]
 import { availableParallelism, loadavg } from "node:os";

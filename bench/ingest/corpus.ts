@@ -1,9 +1,8 @@
-// A synthetic corpus shaped like the four real sources: their row counts, file formats, fields and
-// roughly their lengths (about 630 MB in all at scale 1), laid out as a hub directory so the real
-// stages can fetch it through a `file:` endpoint. A few percent of the queries are exact or near
-// duplicates and one in a thousand is a benchmark prompt, so dedup and decontamination have work to
-// do; one row in a thousand has an empty answer, so normalize rejects some. Text is random words from
-// a large vocabulary plus fenced code, so shingles are as diverse as in real instructions.
+// A synthetic corpus shaped like the four real sources (row counts, formats, fields, rough lengths;
+// about 630 MB at scale 1), laid out as a hub directory for a `file:` endpoint. A few percent of the
+// queries are exact or near duplicates, one in a thousand a benchmark prompt, and one row in a
+// thousand has an empty answer; text is random words from a large vocabulary plus fenced code, so
+// shingles are as diverse as in real instructions.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,21 +1,8 @@
-// Ingest benchmark: a full-size synthetic corpus in the four real formats, served as a hub directory,
-// then in one run, each phase in its own process so its CPU time and peak RSS are its own:
-//   copy       the floor: a raw streaming copy of the same rows (read lines, JSON.parse,
-//              JSON.stringify, write), with no bookkeeping at all
-//   download   the real `download` stage through the `file:` endpoint (hashing, copying, verifying)
-//   normalize  the real `normalize` stage, as `pnpm pipeline run normalize` runs it: readers,
-//              adapters, language, the runner's committed entries, its summary
-//   read       the floor for dedup: streaming normalize's committed records back
-//   dedup      the real `dedup` stage: decontamination against 664 prompts fetched through the hub,
-//              exact and MinHash-LSH near duplicates, outputs committed
-// With `--shards N`, normalize then runs again in a second data directory as N shards, one process
-// each (`run normalize --shard K/N`), for their CPU summed against the one process's, and their
-// merged output's hash against its; then, over that directory reset, once more in one process and
-// once as the N shard processes side by side, for the wall-clock speed-up of running in shards.
-//
+// Ingest benchmark: a synthetic corpus in the four real formats served as a hub directory, then each
+// phase in its own process (its CPU and peak RSS its own): a raw streaming copy (the floor), the real
+// download, normalize and dedup stages, and a read of normalize's records (dedup's floor), with the
+// targets. `--shards N` then runs normalize as N shard processes: docs/BENCHMARKS.md, "Ingest".
 //   pnpm exec tsx bench/ingest/ingest.ts [--scale 0.1] [--shards 4] [--keep] [--dir DIR]
-// Targets (issue 19, at one machine's scale S = 1): normalize <= 1.5x the copy's CPU, peak RSS
-// <= 1 GiB; dedup >= 10,000 documents per CPU second, peak RSS <= 2 GiB.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -1,19 +1,8 @@
-// The filter stage on the embedded provider against a raw node-llama-cpp loop: same GGUF model, same
-// prompts (both complexity rounds for every record, the score grammar, the same sampling), the same
-// number of parallel sequences in one context, in the same process. Tokens per second (prompt and
-// answer tokens) of each; the pipeline's path adds the response cache, the in-flight join, the
-// concurrency limit, usage metering and exact prompt counting around the same generations.
-//   pipeline: `filterRecord` over the records (the stage's own code), the scorer on the embedded
-//             provider, a fresh response cache each run;
-//   raw:      `LlamaChat.generateResponse` on a context with the same sequences, one loop per
-//             sequence pulling the same requests, the same grammar and sampling.
-// Models and contexts are loaded (and warmed with one request) before the clock starts. After a
-// warm-up, each run measures both on new records, raw first in odd runs and pipeline first in even
-// ones (a neighbour's load falls on both alike); the figure is the median of the runs' ratios, the
-// ratio of the medians next to it. Target >= 0.90.
-//
+// The filter stage on the embedded provider against a raw node-llama-cpp loop: same GGUF model,
+// prompts, grammar, sampling and parallel sequences, in one process; tokens per second of each, the
+// median of alternating runs' ratios (target >= 0.90). `-- --model FILE.gguf` measures a real model
+// instead of random weights. Details: docs/BENCHMARKS.md, "The embedded provider".
 //   pnpm bench llm-embedded [-- --records 4 --sequences 4 --runs 5 --max-tokens 32 --shape small --threads 1]
-//   pnpm bench llm-embedded -- --model /path/to/model.gguf      (a real model instead of random weights)
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";

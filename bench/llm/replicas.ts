@@ -1,15 +1,7 @@
-// Many endpoints: what a role gains from a list of replicas. Three test LLM servers (each a child
-// process) answer after `--latency` ms; the role keeps `--concurrency` requests in flight per
-// endpoint. Measured in one run, in turn:
-//   - one endpoint: the baseline (requests/s);
-//   - three equal endpoints: ratio to the baseline, ideal 3.0;
-//   - three endpoints, one of them `--slow` times slower: ratio to its ideal, the sum of what each
-//     can do alone (2 + 1/slow times the baseline). Least outstanding keeps the slow one from
-//     holding back the others: it only ever holds its own `concurrency`;
-//   - three endpoints, one refusing connections: ratio to two equal endpoints' ideal (2.0); the
-//     dead one is ejected after `eject_after` failures and costs a few retries.
-// Every request is a fresh prompt (the cache is off), so each one is sent.
-//
+// What a role gains from a list of replicas: three test LLM servers (child processes) answering after
+// `--latency` ms, `--concurrency` requests in flight per endpoint, every prompt fresh (cache off). In
+// one run: one endpoint (the baseline), three equal ones, one of three `--slow` times slower (ideal:
+// 2 + 1/slow times the baseline), one refusing connections (ideal 2.0); each a ratio to its ideal.
 //   pnpm bench llm-replicas [-- --requests 4000 --latency 100 --concurrency 16 --slow 10]
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -1,14 +1,8 @@
-// LLM layer throughput: the filter stage over 20,000 records against the test server (200 ms per
-// answer, in a child process) with 256 requests in flight. Prints
-//   - achieved requests/s against the ideal (256 / 0.2 s = 1,280/s): should be >= 0.90;
-//   - the same against bare node:http at the same concurrency, measured in this run;
-//   - a fully cached rerun in records/s: should be >= 20,000/s.
-// It repeats the whole measurement (a fresh cache each time) `--runs` times and prints every run and
-// the median: on a shared two-core machine one run can lose several percent to a neighbour. An
-// uncounted warm-up pass over `--warmup` other records comes first.
-//
+// LLM layer throughput: the filter stage over `--records` records against the test server (its own
+// process, `--latency` ms per answer), `--concurrency` requests in flight: requests/s against the
+// ideal and against bare node:http, then a fully cached rerun in records/s. `--runs` runs, each with
+// a fresh cache, after a warm-up over `--warmup` other records; every run and the median printed.
 //   pnpm bench llm [-- --records 20000 --latency 200 --concurrency 256 --runs 3 --warmup 2000]
-// (`pnpm bench` starts it with the pipeline's node flags; plain `tsx` measures a default heap.)
 import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -1,13 +1,7 @@
-// Embedding throughput of the pipeline against a raw ONNX Runtime loop, same run, same model, same
-// texts, same batches. The model is BERT-base-shaped (12 layers, 768 wide, 30,522-token vocabulary,
-// random weights: timing does not care what the weights say), written by test/support/tiny-bert.ts.
-//   pipeline: `createEmbedder` (transformers.js: tokenizer, session, mean pooling) + `embedTexts`
-//             (cache look-ups, length sort, batching, checks, normalising, cache writes), fresh cache;
-//   raw:      onnxruntime-node's InferenceSession on the same file with the same threads, fed the
-//             same batches (tokenized by the same tokenizer inside the loop), mean-pooled by hand.
-// Runs alternate (raw, pipeline, raw, pipeline, ...) after a warm-up, so a neighbour's load falls on
-// both; the ratio is of the medians. Target: pipeline >= 0.90x of raw.
-//
+// Embedding throughput of the pipeline (`createEmbedder` + `embedTexts`, a fresh cache) against a raw
+// onnxruntime-node loop on the same BERT-base-shaped random-weight model (test/support/tiny-bert.ts),
+// texts, batches and threads. Runs alternate after a warm-up; the ratio is of the medians (target
+// >= 0.90).
 //   pnpm bench pack-embed [-- --texts 96 --batch 16 --runs 3 --threads 2]
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";

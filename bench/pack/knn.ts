@@ -1,12 +1,7 @@
-// kNN and the whole pack stage at the paper's scale: 105K clustered random 768-d unit vectors.
-//   1. the product's KnnIndex (hnswlib, the config's M / ef_construction / ef) built over all of them,
-//      then the 4 nearest neighbours of a sample of queries, against an exact brute-force scan of the
-//      same sample in the same run: recall@4 (target >= 0.95) and speed (target >= 20x), per query and
-//      for the whole job (build + every query, against a brute-force scan for every query);
-//   2. the real pack stage through the runner, in a child process, over 105K synthetic filtered
-//      records whose vectors are already in the embedding cache (the stage runs exactly as on a rerun
-//      after embedding): peak RSS of that process (target <= 1.5 GiB) and its time.
-//
+// kNN and the pack stage at the paper's scale (105K clustered 768-d unit vectors): the product's
+// KnnIndex against an exact brute-force scan of the same sample (recall@4 >= 0.95, speed >= 20x), and
+// the real pack stage in a child process over records whose vectors are already in the embedding
+// cache (peak RSS <= 1.5 GiB). `--only` runs one of the two.
 //   pnpm bench pack [-- --n 105000 --dim 768 --sample 200 --only knn|stage]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,7 +1,6 @@
-// What a reviewer waits for on a large stage, through the review app's HTTP API (what the page asks):
-// opening one record, and applying a filter (two fields; a sort; a text search), each against a plain
-// read of that record's line (open, read at its offset, parse). Also the index's first build against
-// one streaming read of the whole stage, and the app's memory after it all.
+// What a reviewer waits for on a large stage, through the review app's HTTP API: opening a record
+// and applying a filter (fields, a sort, a text search), each against a plain read of that record's
+// line; also the index's first build against one streaming read of the stage, and the app's memory.
 //
 //   pnpm bench review [-- --records 500000 --runs 20]
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";

@@ -1,7 +1,6 @@
-// Compile-speed benchmark: Go and Rust hello worlds and a go_test file importing testify, compiled in
-// the embedded sandbox (Go with the shared warm build cache, go-cache.ts; Rust's std linked
-// dynamically) against the builds run bare on the host as every sandboxed run did before: Go with a
-// fresh private build cache, Rust with std linked statically. Interleaved; medians.
+// Compile speed: Go and Rust hello worlds and a testify go_test compiled in the embedded sandbox (Go
+// on the shared warm build cache, go-cache.ts; Rust's std linked dynamically) against the same builds
+// bare on the host (a fresh private Go build cache, Rust's std linked statically). Interleaved; medians.
 //
 //   pnpm bench sandbox-compile [--rounds 5]
 import { spawn } from "node:child_process";

@@ -1,10 +1,7 @@
-// Sandbox benchmark: every figure is a ratio of bare toolchain runs of the same programs (spawned
-// directly on the host in a fresh temp dir) to sandboxed runs through the embedded CodeRunner, measured
-// interleaved in one process so machine load hits both alike. Each sandboxed run gets fresh run dirs
-// and fresh bwrap sandboxes; nothing is reused between runs. The sandbox builds each slot's next
-// sandbox ahead, in the background: the one-at-a-time figures let it finish before the next timed
-// run (what a caller waits for), the back-to-back figures do not (what a run costs in all).
-//
+// Sandbox benchmark: bare toolchain runs of the same programs (spawned on the host in a fresh temp
+// dir) against sandboxed runs through the embedded CodeRunner, interleaved in one process, as ratios.
+// Every sandboxed run gets fresh run dirs and sandboxes; the one-at-a-time figures let the next
+// sandbox finish building first, the back-to-back ones do not.
 //   pnpm exec tsx bench/sandbox/run.ts [--hello N] [--rounds N]
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

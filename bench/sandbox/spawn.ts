@@ -1,10 +1,7 @@
-// What starting one host command costs the process that starts it, in CPU: Node's own spawn (a
-// fork of this process, whose page tables and mappings grow with its heap) against our spawner
-// process (pipeline/sandbox/spawner.c, which forks on our behalf; its CPU is counted as ours). The
-// command is /bin/true, started through HostProcess as the sandbox starts bwrap, `--concurrency`
-// at a time, at several sizes of this process's heap (a sandbox server holds ~70-100 MiB, a stage
-// running the embedded sandbox more). Phases alternate, so load from elsewhere hits both alike.
-//
+// What starting one host command costs its starter in CPU: Node's own spawn (a fork of this process,
+// dearer as its heap grows) against our spawner process (pipeline/sandbox/spawner.c, CPU counted as
+// ours): /bin/true through HostProcess, `--concurrency` at a time, at several heap sizes (a sandbox
+// server holds ~70-100 MiB, a stage with the embedded sandbox more); phases alternate.
 //   pnpm bench spawn [-- --spawns 400] [--rounds 3] [--concurrency 4] [--heaps 0,100,250]
 import { runHostCommand } from "../../pipeline/sandbox/command.js";
 import type { HostCommand } from "../../pipeline/sandbox/isolation.js";

@@ -1,9 +1,7 @@
-// simulate's throughput: 2,000 queries against the test LLM server (200 ms per answer, its own
-// process) with the embedded sandbox. Prints dialogues/s against the ideal that the same run's limits
-// allow: the LLM's (requests in flight per role / latency / requests per dialogue), the records in
-// flight (each dialogue waits 5 answers and 2 runs one after the other), and the sandbox's throughput
-// for the same programs, measured first in this run with nothing else going on. Target: >= 0.80.
-//
+// simulate's throughput: `--queries` queries against the test LLM server (its own process, `--latency`
+// ms per answer) with the embedded sandbox, in dialogues/s against the ideal the same run's limits
+// allow: the LLM's, the records in flight's, and the sandbox's (`--baseline-runs` programs measured
+// alone first). Target >= 0.80.
 //   pnpm bench simulate [-- --queries 2000 --latency 200 --llm-concurrency 64 --baseline-runs 300]
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -1,10 +1,7 @@
-// What reading a complete stage costs the process that reads it, in CPU: the store's reader (parts
-// read a megabyte at a time and cut at newline bytes, entries without the items asked for left
-// unparsed) against a line reader over a file stream that parses every entry (the store's reader
-// before 2026-11-28), both checking the same seal and keeping the same first-committed-wins rule.
-// The stage looks like the filter's output (filter-like.ts: `--rejects` of its entries, 0.45 by
-// default, are rejects holding their record), so both the outputs and the rejects are read.
-//
+// What reading a complete stage costs its reader in CPU: the store's reader (megabyte reads cut at
+// newlines, entries without the items asked for left unparsed) against a line reader over a file
+// stream that parses every entry, both checking the seal, on a filter-like stage (filter-like.ts;
+// `--rejects` of its entries are rejects holding their record) read for outputs and for rejects.
 //   pnpm bench store-read [-- --records 100000 --rejects 0.45 --runs 5]
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

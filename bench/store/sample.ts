@@ -1,8 +1,6 @@
-// What a dialogue stage's seeded sample costs it before its first record, in CPU: choosing it from
-// the filter's output index and reading the sample's lines by offset, against one read of the
-// filter's whole output that chooses it (the dialogue stages before 2026-11-28, which kept the
-// sample's records from that pass), on a filter-like stage (filter-like.ts). Also what making the
-// index costs, once, on first use, against sealing the stage.
+// What a dialogue stage's seeded sample costs it before its first record, in CPU: chosen from the
+// filter's output index and read by offset, against one read of the filter's whole output that
+// chooses it, on a filter-like stage (filter-like.ts); also the index's one-off cost against sealing.
 //
 //   pnpm bench store-sample [-- --records 100000 --count 500 --runs 5]
 import { mkdtempSync, rmSync, statSync } from "node:fs";

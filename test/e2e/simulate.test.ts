@@ -1,9 +1,7 @@
-// `pnpm pipeline run simulate correct` end to end with configs/sample.yaml against a local
-// OpenAI-compatible server (the scripted test server, with a key): the dialogues `cat` prints, and a
-// run killed with -9 in the middle of simulate that, resumed, ends with the same dialogues as an
-// uninterrupted run, re-sending only what was in flight, even when the code's output is random; and
-// simulate and correct killed with programs in flight, whose redone records replay the programs the
-// killed run kept instead of running them again.
+// `pnpm pipeline run simulate correct` end to end with configs/sample.yaml against the scripted
+// OpenAI-compatible test server: the dialogues `cat` prints; a run killed with -9 mid-simulate that
+// resumes to the same dialogues, re-sending only what was in flight, even with random output; and
+// simulate and correct killed with programs in flight, whose redone records replay the kept programs.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,9 +1,7 @@
 // How many programs a stage keeps in the sandbox when `sandbox.url` is set and `sandbox.workers` is
-// not: our servers say how many workers they run on their health path, and the gate is twice their
-// sum; a server that does not say (a SandboxFusion-style /run_code server) or none answering leaves
-// the stage's default, with a line that says why. Real servers on loopback: ours in front of the
-// embedded sandbox (which knows its workers), ours in front of a runner that does not, one that has
-// no health path at all, and a dead port.
+// not: twice the workers our servers report on their health path; a server that does not say, or
+// none answering, leaves the default with a line that says why. Real servers on loopback: ours over
+// the embedded sandbox, ours over a runner that does not know, one with no health path, a dead port.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,14 +1,7 @@
-// Stopping a sandbox built ahead at the worst moment: while bwrap is still building it. bwrap's
-// sandbox init sits in a session of its own and arms --die-with-parent only once the sandbox is
-// built, so a process-group kill in between left the half-built sandbox running, orphaned, with our
-// fd 4 open: 'close' never came, and a run, or the sandbox's close(), waited for ever (seen under load
-// as a C compile error whose run-step sandbox was thrown away mid-build).
-//
-// The ordering is injected with a stand-in for bwrap that has the same shape: the command we spawn
-// starts an "init" in a new session that builds for a while, only then arms a parent-death signal
-// (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's protocol: "R" on fd 5, orders on
-// fd 4 until EOF (none: exit 125, unused), "G" on fd 5, then the program. Both ways of starting it
-// are tested: Node's own spawn and our spawner process.
+// Stopping a sandbox built ahead while bwrap is still building it: nothing of it may run on, and
+// neither a run nor the sandbox's close() may wait for ever on the fd 4 a half-built orphan holds.
+// A stand-in for bwrap with the same shape (STAND_IN) sets the ordering; it is started both by
+// Node's own spawn and by our spawner process.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,6 +10,12 @@ import { SANDBOX_TOOLS } from "../../pipeline/sandbox/isolation.js";
 import { helperBinary } from "../../pipeline/sandbox/launcher.js";
 import { tempDir } from "../support/temp-dir.js";
 
+// bwrap's sandbox init sits in a session of its own and arms --die-with-parent only once the sandbox
+// is built, so a process-group kill in between left it running, orphaned, with our fd 4 open: 'close'
+// never came (seen under load as a C compile error whose run-step sandbox was thrown away mid-build).
+// This stand-in has the same shape: an "init" in a new session builds for a while, only then arms a
+// parent-death signal (setpriv --pdeathsig, as bwrap's prctl) and speaks the launcher's protocol:
+// "R" on fd 5, orders on fd 4 until EOF (none: exit 125, unused), "G" on fd 5, then the program.
 const STAND_IN = `
 mode=$1; pidfile=$2; build_s=$3
 setsid sh -c '

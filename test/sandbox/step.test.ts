@@ -1,9 +1,7 @@
-// One step of a request whose prepared sandbox the kernel's OOM killer took while it waited for its
-// orders (an idle prepared sandbox is the likeliest victim when the host runs short): it ran nothing,
-// so the step builds a sandbox of its own and runs the command there, instead of failing the request
-// as the sandbox's fault. A run that did take its orders and was killed from outside is the fault.
-// The prepared sandbox and its cgroup are stand-ins with the kernel's counters of such a kill; the
-// sandbox built instead is a real one (isolation none: GNU time and prlimit around the command).
+// A step whose prepared sandbox the OOM killer took while it waited for its orders ran nothing, so it
+// builds a sandbox of its own and runs there instead of failing the request; a run that took its
+// orders and was killed from outside is the sandbox's fault. The prepared sandbox and its cgroup are
+// stand-ins with the kernel's counters; the sandbox built instead is real (isolation none).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunCgroup } from "../../pipeline/sandbox/cgroup.js";

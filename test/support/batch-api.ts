@@ -1,10 +1,7 @@
-// The OpenAI Files and Batches protocol for the test LLM server (llm-server.ts `batch`): upload,
-// list (with metadata), retrieve, cancel, output and error files, and the states a batch goes
-// through (validating, in_progress, finalizing, then completed, failed, expired or cancelled), each
-// reached after a share of `delayMs`. Its lines are answered by the server's own rules and counted
-// with its chat requests, so a test sees every request answered, online or in a batch. Faults on
-// demand: failed lines, an expiry with partial output, a batch that fails validation, lost polls and
-// 5xx on upload.
+// The OpenAI Files and Batches protocol for the test LLM server (llm-server.ts `batch`): upload, list,
+// retrieve, cancel, output and error files, and a batch's states, each reached after a share of
+// `delayMs`. Its lines are answered by the server's rules and counted with its chat requests. Faults
+// on demand: failed lines, expiry with partial output, failed validation, lost polls, 5xx on upload.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson } from "./llm-faults.js";
 

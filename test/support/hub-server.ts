@@ -1,9 +1,7 @@
-// A local Hugging Face hub for tests: serves a directory (`<owner>/<name>/<path>`) over HTTP on
-// 127.0.0.1 through the real endpoints `@huggingface/hub` calls (revision info, tree listing,
-// `resolve` with Range/ETag/X-Repo-Commit), with latency and faults injected on demand: a connection
-// dropped mid-file, a slow body (time to kill the client mid-file), 401, 404, 5xx, corrupted bytes.
-// With `writable`, it also takes pushes through the hub's commit endpoints (test/support/hub-writes.ts),
-// and an upload can be cut mid-body.
+// A local Hugging Face hub for tests: serves a directory (`<owner>/<name>/<path>`) on 127.0.0.1
+// through the endpoints `@huggingface/hub` calls (revision info, tree, `resolve` with Range, ETag,
+// X-Repo-Commit), with latency and faults on demand (dropped connection, slow body, 401, 404, 5xx,
+// corrupted bytes). With `writable` it takes pushes too (hub-writes.ts); an upload can be cut mid-body.
 
 import { createReadStream } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

@@ -1,18 +1,8 @@
 // The write side of the local test hub: the endpoints `@huggingface/hub` calls to create a repository,
-// a branch, and to commit (`createRepo`, `createBranch`, `commit`/`uploadFiles`), spoken as the hub
-// speaks them:
-//   POST /api/repos/create                              {name, organization, type, visibility}
-//   GET  /api/{datasets|models}/OWNER/NAME              repository info (`repoExists`)
-//   POST /api/{datasets|models}/OWNER/NAME/branch/B     {startingPoint?, emptyBranch?, overwrite?}
-//   POST /api/{datasets|models}/OWNER/NAME/preupload/B  {files: [{path, size, sample}]} -> uploadMode
-//   POST /[datasets/]OWNER/NAME.git/info/lfs/objects/batch   git-lfs batch API, "basic" transfer:
-//        an object the hub already stores gets no upload action (the client then sends nothing)
-//   PUT  <href from the batch answer>                   the object's bytes (a presigned URL: no token)
-//   POST /api/{datasets|models}/OWNER/NAME/commit/B     NDJSON: header, file (base64), lfsFile, deletedFile
-// The default branch lives where the read side serves it (`<root>/OWNER/NAME/`), so what a push
-// commits is downloadable through the very same endpoints; other branches live under the storage
-// directory, each answered by a DirectoryHub of its own. LFS objects are kept by sha256 whether a
-// commit used them or not, as on the hub, which is what lets an interrupted commit skip them later.
+// a branch, and to commit (listed at `handle`). The default branch lives where the read side serves
+// it, so a push is downloadable through the same endpoints; other branches live under the storage
+// directory, each with a DirectoryHub of its own. LFS objects are kept by sha256 whether a commit used
+// them or not, as on the hub, so an interrupted commit can skip them later.
 
 import { createHash, randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -136,6 +126,15 @@ export class HubWrites {
     return undefined;
   }
 
+  // The endpoints, as the hub speaks them:
+  //   POST /api/repos/create                              {name, organization, type, visibility}
+  //   GET  /api/{datasets|models}/OWNER/NAME              repository info (`repoExists`)
+  //   POST /api/{datasets|models}/OWNER/NAME/branch/B     {startingPoint?, emptyBranch?, overwrite?}
+  //   POST /api/{datasets|models}/OWNER/NAME/preupload/B  {files: [{path, size, sample}]} -> uploadMode
+  //   POST /[datasets/]OWNER/NAME.git/info/lfs/objects/batch   git-lfs batch API, "basic" transfer:
+  //        an object the hub already stores gets no upload action (the client then sends nothing)
+  //   PUT  <href from the batch answer>                   the object's bytes (a presigned URL: no token)
+  //   POST /api/{datasets|models}/OWNER/NAME/commit/B     NDJSON: header, file (base64), lfsFile, deletedFile
   /** Answers a write request (and repository info); false when the request is not one of them. */
   async handle(
     req: IncomingMessage,

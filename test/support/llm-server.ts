@@ -1,16 +1,8 @@
-// A local OpenAI-compatible chat completions server for tests and benchmarks. It answers from rules
-// (or one function), after a configurable latency, in one JSON body or as server-sent events with
-// `usage`, and misbehaves on demand (llm-faults.ts): 500, 429 with Retry-After, 401, hanging past
-// the client's timeout, a body or an event that is not JSON, empty `choices`, a dropped connection.
-// It counts every request, by a hash of its messages too, so a test can say exactly what was sent
-// twice, and notes when each one arrived.
-//
-// Kept cheap on purpose (one JSON parse and one stringify per request, no logging): the benchmark
-// drives it at over a thousand requests per second on a two-core machine.
-//
-// Run standalone (for the benchmark, or by hand):
-//   pnpm exec tsx test/support/llm-server.ts --port 8000 --latency 200
-// prints `listening <base url>` and answers every request with a complexity score.
+// A local OpenAI-compatible chat completions server for tests and benchmarks: it answers from rules (or
+// one function) after a set latency, as one JSON body or server-sent events with `usage`, misbehaves
+// on demand (llm-faults.ts), and counts every request, by a hash of its messages too, with its arrival.
+// Kept cheap (one JSON parse and one stringify per request, no logging): the benchmark drives it at
+// over a thousand requests per second on two cores. Run standalone: see `main` below.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -327,6 +319,9 @@ function pickReply(options: LlmServerOptions, request: ReceivedRequest): Reply {
   return (options.fallback ?? complexityReply)(request);
 }
 
+// Run standalone (for the benchmark, or by hand):
+//   pnpm exec tsx test/support/llm-server.ts --port 8000 --latency 200
+// prints `listening <base url>` and answers every request with a complexity score.
 async function main(argv: string[]): Promise<void> {
   const arg = (name: string, fallback: number) => {
     const at = argv.indexOf(`--${name}`);

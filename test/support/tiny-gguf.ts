@@ -1,10 +1,8 @@
-// A llama-architecture language model with random weights, written as a GGUF file byte by byte (the
-// format is small: a header, typed key/value metadata, tensor descriptors, then aligned tensor data).
-// llama.cpp loads it like any downloaded model: its SentencePiece-style vocabulary has the 256 byte
-// tokens (so every text tokenizes), printable ASCII pieces, ChatML control tokens and a ChatML chat
-// template, so chat formatting, sampling, grammars and JSON schemas all run through the real code.
-// It writes gibberish, quickly: `TINY_LLAMA` loads and answers in milliseconds on two cores.
-// `SMALL_LLAMA` is wider, for benchmarks where the model's own work must dominate the overhead.
+// A llama-architecture model with random weights, written as a GGUF file byte by byte, that llama.cpp
+// loads like any download: its vocabulary has the 256 byte tokens, printable ASCII pieces and ChatML
+// control tokens and template, so chat formatting, sampling, grammars and JSON schemas run through the
+// real code. `TINY_LLAMA` answers in milliseconds on two cores; `SMALL_LLAMA` is wider, for benchmarks
+// where the model's own work must dominate.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { seededRandom } from "../../pipeline/random.js";
