@@ -54,6 +54,17 @@ describe.runIf(present("SLURM", unavailable))(
       };
     };
 
+    // the stage's manifest is complete a moment before its job's process exits: wait for Slurm to say so
+    const ended = async (id: string) => {
+      const deadline = Date.now() + 120_000;
+      let seen = job(id);
+      while (/^(PENDING|RUNNING|COMPLETING|CONFIGURING)$/.test(seen.state) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 500));
+        seen = job(id);
+      }
+      return seen;
+    };
+
     it("answers each round's file in a job of its own, runs the next round after it, and the next stage after the last", async () => {
       const dir = tempDir("cf-batch-slurm-");
       const env = { ...ref.env(), SLURM_CONF: cluster.env.SLURM_CONF };
@@ -103,7 +114,7 @@ describe.runIf(present("SLURM", unavailable))(
         expect(job(jobs.find((j) => j.stage === "pack")!.jobId).state).toBe("CANCELLED");
       }
       const last = rounds.at(-1)!;
-      const packed = job(last.find((j) => j.stage === "pack")!.jobId);
+      const packed = await ended(last.find((j) => j.stage === "pack")!.jobId);
       expect(packed.state).toBe("COMPLETED");
       expect(packed.start).toBeGreaterThanOrEqual(job(last.find((j) => j.stage === "filter")!.jobId).end);
       for (const jobs of chained) {
