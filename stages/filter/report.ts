@@ -2,7 +2,7 @@
 // (287,252 -> 191,122 -> 156,526), and each round's score histogram with the passing scores apart.
 // (The languages of the filtered set are export's section: it reads this stage's summary.)
 import type { StageReport, StageView } from "../../pipeline/report/contract.js";
-import { figure, MUTED, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
+import { figure, MUTED, missing, n, OURS, PAPER, pct, table } from "../../pipeline/report/html.js";
 import type { FilterSummary } from "./funnel.js";
 
 /** The filtering figure: the aggregated pool, after the first complexity round, after the second. */
@@ -21,6 +21,7 @@ export function passingThreshold(histogram: Record<string, number>, passed: numb
 function funnelFigure(view: StageView<FilterSummary>): string {
   const f = view.summary;
   if (!f) return view.missing("funnel", view.name);
+  if (f.in === 0) return missing("funnel", NO_PAIRS);
   const pool = f.in;
   const ours = [pool, ...f.rounds.map((r) => r.passed)];
   const paper = [PAPER_FILTER.pool, PAPER_FILTER.round1, PAPER_FILTER.kept];
@@ -59,10 +60,14 @@ function funnelFigure(view: StageView<FilterSummary>): string {
   );
 }
 
+/** An audit's run reads dialogues only: filter completes on no pairs, and a 0% funnel would mislead. */
+const NO_PAIRS = "no instruction pairs reached the complexity filter in this run";
+
 function scoreSection(view: StageView<FilterSummary>): string {
   const head = '<section id="scores"><h2>Complexity scores</h2>';
   const f = view.summary;
   if (!f || f.rounds.length === 0) return `${head}${view.missing("scores", view.name)}</section>`;
+  if (f.in === 0) return `${head}${missing("scores", NO_PAIRS)}</section>`;
   const bins = ["1", "2", "3", "4", "5", "unscored"];
   const charts = f.rounds.map((r) => {
     const threshold = passingThreshold(r.histogram, r.passed);

@@ -114,6 +114,11 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     const report = readFileSync(join(whole, "export", "report.html"), "utf8");
     expect(report).toContain('<section id="audits">');
     expect(report).not.toContain('<section id="languages">');
+    // filter completes on no pairs: its funnel and scores say so instead of charting zeros
+    for (const id of ["funnel", "scores"])
+      expect(report).toContain(`data-missing="${id}">no instruction pairs reached the complexity filter`);
+    expect(report).not.toContain('data-chart="funnel"');
+    expect(report).not.toContain('data-chart="scores-round-1"');
   });
 
   it("says what it takes, with exit 2, for an argument that is neither a file nor a dataset id", async () => {
