@@ -1,6 +1,6 @@
 // What building and tearing down one sandbox costs in CPU, by how its tools are mounted: the tools
 // dir mounted whole (as sandboxes are built) against one bind per tool file, alternating, with
-// /bin/true spawned bare as the floor. bwrap re-reads the mount table for every bind it makes.
+// /bin/true bare, and in the sandbox's namespaces alone (util-linux unshare, no mounts), as floors.
 // CPU is a cpuacct cgroup around this process, less its own (bench/e2e/cpu.ts; root, cgroup v1).
 //   pnpm bench sandbox-mounts [-- --runs 400 --rounds 4]
 import { readdirSync } from "node:fs";
@@ -78,14 +78,32 @@ async function phase(host: HostCommand): Promise<number> {
 
 const spawner = area.kit.spawner ?? undefined;
 const bare: HostCommand = { file: "/bin/true", args: [], env: {}, cwd: "/", ...(spawner ? { spawner } : {}) };
-const results: Record<string, number[]> = { bare: [], "tools dir": [], "per file": [] };
+// the kernel's part alone: the namespaces bwrap makes (the user one as the sandbox's uid, where bwrap
+// makes one), a fork into the new PID namespace and /bin/true, with no mount, /dev or seccomp
+const userns = mode === "userns";
+const namespaces: HostCommand = {
+  ...bare,
+  file: "/usr/bin/unshare",
+  args: [
+    ...(userns ? ["--user", "--map-root-user"] : []),
+    ...["--mount", "--pid", "--fork", "--net", "--ipc", "--uts", "--cgroup", "/bin/true"],
+  ],
+  ...(userns && isRoot() ? { uid: slot.uid, gid: slot.uid } : {}),
+};
+const phases: Record<string, () => HostCommand> = {
+  bare: () => bare,
+  namespaces: () => namespaces,
+  "tools dir": () => sandboxed(kits["tools dir"]!, area.kit),
+  "per file": () => sandboxed(kits["per file"]!, area.kit),
+};
+const results: Record<string, number[]> = Object.fromEntries(Object.keys(phases).map((name) => [name, []]));
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? ["bare", "tools dir", "per file"] : ["per file", "tools dir", "bare"];
+    const order = round % 2 === 0 ? Object.keys(phases) : Object.keys(phases).reverse();
     for (const name of order) {
-      const ms = await phase(name === "bare" ? bare : sandboxed(kits[name]!, area.kit));
+      const ms = await phase(phases[name]!());
       results[name]!.push(ms);
-      console.log(`  round ${round + 1} ${name.padEnd(9)} ${ms.toFixed(2)} ms CPU a command`);
+      console.log(`  round ${round + 1} ${name.padEnd(10)} ${ms.toFixed(2)} ms CPU a command`);
     }
   }
 } finally {
@@ -95,7 +113,9 @@ try {
   await dir.remove();
   await removeHostArea(area);
 }
-const [floor, whole, each] = [results.bare!, results["tools dir"]!, results["per file"]!].map(median);
+const [floor, kernel, whole, each] = ["bare", "namespaces", "tools dir", "per file"].map((name) =>
+  median(results[name]!),
+);
 console.log(
-  `medians of ${ROUNDS} rounds of ${RUNS}, mode ${mode}: /bin/true bare ${floor!.toFixed(2)} ms; in a sandbox, tools dir ${whole!.toFixed(2)} ms, one bind per tool file ${each!.toFixed(2)} ms (${perFile.length + 1} binds instead of 1, Go's cache aside); the sandbox's cost ${(each! - floor!).toFixed(2)} -> ${(whole! - floor!).toFixed(2)} ms, ${((each! - floor!) / (whole! - floor!)).toFixed(2)}x`,
+  `medians of ${ROUNDS} rounds of ${RUNS}, mode ${mode}: /bin/true bare ${floor!.toFixed(2)} ms; in the namespaces alone ${kernel!.toFixed(2)} ms; in a sandbox, tools dir ${whole!.toFixed(2)} ms, one bind per tool file ${each!.toFixed(2)} ms (${perFile.length + 1} binds instead of 1, Go's cache aside); the sandbox's cost ${(each! - floor!).toFixed(2)} -> ${(whole! - floor!).toFixed(2)} ms, ${((each! - floor!) / (whole! - floor!)).toFixed(2)}x`,
 );
