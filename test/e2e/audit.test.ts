@@ -28,7 +28,7 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
   beforeAll(async () => {
     isolated = (await probeIsolationMode()) !== null;
     if (isolated) reference = await audit(whole);
-  }, 600_000);
+  });
 
   it("prints the verdict: released by outcome, dropped by reason, by language", (ctx) => {
     if (!isolated) ctx.skip();
@@ -163,7 +163,7 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
     expect(readFileSync(join(killed, "audit.yaml"), "utf8")).toBe(
       readFileSync(join(whole, "audit.yaml"), "utf8").replaceAll(whole, killed),
     );
-  }, 600_000);
+  });
 
   it("replaces its config when the options change, and reruns only what they change", async (ctx) => {
     if (!isolated) ctx.skip();
@@ -180,5 +180,5 @@ describe("pipeline audit on the bundled Code-Feedback-shaped sample", () => {
       env: NO_ENDPOINTS,
     });
     expect(status.stdout).toMatch(/^export +complete /m);
-  }, 600_000);
+  });
 });

@@ -107,7 +107,8 @@ describe("launch --executor local", () => {
     child.stderr.on("data", (b) => {
       stderr += b;
     });
-    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    // "close": the streams are read to their end, not only the process gone
+    const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     const deadline = Date.now() + 600_000;
     // wait until both expand shards have committed a record, so they are surely running
     while (!/\[expand 0\/2\] .*records/.test(stderr) || !/\[expand 1\/2\] .*records/.test(stderr)) {

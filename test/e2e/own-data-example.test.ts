@@ -27,7 +27,7 @@ describe("configs/examples/own-data.yaml", () => {
     isolated = (await probeIsolationMode()) !== null;
     server = await startLlmServer({ latencyMs: 1, fallback: () => "Score: 5\n\nSeveral steps." });
     if (isolated) run = await cli("run", "export");
-  }, 600_000);
+  });
   afterAll(async () => {
     await server?.close();
   });

@@ -32,7 +32,8 @@ describe("LLM client: an outage after the server answered", () => {
 
   it("on_outage wait: a request that waited out an outage has its retries again once the server is back", async () => {
     const log = recordingLogger();
-    const config = testConfig(t.server.url, { retries: 2, outage_s: 0.3, on_outage: "wait" });
+    // outage_s long enough that "first"'s three quick attempts fall inside it on a slow machine
+    const config = testConfig(t.server.url, { retries: 2, outage_s: 2, on_outage: "wait" });
     const service = testService(config, t.dir, { log });
     const client = service.client("scorer", new UsageMeter());
     await client.chat(ask("warm up"));
@@ -45,7 +46,7 @@ describe("LLM client: an outage after the server answered", () => {
     };
     await expect(client.chat(ask("first"))).rejects.toBeInstanceOf(LlmRequestError);
     // past outage_s since the first failure: "a" waits from its first attempt on
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     const a = client.chat(ask("a"));
     const triesOfA = () => t.server.requests.filter((r) => r.body.messages[0]!.content === "a").length;
     await vi.waitFor(() => expect(triesOfA()).toBeGreaterThanOrEqual(6), { timeout: 20_000, interval: 10 });

@@ -134,7 +134,7 @@ describe("a dialogue method declared outside pipeline/ and the paper's stages", 
   // a busy machine may queue the sandbox runs: room to finish, whatever the load
   beforeAll(async () => {
     await runner.run(["export"]);
-  }, 600_000);
+  });
 
   it("is validated in the sandbox and counted per method", async () => {
     const kept = await collect(runner.store("validate").read());

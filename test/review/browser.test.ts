@@ -151,7 +151,7 @@ describe.runIf(run)("the review app in Chromium", () => {
     expect(released()).not.toContain(id);
     const dropped = (await collectRejects(dataDir)).filter((r) => r.reason.startsWith("review:"));
     expect(dropped).toEqual([expect.objectContaining({ id, reason: "review:other" })]);
-  }, 240_000);
+  });
 
   it("renders a 5 MB line and hostile markup (in a block's output too) as text, and runs none of it", async () => {
     const dataDir = tempDir("cf-review-hostile-");
@@ -213,7 +213,7 @@ describe.runIf(run)("the review app in Chromium", () => {
       await server?.close();
       app.close();
     }
-  }, 120_000);
+  });
 });
 
 describe.runIf(run)("the review queue in Chromium", () => {
@@ -265,7 +265,7 @@ describe.runIf(run)("the review queue in Chromium", () => {
       await server.close();
       app.close();
     }
-  }, 120_000);
+  });
 });
 
 async function collectRejects(dataDir: string): Promise<{ id: string; reason: string }[]> {

@@ -101,7 +101,7 @@ describe("review from the command line", () => {
     expect((await pipeline(dir, "show", "validate", "sim-1")).stdout).toContain(
       "ann: bad (wrong-execution-claim)",
     );
-  }, 240_000);
+  });
 
   it("exits 2 naming a taken port, and off loopback without a token", async () => {
     const dir = dataDir();
@@ -118,7 +118,7 @@ describe("review from the command line", () => {
       env: { CODEFEEDBACK_REVIEW_TOKEN: undefined },
     });
     expect([open.code, open.stderr]).toEqual([2, expect.stringContaining("--token")]);
-  }, 240_000);
+  });
 
   it("says so over a data dir with no runs, and serves", async () => {
     const dir = tempDir("cf-review-cli-empty-");
@@ -147,5 +147,5 @@ describe("review from the command line", () => {
     } finally {
       child.kill();
     }
-  }, 240_000);
+  });
 });

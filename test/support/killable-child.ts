@@ -34,7 +34,8 @@ export function runKillableChild(script: string, args: string[], o: KillOptions)
             }
           }, 10);
     if (o.killAfterMs !== undefined && o.early) arm();
-    child.on("exit", (code, signal) => {
+    // "close", not "exit": stdout is read to its end before "done" is looked for
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
       clearInterval(poll);
       if (signal === "SIGKILL") resolve("killed");

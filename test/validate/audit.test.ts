@@ -202,7 +202,7 @@ describe("a dialogue audit through export", () => {
     writeFileSync(join(input, "a.jsonl"), rows.map((r) => `${JSON.stringify(r)}\n`).join(""));
     writeFileSync(join(input, "b.json"), JSON.stringify(chat));
     await runner().run(["export"]);
-  }, 600_000);
+  });
 
   it("declares one method named after the source, which validate and export take", () => {
     const registry = runner().registry;
@@ -291,5 +291,5 @@ describe("a dialogue audit through export", () => {
     await r.run(["export"]);
     expect(verdict(r)[0]).toMatchObject({ released: 2, dropped_by: { "no-code": 1 } });
     expect(exported("code-feedback-full.jsonl")).not.toContain('"mine:3"');
-  }, 600_000);
+  });
 });
