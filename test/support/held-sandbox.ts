@@ -17,6 +17,8 @@ class HoldingRunner implements CodeRunner {
   held = 0;
   /** programs answered with something the sandbox ran */
   answered = 0;
+  /** programs running in the sandbox now (held ones aside) */
+  running = 0;
   private readonly waiting = new Set<() => void>();
 
   constructor(private readonly runner: CodeRunner) {}
@@ -36,7 +38,8 @@ class HoldingRunner implements CodeRunner {
       this.held--;
       throw new Error("held until the client went away");
     }
-    const response = await this.runner.run(request, options);
+    this.running++;
+    const response = await this.runner.run(request, options).finally(() => this.running--);
     const step = response.run_result ?? response.compile_result;
     if (response.status === "SandboxError" || !step) return response;
     this.answered++;
@@ -70,6 +73,8 @@ export interface HeldSandbox {
   /** programs answered since the start or the last `resetCount` */
   answered(): number;
   resetCount(): void;
+  /** once no program is held or running: a killed client's last programs are over and counted */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,6 +92,9 @@ export async function startHeldSandbox(runner: CodeRunner): Promise<HeldSandbox>
     answered: () => holding.answered,
     resetCount: () => {
       holding.answered = 0;
+    },
+    idle: async () => {
+      while (holding.held > 0 || holding.running > 0) await new Promise((r) => setTimeout(r, 20));
     },
     close: async () => {
       holding.release();
