@@ -104,7 +104,8 @@ describe.skipIf(mode === null)("backpressure", () => {
     const sandbox = new EmbeddedSandbox(testConfig({ workers: 1, queue: 0 }));
     const server = await startSandboxServer({ runner: sandbox, port: 0, maxBodyBytes: 64 * 1024 });
     try {
-      const slow = post(server.url, { code: "import time\ntime.sleep(2)", language: "python" });
+      // long enough that the second request surely arrives while it runs, however slow the machine
+      const slow = post(server.url, { code: "import time\ntime.sleep(5)", language: "python" });
       // the first request must hold the only worker before the second arrives
       while (sandbox.stats().busy === 0) await new Promise((resolve) => setTimeout(resolve, 20));
       const refused = await fetch(`${server.url}/run_code`, {
@@ -251,7 +252,7 @@ describe.skipIf(mode === null)("server limits", () => {
     });
     try {
       const padding = `# ${"x".repeat(50 * 1024)}\n`;
-      const held = post(server.url, { code: `${padding}import time\ntime.sleep(2)`, language: "python" });
+      const held = post(server.url, { code: `${padding}import time\ntime.sleep(5)`, language: "python" });
       while (sandbox.stats().busy === 0) await new Promise((resolve) => setTimeout(resolve, 20));
       const refused = await post(server.url, { code: `${padding}print(1)`, language: "python" });
       expect(refused.status).toBe(503);

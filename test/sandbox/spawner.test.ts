@@ -298,7 +298,8 @@ describe.runIf(spawnerBinary)("our spawner process", () => {
   });
 
   it("ignores a terminal's signals: a Ctrl-C is for the pipeline, which finishes its runs", async () => {
-    const running = runHostCommand(host(["-c", "sleep 0.5; echo done"]), options());
+    // long enough to be found in /proc on a slow machine before it ends
+    const running = runHostCommand(host(["-c", "sleep 3; echo done"]), options());
     const pid = await spawnerRunning(spawnerBinary!, "echo done");
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.kill(pid, signal);
     const { result } = await running;
