@@ -32,6 +32,8 @@ export class CachedCalls {
   private readonly options: CachedCallsOptions;
   /** identical requests in flight at once are sent once */
   private readonly inFlight = new InFlightRequests<CachedAnswer>();
+  /** answers being produced or waiting for a slot, whether or not anyone still waits for them */
+  private readonly producing = new Set<Promise<unknown>>();
 
   constructor(options: CachedCallsOptions) {
     this.options = options;
@@ -71,16 +73,32 @@ export class CachedCalls {
    * caller (then the stage's record) sees it: a kill -9 at any instant costs at most those requests.
    * Its tokens and cost are metered once it is committed.
    */
+  /** How many answers are on their way now. */
+  get pending(): number {
+    return this.producing.size;
+  }
+
+  /**
+   * Once every answer on its way has been committed or has failed: a request already sent is paid
+   * for, so a run that stops (a first Ctrl-C) keeps its answer rather than cutting it off and paying
+   * for it again on the rerun. Those not sent yet are not sent once their callers have given up.
+   */
+  async settled(): Promise<void> {
+    while (this.producing.size > 0) await Promise.allSettled([...this.producing]);
+  }
+
   async commit(
     limit: LimitFunction,
     call: UncachedCall,
     produce: () => Promise<CachedAnswer>,
   ): Promise<CachedAnswer> {
-    const answer = await limit(async () => {
+    const running = limit(async () => {
       const produced = await produce();
       await this.options.cache.putSoon(call.key, produced);
       return produced;
     });
+    this.producing.add(running);
+    const answer = await running.finally(() => this.producing.delete(running));
     call.usage.add({
       promptTokens: answer.promptTokens,
       completionTokens: answer.completionTokens,

@@ -281,7 +281,13 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
     );
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    if (this.calls.pending > 0) {
+      this.log.info(
+        `llm role '${this.endpoint.role}': waiting for ${this.calls.pending} request(s) in flight, so their answers are kept`,
+      );
+    }
+    await this.calls.settled();
     this.digest.flush();
     this.http.close();
   }

@@ -64,6 +64,38 @@ describe("pnpm pipeline run filter: dry-run and resuming", () => {
     expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
   });
 
+  it("Ctrl-C with requests in flight: exit 130 once their answers are kept, and the rerun sends none of them again", async () => {
+    const dir = tempDir("cf-filter-sigint-");
+    ref.server.reset();
+    // slow answers, so a full set of requests is in flight when the signal comes
+    ref.server.options.latencyMs = 1500;
+    let stopped: Awaited<ReturnType<typeof cli>>;
+    try {
+      stopped = await cli(
+        dir,
+        ["run", "filter"],
+        ref.env(),
+        () => ref.server.inFlight >= CONCURRENCY,
+        "SIGINT",
+      );
+    } finally {
+      ref.server.options.latencyMs = 15;
+    }
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain("finishing the records in flight and saving");
+    expect(stopped.stderr).toMatch(/llm role 'scorer': waiting for \d+ request\(s\) in flight/);
+    // every request the first run sent was answered in full, none cut off
+    const first = new Set(ref.server.requests.map((r) => r.key));
+    expect(first.size).toBeGreaterThanOrEqual(CONCURRENCY);
+    expect([...first].every((key) => ref.server.answered.get(key) === 1)).toBe(true);
+
+    ref.server.reset();
+    const resumed = await cli(dir, ["run", "filter"], ref.env());
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(ref.server.requests.filter((r) => first.has(r.key))).toEqual([]);
+    expect(await outcomeOf(dir)).toEqual({ kept: ref.reference.kept, rejected: ref.reference.rejected });
+  });
+
   it("loses no record to injected faults: failures are counted with their reasons and redone", async () => {
     const dir = tempDir("cf-filter-faults-");
     ref.server.reset();

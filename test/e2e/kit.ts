@@ -14,12 +14,13 @@ export const SECRET = "sk-e2e-secret-5f3a9c";
 // USD per million tokens for the sample config's scorer, so that `status` has a cost to show.
 export const PRICE = { prompt: 1000, completion: 2000 };
 
-/** Runs the pipeline CLI on the samples against the test LLM server; `killWhen` is polled and, once true, the child gets SIGKILL. */
+/** Runs the pipeline CLI on the samples against the test LLM server; `killWhen` is polled and, once true, the child gets `killSignal` (SIGKILL). */
 export function cli(
   dataDir: string,
   args: string[],
   env: Record<string, string | undefined>,
   killWhen?: () => boolean,
+  killSignal?: NodeJS.Signals,
 ): Promise<CliResult> {
   const argv = [
     ...args,
@@ -32,7 +33,11 @@ export function cli(
       `llm.prices.Qwen/Qwen-72B-Chat={prompt: ${PRICE.prompt}, completion: ${PRICE.completion}}`,
     ]),
   ];
-  return runCli(argv, { env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, ...env }, killWhen });
+  return runCli(argv, {
+    env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, ...env },
+    killWhen,
+    ...(killSignal ? { killSignal } : {}),
+  });
 }
 
 export const isRound2 = (r: ReceivedRequest) =>

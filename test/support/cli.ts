@@ -20,8 +20,9 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** another tsx entry point than the CLI's */
   entry?: string;
-  /** polled every millisecond; once true, the child gets SIGKILL */
+  /** polled every millisecond; once true, the child gets `killSignal` (SIGKILL by default) */
   killWhen?: () => boolean;
+  killSignal?: NodeJS.Signals;
 }
 
 /** Runs the CLI without blocking (the test servers answer from this very process); done once its output is closed. */
@@ -41,7 +42,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
       ? setInterval(() => {
           if (killWhen()) {
             clearInterval(poll);
-            child.kill("SIGKILL");
+            child.kill(options.killSignal ?? "SIGKILL");
           }
         }, 1)
       : undefined;
