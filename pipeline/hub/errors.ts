@@ -21,13 +21,17 @@ export class HubNotFoundError extends UserError {
 
 /** No answer at all (DNS, refused connection, timeout) after every retry. */
 export class HubUnreachableError extends OperationalError {
+  /** what failed, without the advice (a caller whose setting names the endpoint gives its own) */
+  readonly reason: string;
   constructor(endpoint: string, what: string, cause: unknown) {
+    const reason = `cannot reach the hub at ${endpoint} while fetching ${what} (${describeCause(cause)})`;
     super(
-      `cannot reach the hub at ${endpoint} while fetching ${what} (${describeCause(cause)}); check the network, ` +
+      `${reason}; check the network, ` +
         "or set HF_ENDPOINT (or hub.endpoint) to a mirror you can reach, then rerun: finished files are kept " +
         "and a partial download continues where it stopped",
       { cause },
     );
+    this.reason = reason;
   }
 }
 

@@ -144,7 +144,7 @@ export function chatPairs(turns: readonly ChatTurn[], index: number): { pairs: C
       const wrong = user.role !== "user" ? user : assistant!;
       return {
         reject: "not-alternating",
-        detail: `row ${index}, turn ${wrong.at}: a ${wrong.role} turn where a ${wrong === user ? "user" : "assistant"} turn was due (user and assistant turns must alternate, from a user turn)`,
+        detail: `row ${index}, turn ${wrong.at}: ${wrong.role === "assistant" ? "an" : "a"} ${wrong.role} turn where ${wrong === user ? "a user" : "an assistant"} turn was due (user and assistant turns must alternate, from a user turn)`,
       };
     }
     if (assistant) pairs.push({ pair: pairs.length, query: user.content, answer: assistant.content });

@@ -200,9 +200,11 @@ export function errorLine(result: ExecutionResult): string {
   const compilerError =
     lines.find((l) => /\berror\b/i.test(l) && !/^Traceback/.test(l)) ??
     lines.find((l) => /:\d+(?::\d+)?:\s/.test(l) && !l.startsWith("#"));
-  const raised = [...lines]
-    .reverse()
-    .find((l) => /(?:Error|Exception|panic)\b/.test(l) && !/^\s*at\s/.test(l));
+  const raised =
+    [...lines].reverse().find((l) => /(?:Error|Exception|panic)\b/.test(l) && !/^\s*at\s/.test(l)) ??
+    // a tool that says "error" in lower case (sqlite3: "Parse error near line 1: ...", then the
+    // statement and "^--- error here"): its first such line
+    lines.find((l) => /\berror\b/i.test(l));
   const chosen =
     result.status === "runtime-error" ? (raised ?? lines[lines.length - 1]) : (compilerError ?? lines[0]);
   const line =

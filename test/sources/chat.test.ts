@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatPairs, chatTurns, detectChatKeys } from "../../stages/sources/chat.js";
+import { type ChatTurn, chatPairs, chatTurns, detectChatKeys } from "../../stages/sources/chat.js";
 
 const openai = {
   messages: [
@@ -106,5 +106,21 @@ describe("chat shapes", () => {
     ).toBe("not-alternating");
     expect(reason({ messages: [{ role: "assistant", content: "hello" }] })).toBe("not-alternating");
     expect(reason({ messages: [{ role: "user", content: "q" }] })).toBe("no-user-assistant-pair");
+  });
+
+  it("says which turn broke the alternation, in plain English", () => {
+    const detail = (messages: ChatTurn[]) => {
+      const pairs = chatPairs(messages, 3);
+      return "reject" in pairs ? pairs.detail : "ok";
+    };
+    expect(detail([{ role: "assistant", content: "hello" }])).toBe(
+      "row 3, turn 0: an assistant turn where a user turn was due (user and assistant turns must alternate, from a user turn)",
+    );
+    expect(
+      detail([
+        { role: "user", content: "q" },
+        { role: "user", content: "q again" },
+      ]),
+    ).toMatch(/^row 3, turn 1: a user turn where an assistant turn was due/);
   });
 });

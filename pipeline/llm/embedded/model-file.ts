@@ -100,7 +100,8 @@ export async function ensureModelFile(
       return dest;
     }
     if (error instanceof HubUnreachableError || error instanceof HubNotFoundError) {
-      throw unavailable(config, context, dest, error.message, error);
+      const why = error instanceof HubUnreachableError ? error.reason : error.message;
+      throw unavailable(config, context, dest, why, error);
     }
     throw error;
   }
@@ -120,8 +121,8 @@ function unavailable(
   const fetch = config.path
     ? `  - put the GGUF file at ${dest}, or set llm.${role}.embedded.path to where it is (or remove ` +
       "`path` to fetch the configured hub file);\n"
-    : "  - run once where the hub is reachable (it is fetched and verified once; HF_ENDPOINT names a " +
-      `mirror), or put the GGUF file ${config.file} at ${dest}, or anywhere with ` +
+    : "  - run once where the hub is reachable (it is fetched and verified once; HF_ENDPOINT or " +
+      `llm.${role}.embedded.hub_endpoint names a mirror, not hub.endpoint), or put the GGUF file ${config.file} at ${dest}, or anywhere with ` +
       `llm.${role}.embedded.path: /path/to/model.gguf;\n`;
   const server =
     `  - or point the role at any OpenAI-compatible server: export ${context.baseUrlEnv}=http://127.0.0.1:8000/v1 ` +

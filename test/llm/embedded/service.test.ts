@@ -271,10 +271,14 @@ describe("the embedded provider", () => {
       `${dir}/models/${REPO}/main/${FILE}`,
       "llm.scorer.embedded.path",
       "HF_ENDPOINT",
+      "llm.scorer.embedded.hub_endpoint",
+      "cannot reach the hub at http://127.0.0.1:1",
       "OPENAI_BASE_URL",
     ]) {
       expect(message).toContain(advice);
     }
+    // the model's mirror is its own setting: the datasets' hub.endpoint is not advised
+    expect(message).not.toContain("(or hub.endpoint)");
     // every later request fails the same way at once, without asking the hub again
     const asked = model.hub.requests.length;
     await expect(client.chat(ask("again"))).rejects.toBe(error);
