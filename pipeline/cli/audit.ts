@@ -89,7 +89,7 @@ export function auditCommand(stages: readonly Stage<unknown>[]): CommandModule {
       ];
       const dataDir = args["data-dir"] ?? path.join("data", "audits", name);
       // checked against the user's file first, so that a mistake names its line or its --set
-      loadConfig({ file: args.config, sets, dataDir });
+      loadConfig({ file: args.config, sets, dataDir }, stages);
       const log = createLogger();
       // a key given by --set stays out of the file, as it stays out of every file the pipeline writes
       const secrets = sets.filter(isSecretSet);

@@ -1,6 +1,6 @@
 // Options and set-up shared by the commands that read or write pipeline data.
 import type { Argv } from "yargs";
-import { type LoadedConfig, loadConfig } from "../config/load.js";
+import { type LoadedConfig, loadConfig, type StageSchema } from "../config/load.js";
 import { UserError } from "../errors.js";
 
 export interface DataOptions {
@@ -33,10 +33,14 @@ export function checkLimit(limit: number | undefined): void {
   );
 }
 
-export function loadFromArgs(args: DataOptions): LoadedConfig {
-  return loadConfig({
-    file: args.config,
-    sets: args.set ?? [],
-    ...(args["data-dir"] ? { dataDir: args["data-dir"] } : {}),
-  });
+/** The config of the command's options, with the sections of `stages` checked in the same pass. */
+export function loadFromArgs(args: DataOptions, stages: readonly StageSchema[]): LoadedConfig {
+  return loadConfig(
+    {
+      file: args.config,
+      sets: args.set ?? [],
+      ...(args["data-dir"] ? { dataDir: args["data-dir"] } : {}),
+    },
+    stages,
+  );
 }

@@ -70,7 +70,7 @@ export function launchCommand(stages: readonly Stage<unknown>[]): CommandModule 
           describe: "slurm: a stage's job that stopped for batch files submits its next round (nothing else)",
         }),
     handler: async (args) => {
-      const loaded = loadFromArgs(args);
+      const loaded = loadFromArgs(args, stages);
       const launch = loaded.config.launch;
       const shards = args.shards ?? launch.shards;
       if (!Number.isInteger(shards) || shards < 1) {

@@ -42,7 +42,7 @@ function openRunner(
   shardOf?: (loaded: LoadedConfig) => ShardSpec | undefined,
 ) {
   checkLimit(args.limit);
-  const loaded = loadFromArgs(args);
+  const loaded = loadFromArgs(args, stages);
   const shard = shardOf?.(loaded);
   const runner = runnerFor(stages, loaded, {
     limit: args.limit,

@@ -53,7 +53,7 @@ export function pushCommand(stages: readonly Stage<unknown>[]): CommandModule {
           describe: "the branch to commit to (created from the default branch if missing)",
         }),
     handler: async (args) => {
-      const loaded = loadFromArgs(args);
+      const loaded = loadFromArgs(args, stages);
       if (!release) throw new UserError("nothing to push: no stage of this pipeline declares a release");
       const name = release.name;
       const dir = path.join(loaded.config.data_dir, name);

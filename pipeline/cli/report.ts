@@ -125,7 +125,7 @@ export function reportCommand(stages: readonly Stage<unknown>[]): CommandModule 
           describe: "also render it in headless Chromium and save a PNG here (checks that every chart drew)",
         }),
     handler: async (args) => {
-      const loaded = loadFromArgs(args);
+      const loaded = loadFromArgs(args, stages);
       // the methods a config declares (an audited dataset's) are this config's
       const configured = new StageRegistry<ReportingStage>(stages, loaded.config);
       const { file, data } = await writeReport(loaded.config.data_dir, {

@@ -42,7 +42,7 @@ function sourceOf(runner: Runner): ReviewSource {
 }
 
 function openApp(stages: readonly Stage<unknown>[], args: DataOptions): ReviewApp {
-  const runner = runnerFor(stages, loadFromArgs(args));
+  const runner = runnerFor(stages, loadFromArgs(args, stages));
   return new ReviewApp(sourceOf(runner), MARK_REASONS);
 }
 

@@ -32,12 +32,72 @@ export function isSecretSet(assignment: string): boolean {
   return /^(?:[^=]*\.)?api_key=/.test(assignment);
 }
 
-export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+/** What validating a stage's section needs of the stage: pipeline/stage.ts's Stage fits. */
+export interface StageSchema {
+  name: string;
+  configSchema: z.ZodType<unknown>;
+  switchable?: boolean | undefined;
+}
+
+/**
+ * Loads and validates the config; with `stages`, their sections too, so that one error lists every
+ * mistake of the file, not only the first block's.
+ */
+export function loadConfig(options: LoadOptions = {}, stages: readonly StageSchema[] = []): LoadedConfig {
   const source = options.file ?? "(built-in defaults)";
   const lines = new Map<string, number>();
   const raw = rawConfig(options, lines);
-  const config = validate(rootConfigSchema, raw, [], source, lines);
-  return { config, source, lines, sets: options.sets ?? [] };
+  const root = check(rootConfigSchema, raw, [], lines);
+  const sections = isRecord(raw.stages) ? raw.stages : {};
+  const problems = [...(root.ok ? [] : root.problems), ...checkStages(stages, sections, lines).problems];
+  if (!root.ok || problems.length > 0) throw invalidConfig(source, problems);
+  return { config: root.data, source, lines, sets: options.sets ?? [] };
+}
+
+/**
+ * Each stage's `stages.<name>` validated by its schema (a switchable stage's `enabled` taken out
+ * first), and every problem of them, including a section of a stage that does not exist.
+ */
+export function checkStages(
+  stages: readonly StageSchema[],
+  sections: Record<string, unknown>,
+  lines: Map<string, number>,
+): { configs: Map<string, unknown>; switchedOff: Set<string>; problems: Problem[] } {
+  const configs = new Map<string, unknown>();
+  const switchedOff = new Set<string>();
+  const problems: Problem[] = [];
+  if (stages.length > 0) {
+    const known = `Stages are: ${stages.map((s) => s.name).join(", ")}`;
+    for (const name of Object.keys(sections)) {
+      if (!stages.some((s) => s.name === name)) {
+        problems.push(problemAt(["stages", name], lines, `unknown stage. ${known}`));
+      }
+    }
+  }
+  for (const stage of stages) {
+    let section = sections[stage.name];
+    if (stage.switchable && isRecord(section) && "enabled" in section) {
+      const { enabled, ...rest } = section;
+      if (typeof enabled !== "boolean") {
+        problems.push(
+          problemAt(
+            ["stages", stage.name, "enabled"],
+            lines,
+            `must be true or false (false: do not run ${stage.name}; the stages after it go on without it)`,
+          ),
+        );
+      } else if (!enabled) switchedOff.add(stage.name);
+      section = rest;
+    }
+    const result = check(stage.configSchema, section, ["stages", stage.name], lines);
+    if (result.ok) configs.set(stage.name, result.data);
+    else problems.push(...result.problems);
+  }
+  return { configs, switchedOff, problems };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The config as written: the file's keys with the `--set`s and data dir applied, not yet validated. */
@@ -84,24 +144,48 @@ export function validate<T>(
   source: string,
   lines: Map<string, number>,
 ): T {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const at = [...path, ...issue.path.map((k) => (typeof k === "number" ? k : String(k)))];
-    const keys = issue.code === "unrecognized_keys" ? issue.keys.map((k) => [...at, k]) : [at];
-    return keys
-      .map((full) => {
-        const dotted = full.join(".");
-        const line = nearestLine(lines, full);
-        const where = line === FROM_SET ? " (from --set)" : line ? ` (line ${line})` : "";
-        const what = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
-        return `  ${dotted || "(top level)"}${where}: ${what}`;
-      })
-      .join("\n");
-  });
-  throw new ConfigError(
-    `invalid configuration in ${source}:\n${problems.join("\n")}\nFix the key(s) above; configs/default.yaml documents every key.`,
+  const result = check(schema, value, path, lines);
+  if (!result.ok) throw invalidConfig(source, result.problems);
+  return result.data;
+}
+
+/** One mistake of a config: its line in the file (0: from --set) orders it. */
+export interface Problem {
+  line: number | undefined;
+  text: string;
+}
+
+/** The one error for every problem found in a config, in file order, each with its key and line. */
+export function invalidConfig(source: string, problems: readonly Problem[]): ConfigError {
+  const inFile = (p: Problem) => (p.line ? p.line : Number.POSITIVE_INFINITY);
+  const sorted = [...problems].sort((a, b) => inFile(a) - inFile(b));
+  return new ConfigError(
+    `invalid configuration in ${source}:\n${sorted.map((p) => p.text).join("\n")}\nFix the key(s) above; configs/default.yaml documents every key.`,
   );
+}
+
+function check<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: (string | number)[],
+  lines: Map<string, number>,
+): { ok: true; data: T } | { ok: false; problems: Problem[] } {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return { ok: true, data: result.data };
+  const problems = result.error.issues.flatMap((issue) => {
+    const at = [...path, ...issue.path.map((k) => (typeof k === "number" ? k : String(k)))];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((k) => problemAt([...at, k], lines, "unknown key"));
+    }
+    return [problemAt(at, lines, issue.message)];
+  });
+  return { ok: false, problems };
+}
+
+function problemAt(full: (string | number)[], lines: Map<string, number>, what: string): Problem {
+  const line = nearestLine(lines, full);
+  const where = line === FROM_SET ? " (from --set)" : line ? ` (line ${line})` : "";
+  return { line, text: `  ${full.join(".") || "(top level)"}${where}: ${what}` };
 }
 
 function nearestLine(lines: Map<string, number>, path: (string | number)[]): number | undefined {

@@ -3,9 +3,9 @@
 // run of some targets takes (every upstream, unless --only). status.ts, read.ts and ../runner.ts
 // build on it, each a class over the one below.
 import { resolve } from "node:path";
-import { type LoadedConfig, validate } from "../config/load.js";
+import { checkStages, invalidConfig, type LoadedConfig } from "../config/load.js";
 import type { RootConfig } from "../config/schema.js";
-import { ConfigError, UserError } from "../errors.js";
+import { UserError } from "../errors.js";
 import { hashOf, withoutOperational } from "../hash.js";
 import { createLogger, type Logger } from "../log.js";
 import { StageRegistry } from "../registry.js";
@@ -44,7 +44,9 @@ export class RunnerPlan {
   /** the stage names and the dialogue methods each declares, handed to every stage as `ctx.registry` */
   readonly registry: StageRegistry;
   private readonly byName: Map<string, Stage<unknown>>;
-  private readonly configs = new Map<string, unknown>();
+  private readonly configs: Map<string, unknown>;
+  /** stages switched off by `stages.<name>.enabled: false` */
+  readonly switchedOff: Set<string>;
 
   constructor(
     readonly stages: readonly Stage<unknown>[],
@@ -60,18 +62,11 @@ export class RunnerPlan {
     this.registry = new StageRegistry(stages, loaded.config);
     this.dataDir = resolve(loaded.config.data_dir);
     this.log = options.log ?? createLogger();
-    for (const name of Object.keys(loaded.config.stages)) {
-      if (!this.byName.has(name)) {
-        throw new ConfigError(
-          `${loaded.source}: stages.${name}: unknown stage. Stages are: ${stages.map((s) => s.name).join(", ")}`,
-        );
-      }
-    }
-    for (const stage of stages) this.configOf(stage);
+    const checked = checkStages(stages, loaded.config.stages, loaded.lines);
+    if (checked.problems.length > 0) throw invalidConfig(loaded.source, checked.problems);
+    this.configs = checked.configs;
+    this.switchedOff = checked.switchedOff;
   }
-
-  /** stages switched off by `stages.<name>.enabled: false` */
-  readonly switchedOff = new Set<string>();
 
   get root(): RootConfig {
     return this.loaded.config;
@@ -92,24 +87,6 @@ export class RunnerPlan {
   }
 
   configOf(stage: Stage<unknown>): unknown {
-    if (!this.configs.has(stage.name)) {
-      let section = this.loaded.config.stages[stage.name];
-      if (stage.switchable && typeof section === "object" && section !== null && "enabled" in section) {
-        const { enabled, ...rest } = section as { enabled: unknown };
-        if (typeof enabled !== "boolean") {
-          throw new ConfigError(
-            `invalid configuration in ${this.loaded.source}: stages.${stage.name}.enabled must be true or false (false: do not run ${stage.name}; the stages after it go on without it)`,
-          );
-        }
-        if (!enabled) this.switchedOff.add(stage.name);
-        section = rest;
-      }
-      const path = ["stages", stage.name];
-      this.configs.set(
-        stage.name,
-        validate(stage.configSchema, section ?? {}, path, this.loaded.source, this.loaded.lines),
-      );
-    }
     return this.configs.get(stage.name);
   }
 

@@ -56,13 +56,14 @@ describe("cli", () => {
     }
   });
 
-  it("a bad config key exits 2 naming file, key and line", () => {
+  it("bad config keys exit 2 naming file, each key and its line, the top level's and a stage's at once", () => {
     const { config } = toyConfig();
-    writeFileSync(config, "data_dir: x\nstages:\n  expand:\n    copiez: 1\n");
+    writeFileSync(config, "data_dir: x\ndata_dri: y\nstages:\n  expand:\n    copiez: 1\n");
     const r = toyCli(["status", "--config", config]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`invalid configuration in ${config}`);
-    expect(r.stderr).toContain("stages.expand.copiez (line 4): unknown key");
+    expect(r.stderr).toContain(
+      `invalid configuration in ${config}:\n  data_dri (line 2): unknown key\n  stages.expand.copiez (line 5): unknown key\n`,
+    );
   });
 
   it("an unknown stage is a usage error", () => {

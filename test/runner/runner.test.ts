@@ -162,7 +162,7 @@ describe("runner", () => {
   it("names an unknown stage section and an unknown key with file and line", () => {
     const dir = tempDir();
     expect(() => makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  nubmers: {}\n" })).toThrow(
-      /stages\.nubmers: unknown stage/,
+      /stages\.nubmers \(line 3\): unknown stage/,
     );
     expect(() => makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand:\n    copys: 2\n" })).toThrow(
       /config\.yaml:\n {2}stages\.expand\.copys \(line 4\): unknown key/,

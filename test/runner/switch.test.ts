@@ -80,7 +80,7 @@ describe("a switched-off stage", () => {
     );
 
     expect(() => makeRunner(STAGES_UNDER_TEST, { dir, yaml: yaml("enabled: no") })).toThrow(
-      /stages\.expand\.enabled must be true or false/,
+      /stages\.expand\.enabled \(line \d+\): must be true or false/,
     );
     expect(() =>
       makeRunner(STAGES_UNDER_TEST, { dir, yaml: "stages:\n  numbers: {enabled: false}\n" }),
