@@ -16,7 +16,7 @@ import { describeEndpoints, describeSandbox, UsageMeter } from "../usage.js";
 import { createProgress, formatDuration, type Progress } from "./progress.js";
 import type { RunnerRead } from "./read.js";
 import { type ShardSpec, shardTest } from "./shard.js";
-import { outputHashOf } from "./status.js";
+import { outputHashOf, upstreamContentOf } from "./status.js";
 
 /** What running (or estimating) a stage came to. */
 export interface StageOutcome {
@@ -50,6 +50,7 @@ export async function runStage(
     state: "running",
     configHash: r.configHash(stage),
     upstream: Object.fromEntries(stage.upstream.map((u) => [u, outputHashOf(r.status(u))])),
+    ...upstreamContentOf(stage.upstream.map((u) => r.status(u))),
     counts: previous?.counts ?? { in: 0, out: 0, rejected: 0, failed: 0 },
     usage: usage.totals,
     runs: (previous?.runs ?? 0) + 1,
@@ -166,6 +167,7 @@ export async function runStage(
     state: "complete",
     pid: undefined,
     outputHash: result.outputHash,
+    rejectsHash: result.rejectsHash,
     finishedAt: new Date().toISOString(),
     ...(result.stats ? { stats: result.stats } : {}),
     ...tally.saved(),
@@ -188,6 +190,7 @@ export async function runStage(
 interface ExecutionResult {
   counts: StageCounts;
   outputHash: string;
+  rejectsHash: string;
   /** failure reason -> inputs that failed with it in this run (retried on the next run), with one detail */
   failures: Map<string, { count: number; example?: string }>;
   interrupted: boolean;
@@ -224,7 +227,7 @@ async function executeRecordStage<C, S>(
   const scan = await store.scan();
   const counts: StageCounts = { ...scan.counts, failed: 0 };
   const failures: ExecutionResult["failures"] = new Map();
-  const digest = scan.digest;
+  const { digest, rejectsDigest } = scan;
   hooks.tally.addTally(scan.tally);
   const writer = store.newPart();
   const concurrency = Math.max(1, stage.concurrency?.(ctx) ?? 1);
@@ -297,6 +300,7 @@ async function executeRecordStage<C, S>(
           },
           digest.addJson,
         );
+        for (const reject of rejects) rejectsDigest.add(reject);
         hooks.tally.addEntry({ r: rejects, ...(stats ? { t: stats } : {}) });
         counts.in++;
         counts.out += out.length;
@@ -355,7 +359,13 @@ async function executeRecordStage<C, S>(
     hooks.checkpoint(counts, inputCheck());
   }
   if (fatal) throw fatal;
-  return { counts, outputHash: digest.value, failures, interrupted: ctx.signal.aborted };
+  return {
+    counts,
+    outputHash: digest.value,
+    rejectsHash: rejectsDigest.value,
+    failures,
+    interrupted: ctx.signal.aborted,
+  };
 }
 
 async function executeGlobalStage<C, S>(
@@ -367,6 +377,7 @@ async function executeGlobalStage<C, S>(
 ): Promise<ExecutionResult> {
   const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
   const digest = new OutputDigest();
+  const rejectsDigest = new OutputDigest();
   const staging = store.stagingPart();
   const emit = {
     out: async (record: PipelineRecord) => {
@@ -377,6 +388,7 @@ async function executeGlobalStage<C, S>(
     },
     reject: async (reject: Reject) => {
       staging.writer.append({ s: -1, r: [reject] });
+      rejectsDigest.add(reject);
       counts.rejected++;
       hooks.tally.addEntry({ r: [reject] });
     },
@@ -399,7 +411,14 @@ async function executeGlobalStage<C, S>(
     staging.commit();
     for (const upstream of stage.upstream) counts.in += ctx.countOf(upstream) ?? 0;
   }
-  return { counts, outputHash: digest.value, failures: new Map(), interrupted, ...(stats ? { stats } : {}) };
+  return {
+    counts,
+    outputHash: digest.value,
+    rejectsHash: rejectsDigest.value,
+    failures: new Map(),
+    interrupted,
+    ...(stats ? { stats } : {}),
+  };
 }
 
 function checkIds(stage: string, records: PipelineRecord[], input?: PipelineRecord): void {

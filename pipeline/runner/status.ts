@@ -2,10 +2,12 @@
 // or switched off, and why; for a stage run in shards, every shard's state and the stage's as one
 // (complete when all N are, and then it hashes and counts as their union). Staleness lives here, and
 // so does `reset`, which marks every stage downstream stale.
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { isSecretSet } from "../config/load.js";
 import { UserError } from "../errors.js";
+import { stableStringify } from "../hash.js";
 import { shellQuote } from "../launch/invocation.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
@@ -234,7 +236,7 @@ function staleness(
   statusOf: (name: string) => StageStatus,
   config: unknown,
 ): string | undefined {
-  if (manifest.staleReason) return manifest.staleReason;
+  if (manifest.staleReason && !sameContent(stage, manifest, statusOf)) return manifest.staleReason;
   if (manifest.configHash !== configHash)
     return stage.inputChanged?.({ config, summary: manifest.stats }) ?? "its configuration changed";
   for (const upstream of stage.upstream) {
@@ -248,6 +250,50 @@ function staleness(
     if (outputHashOf(up) !== was) return `upstream ${upstream} changed`;
   }
   return undefined;
+}
+
+/**
+ * Whether every upstream is readable with the very content it had when the stage ran: a reset or
+ * forced upstream that was recomputed to the same outputs, rejects and summary leaves its downstream
+ * valid, so a changed source file does not redo the sandbox runs of an audit it does not feed.
+ */
+function sameContent(
+  stage: Stage<unknown>,
+  manifest: Manifest,
+  statusOf: (name: string) => StageStatus,
+): boolean {
+  const recorded = manifest.upstreamContent;
+  if (!recorded) return false;
+  return stage.upstream.every((u) => {
+    const up = statusOf(u);
+    const content = usable(up) ? contentOf(up) : undefined;
+    return content !== undefined && content === recorded[u];
+  });
+}
+
+/**
+ * What a downstream stage can read of a complete stage, as one hash: its outputs, its rejects and
+ * its summary and counters. Undefined where it is not known (a stage completed by an older version).
+ */
+export function contentOf(status: StageStatus): string | undefined {
+  if (status.state === "disabled") return SWITCHED_OFF;
+  const m = status.manifest;
+  if (m?.outputHash === undefined || m.rejectsHash === undefined) return undefined;
+  const summary = stableStringify({ stats: m.stats ?? null, counters: m.counters ?? null });
+  return createHash("sha1").update(`${m.outputHash}\n${m.rejectsHash}\n${summary}`).digest("hex");
+}
+
+/** `upstreamContent` for a manifest, where every upstream's content is known. */
+export function upstreamContentOf(upstream: readonly StageStatus[]): {
+  upstreamContent?: Record<string, string>;
+} {
+  const contents: Record<string, string> = {};
+  for (const up of upstream) {
+    const content = contentOf(up);
+    if (content === undefined) return {};
+    contents[up.stage] = content;
+  }
+  return { upstreamContent: contents };
 }
 
 /** An upstream a stage can read: complete, or switched off (it then reads nothing of it). */
@@ -348,6 +394,7 @@ export function aggregateManifest(
     state: complete ? "complete" : state === "running" ? "running" : "partial",
     configHash,
     upstream: manifests[0]!.upstream,
+    ...(manifests[0]!.upstreamContent ? { upstreamContent: manifests[0]!.upstreamContent } : {}),
     counts,
     usage,
     runs: manifests.reduce((n, m) => n + m.runs, 0),
@@ -355,6 +402,9 @@ export function aggregateManifest(
     updatedAt: times((m) => m.updatedAt).at(-1)!,
     elapsedMs: Math.max(...manifests.map((m) => m.elapsedMs)),
     ...(complete ? { outputHash: combineDigests(manifests.map((m) => m.outputHash ?? "")) } : {}),
+    ...(complete && manifests.every((m) => m.rejectsHash !== undefined)
+      ? { rejectsHash: combineDigests(manifests.map((m) => m.rejectsHash!)) }
+      : {}),
     ...(complete && finished.length ? { finishedAt: finished.at(-1)! } : {}),
     ...(counters ? { counters } : {}),
     ...(rejectReasons ? { rejectReasons } : {}),

@@ -24,11 +24,18 @@ export interface Manifest {
   configHash: string;
   /** upstream stage -> its outputHash when this stage started */
   upstream: Record<string, string>;
-  /** set by `run --force` or `reset` of an upstream stage: outputs must be recomputed */
+  /**
+   * set by `run --force` or `reset` of an upstream stage: outputs must be recomputed, unless every
+   * upstream ends up with the content recorded in `upstreamContent`
+   */
   staleReason?: string;
+  /** upstream stage -> its content (outputs, rejects, summary: status.ts contentOf) when this stage started */
+  upstreamContent?: Record<string, string>;
   counts: StageCounts;
   /** order-independent hash of the outputs; set when complete */
   outputHash?: string;
+  /** the same of the rejects */
+  rejectsHash?: string;
   usage?: UsageTotals;
   /** programs the sandbox ran for the stage and their busy time, summed over its runs (usage.ts) */
   sandbox?: SandboxUsage;

@@ -21,8 +21,9 @@ interface ScanResult {
   done: DoneSet;
   /** `failed`: the inputs whose last entry is a failure */
   counts: StageCounts;
-  /** the running digest, to continue adding outputs of this run */
+  /** the running digests, to continue adding outputs and rejects of this run */
   digest: OutputDigest;
+  rejectsDigest: OutputDigest;
   /** the committed entries' counters and reject reasons, to continue counting in this run */
   tally: Tally;
 }
@@ -108,6 +109,7 @@ export class StageStore {
     const failedAt = new Set<number>();
     const counts: StageCounts = { in: 0, out: 0, rejected: 0, failed: 0 };
     const digest = new OutputDigest();
+    const rejectsDigest = new OutputDigest();
     const tally = new Tally();
     for (const part of this.parts()) {
       repairTail(part);
@@ -123,13 +125,14 @@ export class StageStore {
           counts.in++;
         }
         for (const record of entry.o ?? []) digest.add(record);
+        for (const reject of entry.r ?? []) rejectsDigest.add(reject);
         counts.out += entry.o?.length ?? 0;
         counts.rejected += entry.r?.length ?? 0;
         tally.addEntry(entry);
       }
     }
     counts.failed = failedAt.size;
-    return { done, counts, digest, tally };
+    return { done, counts, digest, rejectsDigest, tally };
   }
 
   /** A new part file for this run; earlier parts are never written again. */

@@ -77,13 +77,49 @@ describe("runner", () => {
     await expect(runner.run(["expand"], { only: true })).rejects.toThrow(/needs numbers to be complete/);
   });
 
-  it("--force recomputes the named stage and marks downstream stale", async () => {
+  it("--force recomputes the named stage; downstream is stale only if what it reads came out different", async () => {
     const dir = tempDir();
     await makeRunner(TOY_STAGES, { dir }).run(["total"]);
     const runner = makeRunner(TOY_STAGES, { dir });
+    // the same outputs, rejects and summary: total read exactly this, and stays valid
     await runner.run(["expand"], { force: true, only: true });
     expect(runner.status("expand").state).toBe("complete");
+    expect(runner.status("total").state).toBe("complete");
+    expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
+    // the same outputs, other rejects: stale all the same
+    process.env.TOY_REJECT_DETAIL = "counted again";
+    try {
+      await runner.run(["expand"], { force: true, only: true });
+    } finally {
+      delete process.env.TOY_REJECT_DETAIL;
+    }
+    expect(runner.status("expand").manifest!.outputHash).toBe(
+      makeRunner(TOY_STAGES, { dir }).status("total").manifest!.upstream.expand,
+    );
     expect(runner.status("total")).toMatchObject({ state: "stale", reason: "upstream expand was forced" });
+    expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["skipped", "skipped", "ran"]);
+  });
+
+  it("a reset stage recomputed to the same content leaves its downstream valid, transitively", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir });
+    await runner.run(["total"]);
+    runner.reset("numbers");
+    expect(runner.status("total").state).toBe("stale");
+    expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["ran", "skipped", "skipped"]);
+    expect(runner.status("total").state).toBe("complete");
+  });
+
+  it("a manifest from before contents were recorded keeps a reset's staleness", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir });
+    await runner.run(["total"]);
+    const store = runner.store("expand");
+    const { upstreamContent: _dropped, ...older } = store.manifest()!;
+    store.saveManifest(older);
+    runner.reset("numbers");
+    // expand has no record of what it read, so it runs again; total has, and expand came out the same
+    expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["ran", "ran", "skipped"]);
   });
 
   it("reset removes outputs and marks downstream stale", async () => {

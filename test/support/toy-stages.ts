@@ -49,7 +49,10 @@ export const expandStage = defineStage({
       return { failed: { reason: "flaky-service", detail: `value ${value}` } };
     }
     const copies = value % ctx.config.copies;
-    if (copies === 0) return { rejects: [{ id: record.id, reason: "no-copies", record }] };
+    // TOY_REJECT_DETAIL changes the rejects alone, the outputs staying the same
+    const detail = process.env.TOY_REJECT_DETAIL;
+    if (copies === 0)
+      return { rejects: [{ id: record.id, reason: "no-copies", record, ...(detail ? { detail } : {}) }] };
     const out: PipelineRecord[] = [];
     for (let i = 0; i < copies; i++) out.push({ id: `${record.id}/${i}`, value, copy: i });
     return { out };
