@@ -2,12 +2,10 @@
 // or switched off, and why; for a stage run in shards, every shard's state and the stage's as one
 // (complete when all N are, and then it hashes and counts as their union). Staleness lives here, and
 // so does `reset`, which marks every stage downstream stale.
-import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { isSecretSet } from "../config/load.js";
 import { UserError } from "../errors.js";
-import { stableStringify } from "../hash.js";
 import { shellQuote } from "../launch/invocation.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
@@ -254,7 +252,7 @@ function staleness(
 
 /**
  * Whether every upstream is readable with the very content it had when the stage ran: a reset or
- * forced upstream that was recomputed to the same outputs, rejects and summary leaves its downstream
+ * forced upstream that was recomputed to the same outputs and rejects leaves its downstream
  * valid, so a changed source file does not redo the sandbox runs of an audit it does not feed.
  */
 function sameContent(
@@ -272,15 +270,15 @@ function sameContent(
 }
 
 /**
- * What a downstream stage can read of a complete stage, as one hash: its outputs, its rejects and
- * its summary and counters. Undefined where it is not known (a stage completed by an older version).
+ * What a downstream stage can read of a complete stage (ctx.read of its outputs and rejects; its
+ * summary is the report's, and holds run-dependent figures such as cache hits). Undefined where it is
+ * not known (a stage completed by an older version).
  */
 export function contentOf(status: StageStatus): string | undefined {
   if (status.state === "disabled") return SWITCHED_OFF;
   const m = status.manifest;
   if (m?.outputHash === undefined || m.rejectsHash === undefined) return undefined;
-  const summary = stableStringify({ stats: m.stats ?? null, counters: m.counters ?? null });
-  return createHash("sha1").update(`${m.outputHash}\n${m.rejectsHash}\n${summary}`).digest("hex");
+  return `${m.outputHash}/${m.rejectsHash}`;
 }
 
 /** `upstreamContent` for a manifest, where every upstream's content is known. */

@@ -81,7 +81,7 @@ describe("runner", () => {
     const dir = tempDir();
     await makeRunner(TOY_STAGES, { dir }).run(["total"]);
     const runner = makeRunner(TOY_STAGES, { dir });
-    // the same outputs, rejects and summary: total read exactly this, and stays valid
+    // the same outputs and rejects: total read exactly this, and stays valid
     await runner.run(["expand"], { force: true, only: true });
     expect(runner.status("expand").state).toBe("complete");
     expect(runner.status("total").state).toBe("complete");
