@@ -16,6 +16,54 @@ export function hashOf(value: unknown): string {
   return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, 16);
 }
 
+/** Settings past this many are not kept one by one: a change among them is only "changed". */
+const MAX_SETTINGS = 300;
+
+/**
+ * `value`'s leaves by dotted path, each as its JSON text, or a hash of it when long (a prompt):
+ * small enough to keep in a manifest, and enough to name the settings that differ later.
+ */
+export function settingsOf(value: unknown): Record<string, string> | undefined {
+  const settings: Record<string, string> = {};
+  let count = 0;
+  const walk = (v: unknown, path: string): boolean => {
+    if (v === undefined) return true;
+    if (v !== null && typeof v === "object") {
+      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+      return entries.every(([key, x]) => walk(x, path ? `${path}.${key}` : key));
+    }
+    if (++count > MAX_SETTINGS) return false;
+    const json = JSON.stringify(v);
+    settings[path] = json.length <= 120 ? json : `#${hashOf(v)}`;
+    return true;
+  };
+  return walk(value, "") ? settings : undefined;
+}
+
+/**
+ * The settings that differ between two `settingsOf`, named as a user writes them (`stages.<stage>.`
+ * for the stage's own section), the first few with their values: `model "a" -> "b"`.
+ */
+export function settingChanges(
+  stage: string,
+  before: Record<string, string>,
+  after: Record<string, string>,
+): string {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => before[key] !== after[key],
+  );
+  const name = (key: string) =>
+    key.startsWith("config.") ? `stages.${stage}.${key.slice(7)}` : key.replace(/^extra\./, "");
+  // a long value is kept as a hash, and a digest (a file's, the reviewers' verdicts) says nothing either
+  const value = (v: string | undefined) =>
+    v === undefined ? "unset" : v.startsWith("#") || /^"[0-9a-f]{16,}"$/.test(v) ? "" : v;
+  const shown = keys.slice(0, 3).map((key) => {
+    const [was, now] = [value(before[key]), value(after[key])];
+    return was === "" || now === "" ? `${name(key)} edited` : `${name(key)} ${was} -> ${now}`;
+  });
+  return keys.length > 3 ? `${shown.join(", ")} and ${keys.length - 3} more` : shown.join(", ");
+}
+
 const operationalSettings = new WeakSet<object>();
 
 /**

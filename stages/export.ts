@@ -142,7 +142,11 @@ export const exportStage = defineStage<ExportConfig, unknown, ExportSummary>({
   kind: "global",
   configSchema: exportConfigSchema,
   // people's verdicts decide which dialogues are released: a new one makes the release stale
-  fingerprint: ({ root }) => verdictsDigest(root.data_dir),
+  // the reviewers' verdicts, by name, so that `status` can say they changed (none: the same hash as ever)
+  fingerprint: ({ root }) => {
+    const verdicts = verdictsDigest(root.data_dir);
+    return verdicts === undefined ? undefined : { review_verdicts: verdicts };
+  },
   run: exportDatasets,
   summarySchema: exportSummarySchema,
   report: exportReport,

@@ -49,6 +49,7 @@ export async function runStage(
     stage: stage.name,
     state: "running",
     configHash: r.configHash(stage),
+    ...settingsField(r.configSettings(stage)),
     upstream: Object.fromEntries(stage.upstream.map((u) => [u, outputHashOf(r.status(u))])),
     ...upstreamContentOf(stage.upstream.map((u) => r.status(u))),
     counts: previous?.counts ?? { in: 0, out: 0, rejected: 0, failed: 0 },
@@ -430,3 +431,6 @@ function checkIds(stage: string, records: PipelineRecord[], input?: PipelineReco
     }
   }
 }
+
+const settingsField = (settings: Record<string, string> | undefined) =>
+  settings ? { configSettings: settings } : {};

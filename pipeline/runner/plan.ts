@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import { checkStages, invalidConfig, type LoadedConfig } from "../config/load.js";
 import type { RootConfig } from "../config/schema.js";
 import { UserError } from "../errors.js";
-import { hashOf, withoutOperational } from "../hash.js";
+import { hashOf, settingsOf, withoutOperational } from "../hash.js";
 import { createLogger, type Logger } from "../log.js";
 import { StageRegistry } from "../registry.js";
 import type { Services } from "../services.js";
@@ -91,9 +91,18 @@ export class RunnerPlan {
   }
 
   configHash(stage: Stage<unknown>): string {
+    return hashOf(this.fingerprintOf(stage));
+  }
+
+  /** What `configHash` hashes, one short value per setting, for saying later which of them changed. */
+  configSettings(stage: Stage<unknown>): Record<string, string> | undefined {
+    return settingsOf(this.fingerprintOf(stage));
+  }
+
+  private fingerprintOf(stage: Stage<unknown>) {
     const config = this.configOf(stage);
     const extra = stage.fingerprint?.({ config, root: this.root, limit: this.options.limit });
-    return hashOf({ stage: stage.name, config: withoutOperational(stage.configSchema, config), extra });
+    return { config: withoutOperational(stage.configSchema, config), extra, stage: stage.name };
   }
 
   /** Stages to consider for `targets`, in pipeline order. */

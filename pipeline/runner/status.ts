@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { isSecretSet } from "../config/load.js";
 import { UserError } from "../errors.js";
+import { settingChanges } from "../hash.js";
 import { shellQuote } from "../launch/invocation.js";
 import type { Stage } from "../stage.js";
 import type { Manifest } from "../store/manifest.js";
@@ -63,7 +64,14 @@ export class RunnerStatus extends RunnerPlan {
     if (isRunning(manifest)) {
       return { ...base, state: "running", reason: `process ${manifest.pid}` };
     }
-    const stale = staleness(stage, manifest, configHash, (up) => this.status(up), this.configOf(stage));
+    const stale = staleness(
+      stage,
+      manifest,
+      configHash,
+      (up) => this.status(up),
+      this.configOf(stage),
+      () => this.configSettings(stage),
+    );
     if (stale) return { ...base, state: "stale", reason: stale };
     if (manifest.state === "complete") {
       // damaged after it completed (its reader stops on it): `run` recomputes it like any stale stage
@@ -141,7 +149,9 @@ export class RunnerStatus extends RunnerPlan {
     if (manifest.state === "running" && !ours) {
       return { ...base, state: "failed", reason: `${where} died`, manifest, command };
     }
-    const stale = staleness(stage, manifest, configHash, statusOf, this.configOf(stage));
+    const stale = staleness(stage, manifest, configHash, statusOf, this.configOf(stage), () =>
+      this.configSettings(stage),
+    );
     if (stale) return { ...base, state: "stale", reason: stale, manifest, command };
     if (manifest.state === "complete") return { ...base, state: "done", manifest };
     const reason =
@@ -233,10 +243,16 @@ function staleness(
   configHash: string,
   statusOf: (name: string) => StageStatus,
   config: unknown,
+  settings: () => Record<string, string> | undefined,
 ): string | undefined {
   if (manifest.staleReason && !sameContent(stage, manifest, statusOf)) return manifest.staleReason;
-  if (manifest.configHash !== configHash)
-    return stage.inputChanged?.({ config, summary: manifest.stats }) ?? "its configuration changed";
+  if (manifest.configHash !== configHash) {
+    const changed = stage.inputChanged?.({ config, summary: manifest.stats });
+    if (changed) return changed;
+    const now = settings();
+    const which = manifest.configSettings && now && settingChanges(stage.name, manifest.configSettings, now);
+    return which ? `its configuration changed: ${which}` : "its configuration changed";
+  }
   for (const upstream of stage.upstream) {
     const up = statusOf(upstream);
     const was = manifest.upstream[upstream];

@@ -22,6 +22,8 @@ export interface Manifest {
   stage: string;
   state: StoredState;
   configHash: string;
+  /** what configHash hashed, setting by setting (pipeline/hash.ts settingsOf), to name what changed */
+  configSettings?: Record<string, string>;
   /** upstream stage -> its outputHash when this stage started */
   upstream: Record<string, string>;
   /**

@@ -116,6 +116,9 @@ describe("operational settings", () => {
     expect(faster.status("expand").state).toBe("complete");
     expect((await faster.run(["total"])).map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
     const other = makeRunner(TOY_STAGES, { dir, sets: ["stages.expand.copies=4"] });
-    expect(other.status("expand")).toMatchObject({ state: "stale", reason: "its configuration changed" });
+    expect(other.status("expand")).toMatchObject({
+      state: "stale",
+      reason: "its configuration changed: stages.expand.copies 3 -> 4",
+    });
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { PipelineRecord } from "../../pipeline/record.js";
 import { StageStore } from "../../pipeline/store/stage-store.js";
 import { fileCount, filesContaining } from "../llm/helpers.js";
+import { onSamples, runCli } from "../support/cli.js";
 import { tempDir } from "../support/temp-dir.js";
 import { CONCURRENCY, cli, outcomeOf, PRICE, SECRET, useReferenceRun } from "./kit.js";
 
@@ -75,6 +76,24 @@ describe("pnpm pipeline run filter", () => {
     expect(filter).toContain(String(usage.promptTokens + usage.completionTokens));
     expect(filter).toContain(cost.toFixed(2));
     expect(row("dedup")).not.toContain(cost.toFixed(2));
+  });
+
+  it("names what changed when filter is stale: run with an endpoint, read without it", async () => {
+    // the README's way: the endpoint in the environment, the role on `provider: auto`
+    const withEndpoint = await runCli(
+      ["status", "--stage", "filter", ...onSamples(ref.dir, ["llm.scorer.provider=auto"])],
+      { env: ref.env() },
+    );
+    expect(withEndpoint.stdout).toMatch(/state: +complete/);
+    const without = await runCli(
+      ["status", "--stage", "filter", ...onSamples(ref.dir, ["llm.scorer.provider=auto"])],
+      { env: { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined } },
+    );
+    expect(without.code, without.stderr).toBe(0);
+    // no endpoint: the embedded model would answer, and status says so rather than "its configuration changed"
+    expect(without.stdout).toMatch(
+      /reason: +its configuration changed: model "Qwen\/Qwen-72B-Chat" -> "[^"]+", .*provider unset -> "embedded"/,
+    );
   });
 
   it("shows dropped records with their scores, rationales and reasons in `cat filter --rejects`", async () => {

@@ -65,7 +65,10 @@ describe("runner", () => {
 
     const changed = makeRunner(TOY_STAGES, { dir, sets: ["stages.expand.copies=4"] });
     expect(changed.status("numbers").state).toBe("complete");
-    expect(changed.status("expand")).toMatchObject({ state: "stale", reason: "its configuration changed" });
+    expect(changed.status("expand")).toMatchObject({
+      state: "stale",
+      reason: "its configuration changed: stages.expand.copies 3 -> 4",
+    });
     expect(changed.status("total").state).toBe("stale");
     const reports = await changed.run(["total"]);
     expect(reports.map((r) => r.action)).toEqual(["skipped", "ran", "ran"]);

@@ -219,8 +219,8 @@ describe("shards", () => {
     const changed = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  numbers: {count: 61}\n" });
     expect(changed.status("numbers")).toMatchObject({ state: "stale" });
     expect(changed.status("numbers").shards!.map((s) => s.reason)).toEqual([
-      "its configuration changed",
-      "its configuration changed",
+      "its configuration changed: stages.numbers.count 60 -> 61",
+      "its configuration changed: stages.numbers.count 60 -> 61",
     ]);
     expect(changed.status("expand").state).toBe("stale");
     // no reset by hand: shard 0 recomputes its own records; shard 1's files are left as they are
