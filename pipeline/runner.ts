@@ -71,7 +71,10 @@ export class Runner extends RunnerRead {
         if (shard) this.checkShardLayout(stage, shard, true);
         if (forced) reset(`upstream ${stage.name} was forced`);
         let status = statusNow();
-        if (status.state === "complete" || status.state === "done") {
+        // `--dry-run --force` of a complete stage: what its forced rerun would send (the cache counted)
+        const estimateForced =
+          options.dryRun && options.force && stage.estimate && targets.includes(stage.name);
+        if ((status.state === "complete" || status.state === "done") && !estimateForced) {
           this.log.info(`${label}: up to date (${status.manifest!.counts.out} records)`);
           reports.push({ stage: stage.name, action: "skipped", counts: status.manifest!.counts });
           continue;

@@ -257,6 +257,22 @@ describe("runner under concurrent use, aborts and stage bugs", () => {
     expect((await collect(changed.store("expand").read())).length).toBe(49);
   });
 
+  it("--dry-run --force estimates a complete stage it names, and changes nothing", async () => {
+    const dir = tempDir();
+    await makeRunner(TOY_STAGES, { dir }).run(["total"]);
+    const runner = makeRunner(TOY_STAGES, { dir });
+    const plain = await runner.run(["expand"], { dryRun: true });
+    expect(plain.map((r) => r.action)).toEqual(["skipped", "skipped"]);
+    const forced = await runner.run(["expand"], { dryRun: true, force: true });
+    expect(forced.map((r) => [r.stage, r.action])).toEqual([
+      ["numbers", "skipped"],
+      ["expand", "estimated"],
+    ]);
+    expect(forced[1]!.estimate).toMatchObject({ requests: 50 });
+    expect(runner.status("expand").state).toBe("complete");
+    expect(runner.status("total").state).toBe("complete");
+  });
+
   it("a global stage that returns early on abort is not committed", async () => {
     const controller = new AbortController();
     const early = defineStage({
