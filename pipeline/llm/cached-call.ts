@@ -67,12 +67,6 @@ export class CachedCalls {
     return toChatResult(value, shared);
   }
 
-  /**
-   * Produces one answer under `limit` and keeps the slot until the answer is on disk, so at most the
-   * limit's requests are ever paid for and unanswered, and the answer is committed before the
-   * caller (then the stage's record) sees it: a kill -9 at any instant costs at most those requests.
-   * Its tokens and cost are metered once it is committed.
-   */
   /** How many answers are on their way now. */
   get pending(): number {
     return this.producing.size;
@@ -87,6 +81,12 @@ export class CachedCalls {
     while (this.producing.size > 0) await Promise.allSettled([...this.producing]);
   }
 
+  /**
+   * Produces one answer under `limit` and keeps the slot until the answer is on disk, so at most the
+   * limit's requests are ever paid for and unanswered, and the answer is committed before the
+   * caller (then the stage's record) sees it: a kill -9 at any instant costs at most those requests.
+   * Its tokens and cost are metered once it is committed.
+   */
   async commit(
     limit: LimitFunction,
     call: UncachedCall,
