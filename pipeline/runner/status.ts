@@ -245,7 +245,10 @@ function staleness(
   config: unknown,
   settings: () => Record<string, string> | undefined,
 ): string | undefined {
-  if (manifest.staleReason && !sameContent(stage, manifest, statusOf)) return manifest.staleReason;
+  // a partial stage keeps the mark: a recomputed upstream may list the same records in another order
+  // than its resume check saw, so it starts over
+  const lifted = manifest.state === "complete" && sameContent(stage, manifest, statusOf);
+  if (manifest.staleReason && !lifted) return manifest.staleReason;
   if (manifest.configHash !== configHash) {
     const changed = stage.inputChanged?.({ config, summary: manifest.stats });
     if (changed) return changed;

@@ -113,6 +113,21 @@ describe("runner", () => {
     expect(runner.status("total").state).toBe("complete");
   });
 
+  it("a partial stage keeps a reset's mark though its upstream came back the same (it starts over)", async () => {
+    const dir = tempDir();
+    const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand: {fail_every: 7}\n" });
+    process.env.TOY_FAILING = "1";
+    try {
+      await expect(runner.run(["expand"])).rejects.toThrow(/records failed/);
+    } finally {
+      delete process.env.TOY_FAILING;
+    }
+    expect(runner.status("expand").state).toBe("partial");
+    runner.reset("numbers");
+    await runner.run(["numbers"]);
+    expect(runner.status("expand")).toMatchObject({ state: "stale", reason: "upstream numbers was reset" });
+  });
+
   it("a manifest from before contents were recorded keeps a reset's staleness", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir });
