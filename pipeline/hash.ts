@@ -18,6 +18,8 @@ export function hashOf(value: unknown): string {
 
 /** Settings past this many are not kept one by one: a change among them is only "changed". */
 const MAX_SETTINGS = 300;
+/** a setting named like a credential (`api_key`, `token`), by its last path segment */
+const SECRET = /(^|[._])(key|token|secret|password)$/i;
 
 /**
  * `value`'s leaves by dotted path, each as its JSON text, or a hash of it when long (a prompt):
@@ -33,6 +35,8 @@ export function settingsOf(value: unknown): Record<string, string> | undefined {
       return entries.every(([key, x]) => walk(x, path ? `${path}.${key}` : key));
     }
     if (++count > MAX_SETTINGS) return false;
+    // nothing that could be a credential is kept, not even its hash
+    if (SECRET.test(path)) return true;
     const json = JSON.stringify(v);
     settings[path] = json.length <= 120 ? json : `#${hashOf(v)}`;
     return true;

@@ -80,16 +80,16 @@ export class Runner extends RunnerRead {
           continue;
         }
         this.checkUpstream(stage, shard);
+        if (options.dryRun && stage.estimate) {
+          reports.push(await this.estimate(stage, signal, shard));
+          break;
+        }
         // stale shards are recomputed here like any stale stage; live or unfinished ones are not ours
         if ("shards" in status && status.shards && status.state !== "stale") {
           throw new UserError(
             `${stage.name} is being run in shards and is ${status.state}: ${status.reason}. ` +
               `Finish its shards, or run \`pnpm pipeline reset ${stage.name}\` to run it in one process instead.`,
           );
-        }
-        if (options.dryRun && stage.estimate) {
-          reports.push(await this.estimate(stage, signal, shard));
-          break;
         }
         if (status.state === "stale") {
           this.log.info(`${label}: stale (${status.reason}); recomputing`);

@@ -214,7 +214,9 @@ export class RunnerStatus extends RunnerPlan {
       for (const store of [this.store(down), ...shards]) {
         // an unreadable downstream manifest cannot be marked; its own reset is what its error advises
         const manifest = readableOrUndefined(() => store.manifest());
-        if (manifest && !manifest.staleReason) store.saveManifest({ ...manifest, staleReason: reason });
+        // the newest reset's reason: an older mark may have been lifted since (its upstream came back the same)
+        if (manifest && manifest.staleReason !== reason)
+          store.saveManifest({ ...manifest, staleReason: reason });
       }
     }
   }
@@ -247,8 +249,8 @@ function staleness(
 ): string | undefined {
   // a partial stage keeps the mark: a recomputed upstream may list the same records in another order
   // than its resume check saw, so it starts over
-  const lifted = manifest.state === "complete" && sameContent(stage, manifest, statusOf);
-  if (manifest.staleReason && !lifted) return manifest.staleReason;
+  if (manifest.staleReason && !(manifest.state === "complete" && sameContent(stage, manifest, statusOf)))
+    return manifest.staleReason;
   if (manifest.configHash !== configHash) {
     const changed = stage.inputChanged?.({ config, summary: manifest.stats });
     if (changed) return changed;
@@ -265,6 +267,10 @@ function staleness(
     if (up.state === "stale") return `upstream ${upstream} is stale`;
     if (!usable(up)) return `upstream ${upstream} is ${up.state}`;
     if (outputHashOf(up) !== was) return `upstream ${upstream} changed`;
+    // the same outputs with other rejects (a shard rerun marks nothing downstream): read as changed
+    const content = manifest.upstreamContent?.[upstream];
+    if (content !== undefined && contentOf(up) !== undefined && contentOf(up) !== content)
+      return `upstream ${upstream} changed`;
   }
   return undefined;
 }

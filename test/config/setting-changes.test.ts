@@ -30,6 +30,13 @@ describe("the settings a stale stage's configuration changed", () => {
     expect(settingChanges("export", settingsOf({ stage: "export" })!, after)).toBe("review_verdicts edited");
   });
 
+  it("keeps nothing named like a credential, and keeps max_tokens", () => {
+    const settings = settingsOf({
+      extra: { api_key: "sk-1", hf_token: "hf_2", sampling: { max_tokens: 512 } },
+    })!;
+    expect(settings).toEqual({ "extra.sampling.max_tokens": "512" });
+  });
+
   it("names three and counts the rest", () => {
     const before = settingsOf({ config: { a: 1, b: 1, c: 1, d: 1, e: 1 } })!;
     const after = settingsOf({ config: { a: 2, b: 2, c: 2, d: 2, e: 2 } })!;

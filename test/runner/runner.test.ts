@@ -100,6 +100,11 @@ describe("runner", () => {
       makeRunner(TOY_STAGES, { dir }).status("total").manifest!.upstream.expand,
     );
     expect(runner.status("total")).toMatchObject({ state: "stale", reason: "upstream expand was forced" });
+    // and without the mark (a shard rerun marks nothing downstream), the other rejects still count
+    const store = runner.store("total");
+    const { staleReason: _mark, ...unmarked } = store.manifest()!;
+    store.saveManifest(unmarked);
+    expect(runner.status("total")).toMatchObject({ state: "stale", reason: "upstream expand changed" });
     expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["skipped", "skipped", "ran"]);
   });
 

@@ -187,6 +187,12 @@ describe("shards", () => {
     await runShards(runner, "expand", 2);
     await runner.run(["total"]);
     expect(runner.status("total").state).toBe("complete");
+    // a dry run of the complete sharded stage, forced, estimates it rather than refusing it
+    const dry = await runner.run(["expand"], { dryRun: true, force: true });
+    expect(dry.map((r) => [r.stage, r.action])).toEqual([
+      ["numbers", "skipped"],
+      ["expand", "estimated"],
+    ]);
 
     // one shard recomputed to the same records: the union hashes the same, nothing downstream is stale
     await runner.run(["expand"], { shard: { index: 1, count: 2 }, force: true });
