@@ -243,10 +243,13 @@ function staleness(
   stage: Stage<unknown>,
   manifest: Manifest,
   configHash: string,
-  statusOf: (name: string) => StageStatus,
+  readStatus: (name: string) => StageStatus,
   config: unknown,
   settings: () => Record<string, string> | undefined,
 ): string | undefined {
+  // each upstream read once here: the content check and the loop below would each read it again
+  const seen = new Map<string, StageStatus>();
+  const statusOf = (name: string) => seen.get(name) ?? seen.set(name, readStatus(name)).get(name)!;
   // a partial stage keeps the mark: a recomputed upstream may list the same records in another order
   // than its resume check saw, so it starts over
   if (manifest.staleReason && !(manifest.state === "complete" && sameContent(stage, manifest, statusOf)))
