@@ -67,11 +67,6 @@ export class CachedCalls {
     return toChatResult(value, shared);
   }
 
-  /** How many answers are on their way now. */
-  get pending(): number {
-    return this.producing.size;
-  }
-
   /**
    * Once every answer on its way has been committed or has failed: a request already sent is paid
    * for, so a run that stops (a first Ctrl-C) keeps its answer rather than cutting it off and paying

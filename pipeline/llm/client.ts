@@ -282,9 +282,10 @@ export class RoleEndpoint extends RoleBackend<Refusal> {
   }
 
   async close(): Promise<void> {
-    if (this.calls.pending > 0) {
+    // those holding a slot were sent (or are about to be); the queued ones give up unsent
+    if (this.limit.activeCount > 0) {
       this.log.info(
-        `llm role '${this.endpoint.role}': waiting for ${this.calls.pending} request(s) in flight, so their answers are kept`,
+        `llm role '${this.endpoint.role}': waiting for ${this.limit.activeCount} request(s) in flight, so their answers are kept`,
       );
     }
     await this.calls.settled();
