@@ -6,7 +6,7 @@ import { InterruptedError, UserError } from "../../pipeline/errors.js";
 import { defineStage, type Stage } from "../../pipeline/stage.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
-import { numbersStage, TOY_STAGES } from "../support/toy-stages.js";
+import { numbersStage, TOY_STAGES, withToyEnv } from "../support/toy-stages.js";
 
 const ids = (records: { id: string }[]) => records.map((r) => r.id).sort();
 
@@ -90,12 +90,9 @@ describe("runner", () => {
     expect(runner.status("total").state).toBe("complete");
     expect((await runner.run(["total"])).map((r) => r.action)).toEqual(["skipped", "skipped", "skipped"]);
     // the same outputs, other rejects: stale all the same
-    process.env.TOY_REJECT_DETAIL = "counted again";
-    try {
+    await withToyEnv("TOY_REJECT_DETAIL", "counted again", async () => {
       await runner.run(["expand"], { force: true, only: true });
-    } finally {
-      delete process.env.TOY_REJECT_DETAIL;
-    }
+    });
     expect(runner.status("expand").manifest!.outputHash).toBe(
       makeRunner(TOY_STAGES, { dir }).status("total").manifest!.upstream.expand,
     );
@@ -121,12 +118,9 @@ describe("runner", () => {
   it("a partial stage keeps a reset's mark though its upstream came back the same (it starts over)", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand: {fail_every: 7}\n" });
-    process.env.TOY_FAILING = "1";
-    try {
+    await withToyEnv("TOY_FAILING", "1", async () => {
       await expect(runner.run(["expand"])).rejects.toThrow(/records failed/);
-    } finally {
-      delete process.env.TOY_FAILING;
-    }
+    });
     expect(runner.status("expand").state).toBe("partial");
     runner.reset("numbers");
     await runner.run(["numbers"]);
@@ -166,14 +160,11 @@ describe("runner", () => {
   it("keeps failed records out of the done set and retries them on the next run", async () => {
     const dir = tempDir();
     const runner = makeRunner(TOY_STAGES, { dir, yaml: "stages:\n  expand: {fail_every: 7}\n" });
-    process.env.TOY_FAILING = "1";
-    try {
+    await withToyEnv("TOY_FAILING", "1", async () => {
       await expect(runner.run(["expand"])).rejects.toThrow(
         /8 records failed: 8 x flaky-service \(e\.g\. value 0\)/,
       );
-    } finally {
-      delete process.env.TOY_FAILING;
-    }
+    });
     const partial = runner.status("expand");
     expect(partial.state).toBe("partial");
     expect(partial.manifest!.counts.failed).toBe(8);

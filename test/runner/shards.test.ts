@@ -14,7 +14,7 @@ import { writeManifest } from "../../pipeline/store/manifest.js";
 import { HEARTBEAT_MS } from "../../pipeline/store/stage-store.js";
 import { collect, makeRunner } from "../support/runner-kit.js";
 import { tempDir } from "../support/temp-dir.js";
-import { TOY_STAGES } from "../support/toy-stages.js";
+import { TOY_STAGES, withToyEnv } from "../support/toy-stages.js";
 
 const YAML = "stages:\n  numbers: {count: 60}\n";
 const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).sort();
@@ -169,12 +169,9 @@ describe("shards", () => {
     // a one-process run left partial (failed records) cannot be finished by shards
     runner.reset("expand");
     const failing = makeRunner(TOY_STAGES, { dir, yaml: `${YAML}  expand: {fail_every: 7}\n` });
-    process.env.TOY_FAILING = "1";
-    try {
+    await withToyEnv("TOY_FAILING", "1", async () => {
       await expect(failing.run(["expand"], { only: true })).rejects.toThrow(/records failed/);
-    } finally {
-      delete process.env.TOY_FAILING;
-    }
+    });
     await expect(failing.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
       /expand has outputs of a one-process run \(partial/,
     );
@@ -310,14 +307,11 @@ describe("shards", () => {
       sets: [...sets, "llm.scorer.api_key=sk-secret"],
     });
     await runner.run(["numbers"]);
-    process.env.TOY_FAILING = "1";
-    try {
+    await withToyEnv("TOY_FAILING", "1", async () => {
       await expect(runner.run(["expand"], { shard: { index: 0, count: 2 } })).rejects.toThrow(
         /records failed/,
       );
-    } finally {
-      delete process.env.TOY_FAILING;
-    }
+    });
     const manifest = runner.store("expand", { index: 0, count: 2 }).manifest()!;
     expect(manifest.invocation).toEqual({ config, sets });
     expect(JSON.stringify(manifest)).not.toContain("sk-secret");

@@ -77,3 +77,13 @@ export const totalStage = defineStage({
 });
 
 export const TOY_STAGES = [numbersStage, expandStage, totalStage] as Stage<unknown>[];
+
+/** Runs `run` with the environment variable `name` set to `value` (the toy stages read TOY_*), then unsets it. */
+export async function withToyEnv<T>(name: string, value: string, run: () => Promise<T>): Promise<T> {
+  process.env[name] = value;
+  try {
+    return await run();
+  } finally {
+    delete process.env[name];
+  }
+}
